@@ -1,0 +1,165 @@
+"""Value objects of a corpus snapshot.
+
+They are frozen so that a snapshot, once taken, cannot be edited on its way to the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+
+
+# Bump when loaders or chunking change what the same bytes turn into: it enters every chunk id
+# and corpus version, so old snapshots stay as they were and new ones are cut anew.
+SNAPSHOT_FORMAT = 1
+
+
+def sha256_hex(data: bytes | str) -> str:
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class ChunkerConfig:
+    """How documents are cut into chunks; part of every chunk id and of the corpus version."""
+
+    target_chars: int = 1200
+    overlap_chars: int = 150
+    min_chars: int = 300
+    max_file_bytes: int = 5_000_000
+
+    def __post_init__(self) -> None:
+        if self.target_chars < 100:
+            raise ValueError(f"target_chars must be at least 100, got {self.target_chars}")
+        if not 0 <= self.overlap_chars < self.target_chars // 2:
+            raise ValueError(
+                f"overlap_chars must be between 0 and half of target_chars "
+                f"({self.target_chars // 2}), got {self.overlap_chars}"
+            )
+        if not 0 <= self.min_chars <= self.target_chars:
+            raise ValueError(f"min_chars must be between 0 and target_chars, got {self.min_chars}")
+        if self.max_file_bytes < 1:
+            raise ValueError(f"max_file_bytes must be positive, got {self.max_file_bytes}")
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """Hash of the settings that shape chunks (the file size limit does not)."""
+        shaping = {k: v for k, v in asdict(self).items() if k != "max_file_bytes"}
+        return sha256_hex(json.dumps([SNAPSHOT_FORMAT, shaping], sort_keys=True))[:16]
+
+
+@dataclass(frozen=True)
+class DocumentMeta:
+    """What a loader tells about a document besides its text."""
+
+    title: str
+    version: str | None
+    date: str | None
+    kind: str
+
+
+@dataclass(frozen=True)
+class LoadedDocument:
+    """A document reduced to text: ``body`` is what chunk offsets point into."""
+
+    meta: DocumentMeta
+    body: str
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A span of a document body. ``start``/``end`` are character offsets into the body."""
+
+    chunk_id: str
+    path: str
+    ordinal: int
+    start: int
+    end: int
+    text: str
+    heading: str
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """One document of the corpus as it stands on disk."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+
+    def revision_id(self, chunker: ChunkerConfig) -> str:
+        """Identity of this document's chunks: same path, content and chunker give same chunks."""
+        return sha256_hex(f"{self.path}\0{self.content_hash}\0{chunker.fingerprint}")[:24]
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class CachedStat:
+    """What the last snapshot learned about a file, so an unchanged file is not read again."""
+
+    size: int
+    mtime_ns: int
+    content_hash: str
+    skip_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class DocumentRevision:
+    """A document's content at one version, with its chunks."""
+
+    revision_id: str
+    entry: ManifestEntry
+    meta: DocumentMeta
+    chunks: tuple[Chunk, ...]
+
+
+@dataclass(frozen=True)
+class DocumentChange:
+    path: str
+    change: str  # added | changed | removed
+    chunks_added: int = 0
+    chunks_changed: int = 0
+    chunks_removed: int = 0
+
+
+@dataclass(frozen=True)
+class SnapshotDiff:
+    """What changed against the parent snapshot (everything is "added" for the first one)."""
+
+    parent_version: str | None
+    documents: tuple[DocumentChange, ...] = ()
+
+    def count(self, change: str) -> int:
+        return sum(1 for d in self.documents if d.change == change)
+
+    def chunk_total(self, attribute: str) -> int:
+        return sum(getattr(d, attribute) for d in self.documents)
+
+
+@dataclass(frozen=True)
+class SnapshotOutcome:
+    """The result of snapshotting a corpus root once."""
+
+    version_id: str
+    corpus_root: str
+    created: bool
+    document_count: int
+    chunk_count: int
+    total_bytes: int
+    files_read: int
+    skipped: tuple[SkippedFile, ...]
+    diff: SnapshotDiff
+    chunker: ChunkerConfig = field(default_factory=ChunkerConfig)

@@ -1,0 +1,176 @@
+"""Take a corpus snapshot: manifest, chunks for new document revisions, diff, one save.
+
+The store is reached through ``SnapshotRepository`` so that this module stays free of SQL and of
+Dagster; ``rag_assets.store.corpus_repository`` implements it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Collection, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Protocol
+
+from rag_assets.corpus.chunking import chunk_document
+from rag_assets.corpus.loaders import LoaderError
+from rag_assets.corpus.manifest import Manifest, build_manifest, read_document, resolve_root
+from rag_assets.corpus.models import (
+    CachedStat,
+    ChunkerConfig,
+    DocumentChange,
+    DocumentRevision,
+    SnapshotDiff,
+    SnapshotOutcome,
+)
+from rag_assets.errors import CorpusError
+
+
+class SnapshotRepository(Protocol):
+    """What a snapshot needs from the store."""
+
+    def stat_cache(self, root: str) -> dict[str, CachedStat]: ...
+
+    def update_stat_cache(self, root: str, changed: Mapping[str, CachedStat], removed: Collection[str]) -> None: ...
+
+    def get_snapshot(self, version_id: str) -> SnapshotOutcome | None: ...
+
+    def latest_version(self, root: str) -> str | None: ...
+
+    def document_revisions(self, version_id: str) -> dict[str, str]: ...
+
+    def revision_chunk_counts(self, revision_ids: Collection[str]) -> dict[str, int]: ...
+
+    def chunk_hashes(self, revision_ids: Collection[str]) -> dict[str, list[str]]: ...
+
+    def save_snapshot(
+        self, outcome: SnapshotOutcome, revisions: list[DocumentRevision], documents: Mapping[str, str]
+    ) -> None: ...
+
+
+def plan_snapshot(root: str | Path, config: ChunkerConfig, repo: SnapshotRepository) -> Manifest:
+    """The manifest (and so the version id) the corpus has now, without saving anything."""
+    resolved = str(resolve_root(root))
+    return build_manifest(resolved, config, repo.stat_cache(resolved))
+
+
+def _new_revisions(manifest: Manifest, documents: Mapping[str, str], present: Collection[str],
+                   config: ChunkerConfig) -> list[DocumentRevision]:
+    revisions: list[DocumentRevision] = []
+    for entry in manifest.entries:
+        revision_id = documents[entry.path]
+        if revision_id in present:
+            continue
+        document = manifest.loaded.get(entry.path)
+        if document is None:
+            try:
+                content_hash, document = read_document(manifest.root, entry.path)
+            except (OSError, LoaderError) as exc:
+                raise CorpusError(f"{entry.path}: cannot be re-read for chunking: {exc}") from exc
+            if content_hash != entry.content_hash:
+                raise CorpusError(f"{entry.path} changed while the snapshot was taken; run the snapshot again")
+        chunks = tuple(chunk_document(entry.path, document.body, config))
+        revisions.append(DocumentRevision(revision_id, entry, document.meta, chunks))
+    return revisions
+
+
+def _chunk_delta(old: list[str], new: list[str]) -> tuple[int, int, int]:
+    """(added, changed, removed) chunks between two ordered lists of chunk content hashes."""
+    added = changed = removed = 0
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if op == "replace":
+            paired = min(i2 - i1, j2 - j1)
+            changed += paired
+            added += (j2 - j1) - paired
+            removed += (i2 - i1) - paired
+        elif op == "insert":
+            added += j2 - j1
+        elif op == "delete":
+            removed += i2 - i1
+    return added, changed, removed
+
+
+def diff_snapshots(
+    parent_version: str | None,
+    parent_documents: Mapping[str, str],
+    documents: Mapping[str, str],
+    chunk_hashes: Mapping[str, list[str]],
+) -> SnapshotDiff:
+    """Compare two snapshots given as ``path -> revision id`` maps.
+
+    ``chunk_hashes`` maps every revision that differs between them to its chunks' content hashes.
+    """
+    changes: list[DocumentChange] = []
+    for path in sorted(set(parent_documents) | set(documents)):
+        old, new = parent_documents.get(path), documents.get(path)
+        if old == new:
+            continue
+        if old is None:
+            changes.append(DocumentChange(path, "added", chunks_added=len(chunk_hashes[new])))
+        elif new is None:
+            changes.append(DocumentChange(path, "removed", chunks_removed=len(chunk_hashes[old])))
+        else:
+            added, changed, removed = _chunk_delta(chunk_hashes[old], chunk_hashes[new])
+            changes.append(DocumentChange(path, "changed", added, changed, removed))
+    return SnapshotDiff(parent_version=parent_version, documents=tuple(changes))
+
+
+def _stat_cache_delta(
+    old: Mapping[str, CachedStat], new: Mapping[str, CachedStat]
+) -> tuple[dict[str, CachedStat], set[str]]:
+    changed = {path: stat for path, stat in new.items() if old.get(path) != stat}
+    return changed, set(old) - set(new)
+
+
+def snapshot_corpus(
+    root: str | Path,
+    config: ChunkerConfig,
+    repo: SnapshotRepository,
+    expected_version: str | None = None,
+) -> SnapshotOutcome:
+    """Snapshot ``root``; an unchanged corpus returns the stored snapshot and writes no new rows.
+
+    ``expected_version`` guards a partitioned run: if the files changed after the partition was
+    created, the run fails rather than storing other content under that partition's name.
+    """
+    resolved = str(resolve_root(root))
+    old_cache = repo.stat_cache(resolved)
+    manifest = build_manifest(resolved, config, old_cache)
+    if expected_version and manifest.version_id != expected_version:
+        raise CorpusError(
+            f"the corpus at {resolved} is now version {manifest.version_id}, not {expected_version}: "
+            "it changed after this partition was created. Materialize the newer partition instead "
+            "(the corpus sensor adds it)."
+        )
+    changed_stats, removed_stats = _stat_cache_delta(old_cache, manifest.stat_cache)
+    existing = repo.get_snapshot(manifest.version_id)
+    if existing is not None:
+        repo.update_stat_cache(resolved, changed_stats, removed_stats)
+        return replace(existing, created=False, files_read=manifest.files_read)
+
+    documents = {entry.path: entry.revision_id(config) for entry in manifest.entries}
+    counts = repo.revision_chunk_counts(set(documents.values()))
+    revisions = _new_revisions(manifest, documents, counts, config)
+    counts.update({revision.revision_id: len(revision.chunks) for revision in revisions})
+
+    parent = repo.latest_version(resolved)
+    parent_documents = repo.document_revisions(parent) if parent else {}
+    differing = set(documents.values()) ^ set(parent_documents.values())
+    hashes = {revision.revision_id: [c.content_hash for c in revision.chunks] for revision in revisions}
+    hashes.update(repo.chunk_hashes(differing - set(hashes)))
+
+    outcome = SnapshotOutcome(
+        version_id=manifest.version_id,
+        corpus_root=resolved,
+        created=True,
+        document_count=len(documents),
+        chunk_count=sum(counts[revision_id] for revision_id in documents.values()),
+        total_bytes=manifest.total_bytes,
+        files_read=manifest.files_read,
+        skipped=tuple(manifest.skipped),
+        diff=diff_snapshots(parent, parent_documents, documents, hashes),
+        chunker=config,
+    )
+    repo.save_snapshot(outcome, revisions, documents)
+    repo.update_stat_cache(resolved, changed_stats, removed_stats)
+    return outcome

@@ -1,0 +1,20 @@
+"""The one Definitions object (workspace.yaml and ``dagster dev`` load ``defs`` from here).
+
+Modules of ``rag_assets.defs`` are listed explicitly rather than discovered with
+``load_from_defs_folder``: that needs the project's pyproject.toml beside the package, which an
+installed (non-editable) copy does not have.
+"""
+
+import dagster as dg
+
+from rag_assets.defs.assets.corpus import corpus_snapshot
+from rag_assets.defs.jobs import lifecycle_job
+from rag_assets.defs.resources import RESOURCES
+from rag_assets.defs.sensors import corpus_sensor
+
+defs = dg.Definitions(
+    assets=[corpus_snapshot],
+    jobs=[lifecycle_job],
+    sensors=[corpus_sensor],
+    resources=RESOURCES,
+)

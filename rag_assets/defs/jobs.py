@@ -1,0 +1,9 @@
+"""Jobs: ``lifecycle`` materializes the whole corpus-pinned chain for one corpus version."""
+
+import dagster as dg
+
+lifecycle_job = dg.define_asset_job(
+    name="lifecycle",
+    selection=dg.AssetSelection.all(),
+    description="Everything for one corpus version, upstream first: what the README's first command runs.",
+)

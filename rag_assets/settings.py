@@ -1,0 +1,46 @@
+"""The one home of configuration read from the environment.
+
+Dagster resources and the CLI both resolve their defaults here, so an environment variable has
+one meaning everywhere. Values that may carry secrets (the database URL) are read at run time
+from the environment and never copied into Dagster config, which the UI displays.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+HOME_ENV = "RAG_ASSETS_HOME"
+DATABASE_URL_ENV = "RAG_ASSETS_DATABASE_URL"
+CORPUS_ROOT_ENV = "RAG_ASSETS_CORPUS_ROOT"
+
+DEFAULT_HOME = ".rag_assets"
+DEFAULT_CORPUS_ROOT = "data/corpus"
+SQLITE_FILE_NAME = "rag_assets.db"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the project keeps its state and what it reads by default."""
+
+    home: Path
+    corpus_root: Path
+    database_url: str | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        return cls(
+            home=Path(env.get(HOME_ENV) or DEFAULT_HOME).expanduser().absolute(),
+            corpus_root=Path(env.get(CORPUS_ROOT_ENV) or DEFAULT_CORPUS_ROOT).expanduser().absolute(),
+            database_url=env.get(DATABASE_URL_ENV) or None,
+        )
+
+    @property
+    def store_url(self) -> str:
+        """The store's SQLAlchemy URL: PostgreSQL (or any URL) when set, else SQLite in home."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.home / SQLITE_FILE_NAME}"

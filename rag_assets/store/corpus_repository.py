@@ -1,0 +1,173 @@
+"""Snapshots, document revisions and chunks in the store (implements ``SnapshotRepository``).
+
+Reads and writes use SQLAlchemy Core in batches: a corpus of ten thousand files must load and
+save in well under a second, which per-row ORM objects cannot do.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping
+from dataclasses import asdict
+
+from sqlalchemy import delete, func, insert, select
+from sqlalchemy.engine import Engine
+
+from rag_assets.corpus.models import (
+    CachedStat,
+    Chunk,
+    ChunkerConfig,
+    DocumentChange,
+    DocumentRevision,
+    SkippedFile,
+    SnapshotDiff,
+    SnapshotOutcome,
+)
+from rag_assets.store.engine import batched
+from rag_assets.store.tables import (
+    ChunkRow,
+    CorpusSnapshotRow,
+    DocumentRevisionRow,
+    FileStatRow,
+    SnapshotDocumentRow,
+)
+
+SNAPSHOT = CorpusSnapshotRow.__table__
+REVISION = DocumentRevisionRow.__table__
+SNAPSHOT_DOC = SnapshotDocumentRow.__table__
+CHUNK = ChunkRow.__table__
+FILE_STAT = FileStatRow.__table__
+
+
+def _diff_to_json(diff: SnapshotDiff) -> str:
+    return json.dumps({"parent_version": diff.parent_version, "documents": [asdict(d) for d in diff.documents]})
+
+
+def _diff_from_json(text: str) -> SnapshotDiff:
+    data = json.loads(text)
+    return SnapshotDiff(data["parent_version"], tuple(DocumentChange(**d) for d in data["documents"]))
+
+
+class SqlCorpusRepository:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def stat_cache(self, root: str) -> dict[str, CachedStat]:
+        query = select(FILE_STAT.c.path, FILE_STAT.c.size, FILE_STAT.c.mtime_ns, FILE_STAT.c.content_hash,
+                       FILE_STAT.c.skip_reason).where(FILE_STAT.c.corpus_root == root)
+        with self.engine.connect() as conn:
+            return {path: CachedStat(size, mtime, digest, reason) for path, size, mtime, digest, reason in conn.execute(query)}
+
+    def update_stat_cache(self, root: str, changed: Mapping[str, CachedStat], removed: Collection[str]) -> None:
+        stale = set(removed) | set(changed)
+        if not stale:
+            return
+        with self.engine.begin() as conn:
+            for batch in batched(sorted(stale)):
+                conn.execute(delete(FILE_STAT).where(FILE_STAT.c.corpus_root == root, FILE_STAT.c.path.in_(batch)))
+            rows = [{"corpus_root": root, "path": path, "size": s.size, "mtime_ns": s.mtime_ns,
+                     "content_hash": s.content_hash, "skip_reason": s.skip_reason} for path, s in changed.items()]
+            for batch in batched(rows):
+                conn.execute(insert(FILE_STAT), batch)
+
+    def get_snapshot(self, version_id: str) -> SnapshotOutcome | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(SNAPSHOT).where(SNAPSHOT.c.version_id == version_id)).mappings().first()
+        if row is None:
+            return None
+        return SnapshotOutcome(
+            version_id=row["version_id"],
+            corpus_root=row["corpus_root"],
+            created=False,
+            document_count=row["document_count"],
+            chunk_count=row["chunk_count"],
+            total_bytes=row["total_bytes"],
+            files_read=row["files_read"],
+            skipped=tuple(SkippedFile(**s) for s in json.loads(row["skipped_json"])),
+            diff=_diff_from_json(row["diff_json"]),
+            chunker=ChunkerConfig(**json.loads(row["chunker_config"])),
+        )
+
+    def latest_version(self, root: str) -> str | None:
+        query = (select(SNAPSHOT.c.version_id).where(SNAPSHOT.c.corpus_root == root)
+                 .order_by(SNAPSHOT.c.created_at.desc()).limit(1))
+        with self.engine.connect() as conn:
+            return conn.execute(query).scalar()
+
+    def list_versions(self) -> list[str]:
+        with self.engine.connect() as conn:
+            return list(conn.execute(select(SNAPSHOT.c.version_id).order_by(SNAPSHOT.c.created_at)).scalars())
+
+    def document_revisions(self, version_id: str) -> dict[str, str]:
+        query = select(SNAPSHOT_DOC.c.path, SNAPSHOT_DOC.c.revision_id).where(SNAPSHOT_DOC.c.version_id == version_id)
+        with self.engine.connect() as conn:
+            return dict(conn.execute(query).all())
+
+    def revision_chunk_counts(self, revision_ids: Collection[str]) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        with self.engine.connect() as conn:
+            for batch in batched(sorted(revision_ids)):
+                query = select(REVISION.c.revision_id, REVISION.c.chunk_count).where(REVISION.c.revision_id.in_(batch))
+                counts.update(dict(conn.execute(query).all()))
+        return counts
+
+    def chunk_hashes(self, revision_ids: Collection[str]) -> dict[str, list[str]]:
+        hashes: dict[str, list[str]] = {revision_id: [] for revision_id in revision_ids}
+        with self.engine.connect() as conn:
+            for batch in batched(sorted(revision_ids)):
+                query = (select(CHUNK.c.revision_id, CHUNK.c.content_hash).where(CHUNK.c.revision_id.in_(batch))
+                         .order_by(CHUNK.c.revision_id, CHUNK.c.ordinal))
+                for revision_id, content_hash in conn.execute(query):
+                    hashes[revision_id].append(content_hash)
+        return hashes
+
+    def save_snapshot(
+        self, outcome: SnapshotOutcome, revisions: list[DocumentRevision], documents: Mapping[str, str]
+    ) -> None:
+        """Write the snapshot, its new revisions and chunks, and its document links in one transaction."""
+        revision_rows = [{
+            "revision_id": r.revision_id, "path": r.entry.path, "content_hash": r.entry.content_hash,
+            "size": r.entry.size, "title": r.meta.title, "doc_version": r.meta.version, "doc_date": r.meta.date,
+            "kind": r.meta.kind, "chunk_count": len(r.chunks),
+        } for r in revisions]
+        chunk_rows = [{
+            "revision_id": r.revision_id, "ordinal": c.ordinal, "chunk_id": c.chunk_id, "start_char": c.start,
+            "end_char": c.end, "heading": c.heading, "text": c.text, "content_hash": c.content_hash,
+        } for r in revisions for c in r.chunks]
+        link_rows = [{"version_id": outcome.version_id, "path": path, "revision_id": revision_id}
+                     for path, revision_id in sorted(documents.items())]
+        with self.engine.begin() as conn:
+            conn.execute(insert(SNAPSHOT).values(
+                version_id=outcome.version_id,
+                corpus_root=outcome.corpus_root,
+                parent_version=outcome.diff.parent_version,
+                chunker_config=outcome.chunker.to_json(),
+                document_count=outcome.document_count,
+                chunk_count=outcome.chunk_count,
+                total_bytes=outcome.total_bytes,
+                files_read=outcome.files_read,
+                skipped_json=json.dumps([asdict(s) for s in outcome.skipped]),
+                diff_json=_diff_to_json(outcome.diff),
+            ))
+            for rows, table in ((revision_rows, REVISION), (chunk_rows, CHUNK), (link_rows, SNAPSHOT_DOC)):
+                for batch in batched(rows):
+                    conn.execute(insert(table), batch)
+
+    def chunks(self, version_id: str) -> list[Chunk]:
+        """Every chunk of a snapshot, in document and reading order."""
+        query = (
+            select(SNAPSHOT_DOC.c.path, CHUNK.c.chunk_id, CHUNK.c.ordinal, CHUNK.c.start_char, CHUNK.c.end_char,
+                   CHUNK.c.text, CHUNK.c.heading, CHUNK.c.content_hash)
+            .join(CHUNK, CHUNK.c.revision_id == SNAPSHOT_DOC.c.revision_id)
+            .where(SNAPSHOT_DOC.c.version_id == version_id)
+            .order_by(SNAPSHOT_DOC.c.path, CHUNK.c.ordinal)
+        )
+        with self.engine.connect() as conn:
+            return [Chunk(cid, path, ordinal, start, end, text, heading, digest)
+                    for path, cid, ordinal, start, end, text, heading, digest in conn.execute(query)]
+
+    def row_counts(self) -> dict[str, int]:
+        """Rows per corpus table; tests and the CLI use it to show what a snapshot wrote."""
+        with self.engine.connect() as conn:
+            return {table.name: conn.execute(select(func.count()).select_from(table)).scalar_one()
+                    for table in (SNAPSHOT, REVISION, SNAPSHOT_DOC, CHUNK)}

@@ -1,0 +1,64 @@
+"""Engines for the store: SQLite in the project home by default, PostgreSQL (or any SQLAlchemy
+URL) when ``RAG_ASSETS_DATABASE_URL`` is set. Tables are created on first use with
+``create_all``: the schema is young and additive so far; migrations (alembic) come with the first
+change that must rewrite existing rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from functools import cache
+from pathlib import Path
+from typing import TypeVar
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine, make_url
+from sqlmodel import SQLModel, create_engine
+
+from rag_assets.store import tables  # noqa: F401  (registers the tables on SQLModel.metadata)
+
+T = TypeVar("T")
+
+# Well under SQLite's 32,766 bound variables and PostgreSQL's 65,535 parameters per statement.
+IN_BATCH = 5000
+
+
+def batched(items: Iterable[T], size: int = IN_BATCH) -> Iterator[Sequence[T]]:
+    """Yield lists of at most ``size`` items, for IN clauses and bulk inserts of any length."""
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+@cache
+def get_engine(url: str) -> Engine:
+    """One engine per URL per process, with the tables created."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 30})
+        event.listen(engine, "connect", _sqlite_pragmas)
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    SQLModel.metadata.create_all(engine)
+    return engine
+
+
+def describe_url(url: str) -> str:
+    """The URL as it may be shown to a user: the password is masked."""
+    return make_url(url).render_as_string(hide_password=True)

@@ -1,0 +1,81 @@
+"""The store's tables: the one place where domain objects meet SQL.
+
+Snapshots share document revisions: a revision (path + content + chunker) and its chunks are
+written once and linked from every snapshot that contains it, so a new corpus version with one
+changed file adds one revision, its chunks, and a row per document in ``snapshot_document``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import BigInteger, Column, Text
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+class CorpusSnapshotRow(SQLModel, table=True):
+    __tablename__ = "corpus_snapshot"
+
+    version_id: str = Field(primary_key=True, max_length=32)
+    corpus_root: str = Field(index=True)
+    created_at: dt.datetime = Field(default_factory=utcnow, index=True)
+    parent_version: str | None = Field(default=None, max_length=32)
+    chunker_config: str
+    document_count: int
+    chunk_count: int
+    total_bytes: int = Field(sa_column=Column(BigInteger, nullable=False))
+    files_read: int
+    skipped_json: str = Field(sa_column=Column(Text, nullable=False))
+    diff_json: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class DocumentRevisionRow(SQLModel, table=True):
+    __tablename__ = "document_revision"
+
+    revision_id: str = Field(primary_key=True, max_length=32)
+    path: str = Field(index=True)
+    content_hash: str = Field(max_length=64)
+    size: int = Field(sa_column=Column(BigInteger, nullable=False))
+    title: str
+    doc_version: str | None = None
+    doc_date: str | None = None
+    kind: str
+    chunk_count: int
+
+
+class SnapshotDocumentRow(SQLModel, table=True):
+    __tablename__ = "snapshot_document"
+
+    version_id: str = Field(primary_key=True, foreign_key="corpus_snapshot.version_id", max_length=32)
+    path: str = Field(primary_key=True)
+    revision_id: str = Field(foreign_key="document_revision.revision_id", index=True, max_length=32)
+
+
+class ChunkRow(SQLModel, table=True):
+    __tablename__ = "chunk"
+
+    revision_id: str = Field(primary_key=True, foreign_key="document_revision.revision_id", max_length=32)
+    ordinal: int = Field(primary_key=True)
+    chunk_id: str = Field(index=True, max_length=32)
+    start_char: int
+    end_char: int
+    heading: str = Field(sa_column=Column(Text, nullable=False))
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    content_hash: str = Field(max_length=64)
+
+
+class FileStatRow(SQLModel, table=True):
+    """A cache, not history: what the last snapshot of a root saw, so unchanged files are not read."""
+
+    __tablename__ = "file_stat_cache"
+
+    corpus_root: str = Field(primary_key=True)
+    path: str = Field(primary_key=True)
+    size: int = Field(sa_column=Column(BigInteger, nullable=False))
+    mtime_ns: int = Field(sa_column=Column(BigInteger, nullable=False))
+    content_hash: str = Field(max_length=64)
+    skip_reason: str | None = None

@@ -1,0 +1,69 @@
+"""Shared fixtures: a store on SQLite and (where a server answers) on PostgreSQL."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rag_assets.store.engine import get_engine
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_CORPUS = PROJECT_ROOT / "data" / "corpus"
+SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+PG_HOST, PG_PORT = "127.0.0.1", 5432
+
+
+def _postgres_answers() -> bool:
+    try:
+        with socket.create_connection((PG_HOST, PG_PORT), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The same store test runs on SQLite and on a PostgreSQL database it creates and drops."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'store.db'}"
+        return
+    if not _postgres_answers():
+        pytest.skip(f"no PostgreSQL server answers on {PG_HOST}:{PG_PORT}")
+    import psycopg2
+
+    name = f"rag_assets_test_{uuid.uuid4().hex[:12]}"
+    admin = psycopg2.connect(host=PG_HOST, port=PG_PORT, user="postgres", dbname="postgres")
+    admin.autocommit = True
+    with admin.cursor() as cursor:
+        cursor.execute(f'CREATE DATABASE "{name}"')
+    url = f"postgresql+psycopg2://postgres@{PG_HOST}:{PG_PORT}/{name}"
+    try:
+        yield url
+    finally:
+        get_engine(url).dispose()
+        with admin.cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()
+
+
+@pytest.fixture
+def sample_corpus(tmp_path: Path) -> Path:
+    """A private copy of the bundled corpus that a test may change."""
+    target = tmp_path / "corpus"
+    shutil.copytree(SAMPLE_CORPUS, target)
+    return target
+
+
+@pytest.fixture
+def project_env(tmp_path: Path, sample_corpus: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point the project's home and corpus root at temporary folders, as a user would with env vars."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("RAG_ASSETS_HOME", str(home))
+    monkeypatch.setenv("RAG_ASSETS_CORPUS_ROOT", str(sample_corpus))
+    monkeypatch.delenv("RAG_ASSETS_DATABASE_URL", raising=False)
+    return home
