@@ -8,12 +8,13 @@ installed (non-editable) copy does not have.
 import dagster as dg
 
 from rag_assets.defs.assets.corpus import corpus_snapshot
+from rag_assets.defs.assets.generation import question_candidates
 from rag_assets.defs.jobs import lifecycle_job
 from rag_assets.defs.resources import RESOURCES
 from rag_assets.defs.sensors import corpus_sensor
 
 defs = dg.Definitions(
-    assets=[corpus_snapshot],
+    assets=[corpus_snapshot, question_candidates],
     jobs=[lifecycle_job],
     sensors=[corpus_sensor],
     resources=RESOURCES,

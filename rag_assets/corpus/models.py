@@ -87,6 +87,32 @@ class Chunk:
 
 
 @dataclass(frozen=True)
+class ChunkRef:
+    """A chunk as a question pins it: its id and the hash of its text at that time."""
+
+    chunk_id: str
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class SnapshotChunk:
+    """A chunk of a snapshot with what later stages need of its document (title, version, date)."""
+
+    chunk_id: str
+    content_hash: str
+    path: str
+    title: str
+    doc_version: str | None
+    doc_date: str | None
+    heading: str
+    text: str
+
+    @property
+    def ref(self) -> ChunkRef:
+        return ChunkRef(self.chunk_id, self.content_hash)
+
+
+@dataclass(frozen=True)
 class ManifestEntry:
     """One document of the corpus as it stands on disk."""
 

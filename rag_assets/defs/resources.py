@@ -14,9 +14,16 @@ import dagster as dg
 from sqlalchemy.engine import Engine
 
 from rag_assets.corpus.models import ChunkerConfig
+from rag_assets.llm.client import LLMClient
+from rag_assets.llm.factory import DEFAULT_MODEL, make_llm_client
+from rag_assets.llm.pricing import DEFAULT_PRICES, Price
 from rag_assets.settings import DATABASE_URL_ENV, Settings
+from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import describe_url, get_engine
+from rag_assets.store.llm_cache_repository import SqlLLMCache
+
+API_KEY_ENV = "ANTHROPIC_API_KEY"
 
 
 class StoreResource(dg.ConfigurableResource):
@@ -42,6 +49,12 @@ class StoreResource(dg.ConfigurableResource):
     def corpus(self) -> SqlCorpusRepository:
         return SqlCorpusRepository(self.engine())
 
+    def llm_cache(self) -> SqlLLMCache:
+        return SqlLLMCache(self.engine())
+
+    def candidates(self) -> SqlCandidateRepository:
+        return SqlCandidateRepository(self.engine())
+
 
 class CorpusResource(dg.ConfigurableResource):
     """Where the corpus lives and how it is chunked; shared by the snapshot asset and the sensor."""
@@ -64,4 +77,32 @@ class CorpusResource(dg.ConfigurableResource):
         )
 
 
-RESOURCES = {"store": StoreResource(), "corpus": CorpusResource()}
+class LLMResource(dg.ConfigurableResource):
+    """Claude when ``api_key`` is set (give it as ``EnvVar("ANTHROPIC_API_KEY")``), else offline.
+
+    ``provider`` may force ``anthropic`` (fails without a key) or ``offline``. ``prices`` maps a
+    model-id prefix to USD per million input and output tokens, over the built-in table.
+    """
+
+    provider: str = "auto"
+    api_key: str | None = None
+    model: str = DEFAULT_MODEL
+    base_url: str | None = None
+    timeout_seconds: float = 60.0
+    max_retries: int = 4
+    max_concurrency: int = 4
+    prices: dict[str, list[float]] = {}
+
+    def client(self) -> LLMClient:
+        prices = {**DEFAULT_PRICES, **{prefix: Price(*pair) for prefix, pair in self.prices.items()}}
+        return make_llm_client(self.provider, api_key=self.api_key, model=self.model, base_url=self.base_url,
+                               timeout=self.timeout_seconds, max_retries=self.max_retries,
+                               max_concurrency=self.max_concurrency, prices=prices)
+
+
+def llm_resource_from_env() -> LLMResource:
+    """The key is passed as an EnvVar reference (the UI shows its name, never its value)."""
+    return LLMResource(api_key=dg.EnvVar(API_KEY_ENV)) if os.environ.get(API_KEY_ENV) else LLMResource()
+
+
+RESOURCES = {"store": StoreResource(), "corpus": CorpusResource(), "llm": llm_resource_from_env()}

@@ -20,6 +20,7 @@ from rag_assets.corpus.models import (
     DocumentChange,
     DocumentRevision,
     SkippedFile,
+    SnapshotChunk,
     SnapshotDiff,
     SnapshotOutcome,
 )
@@ -165,6 +166,19 @@ class SqlCorpusRepository:
         with self.engine.connect() as conn:
             return [Chunk(cid, path, ordinal, start, end, text, heading, digest)
                     for path, cid, ordinal, start, end, text, heading, digest in conn.execute(query)]
+
+    def snapshot_chunks(self, version_id: str) -> list[SnapshotChunk]:
+        """Every chunk of a snapshot with its document's title, version and date."""
+        query = (
+            select(CHUNK.c.chunk_id, CHUNK.c.content_hash, SNAPSHOT_DOC.c.path, REVISION.c.title,
+                   REVISION.c.doc_version, REVISION.c.doc_date, CHUNK.c.heading, CHUNK.c.text)
+            .join(CHUNK, CHUNK.c.revision_id == SNAPSHOT_DOC.c.revision_id)
+            .join(REVISION, REVISION.c.revision_id == SNAPSHOT_DOC.c.revision_id)
+            .where(SNAPSHOT_DOC.c.version_id == version_id)
+            .order_by(SNAPSHOT_DOC.c.path, CHUNK.c.ordinal)
+        )
+        with self.engine.connect() as conn:
+            return [SnapshotChunk(*row) for row in conn.execute(query)]
 
     def row_counts(self) -> dict[str, int]:
         """Rows per corpus table; tests and the CLI use it to show what a snapshot wrote."""

@@ -79,3 +79,48 @@ class FileStatRow(SQLModel, table=True):
     mtime_ns: int = Field(sa_column=Column(BigInteger, nullable=False))
     content_hash: str = Field(max_length=64)
     skip_reason: str | None = None
+
+
+class LLMCacheRow(SQLModel, table=True):
+    """A valid LLM answer, keyed by everything that shaped it (see rag_assets.llm.cache)."""
+
+    __tablename__ = "llm_cache"
+
+    cache_key: str = Field(primary_key=True, max_length=64)
+    provider: str
+    model: str
+    template_ref: str = Field(index=True)
+    output_json: str = Field(sa_column=Column(Text, nullable=False))
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None = None
+    created_at: dt.datetime = Field(default_factory=utcnow)
+
+
+class CandidateRow(SQLModel, table=True):
+    """A generated question awaiting review; ``status`` moves with curation decisions."""
+
+    __tablename__ = "question_candidate"
+
+    candidate_id: str = Field(primary_key=True, max_length=32)
+    corpus_version: str = Field(index=True, max_length=32)
+    question_type: str = Field(max_length=32)
+    question: str = Field(sa_column=Column(Text, nullable=False))
+    reference_answer: str = Field(sa_column=Column(Text, nullable=False))
+    provider: str
+    model: str
+    prompt_ref: str
+    status: str = Field(default="pending", index=True, max_length=16)
+    created_at: dt.datetime = Field(default_factory=utcnow)
+
+
+class CandidateChunkRow(SQLModel, table=True):
+    """A chunk a candidate names: ``relevant`` (answers it) or ``source`` (it was generated from)."""
+
+    __tablename__ = "question_candidate_chunk"
+
+    candidate_id: str = Field(primary_key=True, foreign_key="question_candidate.candidate_id", max_length=32)
+    role: str = Field(primary_key=True, max_length=16)
+    chunk_id: str = Field(primary_key=True, index=True, max_length=32)
+    content_hash: str = Field(max_length=64)
+    position: int

@@ -1,0 +1,110 @@
+"""Generate question candidates: plan tasks, estimate, call the LLM layer, vet and dedupe answers."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from rag_assets.generation.dedupe import NearDuplicateFilter
+from rag_assets.corpus.models import SnapshotChunk
+from rag_assets.generation.models import Candidate, GenerationConfig, QuestionType
+from rag_assets.generation.planning import GenerationTask, plan_tasks
+from rag_assets.generation.prompts import GENERATE_QUESTIONS
+from rag_assets.llm.cache import LLMCache
+from rag_assets.llm.client import LLMClient
+from rag_assets.llm.results import LLMCall, LLMResult, LLMStats
+
+
+@dataclass(frozen=True)
+class Estimate:
+    calls: int
+    input_tokens: int
+    max_output_tokens: int
+    max_cost_usd: float | None
+
+    def describe(self, client: LLMClient) -> str:
+        cost = "unknown (no price for this model)" if self.max_cost_usd is None else f"at most ${self.max_cost_usd:.4f}"
+        return (f"pre-flight estimate ({client.provider}/{client.model}): {self.calls} calls before cache, "
+                f"~{self.input_tokens:,} input tokens, <= {self.max_output_tokens:,} output tokens, cost {cost}")
+
+
+@dataclass
+class GenerationOutcome:
+    candidates: list[Candidate] = field(default_factory=list)
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
+    rejected: list[tuple[str, str]] = field(default_factory=list)
+    failures: list[LLMResult] = field(default_factory=list)
+    stats: LLMStats = field(default_factory=LLMStats)
+    tasks: int = 0
+
+    def by_type(self) -> dict[str, int]:
+        counts = Counter(c.question_type for c in self.candidates)
+        return {t.value: counts.get(t.value, 0) for t in QuestionType}
+
+
+def plan_generation(chunks: Sequence[SnapshotChunk], covered: set[str], config: GenerationConfig) -> list[GenerationTask]:
+    return plan_tasks(chunks, covered, config)
+
+
+def estimate(tasks: Sequence[GenerationTask], client: LLMClient) -> Estimate:
+    template = GENERATE_QUESTIONS
+    input_tokens = sum((len(template.system) + len(template.render(t.inputs()))) // 4 + 400 for t in tasks)
+    max_output = template.max_tokens * len(tasks)
+    return Estimate(len(tasks), input_tokens, max_output, client.cost(input_tokens, max_output))
+
+
+def _vet(task: GenerationTask, item: dict, corpus_version: str, result: LLMResult) -> Candidate | str:
+    """A candidate from one generated question, or the reason it cannot be one."""
+    by_id = {c.chunk_id: c for c in task.chunks}
+    ids = list(dict.fromkeys(item["relevant_chunk_ids"]))
+    unknown = [i for i in ids if i not in by_id]
+    if unknown:
+        return f"relevant_chunk_ids {unknown} were not among the chunks given"
+    adversarial = task.question_type == QuestionType.ADVERSARIAL.value
+    if adversarial and ids:
+        return "an adversarial question must have no relevant chunks"
+    if not adversarial and not ids:
+        return "a non-adversarial question needs at least one relevant chunk"
+    relevant = tuple(by_id[i].ref for i in ids)
+    source = tuple(c.ref for c in task.chunks)
+    question = " ".join(item["question"].split())
+    return Candidate(
+        candidate_id=Candidate.make_id(task.question_type, question, relevant, source),
+        question=question,
+        reference_answer=item["answer"].strip(),
+        question_type=task.question_type,
+        relevant_chunks=relevant,
+        source_chunks=source,
+        corpus_version=corpus_version,
+        provider=result.provider,
+        model=result.model,
+        prompt_ref=result.template_ref,
+    )
+
+
+def run_generation(
+    tasks: Sequence[GenerationTask],
+    client: LLMClient,
+    cache: LLMCache | None,
+    corpus_version: str,
+    existing_questions: Iterable[str] = (),
+    dedupe_threshold: float = 0.8,
+) -> GenerationOutcome:
+    outcome = GenerationOutcome(tasks=len(tasks))
+    results = client.run([LLMCall(t.task_id, GENERATE_QUESTIONS, t.inputs()) for t in tasks], cache)
+    outcome.stats.add(results)
+    dedupe = NearDuplicateFilter(dedupe_threshold, existing_questions)
+    for task, result in zip(tasks, results):
+        if not result.ok:
+            outcome.failures.append(result)
+            continue
+        for item in result.output["questions"]:
+            vetted = _vet(task, item, corpus_version, result)
+            if isinstance(vetted, str):
+                outcome.rejected.append((task.task_id, vetted))
+            elif (original := dedupe.duplicate_of(vetted.question)) is not None:
+                outcome.duplicates.append((vetted.question, original))
+            else:
+                outcome.candidates.append(vetted)
+    return outcome

@@ -1,0 +1,157 @@
+"""The one LLM client interface used by generation, the reference RAG system and the judge.
+
+``LLMClient.run(calls)`` answers a batch of calls: cache look-ups first, then the provider for
+the misses with bounded concurrency, schema validation with one repair attempt, and a result per
+call (an answer or a recorded error). Subclasses implement only ``_ask`` (one request).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from rag_assets.llm.cache import CachedAnswer, LLMCache, cache_key
+from rag_assets.llm.results import LLMCall, LLMResult
+from rag_assets.llm.templates import PromptTemplate
+
+
+class ApiCallError(Exception):
+    """The provider could not answer (after its own retries); the call is recorded as failed."""
+
+    def __init__(self, message: str, retries: int = 0) -> None:
+        super().__init__(message)
+        self.retries = retries
+
+
+@dataclass
+class Reply:
+    """One provider response: the structured answer if it had one, else its raw text."""
+
+    answer: dict[str, Any] | None
+    raw_text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    retries: int = 0
+    cost_usd: float | None = 0.0
+    transcript: list[dict[str, Any]] = field(default_factory=list)
+    tool_use_id: str | None = None
+
+
+def _validate(template: PromptTemplate, reply: Reply) -> tuple[dict[str, Any] | None, str | None]:
+    if reply.answer is None:
+        return None, f"the answer was not a {template.tool_name} tool call or JSON object: {reply.raw_text[:200]!r}"
+    try:
+        return template.output_model.model_validate(reply.answer).model_dump(mode="json"), None
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()[:5])
+        return None, f"the answer does not match the schema: {problems}"
+
+
+def parse_json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object in ``text`` (models sometimes wrap JSON in prose or fences)."""
+    start = text.find("{")
+    if start < 0:
+        return None
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text[start:])
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class LLMClient(ABC):
+    provider: str
+    model: str
+
+    def __init__(self, max_concurrency: int = 4) -> None:
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        self.max_concurrency = max_concurrency
+
+    @abstractmethod
+    async def _ask(self, template: PromptTemplate, inputs: dict[str, Any], system: str,
+                   messages: list[dict[str, Any]]) -> Reply:
+        """Send one request; raise ApiCallError when the provider gives up."""
+
+    async def _open(self) -> None:
+        """Create per-run resources (connection pools live inside one event loop)."""
+
+    async def _close(self) -> None:
+        """Release what ``_open`` created."""
+
+    def uses_cache(self) -> bool:
+        return True
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
+        """What so many tokens would cost with this client's model (None when unpriced)."""
+        return 0.0
+
+    def run(self, calls: Sequence[LLMCall], cache: LLMCache | None = None) -> list[LLMResult]:
+        """Answer every call; results come back in the order of ``calls``."""
+        return asyncio.run(self._run_all(calls, cache if self.uses_cache() else None))
+
+    async def _run_all(self, calls: Sequence[LLMCall], cache: LLMCache | None) -> list[LLMResult]:
+        semaphore = asyncio.Semaphore(self.max_concurrency)
+        await self._open()
+        try:
+            return list(await asyncio.gather(*(self._one(call, cache, semaphore) for call in calls)))
+        finally:
+            await self._close()
+
+    def _params(self, template: PromptTemplate) -> dict[str, Any]:
+        return {"max_tokens": template.max_tokens, "temperature": template.temperature,
+                "schema": template.input_schema()}
+
+    async def _one(self, call: LLMCall, cache: LLMCache | None, semaphore: asyncio.Semaphore) -> LLMResult:
+        template: PromptTemplate = call.template
+        system, user = template.system, template.render(call.inputs)
+        base = {"key": call.key, "provider": self.provider, "model": self.model, "template_ref": template.ref}
+        key = cache_key(self.provider, self.model, template.ref, system, user, self._params(template))
+        if cache is not None and (hit := cache.get(key)) is not None:
+            return LLMResult(**base, output=hit.output, cached=True, input_tokens=hit.input_tokens,
+                             output_tokens=hit.output_tokens, cost_usd=0.0)
+        messages: list[dict[str, Any]] = [{"role": "user", "content": user}]
+        totals = {"requests": 0, "retries": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}
+        error = None
+        for attempt in range(2):
+            async with semaphore:
+                try:
+                    reply = await self._ask(template, call.inputs, system, messages)
+                except ApiCallError as exc:
+                    return LLMResult(**base, output=None, error=str(exc), error_kind="api_error",
+                                     **_with(totals, requests=1, retries=exc.retries))
+            totals = _with(totals, requests=1, retries=reply.retries, input_tokens=reply.input_tokens,
+                           output_tokens=reply.output_tokens, cost_usd=reply.cost_usd)
+            output, error = _validate(template, reply)
+            if output is not None:
+                if cache is not None:
+                    cache.put(key, provider=self.provider, model=self.model, template_ref=template.ref,
+                              answer=CachedAnswer(output, totals["input_tokens"], totals["output_tokens"],
+                                                  totals["cost_usd"]))
+                return LLMResult(**base, output=output, repaired=attempt == 1, **totals)
+            messages = messages + reply.transcript + [_repair_request(template, reply, error)]
+        return LLMResult(**base, output=None, error=error, error_kind="parse_error", repaired=True, **totals)
+
+
+def _with(totals: dict[str, Any], **more: Any) -> dict[str, Any]:
+    """Add counters; a None cost (unpriced model) stays None."""
+    out = dict(totals)
+    for name, value in more.items():
+        out[name] = None if value is None or out[name] is None else out[name] + value
+    return out
+
+
+def _repair_request(template: PromptTemplate, reply: Reply, error: str) -> dict[str, Any]:
+    """The user turn that asks for a corrected answer (a tool_result when the model used the tool)."""
+    text = (f"Your previous answer could not be used: {error}. Answer again by calling the "
+            f"{template.tool_name} tool exactly once with input that matches its schema.")
+    if reply.tool_use_id:
+        return {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": reply.tool_use_id, "is_error": True, "content": text}]}
+    return {"role": "user", "content": text}

@@ -1,0 +1,37 @@
+"""Choose the LLM provider: Claude when a key is given, the offline heuristics otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rag_assets.errors import ConfigError
+from rag_assets.llm.client import LLMClient
+from rag_assets.llm.pricing import DEFAULT_PRICES, Price
+
+PROVIDERS = ("auto", "anthropic", "offline")
+DEFAULT_MODEL = "claude-sonnet-4-5"
+
+
+def make_llm_client(
+    provider: str = "auto",
+    *,
+    api_key: str | None = None,
+    model: str = DEFAULT_MODEL,
+    base_url: str | None = None,
+    timeout: float = 60.0,
+    max_retries: int = 4,
+    max_concurrency: int = 4,
+    prices: Mapping[str, Price] = DEFAULT_PRICES,
+) -> LLMClient:
+    if provider not in PROVIDERS:
+        raise ConfigError(f"LLM provider must be one of {', '.join(PROVIDERS)}, got {provider!r}")
+    if provider == "offline" or (provider == "auto" and not api_key):
+        from rag_assets.llm.offline import OfflineClient
+
+        return OfflineClient(max_concurrency=max_concurrency)
+    if not api_key:
+        raise ConfigError("LLM provider 'anthropic' needs ANTHROPIC_API_KEY to be set")
+    from rag_assets.llm.anthropic_client import AnthropicClient
+
+    return AnthropicClient(api_key, model, base_url=base_url, timeout=timeout, max_retries=max_retries,
+                           max_concurrency=max_concurrency, prices=prices)

@@ -1,0 +1,42 @@
+"""Dollar cost of a call from a price table (USD per million tokens).
+
+Prices change; the table is a default that a user overrides with the LLM resource's
+``prices`` field. A model with no price is recorded with cost None, never guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Price:
+    input_per_mtok: float
+    output_per_mtok: float
+
+
+# Longest matching prefix wins, so a dated model id (claude-sonnet-4-5-20250929) finds its family.
+DEFAULT_PRICES: dict[str, Price] = {
+    "claude-opus-4-0": Price(15.0, 75.0),
+    "claude-opus-4-1": Price(15.0, 75.0),
+    "claude-opus-4": Price(5.0, 25.0),
+    "claude-opus-5": Price(5.0, 25.0),
+    "claude-sonnet-4": Price(3.0, 15.0),
+    "claude-sonnet-5": Price(2.0, 10.0),
+    "claude-haiku-4": Price(1.0, 5.0),
+    "claude-3-5-haiku": Price(0.8, 4.0),
+}
+
+
+def price_for(model: str, prices: Mapping[str, Price] = DEFAULT_PRICES) -> Price | None:
+    matches = [prefix for prefix in prices if model.startswith(prefix)]
+    return prices[max(matches, key=len)] if matches else None
+
+
+def cost_usd(model: str, input_tokens: int, output_tokens: int,
+             prices: Mapping[str, Price] = DEFAULT_PRICES) -> float | None:
+    price = price_for(model, prices)
+    if price is None:
+        return None
+    return (input_tokens * price.input_per_mtok + output_tokens * price.output_per_mtok) / 1_000_000

@@ -1,0 +1,109 @@
+"""What an LLM call returns, and the per-asset tally of calls, cache hits, tokens and cost."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+OFFLINE = "offline"
+ANTHROPIC = "anthropic"
+
+
+@dataclass(frozen=True)
+class LLMCall:
+    """One unit of work: a template applied to inputs. ``key`` lets the caller map results back."""
+
+    key: str
+    template: Any  # PromptTemplate (kept loose to avoid an import cycle in type-only use)
+    inputs: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LLMResult:
+    """The outcome of one LLMCall. Exactly one of ``output`` and ``error`` is set.
+
+    ``error_kind`` is ``api_error`` (the API failed after the SDK's retries) or ``parse_error``
+    (the answer did not validate, even after one repair attempt). A failed call is recorded as
+    such; nobody substitutes a default answer for it.
+    """
+
+    key: str
+    provider: str
+    model: str
+    template_ref: str
+    output: dict[str, Any] | None
+    error: str | None = None
+    error_kind: str | None = None
+    cached: bool = False
+    requests: int = 0
+    retries: int = 0
+    repaired: bool = False
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class LLMStats:
+    """Counters an asset reports as metadata."""
+
+    provider: str = OFFLINE
+    model: str = OFFLINE
+    calls: int = 0
+    requests: int = 0
+    cache_hits: int = 0
+    cache_misses: int = 0
+    retries: int = 0
+    repairs: int = 0
+    api_errors: int = 0
+    parse_errors: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced_calls: int = 0
+    by_template: dict[str, int] = field(default_factory=dict)
+
+    def add(self, results: Iterable[LLMResult]) -> LLMStats:
+        for result in results:
+            self.provider, self.model = result.provider, result.model
+            self.calls += 1
+            self.by_template[result.template_ref] = self.by_template.get(result.template_ref, 0) + 1
+            if result.cached:
+                self.cache_hits += 1
+                continue
+            if result.provider != OFFLINE:
+                self.cache_misses += 1
+                self.requests += result.requests
+            self.retries += result.retries
+            self.repairs += int(result.repaired)
+            self.api_errors += int(result.error_kind == "api_error")
+            self.parse_errors += int(result.error_kind == "parse_error")
+            self.input_tokens += result.input_tokens
+            self.output_tokens += result.output_tokens
+            if result.cost_usd is None:
+                self.unpriced_calls += 1
+            else:
+                self.cost_usd += result.cost_usd
+        return self
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "llm_provider": self.provider,
+            "llm_model": self.model,
+            "llm_calls": self.calls,
+            "llm_api_requests": self.requests,
+            "llm_cache_hits": self.cache_hits,
+            "llm_cache_misses": self.cache_misses,
+            "llm_retries": self.retries,
+            "llm_repairs": self.repairs,
+            "llm_api_errors": self.api_errors,
+            "llm_parse_errors": self.parse_errors,
+            "llm_input_tokens": self.input_tokens,
+            "llm_output_tokens": self.output_tokens,
+            "llm_cost_usd": round(self.cost_usd, 6),
+        }
