@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from rag_assets.store.engine import get_engine
+from tests.fakes.anthropic_server import FakeAnthropicServer
+from tests.fakes.claude_generation import generation_responder
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_CORPUS = PROJECT_ROOT / "data" / "corpus"
@@ -67,3 +69,10 @@ def project_env(tmp_path: Path, sample_corpus: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("RAG_ASSETS_CORPUS_ROOT", str(sample_corpus))
     monkeypatch.delenv("RAG_ASSETS_DATABASE_URL", raising=False)
     return home
+
+
+@pytest.fixture
+def fake_claude() -> Iterator[FakeAnthropicServer]:
+    """The fake Messages API on 127.0.0.1, answering the generation prompt like a model would."""
+    with FakeAnthropicServer(generation_responder) as server:
+        yield server

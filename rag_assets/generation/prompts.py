@@ -73,5 +73,4 @@ GENERATE_QUESTIONS = PromptTemplate(
     offline=offline_questions,
     tool_description="Record the generated evaluation questions with reference answers and relevant chunk ids.",
     max_tokens=1500,
-    temperature=0.0,
 )

@@ -53,7 +53,6 @@ class AnthropicClient(LLMClient):
             raw = await self._sdk.messages.with_raw_response.create(
                 model=self.model,
                 max_tokens=template.max_tokens,
-                temperature=template.temperature,
                 system=system,
                 messages=messages,
                 tools=[{"name": template.tool_name, "description": template.tool_description,
@@ -69,7 +68,7 @@ class AnthropicClient(LLMClient):
                                retries=self._sdk_options["max_retries"]) from exc
         retries = raw.retries_taken
         try:
-            message = raw.parse()
+            message = await raw.parse()
         except Exception as exc:  # a 200 whose body is not a Messages API response
             return Reply(answer=None, raw_text=f"unreadable response body ({type(exc).__name__})", retries=retries)
         return self._reply(message, retries)

@@ -105,8 +105,7 @@ class LLMClient(ABC):
             await self._close()
 
     def _params(self, template: PromptTemplate) -> dict[str, Any]:
-        return {"max_tokens": template.max_tokens, "temperature": template.temperature,
-                "schema": template.input_schema()}
+        return {"max_tokens": template.max_tokens, "schema": template.input_schema()}
 
     async def _one(self, call: LLMCall, cache: LLMCache | None, semaphore: asyncio.Semaphore) -> LLMResult:
         template: PromptTemplate = call.template

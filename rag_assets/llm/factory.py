@@ -9,7 +9,7 @@ from rag_assets.llm.client import LLMClient
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price
 
 PROVIDERS = ("auto", "anthropic", "offline")
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-5-5"
 
 
 def make_llm_client(

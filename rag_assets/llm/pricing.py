@@ -16,16 +16,20 @@ class Price:
     output_per_mtok: float
 
 
-# Longest matching prefix wins, so a dated model id (claude-sonnet-4-5-20250929) finds its family.
+# Published list prices as of 2026-11. Longest matching prefix wins, so a dated model id
+# (claude-haiku-4-5-20251001) finds its family.
 DEFAULT_PRICES: dict[str, Price] = {
+    "claude-fable-5": Price(10.0, 50.0),
+    "claude-mythos-5": Price(10.0, 50.0),
+    "claude-opus-5-5": Price(4.0, 20.0),
+    "claude-opus-5": Price(5.0, 25.0),
     "claude-opus-4-0": Price(15.0, 75.0),
     "claude-opus-4-1": Price(15.0, 75.0),
     "claude-opus-4": Price(5.0, 25.0),
-    "claude-opus-5": Price(5.0, 25.0),
-    "claude-sonnet-4": Price(3.0, 15.0),
     "claude-sonnet-5": Price(2.0, 10.0),
+    "claude-sonnet-4": Price(3.0, 15.0),
+    "claude-haiku-5-5": Price(0.1, 0.5),
     "claude-haiku-4": Price(1.0, 5.0),
-    "claude-3-5-haiku": Price(0.8, 4.0),
 }
 
 

@@ -28,7 +28,6 @@ class PromptTemplate:
     offline: OfflineAnswer
     tool_description: str
     max_tokens: int = 2048
-    temperature: float = 0.0
 
     @property
     def ref(self) -> str:
