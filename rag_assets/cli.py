@@ -1,13 +1,15 @@
-"""``rag-assets``: run the lifecycle job for the current corpus version and print a summary.
+"""``rag-assets``: run the lifecycle for the current corpus version and print a summary.
 
-The run goes through Dagster (``execute_in_process`` on a persistent instance), so it shows up in
+Runs go through Dagster (``execute_in_process`` on a persistent instance), so they show up in
 ``dagster dev`` when that is started with the same DAGSTER_HOME.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +17,8 @@ from pathlib import Path
 import dagster as dg
 
 from rag_assets.settings import CORPUS_ROOT_ENV, Settings
+
+SAMPLE_REVIEWS = "sample"
 
 
 def _instance(settings: Settings) -> dg.DagsterInstance:
@@ -28,57 +32,129 @@ def _instance(settings: Settings) -> dg.DagsterInstance:
     return dg.DagsterInstance.get()
 
 
-def _metadata_value(entry: dg.MetadataValue) -> str | None:
+def _shown(entry: dg.MetadataValue) -> str | None:
     value = entry.value
-    if isinstance(value, bool) or isinstance(value, (int, float, str)) and not isinstance(entry, dg.MarkdownMetadataValue):
-        return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
-    return None
+    if isinstance(entry, (dg.MarkdownMetadataValue, dg.JsonMetadataValue)) or not isinstance(value, (bool, int, float, str)):
+        return None
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
 def summary(result: dg.ExecuteInProcessResult) -> str:
-    """A plain-text table of every materialized asset's scalar metadata."""
+    """A plain-text table of every materialized asset's scalar metadata, and the check results."""
     lines = []
     for event in result.get_asset_materialization_events():
         materialization = event.step_materialization_data.materialization
         lines.append(f"\n{materialization.asset_key.to_user_string()} [{materialization.partition}]")
-        for label, entry in materialization.metadata.items():
-            shown = _metadata_value(entry)
-            if shown is not None:
-                lines.append(f"  {label:<24} {shown}")
+        lines.extend(f"  {label:<24} {shown}" for label, entry in materialization.metadata.items()
+                     if (shown := _shown(entry)) is not None)
+    checks = [e.event_specific_data for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
+    if checks:
+        lines.append("\nchecks")
+        lines.extend(f"  {c.asset_key.to_user_string() + '.' + c.check_name:<48} {'passed' if c.passed else 'FAILED'}"
+                     for c in checks)
     return "\n".join(lines)
 
 
-def run(corpus: str | None) -> int:
+def _plan_version() -> str:
+    from rag_assets.corpus.snapshot import plan_snapshot
+    from rag_assets.defs.resources import RESOURCES
+
+    corpus = RESOURCES["corpus"]
+    return plan_snapshot(corpus.resolved_root(), corpus.chunker(), RESOURCES["store"].corpus()).version_id
+
+
+def _stage_review(review: str | None, version: str, settings: Settings) -> None:
+    """Put a reviewed file in the inbox before the run: the given one, or the bundled simulated review."""
+    source = Path(review) if review else settings.curation_root / SAMPLE_REVIEWS / f"review-{version}.csv"
+    if not source.exists():
+        if review:
+            raise FileNotFoundError(f"review file {source} does not exist")
+        return
+    inbox = settings.curation_root / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, inbox / source.name)
+    kind = "reviewed file" if review else "simulated expert review (bundled)"
+    print(f"{kind}: {source} -> {inbox / source.name}")
+
+
+def run(corpus: str | None, review: str | None, use_sample_review: bool) -> int:
     if corpus:
         os.environ[CORPUS_ROOT_ENV] = str(Path(corpus).absolute())
-    from rag_assets.corpus.snapshot import plan_snapshot
     from rag_assets.definitions import defs
     from rag_assets.defs.partitions import corpus_versions
     from rag_assets.defs.resources import RESOURCES
     from rag_assets.errors import RagAssetsError
 
     settings = Settings.from_env()
-    corpus_resource, store = RESOURCES["corpus"], RESOURCES["store"]
     try:
-        version = plan_snapshot(corpus_resource.resolved_root(), corpus_resource.chunker(), store.corpus()).version_id
-    except RagAssetsError as exc:
+        version = _plan_version()
+        if review or use_sample_review:
+            _stage_review(review, version, settings)
+    except (RagAssetsError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     instance = _instance(settings)
     if not instance.has_dynamic_partition(corpus_versions.name, version):
         instance.add_dynamic_partitions(corpus_versions.name, [version])
     result = defs.resolve_job_def("lifecycle").execute_in_process(
-        partition_key=version, instance=instance, raise_on_error=False, tags={"rag_assets/trigger": "cli"}
-    )
+        partition_key=version, instance=instance, raise_on_error=False, tags={"rag_assets/trigger": "cli"})
     print(summary(result))
-    print(f"\nstore: {store.describe()}\ndagster: DAGSTER_HOME={os.environ['DAGSTER_HOME']}")
+    print(f"\nstore: {RESOURCES['store'].describe()}\ndagster: DAGSTER_HOME={os.environ['DAGSTER_HOME']}")
     print("open the UI: DAGSTER_HOME=<that folder> dagster dev -w workspace.yaml")
     if not result.success:
         for event in result.all_events:
             if event.is_step_failure:
                 print(f"\nstep {event.step_key} failed: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
+        print(f"\nrun {result.run_id} failed for corpus version {version}. If the golden set is empty, review the "
+              f"candidates in {settings.curation_root / 'outbox'} and drop the file in the inbox.", file=sys.stderr)
         return 1
     print(f"\nrun {result.run_id} succeeded for corpus version {version}")
+    return 0
+
+
+def simulate(out: str | None) -> int:
+    """Decide the current version's review queue as the simulated expert would."""
+    from rag_assets.curation.review_writer import write_review_files
+    from rag_assets.curation.simulate import simulate_review
+
+    settings = Settings.from_env()
+    version = _plan_version()
+    queue = settings.curation_root / "outbox" / f"review-{version}.jsonl"
+    if not queue.exists():
+        print(f"error: no review queue {queue}; run `rag-assets run --no-review` first", file=sys.stderr)
+        return 2
+    rows = simulate_review([json.loads(line) for line in queue.read_text(encoding="utf-8").splitlines() if line.strip()])
+    target = Path(out) if out else settings.curation_root / SAMPLE_REVIEWS / f"review-{version}.csv"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_review_files(rows, target, target.with_suffix(".jsonl"))
+    target.with_suffix(".jsonl").unlink()
+    print(f"simulated review of {len(rows)} candidates written to {target}")
+    return 0
+
+
+def import_golden(path: str, file_format: str, chunks: str | None) -> int:
+    """Import an existing golden set as accepted items pinned to the current corpus version."""
+    from rag_assets.defs.resources import RESOURCES
+    from rag_assets.golden.importers import map_external_items, read_anthropic_docs_dataset, read_ragas_testset
+    from rag_assets.curation.inbox import file_sha256
+
+    if file_format == "anthropic_docs" and not chunks:
+        print("error: --chunks (the corpus chunks JSON) is needed for the anthropic_docs format", file=sys.stderr)
+        return 2
+    items = (read_anthropic_docs_dataset(Path(path), Path(chunks)) if file_format == "anthropic_docs"
+             else read_ragas_testset(Path(path)))
+    version = _plan_version()
+    store = RESOURCES["store"]
+    snapshot_chunks = store.corpus().snapshot_chunks(version)
+    if not snapshot_chunks:
+        print(f"error: corpus version {version} has no snapshot yet; run `rag-assets run` first", file=sys.stderr)
+        return 2
+    mapped, unmapped = map_external_items(items, snapshot_chunks)
+    new = store.curation().import_items(mapped, version, file_format, Path(path).name, file_sha256(Path(path)))
+    print(f"{len(items)} items read, {len(mapped)} mapped onto corpus {version}, {new} new golden items imported")
+    for item, reason in unmapped:
+        print(f"  not imported: {item.external_id}: {reason}", file=sys.stderr)
+    print("materialize golden_set (or run `rag-assets run`) to make a golden-set version with them")
     return 0
 
 
@@ -87,8 +163,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="run the lifecycle job on the corpus and print a summary")
     run_parser.add_argument("--corpus", help=f"corpus root (default: ${CORPUS_ROOT_ENV} or ./data/corpus)")
+    run_parser.add_argument("--review", help="a reviewed file to import in this run")
+    run_parser.add_argument("--no-review", action="store_true",
+                            help="do not stage the bundled simulated review of the sample corpus")
+    simulate_parser = commands.add_parser("simulate-review", help="decide the review queue as a simulated expert")
+    simulate_parser.add_argument("--out", help="where to write the reviewed CSV (default: the bundled sample path)")
+    import_parser = commands.add_parser("import-golden", help="import an existing golden set as accepted items")
+    import_parser.add_argument("path")
+    import_parser.add_argument("--format", required=True, choices=["anthropic_docs", "ragas"], dest="file_format")
+    import_parser.add_argument("--chunks", help="anthropic_docs format: the corpus chunks JSON")
+    corpus_parser = commands.add_parser("corpus-from-json", help="turn a pre-chunked JSON corpus into a corpus folder")
+    corpus_parser.add_argument("chunks_json")
+    corpus_parser.add_argument("out_dir")
     args = parser.parse_args(argv)
-    return run(args.corpus)
+    if args.command == "run":
+        return run(args.corpus, args.review, not args.no_review)
+    if args.command == "simulate-review":
+        return simulate(args.out)
+    if args.command == "import-golden":
+        return import_golden(args.path, args.file_format, args.chunks)
+    from rag_assets.golden.importers import json_chunks_to_corpus
+
+    written = json_chunks_to_corpus(Path(args.chunks_json), Path(args.out_dir))
+    print(f"{len(written)} documents written to {args.out_dir}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -8,14 +8,18 @@ installed (non-editable) copy does not have.
 import dagster as dg
 
 from rag_assets.defs.assets.corpus import corpus_snapshot
+from rag_assets.defs.assets.curation import curated_decisions, curation_queue
 from rag_assets.defs.assets.generation import question_candidates
-from rag_assets.defs.jobs import lifecycle_job
+from rag_assets.defs.assets.golden import golden_set
+from rag_assets.defs.checks import golden_set_pinned, golden_set_quality
+from rag_assets.defs.jobs import curation_import_job, lifecycle_job
 from rag_assets.defs.resources import RESOURCES
-from rag_assets.defs.sensors import corpus_sensor
+from rag_assets.defs.sensors import corpus_sensor, curation_inbox_sensor
 
 defs = dg.Definitions(
-    assets=[corpus_snapshot, question_candidates],
-    jobs=[lifecycle_job],
-    sensors=[corpus_sensor],
+    assets=[corpus_snapshot, question_candidates, curation_queue, curated_decisions, golden_set],
+    asset_checks=[golden_set_quality, golden_set_pinned],
+    jobs=[lifecycle_job, curation_import_job],
+    sensors=[corpus_sensor, curation_inbox_sensor],
     resources=RESOURCES,
 )

@@ -15,3 +15,14 @@ class CorpusError(RagAssetsError):
 
 class ConfigError(RagAssetsError):
     """A setting or environment variable has a value the project cannot use."""
+
+
+class ReviewFileRejected(RagAssetsError):
+    """A review file failed validation; nothing from it is applied. ``problems`` name row and field."""
+
+    def __init__(self, path: str, problems: list) -> None:
+        self.path = path
+        self.problems = problems
+        shown = "\n".join(f"  - {p}" for p in problems[:20])
+        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        super().__init__(f"{path} rejected ({len(problems)} problem(s)):\n{shown}{more}")

@@ -15,9 +15,11 @@ from pathlib import Path
 HOME_ENV = "RAG_ASSETS_HOME"
 DATABASE_URL_ENV = "RAG_ASSETS_DATABASE_URL"
 CORPUS_ROOT_ENV = "RAG_ASSETS_CORPUS_ROOT"
+CURATION_ROOT_ENV = "RAG_ASSETS_CURATION_ROOT"
 
 DEFAULT_HOME = ".rag_assets"
 DEFAULT_CORPUS_ROOT = "data/corpus"
+DEFAULT_CURATION_ROOT = "data/curation"
 SQLITE_FILE_NAME = "rag_assets.db"
 
 
@@ -27,6 +29,7 @@ class Settings:
 
     home: Path
     corpus_root: Path
+    curation_root: Path
     database_url: str | None = None
 
     @classmethod
@@ -35,6 +38,7 @@ class Settings:
         return cls(
             home=Path(env.get(HOME_ENV) or DEFAULT_HOME).expanduser().absolute(),
             corpus_root=Path(env.get(CORPUS_ROOT_ENV) or DEFAULT_CORPUS_ROOT).expanduser().absolute(),
+            curation_root=Path(env.get(CURATION_ROOT_ENV) or DEFAULT_CURATION_ROOT).expanduser().absolute(),
             database_url=env.get(DATABASE_URL_ENV) or None,
         )
 

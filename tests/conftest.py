@@ -67,6 +67,7 @@ def project_env(tmp_path: Path, sample_corpus: Path, monkeypatch: pytest.MonkeyP
     home = tmp_path / "home"
     monkeypatch.setenv("RAG_ASSETS_HOME", str(home))
     monkeypatch.setenv("RAG_ASSETS_CORPUS_ROOT", str(sample_corpus))
+    monkeypatch.setenv("RAG_ASSETS_CURATION_ROOT", str(tmp_path / "curation"))
     monkeypatch.delenv("RAG_ASSETS_DATABASE_URL", raising=False)
     return home
 

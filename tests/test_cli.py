@@ -1,23 +1,44 @@
-"""The README's first command, minus the install: the CLI runs the lifecycle job on the sample corpus."""
+"""The README's first command, minus the install: the CLI runs the lifecycle on the sample corpus."""
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 from rag_assets.cli import main
+from rag_assets.settings import Settings
+from tests.conftest import PROJECT_ROOT
 
 
-def test_run_materializes_the_sample_corpus_and_prints_a_summary(project_env: Path, monkeypatch: pytest.MonkeyPatch,
-                                                               capsys: pytest.CaptureFixture[str]):
+@pytest.fixture
+def checkout_curation(project_env: Path) -> Path:
+    """The curation folder as a checkout has it: with the bundled simulated review."""
+    root = Settings.from_env().curation_root
+    shutil.copytree(PROJECT_ROOT / "data" / "curation" / "sample", root / "sample")
+    return root
+
+
+def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
+        project_env: Path, checkout_curation: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     assert main(["run"]) == 0
     out = capsys.readouterr().out
-    assert "corpus_snapshot [cv-" in out
-    assert "documents                49" in out
+    assert "simulated expert review (bundled)" in out
+    assert "corpus_snapshot [cv-" in out and "documents                49" in out
+    assert "golden_set [cv-" in out and "golden_version           1" in out
+    assert "golden_set.golden_set_quality                    passed" in out
     assert (project_env / "dagster" / "dagster.yaml").exists(), "runs are kept for dagster dev"
     assert main(["run"]) == 0
     again = capsys.readouterr().out
-    assert "new_version              False" in again
+    assert "new_version              False" in again and "golden_version           1" in again
+
+
+def test_run_without_a_review_fails_the_golden_checks_and_says_what_to_do(
+        project_env: Path, capsys: pytest.CaptureFixture[str]):
+    assert main(["run", "--no-review"]) == 1
+    captured = capsys.readouterr()
+    assert "golden_set.golden_set_quality                    FAILED" in captured.out
+    assert "review the candidates in" in captured.err
 
 
 def test_run_on_a_missing_corpus_says_so_and_exits_2(project_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):

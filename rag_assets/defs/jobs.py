@@ -7,3 +7,9 @@ lifecycle_job = dg.define_asset_job(
     selection=dg.AssetSelection.all(),
     description="Everything for one corpus version, upstream first: what the README's first command runs.",
 )
+
+curation_import_job = dg.define_asset_job(
+    name="curation_import",
+    selection=dg.AssetSelection.assets("curated_decisions", "golden_set"),
+    description="Import reviewed files for one corpus version and rebuild its golden set: what the inbox sensor runs.",
+)

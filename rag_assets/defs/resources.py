@@ -14,12 +14,16 @@ import dagster as dg
 from sqlalchemy.engine import Engine
 
 from rag_assets.corpus.models import ChunkerConfig
+from rag_assets.curation.inbox import CurationFolders
+from rag_assets.curation.models import ReviewLimits
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.factory import DEFAULT_MODEL, make_llm_client
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price
 from rag_assets.settings import DATABASE_URL_ENV, Settings
 from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import SqlCorpusRepository
+from rag_assets.store.curation_repository import SqlCurationRepository
+from rag_assets.store.golden_repository import SqlGoldenRepository
 from rag_assets.store.engine import describe_url, get_engine
 from rag_assets.store.llm_cache_repository import SqlLLMCache
 
@@ -55,6 +59,15 @@ class StoreResource(dg.ConfigurableResource):
     def candidates(self) -> SqlCandidateRepository:
         return SqlCandidateRepository(self.engine())
 
+    def curation(self) -> SqlCurationRepository:
+        return SqlCurationRepository(self.engine())
+
+    def golden(self) -> SqlGoldenRepository:
+        return SqlGoldenRepository(self.engine())
+
+    def golden_export_dir(self, corpus_version: str) -> Path:
+        return self.settings().home / "golden" / corpus_version
+
 
 class CorpusResource(dg.ConfigurableResource):
     """Where the corpus lives and how it is chunked; shared by the snapshot asset and the sensor."""
@@ -75,6 +88,30 @@ class CorpusResource(dg.ConfigurableResource):
             min_chars=self.min_chars,
             max_file_bytes=self.max_file_bytes,
         )
+
+
+class CurationResource(dg.ConfigurableResource):
+    """The curation folder (inbox/, outbox/, processed/, rejected/) and review-file limits."""
+
+    root: str | None = None
+    max_file_bytes: int = ReviewLimits.max_bytes
+    max_rows: int = ReviewLimits.max_rows
+
+    def folders(self) -> CurationFolders:
+        root = Path(self.root).expanduser().absolute() if self.root else Settings.from_env().curation_root
+        return CurationFolders(root)
+
+    def limits(self) -> ReviewLimits:
+        return ReviewLimits(max_bytes=self.max_file_bytes, max_rows=self.max_rows)
+
+
+class GoldenPolicyResource(dg.ConfigurableResource):
+    """Bounds the golden-set quality check enforces: size, and coverage of question types."""
+
+    min_items: int = 1
+    max_items: int = 100_000
+    required_types: list[str] = []
+    max_type_share: float = 1.0
 
 
 class LLMResource(dg.ConfigurableResource):
@@ -105,4 +142,10 @@ def llm_resource_from_env() -> LLMResource:
     return LLMResource(api_key=dg.EnvVar(API_KEY_ENV)) if os.environ.get(API_KEY_ENV) else LLMResource()
 
 
-RESOURCES = {"store": StoreResource(), "corpus": CorpusResource(), "llm": llm_resource_from_env()}
+RESOURCES = {
+    "store": StoreResource(),
+    "corpus": CorpusResource(),
+    "llm": llm_resource_from_env(),
+    "curation": CurationResource(),
+    "golden_policy": GoldenPolicyResource(),
+}

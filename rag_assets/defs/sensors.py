@@ -1,12 +1,17 @@
 """Sensors: the corpus sensor adds a partition per new corpus version and requests its snapshot."""
 
+import json
+
 import dagster as dg
 
 from rag_assets.corpus.manifest import fingerprint
+from rag_assets.curation.inbox import declared_corpus_version, file_sha256, inbox_files, reject_file
+from rag_assets.curation.models import ReviewProblem
 from rag_assets.corpus.snapshot import plan_snapshot
 from rag_assets.defs.assets.corpus import corpus_snapshot
+from rag_assets.defs.jobs import curation_import_job
 from rag_assets.defs.partitions import corpus_versions
-from rag_assets.defs.resources import CorpusResource, StoreResource
+from rag_assets.defs.resources import CorpusResource, CurationResource, StoreResource
 from rag_assets.errors import RagAssetsError
 
 
@@ -38,3 +43,42 @@ def corpus_sensor(
         dynamic_partitions_requests=[corpus_versions.build_add_request([version])],
         cursor=current,
     )
+
+
+CURSOR_MEMORY = 2000
+
+
+@dg.sensor(
+    job=curation_import_job,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=15,
+    description=(
+        "Watches the curation inbox. Each new reviewed file (by content hash, the cursor) that names a known "
+        "corpus version gets one run of curation_import for that partition (run key = file hash). A file that "
+        "names no known corpus version is moved to rejected/ with a report at once."
+    ),
+)
+def curation_inbox_sensor(context: dg.SensorEvaluationContext, curation: CurationResource) -> dg.SensorResult:
+    folders = curation.folders()
+    seen: list[str] = json.loads(context.cursor) if context.cursor else []
+    known = set(context.instance.get_dynamic_partitions(corpus_versions.name))
+    requests, rejected = [], []
+    for path in inbox_files(folders.inbox):
+        digest = file_sha256(path)
+        if digest in seen:
+            continue
+        seen.append(digest)
+        version = declared_corpus_version(path)
+        if version in known:
+            requests.append(dg.RunRequest(
+                run_key=digest, partition_key=version, tags={"rag_assets/trigger": "curation_inbox"},
+                run_config={"ops": {"curated_decisions": {"config": {"files": [path.name]}}}}))
+        else:
+            problem = (f"names corpus version {version!r}, which has no partition (known: {', '.join(sorted(known)) or 'none'})"
+                       if version else "names no corpus version (neither in its file name nor in a corpus_version column)")
+            reject_file(path, folders, digest, [ReviewProblem(None, "corpus_version", problem)])
+            rejected.append(path.name)
+    if rejected:
+        context.log.warning(f"rejected without a run (unknown corpus version): {', '.join(rejected)}")
+    return dg.SensorResult(run_requests=requests, cursor=json.dumps(seen[-CURSOR_MEMORY:]),
+                           skip_reason=None if requests else "no new reviewed file in the inbox")

@@ -45,6 +45,7 @@ class Candidate:
     provider: str
     model: str
     prompt_ref: str
+    origin_item_id: str | None = None  # set when a stale golden item is sent back to review
 
     @staticmethod
     def make_id(question_type: str, question: str, relevant: tuple[ChunkRef, ...], source: tuple[ChunkRef, ...]) -> str:

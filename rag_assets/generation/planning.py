@@ -114,7 +114,7 @@ class _Corpus:
 
     def related(self, chunk: SnapshotChunk, limit: int = 200) -> list[SnapshotChunk]:
         """Chunks sharing its rarest words (short posting lists first)."""
-        words = sorted(self.words[chunk.chunk_id], key=lambda w: len(self.postings[w]))[:12]
+        words = sorted(self.words[chunk.chunk_id], key=lambda w: (len(self.postings[w]), w))[:12]
         seen = dict.fromkeys(cid for w in words for cid in self.postings[w][:limit] if cid != chunk.chunk_id)
         return [self.chunks[cid] for cid in seen]
 

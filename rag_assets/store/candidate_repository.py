@@ -9,7 +9,7 @@ from sqlalchemy.engine import Engine
 
 from rag_assets.corpus.models import ChunkRef
 from rag_assets.generation.models import Candidate
-from rag_assets.store.engine import batched
+from rag_assets.store.engine import batched, write_transaction
 from rag_assets.store.tables import CandidateChunkRow, CandidateRow
 
 CANDIDATE = CandidateRow.__table__
@@ -39,7 +39,7 @@ class SqlCandidateRepository:
 
     def save(self, candidates: Sequence[Candidate]) -> int:
         """Insert candidates not stored yet (ids are content hashes); returns how many were new."""
-        with self.engine.begin() as conn:
+        with write_transaction(self.engine) as conn:
             known = set()
             for batch in batched([c.candidate_id for c in candidates]):
                 known |= set(conn.execute(select(CANDIDATE.c.candidate_id).where(
@@ -48,7 +48,7 @@ class SqlCandidateRepository:
             rows = [{"candidate_id": c.candidate_id, "corpus_version": c.corpus_version,
                      "question_type": c.question_type, "question": c.question,
                      "reference_answer": c.reference_answer, "provider": c.provider, "model": c.model,
-                     "prompt_ref": c.prompt_ref} for c in new]
+                     "prompt_ref": c.prompt_ref, "origin_item_id": c.origin_item_id} for c in new]
             links = [{"candidate_id": c.candidate_id, "role": role, "chunk_id": ref.chunk_id,
                       "content_hash": ref.content_hash, "position": position}
                      for c in new for role, refs in (("relevant", c.relevant_chunks), ("source", c.source_chunks))
@@ -58,10 +58,27 @@ class SqlCandidateRepository:
                     conn.execute(insert(table), batch)
         return len(new)
 
-    def for_version(self, corpus_version: str) -> list[Candidate]:
+    def for_version(self, corpus_version: str, status: str | None = None) -> list[Candidate]:
+        """Candidates of a corpus version (optionally only those with ``status``), by id."""
+        query = select(CANDIDATE).where(CANDIDATE.c.corpus_version == corpus_version)
+        if status is not None:
+            query = query.where(CANDIDATE.c.status == status)
+        return self._load(query.order_by(CANDIDATE.c.candidate_id))
+
+    def by_ids(self, candidate_ids: Sequence[str]) -> dict[str, Candidate]:
+        found: dict[str, Candidate] = {}
+        for batch in batched(sorted(set(candidate_ids))):
+            found.update({c.candidate_id: c for c in self._load(select(CANDIDATE).where(CANDIDATE.c.candidate_id.in_(batch)))})
+        return found
+
+    def corpus_versions_by_id(self) -> dict[str, str]:
+        """Every candidate id with the corpus version it was generated for (what a review may name)."""
         with self.engine.connect() as conn:
-            rows = conn.execute(select(CANDIDATE).where(CANDIDATE.c.corpus_version == corpus_version)
-                                .order_by(CANDIDATE.c.candidate_id)).mappings().all()
+            return dict(conn.execute(select(CANDIDATE.c.candidate_id, CANDIDATE.c.corpus_version)).all())
+
+    def _load(self, query) -> list[Candidate]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).mappings().all()
             ids = [r["candidate_id"] for r in rows]
             refs: dict[tuple[str, str], list[tuple[int, ChunkRef]]] = {}
             for batch in batched(ids):
@@ -76,4 +93,5 @@ class SqlCandidateRepository:
             candidate_id=r["candidate_id"], question=r["question"], reference_answer=r["reference_answer"],
             question_type=r["question_type"], relevant_chunks=ordered(r["candidate_id"], "relevant"),
             source_chunks=ordered(r["candidate_id"], "source"), corpus_version=r["corpus_version"],
-            provider=r["provider"], model=r["model"], prompt_ref=r["prompt_ref"]) for r in rows]
+            provider=r["provider"], model=r["model"], prompt_ref=r["prompt_ref"],
+            origin_item_id=r["origin_item_id"]) for r in rows]

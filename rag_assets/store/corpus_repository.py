@@ -24,7 +24,7 @@ from rag_assets.corpus.models import (
     SnapshotDiff,
     SnapshotOutcome,
 )
-from rag_assets.store.engine import batched
+from rag_assets.store.engine import batched, write_transaction
 from rag_assets.store.tables import (
     ChunkRow,
     CorpusSnapshotRow,
@@ -63,7 +63,7 @@ class SqlCorpusRepository:
         stale = set(removed) | set(changed)
         if not stale:
             return
-        with self.engine.begin() as conn:
+        with write_transaction(self.engine) as conn:
             for batch in batched(sorted(stale)):
                 conn.execute(delete(FILE_STAT).where(FILE_STAT.c.corpus_root == root, FILE_STAT.c.path.in_(batch)))
             rows = [{"corpus_root": root, "path": path, "size": s.size, "mtime_ns": s.mtime_ns,
@@ -94,6 +94,27 @@ class SqlCorpusRepository:
                  .order_by(SNAPSHOT.c.created_at.desc()).limit(1))
         with self.engine.connect() as conn:
             return conn.execute(query).scalar()
+
+    def lineage(self, version_id: str) -> list[str]:
+        """The version and its ancestors, newest first (following each snapshot's parent)."""
+        chain: list[str] = []
+        current: str | None = version_id
+        with self.engine.connect() as conn:
+            while current and current not in chain:
+                chain.append(current)
+                current = conn.execute(select(SNAPSHOT.c.parent_version).where(SNAPSHOT.c.version_id == current)).scalar()
+        return chain
+
+    def chunk_texts(self, chunk_ids: Collection[str]) -> dict[str, tuple[str, str]]:
+        """``chunk_id -> (path, text)`` from whichever snapshot holds them (ids are content-derived)."""
+        found: dict[str, tuple[str, str]] = {}
+        with self.engine.connect() as conn:
+            for batch in batched(sorted(chunk_ids)):
+                query = (select(CHUNK.c.chunk_id, REVISION.c.path, CHUNK.c.text)
+                         .join(REVISION, REVISION.c.revision_id == CHUNK.c.revision_id)
+                         .where(CHUNK.c.chunk_id.in_(batch)))
+                found.update({cid: (path, text) for cid, path, text in conn.execute(query)})
+        return found
 
     def list_versions(self) -> list[str]:
         with self.engine.connect() as conn:
@@ -137,7 +158,7 @@ class SqlCorpusRepository:
         } for r in revisions for c in r.chunks]
         link_rows = [{"version_id": outcome.version_id, "path": path, "revision_id": revision_id}
                      for path, revision_id in sorted(documents.items())]
-        with self.engine.begin() as conn:
+        with write_transaction(self.engine) as conn:
             conn.execute(insert(SNAPSHOT).values(
                 version_id=outcome.version_id,
                 corpus_root=outcome.corpus_root,

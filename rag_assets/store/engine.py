@@ -6,13 +6,16 @@ change that must rewrite existing rows.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
 from sqlalchemy import event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import SQLModel, create_engine
 
 from rag_assets.store import tables  # noqa: F401  (registers the tables on SQLModel.metadata)
@@ -36,6 +39,7 @@ def batched(items: Iterable[T], size: int = IN_BATCH) -> Iterator[Sequence[T]]:
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    dbapi_connection.isolation_level = None  # SQLAlchemy, not pysqlite, decides when to BEGIN
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
@@ -53,10 +57,40 @@ def get_engine(url: str) -> Engine:
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
     else:
         engine = create_engine(url, pool_pre_ping=True)
     SQLModel.metadata.create_all(engine)
     return engine
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    """Writers take SQLite's write lock up front (BEGIN IMMEDIATE): a deferred transaction that
+    reads and then writes can fail at once with 'database is locked' when another process writes."""
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("rag_write") else "BEGIN")
+
+
+@contextmanager
+def write_transaction(engine: Engine) -> Iterator[Connection]:
+    """A transaction that will write: all or nothing, and safe against concurrent writers."""
+    with engine.connect() as conn:
+        conn.execution_options(rag_write=True)
+        with conn.begin():
+            yield conn
+
+
+def retry_transaction(engine: Engine, work: Callable[[Connection], T], attempts: int = 8) -> T:
+    """Run ``work`` in a write transaction, again from the start if a concurrent writer won a race
+    (a unique number taken, a lock timeout). Each attempt is all or nothing."""
+    for attempt in range(attempts):
+        try:
+            with write_transaction(engine) as conn:
+                return work(conn)
+        except (IntegrityError, OperationalError):
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.02 * 2**attempt)
+    raise AssertionError("unreachable")
 
 
 def describe_url(url: str) -> str:

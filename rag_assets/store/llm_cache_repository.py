@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from rag_assets.llm.cache import CachedAnswer
+from rag_assets.store.engine import write_transaction
 from rag_assets.store.tables import LLMCacheRow
 
 CACHE = LLMCacheRow.__table__
@@ -30,7 +31,7 @@ class SqlLLMCache:
 
     def put(self, key: str, *, provider: str, model: str, template_ref: str, answer: CachedAnswer) -> None:
         try:
-            with self.engine.begin() as conn:
+            with write_transaction(self.engine) as conn:
                 conn.execute(CACHE.insert().values(
                     cache_key=key, provider=provider, model=model, template_ref=template_ref,
                     output_json=json.dumps(answer.output, ensure_ascii=False), input_tokens=answer.input_tokens,

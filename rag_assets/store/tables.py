@@ -111,6 +111,7 @@ class CandidateRow(SQLModel, table=True):
     model: str
     prompt_ref: str
     status: str = Field(default="pending", index=True, max_length=16)
+    origin_item_id: str | None = Field(default=None, max_length=64)
     created_at: dt.datetime = Field(default_factory=utcnow)
 
 
@@ -124,3 +125,88 @@ class CandidateChunkRow(SQLModel, table=True):
     chunk_id: str = Field(primary_key=True, index=True, max_length=32)
     content_hash: str = Field(max_length=64)
     position: int
+
+
+class ReviewImportRow(SQLModel, table=True):
+    """A review file that was applied (by content hash): a file is never applied twice."""
+
+    __tablename__ = "review_import"
+
+    sha256: str = Field(primary_key=True, max_length=64)
+    file_name: str
+    corpus_version: str = Field(max_length=32)
+    decisions: int
+    undecided: int
+    imported_at: dt.datetime = Field(default_factory=utcnow)
+
+
+class ReviewDecisionRow(SQLModel, table=True):
+    """Every decision ever imported, with who made it, when, and the file and row it came from."""
+
+    __tablename__ = "review_decision"
+
+    decision_id: int | None = Field(default=None, primary_key=True)
+    candidate_id: str = Field(index=True, max_length=64)
+    corpus_version: str = Field(max_length=32)
+    decision: str = Field(max_length=16)
+    edited_question: str | None = Field(default=None, sa_column=Column(Text))
+    edited_answer: str | None = Field(default=None, sa_column=Column(Text))
+    notes: str | None = Field(default=None, sa_column=Column(Text))
+    reviewer: str
+    decided_at: dt.datetime = Field(default_factory=utcnow)
+    source_file: str
+    source_sha256: str = Field(index=True, max_length=64)
+    source_row: int
+
+
+class GoldenItemRow(SQLModel, table=True):
+    """A golden item's identity and state; its content lives in revisions."""
+
+    __tablename__ = "golden_item"
+
+    item_id: str = Field(primary_key=True, max_length=64)
+    question_type: str = Field(max_length=32)
+    origin: str
+    status: str = Field(index=True, max_length=16)  # accepted | rejected | retired
+    current_revision: int
+    updated_at: dt.datetime = Field(default_factory=utcnow)
+
+
+class GoldenItemRevisionRow(SQLModel, table=True):
+    """Immutable content of an item; an edit adds a revision and keeps the old ones."""
+
+    __tablename__ = "golden_item_revision"
+
+    item_id: str = Field(primary_key=True, foreign_key="golden_item.item_id", max_length=64)
+    revision: int = Field(primary_key=True)
+    question: str = Field(sa_column=Column(Text, nullable=False))
+    reference_answer: str = Field(sa_column=Column(Text, nullable=False))
+    relevant_chunks_json: str = Field(sa_column=Column(Text, nullable=False))
+    corpus_version: str = Field(max_length=32)
+    decision_id: int | None = None
+    reference_statements_json: str | None = Field(default=None, sa_column=Column(Text))
+    created_at: dt.datetime = Field(default_factory=utcnow)
+
+
+class GoldenVersionRow(SQLModel, table=True):
+    """An immutable golden-set version; ``number`` is global and never reused."""
+
+    __tablename__ = "golden_version"
+
+    number: int = Field(primary_key=True)
+    corpus_version: str = Field(index=True, max_length=32)
+    content_hash: str = Field(max_length=64)
+    parent_number: int | None = None
+    item_count: int
+    diff_json: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: dt.datetime = Field(default_factory=utcnow)
+
+
+class GoldenVersionItemRow(SQLModel, table=True):
+    """Membership and pin: this revision of this item, pinned to the version's corpus version."""
+
+    __tablename__ = "golden_version_item"
+
+    number: int = Field(primary_key=True, foreign_key="golden_version.number")
+    item_id: str = Field(primary_key=True, foreign_key="golden_item.item_id", max_length=64)
+    revision: int

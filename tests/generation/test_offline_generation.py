@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,7 @@ from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
 from rag_assets.text.tokens import content_words
-from tests.conftest import SAMPLE_CORPUS
+from tests.conftest import PROJECT_ROOT, SAMPLE_CORPUS
 
 
 def _generate(db: Path, corpus: Path = SAMPLE_CORPUS, config: GenerationConfig = GenerationConfig()):
@@ -32,12 +34,26 @@ def _generate(db: Path, corpus: Path = SAMPLE_CORPUS, config: GenerationConfig =
     return version, chunks, outcome, candidates
 
 
-def test_same_corpus_gives_the_same_candidates_byte_for_byte(tmp_path: Path):
-    _, _, first, _ = _generate(tmp_path / "a.db")
-    _, _, second, _ = _generate(tmp_path / "b.db")
-    dump = lambda outcome: json.dumps([asdict(c) for c in outcome.candidates], sort_keys=True)  # noqa: E731
-    assert dump(first) == dump(second)
-    assert len(first.candidates) >= 40
+GENERATE_IN_A_PROCESS = """
+import json, sys
+from dataclasses import asdict
+from pathlib import Path
+from tests.generation.test_offline_generation import _generate
+_, _, outcome, _ = _generate(Path(sys.argv[1]))
+print(json.dumps([asdict(c) for c in outcome.candidates], sort_keys=True))
+"""
+
+
+def test_same_corpus_gives_the_same_candidates_byte_for_byte_in_any_process(tmp_path: Path):
+    """Two processes with different string-hash seeds: nothing may depend on set or dict hashing."""
+    outputs = []
+    for seed in ("1", "2"):
+        done = subprocess.run([sys.executable, "-c", GENERATE_IN_A_PROCESS, str(tmp_path / f"{seed}.db")],
+                              capture_output=True, text=True, check=True, cwd=PROJECT_ROOT,
+                              env={**os.environ, "PYTHONHASHSEED": seed})
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]
+    assert len(json.loads(outputs[0])) >= 40
 
 
 def test_all_six_types_are_generated_and_labelled_offline(tmp_path: Path):

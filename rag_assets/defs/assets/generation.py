@@ -10,6 +10,8 @@ from rag_assets.defs.resources import LLMResource, StoreResource
 from rag_assets.generation.generate import estimate, plan_generation, run_generation
 from rag_assets.generation.models import DEFAULT_TYPE_MIX, GenerationConfig
 from rag_assets.generation.prompts import GENERATE_QUESTIONS
+from rag_assets.golden.build import classify
+from rag_assets.golden.requeue import requeue_candidates
 from rag_assets.report.markdown import markdown_table
 
 
@@ -38,7 +40,8 @@ class GenerationRunConfig(dg.Config):
         "Candidate questions of six types (factual, multi_hop, abstractive, comparative, adversarial, "
         "terminology) generated from chunks that no earlier corpus version covered, with reference "
         "answers and relevant chunk ids; near-duplicates dropped. Claude when ANTHROPIC_API_KEY is set, "
-        "else the offline generator (labelled so)."
+        "else the offline generator (labelled so). Golden items of earlier corpus versions whose evidence "
+        "changed here are re-queued for review as candidates too."
     ),
 )
 def question_candidates(
@@ -61,7 +64,8 @@ def question_candidates(
     if tasks and len(outcome.failures) == len(tasks):
         raise dg.Failure(description=f"every generation call failed; first error: {outcome.failures[0].error}",
                          metadata=llm_metadata(outcome.stats))
-    new = repo.save(outcome.candidates)
+    requeued = _requeue_stale_items(store, version, chunks)
+    new = repo.save(outcome.candidates + requeued)
     stored = repo.for_version(version)
     by_type = outcome.by_type()
     metadata = {
@@ -72,6 +76,7 @@ def question_candidates(
         "dropped_duplicates": dg.MetadataValue.int(len(outcome.duplicates)),
         "rejected_questions": dg.MetadataValue.int(len(outcome.rejected)),
         "failed_calls": dg.MetadataValue.int(len(outcome.failures)),
+        "requeued_stale_items": dg.MetadataValue.int(len(requeued)),
         **{f"candidates_{qtype}": dg.MetadataValue.int(count) for qtype, count in by_type.items()},
         "by_type": dg.MetadataValue.md(markdown_table(["type", "candidates this run"], by_type.items())),
         "failures": dg.MetadataValue.md(markdown_table(
@@ -81,3 +86,14 @@ def question_candidates(
     }
     data_version = sha256_hex("\n".join(c.candidate_id for c in stored))[:16]
     return dg.MaterializeResult(metadata=metadata, data_version=dg.DataVersion(data_version))
+
+
+def _requeue_stale_items(store: StoreResource, version: str, chunks) -> list:
+    """Candidates for golden items of ancestor corpus versions whose evidence changed in this one."""
+    corpus = store.corpus()
+    ancestors = corpus.lineage(version)[1:]
+    if not ancestors:
+        return []
+    _, stale = classify(store.golden().accepted_items(ancestors), {c.chunk_id: c.content_hash for c in chunks})
+    old_chunks = corpus.chunk_texts({ref.chunk_id for entry in stale for ref in entry.missing})
+    return requeue_candidates(stale, chunks, old_chunks, version)

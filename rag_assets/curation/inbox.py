@@ -1,0 +1,121 @@
+"""The curation inbox: route reviewed files, apply or reject each one whole, and file it away.
+
+A file that validates is applied in one transaction and moved to ``processed/``; one that does
+not is moved to ``rejected/`` with an error report beside it naming row, field and problem, and
+nothing from it is applied. A failure of the store itself leaves the file in the inbox.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rag_assets.curation.models import ReviewFile, ReviewLimits, ReviewProblem
+from rag_assets.errors import ReviewFileRejected
+
+REVIEW_SUFFIXES = (".csv", ".jsonl")
+_VERSION_IN_NAME = re.compile(r"cv-[0-9a-f]{12}")
+
+
+@dataclass(frozen=True)
+class CurationFolders:
+    root: Path
+
+    @property
+    def inbox(self) -> Path:
+        return self.root / "inbox"
+
+    @property
+    def outbox(self) -> Path:
+        return self.root / "outbox"
+
+    @property
+    def processed(self) -> Path:
+        return self.root / "processed"
+
+    @property
+    def rejected(self) -> Path:
+        return self.root / "rejected"
+
+
+@dataclass
+class ImportResult:
+    source: str
+    sha256: str
+    status: str  # applied | already_applied | rejected
+    moved_to: Path | None = None
+    report: Path | None = None
+    problems: list[ReviewProblem] = field(default_factory=list)
+    summary: dict[str, int] = field(default_factory=dict)
+
+
+def inbox_files(inbox: Path) -> list[Path]:
+    if not inbox.is_dir():
+        return []
+    return sorted(p for p in inbox.iterdir() if p.is_file() and p.suffix.lower() in REVIEW_SUFFIXES)
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def declared_corpus_version(path: Path) -> str | None:
+    """The corpus version a file says it is for: in its name, else in its first data row."""
+    match = _VERSION_IN_NAME.search(path.name)
+    if match:
+        return match.group(0)
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            if path.suffix.lower() == ".jsonl":
+                first = json.loads(handle.readline())
+                value = first.get("corpus_version") if isinstance(first, dict) else None
+            else:
+                value = next(csv.DictReader(handle), {}).get("corpus_version")
+    except (OSError, UnicodeDecodeError, ValueError, csv.Error):
+        return None
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _unique_target(folder: Path, name: str, sha256: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / name
+    return target if not target.exists() else folder / f"{Path(name).stem}.{sha256[:8]}{Path(name).suffix}"
+
+
+def reject_file(path: Path, folders: CurationFolders, sha256: str, problems: list[ReviewProblem]) -> ImportResult:
+    """Move a file to rejected/ and write its error report beside it."""
+    target = _unique_target(folders.rejected, path.name, sha256)
+    path.replace(target)
+    report = target.with_name(target.name + ".errors.txt")
+    lines = [f"{target.name} was rejected; nothing from it was applied. Fix these and drop it in the inbox again:", ""]
+    report.write_text("\n".join(lines + [f"- {p}" for p in problems]) + "\n", encoding="utf-8")
+    target.with_name(target.name + ".errors.json").write_text(json.dumps(
+        [{"row": p.row, "field": p.field, "problem": p.message} for p in problems], indent=2), encoding="utf-8")
+    return ImportResult(path.name, sha256, "rejected", target, report, problems)
+
+
+def import_review_file(
+    path: Path,
+    folders: CurationFolders,
+    known_candidates: Mapping[str, str],
+    read: Callable[[Path, Mapping[str, str], ReviewLimits], ReviewFile],
+    apply: Callable[[ReviewFile], object],
+    limits: ReviewLimits = ReviewLimits(),
+) -> ImportResult:
+    """Validate, apply (one transaction) and file away one review file."""
+    sha256 = file_sha256(path)
+    try:
+        review = read(path, known_candidates, limits)
+        outcome = apply(review)
+    except ReviewFileRejected as exc:
+        return reject_file(path, folders, sha256, list(exc.problems))
+    status = "already_applied" if getattr(outcome, "already_applied", False) else "applied"
+    target = _unique_target(folders.processed, path.name, sha256)
+    path.replace(target)
+    summary = {k: v for k, v in vars(outcome).items() if isinstance(v, int) and not isinstance(v, bool)}
+    return ImportResult(path.name, sha256, status, target, summary=summary)

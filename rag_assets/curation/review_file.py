@@ -1,0 +1,468 @@
+"""Read an expert's review file (CSV or JSONL) back into validated decisions.
+
+All or nothing: :func:`read_review_file` returns a :class:`ReviewFile` only when every row is
+valid, and otherwise raises :class:`ReviewFileRejected` listing every problem it found, each
+naming the row (as a spreadsheet shows it: the CSV header is row 1; for JSONL the line number)
+and the field. Nothing from a rejected file is ever applied.
+
+The CSV side undoes what :mod:`rag_assets.curation.review_writer` does: a leading apostrophe the
+writer put before a formula character is stripped again. A cell in an expert-editable column that
+still starts like a formula is rejected rather than guessed at. JSONL is never opened in a
+spreadsheet, so its strings are taken literally (no apostrophe stripping, no formula rule).
+
+The decision and reviewer rules run through great-expectations (see
+:mod:`rag_assets.quality.expectations`) over a DataFrame indexed by row number.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import hashlib
+import io
+import json
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from rag_assets.curation.models import (
+    EDITABLE_COLUMNS,
+    OUTBOX_COLUMNS,
+    REQUIRED_COLUMNS,
+    Decision,
+    ReviewFile,
+    ReviewLimits,
+    ReviewProblem,
+    ReviewRow,
+)
+from rag_assets.errors import ReviewFileRejected
+
+__all__ = ["read_review_file"]
+
+_FORMATS = {".csv": "csv", ".jsonl": "jsonl"}
+_DELIMITERS = (",", ";", "\t")
+_DELIMITER_NAMES = {",": "','", ";": "';'", "\t": "tab"}
+# The characters the writer neutralises with a leading apostrophe (see review_writer.neutralise).
+_NEUTRALISED = frozenset({"=", "+", "-", "@", "\t", "\r"})
+_DECISIONS = tuple(decision.value for decision in Decision)
+_KNOWN_COLUMNS = frozenset(OUTBOX_COLUMNS)
+_FIELD_ORDER = {name: position for position, name in enumerate(OUTBOX_COLUMNS)}
+
+
+@dataclass
+class _Record:
+    """One data row with a cleaned value (None when empty) for every known column it has."""
+
+    row: int
+    values: dict[str, str | None]
+
+    def get(self, column: str) -> str | None:
+        return self.values.get(column)
+
+
+class _Rejected(Exception):
+    def __init__(self, *problems: ReviewProblem) -> None:
+        self.problems = list(problems)
+
+
+def _file_problem(message: str) -> _Rejected:
+    return _Rejected(ReviewProblem(None, None, message))
+
+
+def read_review_file(
+    path: Path, known_candidates: Mapping[str, str], limits: ReviewLimits = ReviewLimits()
+) -> ReviewFile:
+    """Validate the review file at ``path`` and return its decided rows.
+
+    ``known_candidates`` maps every candidate id that may be reviewed to its corpus version.
+    Raises :class:`ReviewFileRejected` with every problem found; never returns a partial result.
+    """
+    path = Path(path)
+    try:
+        return _read(path, known_candidates, limits)
+    except _Rejected as rejected:
+        raise ReviewFileRejected(str(path), _sorted(rejected.problems)) from None
+
+
+def _read(path: Path, known_candidates: Mapping[str, str], limits: ReviewLimits) -> ReviewFile:
+    file_format = _FORMATS.get(path.suffix.lower())
+    if file_format is None:
+        what = f"unsupported file type {path.suffix!r}" if path.suffix else "file has no suffix"
+        raise _file_problem(f"{what}; save the review file as .csv or .jsonl")
+    data = _read_bytes(path, limits)
+    text = _decode(data)
+    if not text.strip():
+        raise _file_problem("file is empty: no header row" if file_format == "csv" else "file is empty: no JSON lines")
+
+    records, problems = _parse_csv(text) if file_format == "csv" else _parse_jsonl(text)
+    if len(records) > limits.max_rows:
+        raise _file_problem(f"file has {len(records):,} data rows, over the {limits.max_rows:,}-row limit")
+    complete = [record for record in records if record is not None]
+    rows, undecided, corpus_version = _validate(complete, known_candidates, problems)
+    if problems:
+        raise _Rejected(*problems)
+    return ReviewFile(
+        path=str(path),
+        sha256=hashlib.sha256(data).hexdigest(),
+        file_format=file_format,
+        corpus_version=corpus_version,
+        rows=rows,
+        undecided=undecided,
+    )
+
+
+def _read_bytes(path: Path, limits: ReviewLimits) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > limits.max_bytes:
+            raise _file_problem(f"file is {size:,} bytes, over the {limits.max_bytes:,}-byte limit")
+        data = path.read_bytes()
+    except OSError as error:
+        raise _file_problem(f"cannot read the file: {error.strerror or error}") from None
+    if len(data) > limits.max_bytes:  # grew between stat and read
+        raise _file_problem(f"file is {len(data):,} bytes, over the {limits.max_bytes:,}-byte limit")
+    return data
+
+
+def _decode(data: bytes) -> str:
+    bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    try:
+        return data[bom:].decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _file_problem(
+            f"not valid UTF-8 (invalid byte at offset {error.start + bom}); save the file as UTF-8"
+        ) from None
+
+
+# --- CSV -------------------------------------------------------------------------------------
+
+
+def _normalise_name(name: str) -> str:
+    return name.strip().lstrip("\ufeff").strip().lower()
+
+
+def _split(text: str, delimiter: str) -> list[str] | None:
+    """``text`` (one record) split on ``delimiter``, or None when it does not parse."""
+    try:
+        return next(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True), [])
+    except csv.Error:
+        return None
+
+
+def _detect_delimiter(header_line: str) -> str:
+    """The delimiter that splits the header into the most known column names (then most fields)."""
+    best, best_score = ",", (-1, -1)
+    for delimiter in _DELIMITERS:
+        names = _split(header_line, delimiter)
+        if names is None:
+            continue
+        score = (len({_normalise_name(n) for n in names} & _KNOWN_COLUMNS), len(names))
+        if score > best_score:
+            best, best_score = delimiter, score
+    return best
+
+
+def _csv_cell(raw: str) -> tuple[str | None, str | None]:
+    """(cleaned value or None, the formula character it starts with or None).
+
+    One leading apostrophe before (more apostrophes and) a neutralised character is the writer's
+    escape, see ``review_writer.neutralise``: strip exactly that one and take the rest literally.
+    Otherwise strip surrounding whitespace and look for a formula."""
+    if raw[:1] == "'" and raw.lstrip("'")[:1] in _NEUTRALISED:
+        return raw[1:].strip() or None, None
+    value = raw.strip()
+    if not value:
+        return None, None
+    first, second = value[0], value[1:2]
+    if first in "=@" or (first in "+-" and second and second not in "0123456789 "):
+        return value, first
+    return value, None
+
+
+def _formula_problem(row: int, column: str, character: str) -> ReviewProblem:
+    return ReviewProblem(
+        row, column, f"starts with {character!r} (a spreadsheet formula); remove it or prefix it with an apostrophe"
+    )
+
+
+def _parse_csv(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
+    """Records (None for a row too broken to check further) and the problems found on the way."""
+    first_line = next((line for line in io.StringIO(text, newline="") if line.strip()), "")
+    delimiter = _detect_delimiter(first_line)
+    raw_lines: list[str] = []
+
+    def lines() -> Iterator[str]:
+        for line in io.StringIO(text, newline=""):
+            raw_lines.append(line)
+            yield line
+
+    reader = csv.reader(lines(), delimiter=delimiter, strict=True)
+    problems: list[ReviewProblem] = []
+    records: list[_Record | None] = []
+    header: list[str] | None = None
+    row = 0
+    while True:
+        raw_lines.clear()
+        try:
+            fields = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as error:
+            hint = " (a quoted cell is never closed: was the file cut short?)" if "end of data" in str(error) else ""
+            problems.append(ReviewProblem(row + 1, None, f"malformed CSV: {error}{hint}"))
+            break
+        row += 1
+        if not any(cell.strip() for cell in fields):
+            continue  # a blank spreadsheet row
+        if header is None:
+            header = [_normalise_name(name) for name in fields]
+            header_problems = _header_problems(header, "column", None)
+            if header_problems:
+                raise _Rejected(*header_problems)
+            continue
+        if len(fields) != len(header):
+            problems.append(ReviewProblem(row, None, _field_count_message(fields, header, delimiter, raw_lines)))
+            records.append(None)
+            continue
+        values: dict[str, str | None] = {}
+        for name, raw in zip(header, fields):
+            if name not in _KNOWN_COLUMNS or name in values:
+                continue
+            value, formula = _csv_cell(raw)
+            if formula is not None and name in EDITABLE_COLUMNS:
+                problems.append(_formula_problem(row, name, formula))
+            values[name] = value
+        records.append(_Record(row, values))
+    if header is None:
+        raise _Rejected(*problems) if problems else _file_problem("file is empty: no header row")
+    return records, problems
+
+
+def _header_problems(names: list[str], noun: str, row: int | None) -> list[ReviewProblem]:
+    """Duplicate and missing names: in the CSV header (a file-level problem, ``row`` None) or
+    among one JSONL object's keys (``row`` its line)."""
+    problems = []
+    counts = Counter(name for name in names if name)
+    duplicated = [name for name, count in counts.items() if count > 1]
+    if duplicated:
+        problems.append(ReviewProblem(row, ", ".join(duplicated), f"duplicate {noun}(s): {', '.join(duplicated)}"))
+    missing = [name for name in REQUIRED_COLUMNS if name not in counts]
+    if missing:
+        problems.append(ReviewProblem(row, ", ".join(missing), f"missing {noun}(s): {', '.join(missing)}"))
+    return problems
+
+
+def _field_count_message(fields: list[str], header: list[str], delimiter: str, raw_lines: list[str]) -> str:
+    message = f"expected {len(header)} fields, found {len(fields)}"
+    raw = "".join(raw_lines)
+    for other in _DELIMITERS:
+        if other != delimiter and len(_split(raw, other) or ()) == len(header):
+            return (
+                f"{message}: the row splits into {len(header)} fields on {_DELIMITER_NAMES[other]}, but the header "
+                f"uses {_DELIMITER_NAMES[delimiter]}; save the whole file with one delimiter"
+            )
+    return message
+
+
+# --- JSONL -----------------------------------------------------------------------------------
+
+
+def _json_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _parse_jsonl(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
+    problems: list[ReviewProblem] = []
+    records: list[_Record | None] = []
+    # split on \n only: JSON strings may hold U+2028 and friends, which str.splitlines splits on
+    for row, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as error:
+            problems.append(ReviewProblem(row, None, f"not valid JSON: {error.msg} (column {error.colno})"))
+            records.append(None)
+            continue
+        if not isinstance(item, dict):
+            problems.append(ReviewProblem(row, None, f"expected a JSON object, found {_json_kind(item)}"))
+            records.append(None)
+            continue
+        keys = {_normalise_name(key): key for key in reversed(list(item))}  # first spelling wins
+        line_problems = _header_problems([_normalise_name(key) for key in item], "key", row)
+        values: dict[str, str | None] = {}
+        for name in OUTBOX_COLUMNS:
+            if name not in keys:
+                continue
+            value = item[keys[name]]
+            if value is not None and not isinstance(value, str):
+                line_problems.append(ReviewProblem(row, name, f"expected a string or null, found {_json_kind(value)}"))
+                continue
+            values[name] = (value or "").strip() or None
+        problems.extend(line_problems)
+        records.append(None if line_problems else _Record(row, values))
+    return records, problems
+
+
+# --- the rules -------------------------------------------------------------------------------
+
+_EDITED = ("edited_question", "edited_answer")
+
+
+def _check_with_great_expectations(decided: list[_Record]) -> tuple[set[int], list[ReviewProblem]]:
+    """Decision in accept/reject/edit and reviewer present, via great-expectations over a frame
+    indexed by row number. Returns the rows whose decision is invalid, and the problems."""
+    if not decided:
+        return set(), []
+    import great_expectations as gx
+
+    from rag_assets.quality.expectations import validate_frame
+
+    frame = pd.DataFrame(
+        {
+            "decision": [(record.get("decision") or "").lower() for record in decided],
+            "reviewer": [record.get("reviewer") for record in decided],
+        },
+        index=pd.Index([record.row for record in decided], name="row"),
+        dtype=object,
+    )
+    expectations = [
+        gx.expectations.ExpectColumnValuesToBeInSet(column="decision", value_set=list(_DECISIONS)),
+        gx.expectations.ExpectColumnValuesToNotBeNull(column="reviewer"),
+    ]
+    by_row = {record.row: record for record in decided}
+    invalid: set[int] = set()
+    problems: list[ReviewProblem] = []
+    for failure in validate_frame(frame, expectations):
+        if failure.exception is not None:  # a bug here, not a problem of the file
+            raise RuntimeError(f"great-expectations could not evaluate {failure.expectation}: {failure.exception}")
+        for row in failure.row_indexes:
+            if failure.column == "decision":
+                invalid.add(row)
+                shown = by_row[row].get("decision")
+                message = f"unknown decision {shown!r}; use accept, reject or edit"
+            else:
+                message = "reviewer is empty; a decided row needs the reviewer's name"
+            problems.append(ReviewProblem(row, failure.column, message))
+    return invalid, problems
+
+
+def _corpus_version(records: list[_Record]) -> tuple[str, int | None]:
+    """The version most rows name (the first one on a tie), and the first row naming it."""
+    counts = Counter(record.get("corpus_version") for record in records if record.get("corpus_version"))
+    if not counts:
+        return "", None
+    version = counts.most_common(1)[0][0]
+    return version, next(record.row for record in records if record.get("corpus_version") == version)
+
+
+def _identity_problems(
+    record: _Record, known_candidates: Mapping[str, str], version: str, version_row: int | None
+) -> list[ReviewProblem]:
+    """candidate_id and corpus_version of one decided row."""
+    row, candidate, row_version = record.row, record.get("candidate_id"), record.get("corpus_version")
+    problems = []
+    if candidate is None:
+        problems.append(ReviewProblem(row, "candidate_id", "candidate_id is empty"))
+    elif candidate not in known_candidates:
+        problems.append(ReviewProblem(row, "candidate_id", f"unknown candidate id {candidate!r}"))
+    if row_version is None:
+        problems.append(ReviewProblem(row, "corpus_version", "corpus_version is empty"))
+    elif row_version != version:
+        message = (
+            f"mixed corpus versions: this row says {row_version}, row {version_row} says {version}; "
+            "a review file is for one corpus version"
+        )
+        problems.append(ReviewProblem(row, "corpus_version", message))
+    elif candidate in known_candidates and known_candidates[candidate] != row_version:
+        message = f"candidate {candidate} belongs to corpus version {known_candidates[candidate]}, not {row_version}"
+        problems.append(ReviewProblem(row, "corpus_version", message))
+    return problems
+
+
+def _decision_problem(row: int, decision: Decision, edits: dict[str, str | None]) -> ReviewProblem | None:
+    given = [name for name in _EDITED if edits[name] is not None]
+    if decision is Decision.EDIT and not given:
+        return ReviewProblem(row, ", ".join(_EDITED), "decision 'edit' needs edited_question or edited_answer")
+    if decision is Decision.ACCEPT and given:
+        return ReviewProblem(row, ", ".join(given), "edited text given but decision is 'accept'; use 'edit'")
+    return None
+
+
+def _validate(
+    records: list[_Record], known_candidates: Mapping[str, str], problems: list[ReviewProblem]
+) -> tuple[tuple[ReviewRow, ...], int, str]:
+    """Check the decided rows; append to ``problems``; return (rows, undecided count, version)."""
+    decided = [record for record in records if record.get("decision")]
+    undecided = len(records) - len(decided)
+    version, version_row = _corpus_version(decided or records)
+
+    invalid_decisions, ge_problems = _check_with_great_expectations(decided)
+    problems.extend(ge_problems)
+
+    kept: dict[str, tuple[int, tuple[str, str | None, str | None]]] = {}
+    rows: list[ReviewRow] = []
+    for record in decided:
+        row, candidate = record.row, record.get("candidate_id")
+        problems.extend(_identity_problems(record, known_candidates, version, version_row))
+        if row in invalid_decisions:
+            continue
+        decision = Decision((record.get("decision") or "").lower())
+        edits = {name: record.get(name) for name in _EDITED}
+        problem = _decision_problem(row, decision, edits)
+        if problem is not None:
+            problems.append(problem)
+        if decision is Decision.REJECT:
+            edits = dict.fromkeys(_EDITED)  # edited text on a rejected row means nothing
+        if candidate is None:
+            continue
+
+        content = (decision.value, edits["edited_question"], edits["edited_answer"])
+        if candidate in kept:  # the same decision twice is fine; keep the first row
+            first_row, first = kept[candidate]
+            if first != content:
+                message = f"rows {first_row} and {row} disagree on candidate {candidate}: {_difference(first, content)}"
+                problems.append(ReviewProblem(row, "candidate_id", message))
+            continue
+        kept[candidate] = (row, content)
+        rows.append(
+            ReviewRow(
+                row=row,
+                candidate_id=candidate,
+                corpus_version=record.get("corpus_version") or "",
+                decision=decision,
+                edited_question=edits["edited_question"],
+                edited_answer=edits["edited_answer"],
+                notes=record.get("notes"),
+                reviewer=record.get("reviewer") or "",
+            )
+        )
+    return tuple(rows), undecided, version
+
+
+def _difference(first: tuple[str, str | None, str | None], later: tuple[str, str | None, str | None]) -> str:
+    if first[0] != later[0]:
+        return f"{first[0]} vs {later[0]}"
+    differing = [name for name, a, b in zip(_EDITED, first[1:], later[1:]) if a != b]
+    return f"{first[0]} with different {' and '.join(differing)}"
+
+
+def _sorted(problems: list[ReviewProblem]) -> list[ReviewProblem]:
+    def key(problem: ReviewProblem) -> tuple[int, int, int]:
+        field = (problem.field or "").split(", ")[0]
+        return (problem.row is not None, problem.row or 0, _FIELD_ORDER.get(field, -1) if problem.field else -1)
+
+    return sorted(problems, key=key)

@@ -1,0 +1,68 @@
+"""Asset checks: the gates that keep bad data from flowing on."""
+
+import dagster as dg
+
+from rag_assets.defs.assets.golden import golden_set
+from rag_assets.defs.partitions import corpus_versions
+from rag_assets.defs.resources import GoldenPolicyResource, StoreResource
+from rag_assets.golden.quality import GoldenPolicy, golden_quality
+from rag_assets.report.markdown import markdown_table
+
+
+def _latest_golden(store: StoreResource, corpus_version: str):
+    golden = store.golden()
+    version = golden.latest_version([corpus_version])
+    return version, (golden.version_items(version.number) if version else [])
+
+
+@dg.asset_check(
+    asset=golden_set,
+    partitions_def=corpus_versions,
+    blocking=True,
+    description=(
+        "Golden-set quality (great-expectations and the project's rules): unique item ids, non-empty "
+        "questions, a reference answer on every non-adversarial item, relevant chunks present in the pinned "
+        "snapshot with the pinned content, size within [min_items, max_items], required question types present "
+        "and no type over max_type_share. Blocks the RAG run on a bad golden set."
+    ),
+)
+def golden_set_quality(context: dg.AssetCheckExecutionContext, store: StoreResource,
+                       golden_policy: GoldenPolicyResource) -> dg.AssetCheckResult:
+    corpus_version = context.partition_key
+    version, items = _latest_golden(store, corpus_version)
+    hashes = {c.chunk_id: c.content_hash for c in store.corpus().snapshot_chunks(corpus_version)}
+    policy = GoldenPolicy(golden_policy.min_items, golden_policy.max_items, tuple(golden_policy.required_types),
+                          golden_policy.max_type_share)
+    report = golden_quality(items, hashes, policy)
+    return dg.AssetCheckResult(
+        passed=report.passed,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=(f"golden set v{version.number if version else '-'}: {report.items} items, "
+                     f"{len(report.problems)} problem(s)"),
+        metadata={
+            "golden_version": dg.MetadataValue.int(version.number if version else 0),
+            "items": dg.MetadataValue.int(report.items),
+            "problems": dg.MetadataValue.md(markdown_table(["problem"], [(p,) for p in report.problems])),
+        },
+    )
+
+
+@dg.asset_check(
+    asset=golden_set,
+    partitions_def=corpus_versions,
+    blocking=True,
+    description="Corpus-version pinning: the golden version and every item in it are pinned to this partition's "
+                "corpus version, so answers and scores downstream refer to one corpus.",
+)
+def golden_set_pinned(context: dg.AssetCheckExecutionContext, store: StoreResource) -> dg.AssetCheckResult:
+    corpus_version = context.partition_key
+    version, items = _latest_golden(store, corpus_version)
+    wrong = [i.item_id for i in items if i.corpus_version != corpus_version]
+    passed = version is not None and version.corpus_version == corpus_version and not wrong
+    return dg.AssetCheckResult(
+        passed=passed,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description="no golden version for this corpus version" if version is None else
+        f"{len(wrong)} item(s) pinned elsewhere" if wrong else f"all {len(items)} items pinned to {corpus_version}",
+        metadata={"mispinned": dg.MetadataValue.md(markdown_table(["item"], [(w,) for w in wrong]))},
+    )

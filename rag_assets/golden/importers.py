@@ -1,0 +1,637 @@
+"""Import golden sets made elsewhere and pin them to a corpus snapshot.
+
+Two external formats are read: the anthropic_docs evaluation set (a JSON list of pre-chunked
+documents plus a JSON list of questions naming their chunks by link) and the ragas test set
+(CSV or JSONL with ``user_input``, ``reference``, ``reference_contexts``). Both become
+``ExternalItem`` objects carrying the *texts* of their relevant chunks, because external chunk
+ids mean nothing to a snapshot: ``map_external_items`` finds the snapshot chunks those texts
+became by token containment, through an inverted index so that a large snapshot stays cheap.
+
+``json_chunks_to_corpus`` turns a pre-chunked JSON corpus into a folder of Markdown files the
+snapshot reads like any other corpus.
+
+Domain code: no Dagster, no SQL. Every error names the file, the item (index and id) or row, and
+the field, because these messages travel unchanged into failed runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import json
+import math
+import os
+import re
+import tempfile
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from rag_assets.corpus.models import ChunkRef, SnapshotChunk, sha256_hex
+from rag_assets.errors import RagAssetsError
+from rag_assets.golden.models import ExternalItem
+from rag_assets.text.tokens import tokenize
+
+__all__ = [
+    "ExternalDataError",
+    "RAGAS_COLUMNS",
+    "json_chunks_to_corpus",
+    "map_external_items",
+    "map_texts_to_chunks",
+    "question_type_from_synthesizer",
+    "read_anthropic_docs_dataset",
+    "read_ragas_testset",
+    "synthesizer_for_question_type",
+    "write_ragas_testset",
+]
+
+
+class ExternalDataError(RagAssetsError, ValueError):
+    """An external corpus or golden set cannot be read; the message names file, item/row and field."""
+
+
+# --------------------------------------------------------------------------------------------
+# Pre-chunked JSON corpus -> Markdown corpus folder
+# --------------------------------------------------------------------------------------------
+
+_SLUG_CHARS = re.compile(r"[^a-z0-9]+")
+_SLUG_MAX = 80
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise ExternalDataError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ExternalDataError(f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+
+
+def _label(index: int, item: Any, id_field: str) -> str:
+    """'item 3 (id 'abc')' when the item has a usable id, else 'item 3'."""
+    if isinstance(item, Mapping):
+        value = item.get(id_field)
+        if isinstance(value, (str, int)) and str(value).strip():
+            return f"item {index} ({id_field} {str(value)!r})"
+    return f"item {index}"
+
+
+def _require_str(path: Path, label: str, item: Mapping, field: str, *, allow_empty: bool = False) -> str:
+    if field not in item:
+        raise ExternalDataError(f"{path}: {label}: missing field '{field}'")
+    value = item[field]
+    if not isinstance(value, str):
+        raise ExternalDataError(f"{path}: {label}: field '{field}' must be a string, got {type(value).__name__}")
+    if not allow_empty and not value.strip():
+        raise ExternalDataError(f"{path}: {label}: field '{field}' is empty")
+    return value
+
+
+def _require_list(path: Path, data: Any, what: str) -> list:
+    if not isinstance(data, list):
+        raise ExternalDataError(f"{path}: expected a JSON list of {what}, got {type(data).__name__}")
+    return data
+
+
+def _read_json_chunks(chunks_json: Path) -> list[tuple[str, str, str]]:
+    """(chunk_link, chunk_heading, text) of every chunk, validated, links unique."""
+    data = _require_list(chunks_json, _load_json(chunks_json), "chunks")
+    out: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for index, item in enumerate(data):
+        label = _label(index, item, "chunk_link")
+        if not isinstance(item, Mapping):
+            raise ExternalDataError(f"{chunks_json}: {label}: expected an object, got {type(item).__name__}")
+        link = _require_str(chunks_json, label, item, "chunk_link")
+        heading = _require_str(chunks_json, label, item, "chunk_heading", allow_empty=True)
+        text = _require_str(chunks_json, label, item, "text")
+        if link in seen:
+            raise ExternalDataError(
+                f"{chunks_json}: {label}: field 'chunk_link' repeats the link of item {seen[link]}")
+        seen[link] = index
+        out.append((link, heading, text))
+    return out
+
+
+def chunk_file_name(chunk_link: str) -> str:
+    """A stable, filesystem-safe Markdown file name for an external chunk id.
+
+    A readable slug of the link's path and fragment (the host is dropped: it is the same for a
+    whole corpus) plus a short hash of the full link, which keeps names unique.
+    """
+    parts = urlsplit(chunk_link)
+    readable = f"{parts.path}-{parts.fragment}" if parts.scheme or parts.netloc else chunk_link
+    slug = _SLUG_CHARS.sub("-", readable.lower()).strip("-")[:_SLUG_MAX].rstrip("-") or "chunk"
+    return f"{slug}-{sha256_hex(chunk_link)[:10]}.md"
+
+
+def _markdown(link: str, heading: str, text: str) -> str:
+    front: dict[str, str] = {}
+    if heading.strip():
+        front["title"] = heading.strip()
+    front["source"] = link
+    dumped = yaml.safe_dump(front, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1 << 30)
+    body = text if text.endswith("\n") else text + "\n"
+    return f"---\n{dumped}---\n{body}"
+
+
+def json_chunks_to_corpus(chunks_json: Path, out_dir: Path) -> dict[str, str]:
+    """Write one Markdown file per chunk of ``chunks_json`` into ``out_dir``; return link -> file.
+
+    ``chunks_json`` is a JSON list of ``{chunk_link, chunk_heading, text}``. Each file has YAML
+    front matter (``title`` = the heading, ``source`` = the link) and the text as its body. Names
+    come from :func:`chunk_file_name`, so the same input always gives the same files; a file that
+    already holds the right bytes is left untouched (its mtime too, so a re-snapshot reads
+    nothing). Files in ``out_dir`` that this input does not produce are left alone: use a folder
+    of its own.
+    """
+    chunks = _read_json_chunks(Path(chunks_json))
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    mapping: dict[str, str] = {}
+    for link, heading, text in chunks:
+        name = chunk_file_name(link)
+        data = _markdown(link, heading, text).encode("utf-8")
+        target = out / name
+        try:
+            unchanged = target.read_bytes() == data
+        except OSError:
+            unchanged = False
+        if not unchanged:
+            target.write_bytes(data)
+        mapping[link] = name
+    return mapping
+
+
+# --------------------------------------------------------------------------------------------
+# anthropic_docs evaluation set
+# --------------------------------------------------------------------------------------------
+
+def read_anthropic_docs_dataset(dataset_json: Path, chunks_json: Path) -> list[ExternalItem]:
+    """Read ``docs_evaluation_dataset.json`` with the texts of its chunks from ``anthropic_docs.json``.
+
+    Items are ``{id, question, correct_chunks, correct_answer}``; ``correct_chunks`` are
+    ``chunk_link`` values of ``chunks_json``. Every item becomes a factual ``ExternalItem``.
+    """
+    dataset_json, chunks_json = Path(dataset_json), Path(chunks_json)
+    texts = {link: text for link, _heading, text in _read_json_chunks(chunks_json)}
+    data = _require_list(dataset_json, _load_json(dataset_json), "items")
+    items: list[ExternalItem] = []
+    seen: dict[str, int] = {}
+    for index, item in enumerate(data):
+        label = _label(index, item, "id")
+        if not isinstance(item, Mapping):
+            raise ExternalDataError(f"{dataset_json}: {label}: expected an object, got {type(item).__name__}")
+        if "id" not in item:
+            raise ExternalDataError(f"{dataset_json}: {label}: missing field 'id'")
+        if not isinstance(item["id"], (str, int)) or isinstance(item["id"], bool) or not str(item["id"]).strip():
+            raise ExternalDataError(f"{dataset_json}: {label}: field 'id' must be a non-empty string")
+        item_id = str(item["id"])
+        if item_id in seen:
+            raise ExternalDataError(f"{dataset_json}: {label}: field 'id' repeats the id of item {seen[item_id]}")
+        seen[item_id] = index
+        question = _require_str(dataset_json, label, item, "question")
+        answer = _require_str(dataset_json, label, item, "correct_answer")
+        if "correct_chunks" not in item:
+            raise ExternalDataError(f"{dataset_json}: {label}: missing field 'correct_chunks'")
+        links = item["correct_chunks"]
+        if not isinstance(links, list) or not links or not all(isinstance(x, str) and x for x in links):
+            raise ExternalDataError(
+                f"{dataset_json}: {label}: field 'correct_chunks' must be a non-empty list of chunk links")
+        links = list(dict.fromkeys(links))
+        for link in links:
+            if link not in texts:
+                raise ExternalDataError(
+                    f"{dataset_json}: {label}: field 'correct_chunks' names chunk {link!r}, "
+                    f"which is not in {chunks_json}")
+        items.append(ExternalItem(
+            external_id=item_id,
+            question=question.strip(),
+            reference_answer=answer.strip(),
+            question_type="factual",
+            relevant_texts=tuple(texts[link] for link in links),
+            external_chunk_ids=tuple(links),
+        ))
+    return items
+
+
+# --------------------------------------------------------------------------------------------
+# ragas test sets (CSV or JSONL)
+# --------------------------------------------------------------------------------------------
+
+RAGAS_COLUMNS = ("user_input", "reference_contexts", "reference", "synthesizer_name")
+EXTRA_COLUMNS = ("item_id", "question_type", "relevant_chunk_ids")
+
+# What we write for our own types; read back through ``question_type_from_synthesizer`` (or the
+# ``question_type`` extra column, which wins, so types ragas has no name for survive a round trip).
+_SYNTHESIZERS = {
+    "factual": "single_hop_specific_query_synthesizer",
+    "multi_hop": "multi_hop_specific_query_synthesizer",
+    "abstractive": "abstract_query_synthesizer",
+}
+
+
+def question_type_from_synthesizer(name: str | None) -> str:
+    """Our question type for a ragas synthesizer name (``multi_hop_abstract_...`` is multi-hop)."""
+    lowered = (name or "").lower()
+    if "multi_hop" in lowered:
+        return "multi_hop"
+    if "single_hop" in lowered:
+        return "factual"
+    if "abstract" in lowered:
+        return "abstractive"
+    return "factual"
+
+
+def synthesizer_for_question_type(question_type: str) -> str:
+    return _SYNTHESIZERS.get(question_type, f"rag_assets_{question_type}")
+
+
+def _suffix(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".jsonl"):
+        raise ExternalDataError(f"{path}: unsupported ragas test-set format '{suffix or '(none)'}': use .csv or .jsonl")
+    return suffix
+
+
+def _parse_list(value: Any, where: str, field: str) -> list[str]:
+    """A list of strings given as a list, or as a JSON or Python-literal list string (CSV)."""
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return []
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            try:
+                value = ast.literal_eval(text)
+            except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
+                raise ExternalDataError(
+                    f"{where}: field '{field}' is not a list (neither JSON nor a Python literal): {exc}") from exc
+    if isinstance(value, tuple):
+        value = list(value)
+    if not isinstance(value, list):
+        raise ExternalDataError(f"{where}: field '{field}' must be a list of strings, got {type(value).__name__}")
+    for position, element in enumerate(value, start=1):
+        if not isinstance(element, str):
+            raise ExternalDataError(
+                f"{where}: field '{field}' element {position} must be a string, got {type(element).__name__}")
+    return value
+
+
+def _rows(path: Path, suffix: str) -> Iterable[tuple[int, Mapping[str, Any]]]:
+    """(row number from 1, row) of a CSV or JSONL file."""
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="" if suffix == ".csv" else None)
+    except OSError as exc:
+        raise ExternalDataError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
+    with handle:
+        if suffix == ".csv":
+            reader = csv.DictReader(handle)
+            if reader.fieldnames is None:
+                return
+            try:
+                for number, row in enumerate(reader, start=1):
+                    yield number, row
+            except csv.Error as exc:
+                raise ExternalDataError(f"{path}: row {reader.line_num}: not valid CSV: {exc}") from exc
+            return
+        number = 0
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            number += 1
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ExternalDataError(f"{path}: row {number} (line {line_number}): not valid JSON: {exc.msg}") from exc
+            if not isinstance(row, Mapping):
+                raise ExternalDataError(
+                    f"{path}: row {number} (line {line_number}): expected a JSON object, got {type(row).__name__}")
+            yield number, row
+
+
+def _cell_str(row: Mapping[str, Any], field: str, where: str, *, required: bool) -> str | None:
+    value = row.get(field)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise ExternalDataError(f"{where}: field '{field}' is missing or empty")
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ExternalDataError(f"{where}: field '{field}' must be a string, got {type(value).__name__}")
+    return str(value).strip()
+
+
+def read_ragas_testset(path: Path) -> list[ExternalItem]:
+    """Read a ragas test set (``.csv`` or ``.jsonl``) into ``ExternalItem`` objects.
+
+    Required columns: ``user_input``, ``reference``, ``reference_contexts`` (a list of strings; in
+    CSV a JSON or Python-literal list). Optional: ``synthesizer_name`` (mapped onto our question
+    types), ``id`` or ``item_id`` (else ``ragas-<row number>``), and the extras this module writes,
+    ``question_type`` (wins over the synthesizer name) and ``relevant_chunk_ids``.
+    """
+    path = Path(path)
+    suffix = _suffix(path)
+    items: list[ExternalItem] = []
+    seen: dict[str, int] = {}
+    for number, row in _rows(path, suffix):
+        where = f"{path}: row {number}"
+        question = _cell_str(row, "user_input", where, required=True)
+        reference = _cell_str(row, "reference", where, required=True)
+        if row.get("reference_contexts") is None:
+            raise ExternalDataError(f"{where}: field 'reference_contexts' is missing")
+        contexts = _parse_list(row["reference_contexts"], where, "reference_contexts")
+        item_id = (_cell_str(row, "id", where, required=False)
+                   or _cell_str(row, "item_id", where, required=False)
+                   or f"ragas-{number}")
+        if item_id in seen:
+            raise ExternalDataError(f"{where}: id {item_id!r} repeats the id of row {seen[item_id]}")
+        seen[item_id] = number
+        question_type = (_cell_str(row, "question_type", where, required=False)
+                         or question_type_from_synthesizer(_cell_str(row, "synthesizer_name", where, required=False)))
+        chunk_ids = row.get("relevant_chunk_ids")
+        external_ids = _parse_list(chunk_ids, where, "relevant_chunk_ids") if chunk_ids is not None else []
+        items.append(ExternalItem(
+            external_id=item_id,
+            question=question,
+            reference_answer=reference,
+            question_type=question_type,
+            relevant_texts=tuple(contexts),
+            external_chunk_ids=tuple(external_ids),
+        ))
+    return items
+
+
+def _row_for_ragas(index: int, row: Mapping[str, Any]) -> dict[str, Any]:
+    where = f"row {index}"
+    for field in ("item_id", "question", "reference_answer", "question_type"):
+        value = row.get(field)
+        if not isinstance(value, str) or not value.strip():
+            raise ExternalDataError(f"{where}: field '{field}' must be a non-empty string")
+    lists: dict[str, list[str]] = {}
+    for field in ("relevant_chunk_ids", "reference_contexts"):
+        value = row.get(field)
+        if isinstance(value, tuple):
+            value = list(value)
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ExternalDataError(f"{where}: field '{field}' must be a list of strings")
+        lists[field] = value
+    return {
+        "user_input": row["question"],
+        "reference_contexts": lists["reference_contexts"],
+        "reference": row["reference_answer"],
+        "synthesizer_name": synthesizer_for_question_type(row["question_type"]),
+        "item_id": row["item_id"],
+        "question_type": row["question_type"],
+        "relevant_chunk_ids": lists["relevant_chunk_ids"],
+    }
+
+
+def write_ragas_testset(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
+    """Write rows in the ragas test-set format (``.csv`` or ``.jsonl``), replacing ``path`` atomically.
+
+    A row has ``item_id``, ``question``, ``reference_answer``, ``question_type``,
+    ``relevant_chunk_ids`` (list) and ``reference_contexts`` (list of texts). Columns are ragas'
+    (``user_input``, ``reference_contexts``, ``reference``, ``synthesizer_name``) plus ``item_id``,
+    ``question_type`` and ``relevant_chunk_ids``; in CSV the lists are JSON strings.
+    ``read_ragas_testset`` reads the file back to the same items.
+    """
+    path = Path(path)
+    suffix = _suffix(path)
+    records = [_row_for_ragas(index, row) for index, row in enumerate(rows, start=1)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="" if suffix == ".csv" else None) as handle:
+            if suffix == ".jsonl":
+                for record in records:
+                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            else:
+                writer = csv.DictWriter(handle, fieldnames=[*RAGAS_COLUMNS, *EXTRA_COLUMNS])
+                writer.writeheader()
+                for record in records:
+                    writer.writerow({
+                        **record,
+                        "reference_contexts": json.dumps(record["reference_contexts"], ensure_ascii=False),
+                        "relevant_chunk_ids": json.dumps(record["relevant_chunk_ids"], ensure_ascii=False),
+                    })
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+
+
+# --------------------------------------------------------------------------------------------
+# Mapping external texts onto snapshot chunks
+# --------------------------------------------------------------------------------------------
+
+def _needed(size: int, min_overlap: float) -> int:
+    """Fewest shared tokens that reach ``min_overlap`` of ``size`` tokens."""
+    return max(1, math.ceil(min_overlap * size - 1e-9))
+
+
+def _prefix(counts: Mapping[str, int], size: int, need: int, rank: Mapping[str, int]) -> list[str]:
+    """The rarest distinct tokens whose occurrences leave fewer than ``need`` outside them.
+
+    Whatever shares ``need`` tokens (multiset) with ``counts`` holds one of them, because the
+    tokens left out have fewer than ``need`` occurrences between them (prefix filtering).
+    """
+    remaining = size
+    prefix: list[str] = []
+    for token in sorted(counts, key=rank.__getitem__):
+        if remaining < need:
+            break
+        prefix.append(token)
+        remaining -= counts[token]
+    return prefix
+
+
+def _shared(left: Mapping[str, int], right: Mapping[str, int]) -> int:
+    """Multiset intersection size."""
+    if len(left) > len(right):
+        left, right = right, left
+    get = right.get
+    total = 0
+    for token, count in left.items():
+        other = get(token)
+        if other:
+            total += count if count < other else other
+    return total
+
+
+# How many chunks (evenly spread) estimate how common a token is among the chunks; the estimate
+# only steers which tokens are looked up, never what matches.
+_FREQUENCY_SAMPLE = 2000
+
+
+class _Texts:
+    """The texts of one mapping call, indexed so that a single pass over the chunks finds every
+    (text, chunk) pair that can pass the containment test.
+
+    Prefix filtering: whatever shares ``need`` tokens with a token multiset holds one of the
+    rarest tokens of it that leave fewer than ``need`` occurrences outside them. Two routes:
+
+    * a chunk that holds a text has one of the text's prefix tokens (rarity: how common the token
+      is among the chunks, estimated on a sample), so chunks are matched against an index of
+      text prefixes;
+    * a chunk that is mostly inside a text has one of its own prefix tokens in the text. Here
+      rarity is how many texts have the token, tokens no text has coming first: a chunk with
+      enough tokens that no text has is dropped at once, and the others look up few texts.
+
+    Any order of tokens keeps the filter exact; rarity only keeps the candidates few.
+    """
+
+    def __init__(self, counts: Sequence[Counter], chunks: Sequence[SnapshotChunk], min_overlap: float) -> None:
+        self.counts = counts
+        self.sizes = [sum(c.values()) for c in counts]
+        self.largest = max(self.sizes, default=0)
+        self.min_overlap = min_overlap
+        self.postings: defaultdict[str, list[int]] = defaultdict(list)
+        for text_index, text_counts in enumerate(counts):
+            for token in text_counts:
+                self.postings[token].append(text_index)
+        # Rarest among texts first (for chunk prefixes).
+        self.rank = {token: (len(found), token) for token, found in self.postings.items()}
+        step = max(1, len(chunks) // _FREQUENCY_SAMPLE)
+        among_chunks: Counter = Counter()
+        for chunk in chunks[::step]:
+            among_chunks.update(self.postings.keys() & set(tokenize(chunk.text)))
+        chunk_rank = {token: (among_chunks.get(token, 0), len(found), token) for token, found in self.postings.items()}
+        self.prefix_postings: defaultdict[str, list[int]] = defaultdict(list)
+        for text_index, (text_counts, size) in enumerate(zip(counts, self.sizes)):
+            for token in _prefix(text_counts, size, _needed(size, min_overlap), chunk_rank):
+                self.prefix_postings[token].append(text_index)
+        self.prefix_vocabulary = set(self.prefix_postings)
+
+    def candidates(self, tokens: list[str]) -> tuple[set[int], Counter | None]:
+        """Texts that may match a chunk with these tokens (and the chunk's counts when computed)."""
+        found: set[int] = set()
+        for token in self.prefix_vocabulary.intersection(tokens):
+            found.update(self.prefix_postings[token])
+        size = len(tokens)
+        if size >= self.largest:
+            return found, None
+        need = _needed(size, self.min_overlap)
+        remaining = sum(map(self.postings.__contains__, tokens))  # occurrences of tokens some text has
+        if remaining < need:
+            return found, None
+        counts = Counter(tokens)
+        postings = self.postings
+        for token in sorted(counts.keys() & postings.keys(), key=self.rank.__getitem__):
+            if remaining < need:
+                break
+            found.update(postings[token])
+            remaining -= counts[token]
+        return found, counts
+
+
+def _select(text_counts: Counter, size: int, matches: list[tuple[int, int]], chunks: Sequence[SnapshotChunk],
+            chunk_counts: Mapping[int, Counter], min_overlap: float) -> list[int]:
+    """Pieces of the text from documents whose pieces hold most of it, else the chunks that hold it."""
+    need_text = _needed(size, min_overlap)
+    pieces: defaultdict[str, list[tuple[int, int]]] = defaultdict(list)
+    holders: list[int] = []
+    for index, shared in matches:
+        if shared >= _needed(sum(chunk_counts[index].values()), min_overlap):
+            pieces[chunks[index].path].append((index, shared))
+        elif shared >= need_text:
+            holders.append(index)
+    chosen: list[int] = []
+    for found in pieces.values():
+        if sum(shared for _, shared in found) < need_text:  # cannot hold enough even together
+            continue
+        together: Counter = Counter()
+        for index, _ in found:
+            together.update(chunk_counts[index])
+        if _shared(text_counts, together) >= need_text:
+            chosen.extend(index for index, _ in found)
+    chosen = chosen or holders
+    chosen.sort(key=lambda index: (chunks[index].path, index))
+    return chosen
+
+
+def map_texts_to_chunks(
+    texts: Sequence[str], chunks: Sequence[SnapshotChunk], *, min_overlap: float = 0.8
+) -> list[tuple[ChunkRef, ...]]:
+    """The snapshot chunks each external text became: one tuple of refs per text, empty if none.
+
+    Tokens are ``rag_assets.text.tokens.tokenize`` tokens, counted as multisets. A chunk C is a
+    *piece* of a text T when at least ``min_overlap`` of C's tokens are in T; C *holds* T when at
+    least ``min_overlap`` of T's tokens are in C. T maps onto
+
+    * its pieces in every document whose pieces of T together hold ``min_overlap`` of T (T was
+      kept whole, or the snapshot chunker split it into several chunks), or else
+    * the chunks that hold T (T is a small part of a bigger snapshot chunk).
+
+    The document rule keeps out chunks that merely repeat a few lines of T elsewhere (a shared
+    footer, a code sample, a heading-only chunk), which plain containment takes for pieces.
+    Candidates come from inverted indexes over rare tokens (see ``_Texts``), so the cost is one
+    tokenizing pass over the chunks plus the candidates, never texts x chunks. Refs are in
+    snapshot order (path, then position in ``chunks``).
+    """
+    if not 0 < min_overlap <= 1:
+        raise ValueError(f"min_overlap must be in (0, 1], got {min_overlap}")
+    distinct = [text for text in dict.fromkeys(texts) if tokenize(text)]
+    if not distinct or not chunks:
+        return [() for _ in texts]
+    text_counts = [Counter(tokenize(text)) for text in distinct]
+    index = _Texts(text_counts, chunks, min_overlap)
+    matches: list[list[tuple[int, int]]] = [[] for _ in distinct]
+    chunk_counts: dict[int, Counter] = {}
+    for chunk_index, chunk in enumerate(chunks):
+        tokens = tokenize(chunk.text)
+        if not tokens:
+            continue
+        found, counts = index.candidates(tokens)
+        if not found:
+            continue
+        counts = counts or Counter(tokens)
+        size = len(tokens)
+        for text_index in found:
+            shared = _shared(text_counts[text_index], counts)
+            if shared >= _needed(min(size, index.sizes[text_index]), min_overlap):
+                matches[text_index].append((chunk_index, shared))
+                chunk_counts[chunk_index] = counts
+    refs = {
+        text: tuple(chunks[i].ref for i in _select(counts, size, found, chunks, chunk_counts, min_overlap))
+        for text, counts, size, found in zip(distinct, text_counts, index.sizes, matches)
+    }
+    return [refs.get(text, ()) for text in texts]
+
+
+def _number_list(numbers: Sequence[int]) -> str:
+    shown = [str(n) for n in numbers]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def map_external_items(
+    items: Sequence[ExternalItem], chunks: Sequence[SnapshotChunk], *, min_overlap: float = 0.8
+) -> tuple[list[tuple[ExternalItem, tuple[ChunkRef, ...]]], list[tuple[ExternalItem, str]]]:
+    """Pin external items to snapshot chunks: (items with their relevant refs, items left out with why).
+
+    An item's relevant chunks are the union of what its relevant texts map onto (first-seen
+    order, no repeats). An item is mapped only if every one of its texts maps onto something;
+    texts shared by several items are mapped once.
+    """
+    distinct = list(dict.fromkeys(text for item in items for text in item.relevant_texts))
+    refs_of = dict(zip(distinct, map_texts_to_chunks(distinct, chunks, min_overlap=min_overlap)))
+    mapped: list[tuple[ExternalItem, tuple[ChunkRef, ...]]] = []
+    unmapped: list[tuple[ExternalItem, str]] = []
+    for item in items:
+        total = len(item.relevant_texts)
+        if not total:
+            unmapped.append((item, "has no relevant texts to map"))
+            continue
+        missing = [n for n, text in enumerate(item.relevant_texts, start=1) if not refs_of[text]]
+        if missing:
+            noun, verb = ("text", "matches") if len(missing) == 1 else ("texts", "match")
+            unmapped.append((item, f"relevant {noun} {_number_list(missing)} of {total} {verb} no chunk of the snapshot"))
+            continue
+        mapped.append((item, tuple(dict.fromkeys(ref for text in item.relevant_texts for ref in refs_of[text]))))
+    return mapped, unmapped

@@ -1,0 +1,38 @@
+"""Golden items, their revisions, and golden-set versions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rag_assets.corpus.models import ChunkRef
+
+
+@dataclass(frozen=True)
+class ExternalItem:
+    """A question from a golden set made elsewhere (anthropic_docs format, ragas test set).
+
+    ``relevant_texts`` are the texts of the chunks that answer it in the external corpus; they are
+    mapped onto snapshot chunks by text, because external chunk ids mean nothing to a snapshot.
+    """
+
+    external_id: str
+    question: str
+    reference_answer: str
+    question_type: str = "factual"
+    relevant_texts: tuple[str, ...] = ()
+    external_chunk_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GoldenItem:
+    """One item as it stands in a golden-set version (a given revision, pinned to one corpus version)."""
+
+    item_id: str
+    revision: int
+    question_type: str
+    question: str
+    reference_answer: str
+    relevant_chunks: tuple[ChunkRef, ...]
+    corpus_version: str
+    origin: str = "generated"
+    reference_statements: tuple[str, ...] = field(default=())

@@ -1,0 +1,176 @@
+"""Golden items, their revisions, and golden-set versions in the store.
+
+Item writes are functions of an open connection so that applying a review file (decisions,
+candidate statuses, items, revisions) is one transaction with the caller's other writes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.engine import Connection, Engine
+
+from rag_assets.corpus.models import ChunkRef
+from rag_assets.golden.build import GoldenBuild, GoldenDiff
+from rag_assets.golden.models import GoldenItem
+from rag_assets.store.engine import retry_transaction
+from rag_assets.store.tables import GoldenItemRevisionRow, GoldenItemRow, GoldenVersionItemRow, GoldenVersionRow, utcnow
+
+ITEM = GoldenItemRow.__table__
+REVISION = GoldenItemRevisionRow.__table__
+VERSION = GoldenVersionRow.__table__
+MEMBER = GoldenVersionItemRow.__table__
+
+
+def refs_to_json(refs: Sequence[ChunkRef]) -> str:
+    return json.dumps([[r.chunk_id, r.content_hash] for r in refs])
+
+
+def refs_from_json(text: str) -> tuple[ChunkRef, ...]:
+    return tuple(ChunkRef(chunk_id, digest) for chunk_id, digest in json.loads(text))
+
+
+def item_state(conn: Connection, item_id: str) -> dict | None:
+    return conn.execute(select(ITEM).where(ITEM.c.item_id == item_id)).mappings().first()
+
+
+def add_revision(conn: Connection, item_id: str, *, question: str, answer: str, refs: Sequence[ChunkRef],
+                 corpus_version: str, decision_id: int | None, question_type: str, origin: str) -> int:
+    """Append a revision (creating the item at revision 1) and make it current and accepted."""
+    state = item_state(conn, item_id)
+    revision = 1 if state is None else state["current_revision"] + 1
+    if state is None:
+        conn.execute(insert(ITEM).values(item_id=item_id, question_type=question_type, origin=origin,
+                                         status="accepted", current_revision=1))
+    conn.execute(insert(REVISION).values(item_id=item_id, revision=revision, question=question, reference_answer=answer,
+                                         relevant_chunks_json=refs_to_json(refs), corpus_version=corpus_version,
+                                         decision_id=decision_id))
+    set_status(conn, item_id, "accepted", current_revision=revision)
+    return revision
+
+
+def current_content(conn: Connection, item_id: str) -> tuple[str, str]:
+    """The question and reference answer of an item's current revision."""
+    row = conn.execute(select(REVISION.c.question, REVISION.c.reference_answer)
+                       .join(ITEM, (ITEM.c.item_id == REVISION.c.item_id) & (ITEM.c.current_revision == REVISION.c.revision))
+                       .where(ITEM.c.item_id == item_id)).one()
+    return row.question, row.reference_answer
+
+
+def set_status(conn: Connection, item_id: str, status: str, current_revision: int | None = None) -> None:
+    values = {"status": status, "updated_at": utcnow()}
+    if current_revision is not None:
+        values["current_revision"] = current_revision
+    conn.execute(update(ITEM).where(ITEM.c.item_id == item_id).values(**values))
+
+
+def _item_query():
+    return (select(ITEM.c.item_id, ITEM.c.question_type, ITEM.c.origin, REVISION.c.revision, REVISION.c.question,
+                   REVISION.c.reference_answer, REVISION.c.relevant_chunks_json, REVISION.c.corpus_version,
+                   REVISION.c.reference_statements_json)
+            .join(REVISION, REVISION.c.item_id == ITEM.c.item_id))
+
+
+def _to_item(row) -> GoldenItem:
+    statements = tuple(json.loads(row.reference_statements_json)) if row.reference_statements_json else ()
+    return GoldenItem(item_id=row.item_id, revision=row.revision, question_type=row.question_type,
+                      question=row.question, reference_answer=row.reference_answer,
+                      relevant_chunks=refs_from_json(row.relevant_chunks_json), corpus_version=row.corpus_version,
+                      origin=row.origin, reference_statements=statements)
+
+
+@dataclass(frozen=True)
+class GoldenVersion:
+    number: int
+    corpus_version: str
+    content_hash: str
+    parent_number: int | None
+    item_count: int
+    diff: GoldenDiff
+    created: bool = False
+
+
+class SqlGoldenRepository:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def accepted_items(self, corpus_versions: Sequence[str] | None = None) -> list[GoldenItem]:
+        """Current revisions of accepted items (created for one of ``corpus_versions``, if given)."""
+        query = _item_query().where(ITEM.c.status == "accepted", REVISION.c.revision == ITEM.c.current_revision)
+        if corpus_versions is not None:
+            query = query.where(REVISION.c.corpus_version.in_(list(corpus_versions)))
+        with self.engine.connect() as conn:
+            return [_to_item(row) for row in conn.execute(query.order_by(ITEM.c.item_id))]
+
+    def revisions(self, item_id: str) -> list[GoldenItem]:
+        with self.engine.connect() as conn:
+            return [_to_item(r) for r in conn.execute(_item_query().where(ITEM.c.item_id == item_id)
+                                                      .order_by(REVISION.c.revision))]
+
+    def statuses(self) -> dict[str, str]:
+        with self.engine.connect() as conn:
+            return dict(conn.execute(select(ITEM.c.item_id, ITEM.c.status)).all())
+
+    def latest_version(self, corpus_versions: Sequence[str]) -> GoldenVersion | None:
+        """The newest golden version pinned to one of ``corpus_versions`` (a corpus lineage)."""
+        query = select(VERSION).where(VERSION.c.corpus_version.in_(list(corpus_versions))).order_by(
+            VERSION.c.number.desc()).limit(1)
+        with self.engine.connect() as conn:
+            row = conn.execute(query).mappings().first()
+        return None if row is None else self._version(row)
+
+    def version(self, number: int) -> GoldenVersion | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(VERSION).where(VERSION.c.number == number)).mappings().first()
+        return None if row is None else self._version(row)
+
+    def versions(self) -> list[GoldenVersion]:
+        with self.engine.connect() as conn:
+            return [self._version(r) for r in conn.execute(select(VERSION).order_by(VERSION.c.number)).mappings()]
+
+    @staticmethod
+    def _version(row) -> GoldenVersion:
+        return GoldenVersion(row["number"], row["corpus_version"], row["content_hash"], row["parent_number"],
+                             row["item_count"], GoldenDiff.from_dict(json.loads(row["diff_json"])))
+
+    def version_members(self, number: int) -> dict[str, int]:
+        with self.engine.connect() as conn:
+            return dict(conn.execute(select(MEMBER.c.item_id, MEMBER.c.revision).where(MEMBER.c.number == number)).all())
+
+    def version_items(self, number: int) -> list[GoldenItem]:
+        """A version's items as pinned: each revision with the version's corpus version."""
+        query = (_item_query().add_columns(VERSION.c.corpus_version.label("pinned"))
+                 .join(MEMBER, (MEMBER.c.item_id == ITEM.c.item_id) & (MEMBER.c.revision == REVISION.c.revision))
+                 .join(VERSION, VERSION.c.number == MEMBER.c.number)
+                 .where(MEMBER.c.number == number).order_by(ITEM.c.item_id))
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return [replace(_to_item(r), corpus_version=r.pinned) for r in rows]
+
+    def save_version(self, build: GoldenBuild, parent: GoldenVersion | None, diff: GoldenDiff) -> GoldenVersion | None:
+        """Store ``build`` as the next version number, unless the newest version of its corpus
+        version already has this content. Concurrent writers never share a number. An empty set
+        with no history makes no version (None): there is nothing to pin yet."""
+        if not build.items and parent is None:
+            return None
+
+        def work(conn: Connection) -> GoldenVersion:
+            latest = conn.execute(select(VERSION).where(VERSION.c.corpus_version == build.corpus_version)
+                                  .order_by(VERSION.c.number.desc()).limit(1)).mappings().first()
+            if latest is not None and latest["content_hash"] == build.content_hash:
+                return self._version(latest)
+            number = (conn.execute(select(func.max(VERSION.c.number))).scalar() or 0) + 1
+            conn.execute(insert(VERSION).values(
+                number=number, corpus_version=build.corpus_version, content_hash=build.content_hash,
+                parent_number=parent.number if parent else None, item_count=len(build.items),
+                diff_json=json.dumps(diff.as_dict())))
+            if build.items:
+                conn.execute(insert(MEMBER), [{"number": number, "item_id": i.item_id, "revision": i.revision}
+                                              for i in build.items])
+            return GoldenVersion(number, build.corpus_version, build.content_hash,
+                                 parent.number if parent else None, len(build.items), diff, created=True)
+
+        return retry_transaction(self.engine, work)

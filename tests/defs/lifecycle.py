@@ -1,0 +1,83 @@
+"""Helpers that drive the lifecycle through Dagster the way a deployment would (jobs, sensors)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import dagster as dg
+
+from rag_assets.corpus.snapshot import plan_snapshot
+from rag_assets.definitions import defs
+from rag_assets.defs.partitions import corpus_versions
+from rag_assets.defs.resources import RESOURCES
+from rag_assets.defs.sensors import curation_inbox_sensor
+from rag_assets.settings import Settings
+
+
+def current_version() -> str:
+    corpus = RESOURCES["corpus"]
+    return plan_snapshot(corpus.resolved_root(), corpus.chunker(), RESOURCES["store"].corpus()).version_id
+
+
+def run_job(instance: dg.DagsterInstance, job: str, version: str, run_config: dict | None = None,
+            expect_success: bool = True) -> dg.ExecuteInProcessResult:
+    if not instance.has_dynamic_partition(corpus_versions.name, version):
+        instance.add_dynamic_partitions(corpus_versions.name, [version])
+    result = defs.resolve_job_def(job).execute_in_process(partition_key=version, instance=instance,
+                                                          run_config=run_config or {}, raise_on_error=False)
+    assert result.success == expect_success, [e.step_failure_data.error.message for e in result.all_events
+                                             if e.is_step_failure]
+    return result
+
+
+def metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict:
+    for event in result.get_asset_materialization_events():
+        materialization = event.step_materialization_data.materialization
+        if materialization.asset_key.to_user_string() == asset:
+            return {k: v.value for k, v in materialization.metadata.items()}
+    raise AssertionError(f"{asset} was not materialized")
+
+
+def outbox_rows(version: str) -> list[dict]:
+    path = Settings.from_env().curation_root / "outbox" / f"review-{version}.csv"
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def review_as_expert(version: str, name: str, decide: Callable[[int, dict], dict | None]) -> Path:
+    """Open the outbox CSV as a spreadsheet would, fill decision cells, save it into the inbox."""
+    source = Settings.from_env().curation_root / "outbox" / f"review-{version}.csv"
+    with source.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.DictReader(handle)
+        fields, rows = reader.fieldnames, list(reader)
+    decided = []
+    for index, row in enumerate(rows):
+        change = decide(index, row)
+        if change is not None:
+            decided.append({**row, **change})
+    target = Settings.from_env().curation_root / "inbox" / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("w", encoding="utf-8-sig", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(decided)
+    return target
+
+
+def inbox_tick(instance: dg.DagsterInstance, cursor: str | None = None) -> dg.SensorResult:
+    context = dg.build_sensor_context(instance_ref=instance.get_ref(), definitions=defs, resources=defs.resources,
+                                      cursor=cursor)
+    return curation_inbox_sensor(context)
+
+
+def run_sensor_requests(instance: dg.DagsterInstance, result: dg.SensorResult) -> list[dg.ExecuteInProcessResult]:
+    return [run_job(instance, "curation_import", request.partition_key, request.run_config)
+            for request in result.run_requests]
+
+
+def golden_export(version: str, number: int) -> list[dict]:
+    path = Settings.from_env().home / "golden" / version / f"golden-v{number}.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]

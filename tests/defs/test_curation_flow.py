@@ -1,0 +1,131 @@
+"""The human half of the lifecycle through Dagster: queue file, expert edits, inbox sensor, golden versions."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dagster as dg
+
+from rag_assets.settings import Settings
+from rag_assets.store.engine import get_engine
+from rag_assets.store.golden_repository import SqlGoldenRepository
+from tests.defs.lifecycle import (
+    current_version, golden_export, inbox_tick, metadata, outbox_rows, review_as_expert, run_job, run_sensor_requests,
+)
+
+
+def _first_review(index: int, row: dict) -> dict | None:
+    """Accept most, reject every 7th, edit every 5th (answer), leave the last five undecided."""
+    if index >= 40:
+        return None
+    if index % 7 == 3:
+        return {"decision": "reject", "reviewer": "ana", "notes": "ambiguous"}
+    if index % 5 == 1:
+        return {"decision": "edit", "edited_answer": f"Edited answer {index}.", "reviewer": "ben"}
+    return {"decision": "Accept ", "reviewer": "ana"}
+
+
+def _golden(home: Path) -> SqlGoldenRepository:
+    return SqlGoldenRepository(get_engine(f"sqlite:///{home / 'rag_assets.db'}"))
+
+
+def test_round_trip_from_queue_file_to_two_golden_versions(project_env: Path):
+    version = current_version()
+    with dg.instance_for_test() as instance:
+        first_run = run_job(instance, "lifecycle", version, expect_success=False)  # golden set empty: check fails
+        assert metadata(first_run, "golden_set")["items"] == 0
+        rows = outbox_rows(version)
+        assert len(rows) == metadata(first_run, "question_candidates")["candidates"]
+        assert rows[0]["decision"] == "" and rows[0]["chunk_excerpt"].startswith("[")
+
+        review_as_expert(version, f"review-{version}-ana.csv", _first_review)
+        tick = inbox_tick(instance)
+        assert [r.partition_key for r in tick.run_requests] == [version]
+        (imported,) = run_sensor_requests(instance, tick)
+        decided = rows[:40]
+        rejected = {r["candidate_id"] for i, r in enumerate(decided) if i % 7 == 3}
+        edited = {r["candidate_id"] for i, r in enumerate(decided) if i % 7 != 3 and i % 5 == 1}
+        accepted = {r["candidate_id"] for r in decided} - rejected
+        golden_meta = metadata(imported, "golden_set")
+        assert golden_meta["golden_version"] == 1 and golden_meta["items"] == len(accepted)
+        items = {i["item_id"]: i for i in golden_export(version, 1)}
+        assert set(items) == accepted
+        assert all(items[i]["reference_answer"].startswith("Edited answer") and items[i]["revision"] == 2 for i in edited)
+        assert all(items[i]["revision"] == 1 for i in accepted - edited)
+        assert inbox_tick(instance, tick.cursor).run_requests == [], "a file is imported once"
+        assert list((Settings.from_env().curation_root / "processed").iterdir())
+
+        first = {r["candidate_id"]: r for r in decided}
+        later = sorted(accepted - edited)
+        second = {later[0]: {"decision": "reject", "reviewer": "ana"},
+                  later[1]: {"decision": "edit", "edited_question": "A sharper question?", "reviewer": "ana"},
+                  rows[40]["candidate_id"]: {"decision": "accept", "reviewer": "ben"}}
+        review_as_expert(version, f"review-{version}-second.csv", lambda i, row: second.get(row["candidate_id"]))
+        (again,) = run_sensor_requests(instance, inbox_tick(instance, tick.cursor))
+        meta = metadata(again, "golden_set")
+        assert (meta["golden_version"], meta["parent_version"]) == (2, 1)
+        assert (meta["added"], meta["removed"], meta["changed"], meta["stale"]) == (1, 1, 1, 0)
+        assert f"| {later[0]} | removed |" in meta["diff"] and f"| {later[1]} | changed |" in meta["diff"]
+        assert f"| {rows[40]['candidate_id']} | added |" in meta["diff"]
+        revisions = _golden(project_env).revisions(later[1])
+        assert [(r.revision, r.question) for r in revisions] == [(1, first[later[1]]["question"]), (2, "A sharper question?")]
+
+
+def test_changing_one_document_repins_untouched_items_and_marks_exactly_the_affected_ones_stale(
+        project_env: Path, sample_corpus: Path):
+    version = current_version()
+    with dg.instance_for_test() as instance:
+        run_job(instance, "lifecycle", version, expect_success=False)
+        review_as_expert(version, f"review-{version}.csv", lambda i, row: {"decision": "accept", "reviewer": "ana"})
+        run_sensor_requests(instance, inbox_tick(instance))
+        items = golden_export(version, 1)
+        chunk_text = {c.chunk_id: c for c in _corpus(project_env).snapshot_chunks(version)}
+        target = next(i for i in items if i["question_type"] == "factual")
+        chunk = chunk_text[target["relevant_chunks"][0]["chunk_id"]]
+        document = sample_corpus / chunk.path
+        sentence = chunk.text.split("\n")[-1]
+        document.write_text(document.read_text().replace(sentence, sentence + " This sentence is new."))
+        affected = {i["item_id"] for i in items
+                    if any(r["chunk_id"] == chunk.chunk_id for r in i["relevant_chunks"])}
+
+        new_version = current_version()
+        assert new_version != version
+        rerun = run_job(instance, "lifecycle", new_version)
+        assert metadata(rerun, "question_candidates")["requeued_stale_items"] == len(affected)
+        meta = metadata(rerun, "golden_set")
+        assert meta["stale"] == len(affected) and meta["items"] == len(items) - len(affected)
+        assert (meta["removed"], meta["added"], meta["changed"]) == (0, 0, 0)
+        pinned = golden_export(new_version, meta["golden_version"])
+        assert {i["corpus_version"] for i in pinned} == {new_version}
+        assert {i["item_id"] for i in pinned} == {i["item_id"] for i in items} - affected
+        requeued = [r for r in outbox_rows(new_version) if r["chunk_excerpt"].startswith("RE-REVIEW")]
+        assert len(requeued) == len(affected)
+        assert "This sentence is new." in requeued[0]["chunk_excerpt"], "the expert sees the changed text"
+
+        review_as_expert(new_version, f"review-{new_version}.csv",
+                         lambda i, row: {"decision": "accept", "reviewer": "ana"} if row["chunk_excerpt"].startswith("RE-REVIEW") else None)
+        (confirmed,) = run_sensor_requests(instance, inbox_tick(instance, None))
+        meta = metadata(confirmed, "golden_set")
+        # against its parent (the version without the stale items) they come back as added, at a new revision
+        assert meta["items"] == len(items) and meta["added"] == len(affected) and meta["stale"] == 0
+        revised = _golden(project_env).revisions(sorted(affected)[0])
+        assert [r.corpus_version for r in revised] == [version, new_version]
+
+
+def _corpus(home: Path):
+    from rag_assets.store.corpus_repository import SqlCorpusRepository
+
+    return SqlCorpusRepository(get_engine(f"sqlite:///{home / 'rag_assets.db'}"))
+
+
+def test_a_file_naming_an_unknown_corpus_version_is_rejected_by_the_sensor_with_a_report(project_env: Path):
+    inbox = Settings.from_env().curation_root / "inbox"
+    inbox.mkdir(parents=True)
+    (inbox / "review-cv-0123456789ab.csv").write_text("candidate_id,corpus_version\n")
+    with dg.instance_for_test() as instance:
+        result = inbox_tick(instance)
+    assert result.run_requests == []
+    report = Settings.from_env().curation_root / "rejected" / "review-cv-0123456789ab.csv.errors.txt"
+    assert "file, corpus_version: names corpus version 'cv-0123456789ab', which has no partition" in report.read_text()
+    assert not os.listdir(inbox)

@@ -1,0 +1,95 @@
+"""Two processes at once: imports lose no decision, golden versions never share a number."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rag_assets.corpus.models import ChunkerConfig
+from rag_assets.corpus.snapshot import snapshot_corpus
+from rag_assets.curation.review_writer import write_review_files
+from rag_assets.curation.queue import review_rows
+from rag_assets.generation.generate import plan_generation, run_generation
+from rag_assets.generation.models import GenerationConfig
+from rag_assets.golden.models import ExternalItem
+from rag_assets.llm.offline import OfflineClient
+from rag_assets.store.candidate_repository import SqlCandidateRepository
+from rag_assets.store.corpus_repository import SqlCorpusRepository
+from rag_assets.store.curation_repository import SqlCurationRepository
+from rag_assets.store.engine import get_engine
+from rag_assets.store.golden_repository import SqlGoldenRepository
+from tests.conftest import PROJECT_ROOT, SAMPLE_CORPUS
+
+IMPORT = """
+import sys, time
+from pathlib import Path
+from rag_assets.curation.review_file import read_review_file
+from rag_assets.store.engine import get_engine
+from rag_assets.store.curation_repository import SqlCurationRepository
+url, path, start = sys.argv[1], Path(sys.argv[2]), float(sys.argv[3])
+repo = SqlCurationRepository(get_engine(url))
+review = read_review_file(path, repo.candidates.corpus_versions_by_id())
+time.sleep(max(0.0, start - time.time()))
+print(repo.apply_review(review))
+"""
+
+BUILD = """
+import sys, time
+from rag_assets.golden.build import GoldenBuild, GoldenDiff
+from rag_assets.store.engine import get_engine
+from rag_assets.store.golden_repository import SqlGoldenRepository
+url, name, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
+repo = SqlGoldenRepository(get_engine(url))
+items = tuple(repo.accepted_items())
+time.sleep(max(0.0, start - time.time()))
+print([repo.save_version(GoldenBuild(f"cv-{name}-{n}", items, (), f"{name}-{n}"), None, GoldenDiff()).number
+       for n in range(8)])
+"""
+
+
+def _launch(code: str, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", code, *args], cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _finish(process: subprocess.Popen) -> str:
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err[-3000:]
+    return out
+
+
+def test_two_imports_at_once_lose_no_decision(store_url: str, tmp_path: Path):
+    engine = get_engine(store_url)
+    corpus, candidates = SqlCorpusRepository(engine), SqlCandidateRepository(engine)
+    version = snapshot_corpus(SAMPLE_CORPUS, ChunkerConfig(), corpus).version_id
+    chunks = corpus.snapshot_chunks(version)
+    outcome = run_generation(plan_generation(chunks, set(), GenerationConfig()), OfflineClient(), None, version)
+    candidates.save(outcome.candidates)
+    rows = review_rows(candidates.for_version(version), {c.chunk_id: c for c in chunks})
+    halves = {"a": rows[0::2], "b": rows[1::2]}
+    for name, half in halves.items():
+        decided = [{**r, "decision": "edit" if i % 3 == 0 else "accept", "edited_answer": f"{name}{i}" if i % 3 == 0 else "",
+                    "reviewer": name} for i, r in enumerate(half)]
+        write_review_files(decided, tmp_path / f"{name}.csv", tmp_path / f"{name}.jsonl")
+    start = f"{time.time() + 2.0}"
+    processes = [_launch(IMPORT, store_url, str(tmp_path / f"{name}.csv"), start) for name in halves]
+    for process in processes:
+        _finish(process)
+    decisions = SqlCurationRepository(engine).decisions()
+    assert len(decisions) == len(rows)
+    assert {d["candidate_id"] for d in decisions} == {r["candidate_id"] for r in rows}
+    golden = SqlGoldenRepository(engine)
+    assert len(golden.accepted_items()) == len(rows)
+
+
+def test_two_processes_saving_golden_versions_never_share_a_number(store_url: str):
+    item = ExternalItem("1", "What is the default port?", "7443.")
+    SqlCurationRepository(get_engine(store_url)).import_items([(item, ())], "cv-x", "test", "t.json", "0" * 64)
+    start = f"{time.time() + 2.0}"
+    processes = [_launch(BUILD, store_url, name, start) for name in ("a", "b")]
+    for process in processes:
+        _finish(process)
+    numbers = [v.number for v in SqlGoldenRepository(get_engine(store_url)).versions()]
+    assert numbers == list(range(1, 17))
