@@ -3,6 +3,7 @@
 import dagster as dg
 
 from rag_assets.defs.assets.golden import golden_set
+from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import GoldenPolicyResource, StoreResource
 from rag_assets.golden.quality import GoldenPolicy, golden_quality
@@ -65,4 +66,39 @@ def golden_set_pinned(context: dg.AssetCheckExecutionContext, store: StoreResour
         description="no golden version for this corpus version" if version is None else
         f"{len(wrong)} item(s) pinned elsewhere" if wrong else f"all {len(items)} items pinned to {corpus_version}",
         metadata={"mispinned": dg.MetadataValue.md(markdown_table(["item"], [(w,) for w in wrong]))},
+    )
+
+
+@dg.asset_check(
+    asset=rag_answers,
+    partitions_def=corpus_versions,
+    blocking=True,
+    description="Corpus-version pinning of the RAG run: it answered the newest golden version of this corpus version, "
+                "every item has an answer or an error record, and every retrieved chunk id exists in the pinned snapshot.",
+)
+def rag_answers_pinned(context: dg.AssetCheckExecutionContext, store: StoreResource) -> dg.AssetCheckResult:
+    corpus_version = context.partition_key
+    run = store.rag().latest_run(corpus_version)
+    golden = store.golden().latest_version([corpus_version])
+    problems: list[str] = []
+    if run is None or golden is None:
+        problems.append("no RAG run or no golden version for this corpus version")
+    else:
+        if run.golden_version != golden.number:
+            problems.append(f"the run answered golden v{run.golden_version}, the newest is v{golden.number}")
+        chunk_ids = {c.chunk_id for c in store.corpus().snapshot_chunks(corpus_version)}
+        results = {r.item_id: r for r in store.rag().results(run.run_id)}
+        missing = set(store.golden().version_members(golden.number)) - set(results)
+        if missing:
+            problems.append(f"{len(missing)} item(s) have neither an answer nor an error record: {', '.join(sorted(missing)[:10])}")
+        for result in results.values():
+            unknown = [r.chunk_id for r in result.retrieved if r.chunk_id not in chunk_ids]
+            if unknown:
+                problems.append(f"item {result.item_id}: retrieved chunk(s) not in {corpus_version}: {', '.join(unknown)}")
+            if result.ok and result.answer is None:
+                problems.append(f"item {result.item_id}: no answer and no error")
+    return dg.AssetCheckResult(
+        passed=not problems, severity=dg.AssetCheckSeverity.ERROR,
+        description=f"{len(problems)} problem(s)" if problems else "every item answered or recorded, all chunks pinned",
+        metadata={"problems": dg.MetadataValue.md(markdown_table(["problem"], [(p,) for p in problems]))},
     )

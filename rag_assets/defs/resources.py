@@ -24,6 +24,7 @@ from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.curation_repository import SqlCurationRepository
 from rag_assets.store.golden_repository import SqlGoldenRepository
+from rag_assets.store.rag_repository import SqlRagRepository
 from rag_assets.store.engine import describe_url, get_engine
 from rag_assets.store.llm_cache_repository import SqlLLMCache
 
@@ -64,6 +65,12 @@ class StoreResource(dg.ConfigurableResource):
 
     def golden(self) -> SqlGoldenRepository:
         return SqlGoldenRepository(self.engine())
+
+    def rag(self) -> SqlRagRepository:
+        return SqlRagRepository(self.engine())
+
+    def index_dir(self) -> Path:
+        return self.settings().home / "indexes"
 
     def golden_export_dir(self, corpus_version: str) -> Path:
         return self.settings().home / "golden" / corpus_version
@@ -137,6 +144,39 @@ class LLMResource(dg.ConfigurableResource):
                                max_concurrency=self.max_concurrency, prices=prices)
 
 
+class RagSystemResource(dg.ConfigurableResource):
+    """Which RAG system answers the golden set.
+
+    ``kind``: ``reference`` (built-in BM25 + the llm resource's model or the offline extractive
+    generator), ``callable`` (``target`` = ``module:function``) or ``http`` (``target`` = URL).
+    """
+
+    kind: str = "reference"
+    target: str | None = None
+    name: str | None = None
+    k: int = 5
+    timeout_seconds: float = 30.0
+    max_concurrency: int = 4
+    retries: int = 2
+
+    def system(self, corpus_version: str, chunks, llm: LLMClient, cache, index_dir: Path):
+        from rag_assets.errors import ConfigError
+        from rag_assets.rag.adapters import CallableRagSystem, HttpRagSystem
+        from rag_assets.rag.bm25 import index_for
+        from rag_assets.rag.reference import ReferenceRagSystem
+
+        if self.kind == "reference":
+            return ReferenceRagSystem(index_for(corpus_version, chunks, index_dir), self.k, llm, cache,
+                                      {c.chunk_id: c.doc_version for c in chunks})
+        if not self.target:
+            raise ConfigError(f"a {self.kind} RAG system needs target (module:function or URL)")
+        if self.kind == "callable":
+            return CallableRagSystem(self.target, self.k, self.timeout_seconds, self.max_concurrency)
+        if self.kind == "http":
+            return HttpRagSystem(self.target, self.k, self.timeout_seconds, self.max_concurrency, self.retries, self.name)
+        raise ConfigError(f"RAG system kind must be reference, callable or http, got {self.kind!r}")
+
+
 def llm_resource_from_env() -> LLMResource:
     """The key is passed as an EnvVar reference (the UI shows its name, never its value)."""
     return LLMResource(api_key=dg.EnvVar(API_KEY_ENV)) if os.environ.get(API_KEY_ENV) else LLMResource()
@@ -148,4 +188,5 @@ RESOURCES = {
     "llm": llm_resource_from_env(),
     "curation": CurationResource(),
     "golden_policy": GoldenPolicyResource(),
+    "rag": RagSystemResource(),
 }

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -108,6 +109,11 @@ class LLMClient(ABC):
         return {"max_tokens": template.max_tokens, "schema": template.input_schema()}
 
     async def _one(self, call: LLMCall, cache: LLMCache | None, semaphore: asyncio.Semaphore) -> LLMResult:
+        started = time.perf_counter()
+        result = await self._answer(call, cache, semaphore)
+        return replace(result, latency_ms=(time.perf_counter() - started) * 1000)
+
+    async def _answer(self, call: LLMCall, cache: LLMCache | None, semaphore: asyncio.Semaphore) -> LLMResult:
         template: PromptTemplate = call.template
         system, user = template.system, template.render(call.inputs)
         base = {"key": call.key, "provider": self.provider, "model": self.model, "template_ref": template.ref}

@@ -42,6 +42,7 @@ class LLMResult:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = 0.0
+    latency_ms: float = 0.0
 
     @property
     def ok(self) -> bool:

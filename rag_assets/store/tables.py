@@ -210,3 +210,39 @@ class GoldenVersionItemRow(SQLModel, table=True):
     number: int = Field(primary_key=True, foreign_key="golden_version.number")
     item_id: str = Field(primary_key=True, foreign_key="golden_item.item_id", max_length=64)
     revision: int
+
+
+class RagRunRow(SQLModel, table=True):
+    """One execution of a RAG system over one golden-set version."""
+
+    __tablename__ = "rag_run"
+
+    run_id: str = Field(primary_key=True, max_length=40)
+    corpus_version: str = Field(index=True, max_length=32)
+    golden_version: int = Field(index=True)
+    system_name: str
+    system_config_hash: str = Field(max_length=32)
+    system_config_json: str = Field(sa_column=Column(Text, nullable=False))
+    items: int
+    errors: int
+    created_at: dt.datetime = Field(default_factory=utcnow)
+
+
+class RagResultRow(SQLModel, table=True):
+    """A RAG system's outcome on one golden item (an answer, or an error record)."""
+
+    __tablename__ = "rag_result"
+
+    run_id: str = Field(primary_key=True, foreign_key="rag_run.run_id", max_length=40)
+    item_id: str = Field(primary_key=True, max_length=64)
+    item_revision: int
+    answer: str | None = Field(default=None, sa_column=Column(Text))
+    retrieved_json: str = Field(sa_column=Column(Text, nullable=False))
+    citations_json: str = Field(sa_column=Column(Text, nullable=False))
+    latency_ms: float
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None = None
+    error: str | None = Field(default=None, sa_column=Column(Text))
+    error_kind: str | None = None
+    extra_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))

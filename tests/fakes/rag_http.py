@@ -1,0 +1,70 @@
+"""A user's RAG system behind HTTP, on 127.0.0.1, with one path per way of breaking."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.fakes.rag_systems import KNOWN_CHUNK, good
+
+
+class FakeRagHttpServer:
+    def __init__(self) -> None:
+        self.hits: dict[str, int] = {}
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self) -> None:
+                request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server._lock:
+                    count = server.hits[self.path] = server.hits.get(self.path, 0) + 1
+                if self.path == "/good":
+                    self._send(200, json.dumps(good(request)).encode())
+                elif self.path == "/flaky":
+                    self._send(503 if count % 2 else 200, json.dumps(good(request)).encode())
+                elif self.path == "/down":
+                    self._send(500, b'{"error": "boom"}')
+                elif self.path == "/slow":
+                    time.sleep(2)
+                    self._send(200, json.dumps(good(request)).encode())
+                elif self.path == "/badjson":
+                    self._send(200, b'{"answer": "trunc')
+                elif self.path == "/unknown":
+                    self._send(200, json.dumps({"answer": "x", "retrieved": [{"chunk_id": "ffffffffffffffff"}]}).encode())
+                elif self.path == "/notfound":
+                    self._send(404, b'{"error": "no such route"}')
+                else:
+                    self._send(400, b"{}")
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def __enter__(self) -> FakeRagHttpServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(5)
+
+
+__all__ = ["FakeRagHttpServer", "KNOWN_CHUNK"]
