@@ -23,10 +23,11 @@ import math
 import os
 import re
 import tempfile
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from itertools import accumulate, chain
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from itertools import chain
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -287,13 +288,24 @@ def _parse_list(value: Any, where: str, field: str) -> list[str]:
     return value
 
 
+@contextmanager
+def _large_csv_fields() -> Iterator[None]:
+    """Let the csv module read cells of any length (reference contexts can be whole documents)."""
+    previous = csv.field_size_limit()
+    csv.field_size_limit(max(previous, 2**31 - 1))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(previous)
+
+
 def _rows(path: Path, suffix: str) -> Iterable[tuple[int, Mapping[str, Any]]]:
     """(row number from 1, row) of a CSV or JSONL file."""
     try:
         handle = path.open(encoding="utf-8-sig", newline="" if suffix == ".csv" else None)
     except OSError as exc:
         raise ExternalDataError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
-    with handle:
+    with handle, _large_csv_fields():
         if suffix == ".csv":
             reader = csv.DictReader(handle)
             if reader.fieldnames is None:
@@ -302,7 +314,7 @@ def _rows(path: Path, suffix: str) -> Iterable[tuple[int, Mapping[str, Any]]]:
                 for number, row in enumerate(reader, start=1):
                     yield number, row
             except csv.Error as exc:
-                raise ExternalDataError(f"{path}: row {reader.line_num}: not valid CSV: {exc}") from exc
+                raise ExternalDataError(f"{path}: line {reader.line_num}: not valid CSV: {exc}") from exc
             return
         number = 0
         for line_number, line in enumerate(handle, start=1):
@@ -320,6 +332,7 @@ def _rows(path: Path, suffix: str) -> Iterable[tuple[int, Mapping[str, Any]]]:
 
 
 def _cell_str(row: Mapping[str, Any], field: str, where: str, *, required: bool) -> str | None:
+    """A text cell as written (not stripped, so a round trip keeps it); None when absent or blank."""
     value = row.get(field)
     if value is None or (isinstance(value, str) and not value.strip()):
         if required:
@@ -327,7 +340,7 @@ def _cell_str(row: Mapping[str, Any], field: str, where: str, *, required: bool)
         return None
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise ExternalDataError(f"{where}: field '{field}' must be a string, got {type(value).__name__}")
-    return str(value).strip()
+    return value if isinstance(value, str) else str(value)
 
 
 def read_ragas_testset(path: Path) -> list[ExternalItem]:
@@ -351,12 +364,13 @@ def read_ragas_testset(path: Path) -> list[ExternalItem]:
         contexts = _parse_list(row["reference_contexts"], where, "reference_contexts")
         item_id = (_cell_str(row, "id", where, required=False)
                    or _cell_str(row, "item_id", where, required=False)
-                   or f"ragas-{number}")
+                   or f"ragas-{number}").strip()
         if item_id in seen:
             raise ExternalDataError(f"{where}: id {item_id!r} repeats the id of row {seen[item_id]}")
         seen[item_id] = number
         question_type = (_cell_str(row, "question_type", where, required=False)
-                         or question_type_from_synthesizer(_cell_str(row, "synthesizer_name", where, required=False)))
+                         or question_type_from_synthesizer(_cell_str(row, "synthesizer_name", where, required=False))
+                         ).strip()
         chunk_ids = row.get("relevant_chunk_ids")
         external_ids = _parse_list(chunk_ids, where, "relevant_chunk_ids") if chunk_ids is not None else []
         items.append(ExternalItem(
@@ -370,8 +384,10 @@ def read_ragas_testset(path: Path) -> list[ExternalItem]:
     return items
 
 
-def _row_for_ragas(index: int, row: Mapping[str, Any]) -> dict[str, Any]:
-    where = f"row {index}"
+def _row_for_ragas(path: Path, index: int, row: Mapping[str, Any]) -> dict[str, Any]:
+    where = f"{path}: row {index}"
+    if not isinstance(row, Mapping):
+        raise ExternalDataError(f"{where}: expected a mapping, got {type(row).__name__}")
     for field in ("item_id", "question", "reference_answer", "question_type"):
         value = row.get(field)
         if not isinstance(value, str) or not value.strip():
@@ -406,7 +422,7 @@ def write_ragas_testset(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
     """
     path = Path(path)
     suffix = _suffix(path)
-    records = [_row_for_ragas(index, row) for index, row in enumerate(rows, start=1)]
+    records = [_row_for_ragas(path, index, row) for index, row in enumerate(rows, start=1)]
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -438,22 +454,6 @@ def _needed(size: int, min_overlap: float) -> int:
     return max(1, math.ceil(min_overlap * size - 1e-9))
 
 
-def _prefix(counts: Mapping[str, int], size: int, need: int, rank: Mapping[str, int]) -> list[str]:
-    """The rarest distinct tokens whose occurrences leave fewer than ``need`` outside them.
-
-    Whatever shares ``need`` tokens (multiset) with ``counts`` holds one of them, because the
-    tokens left out have fewer than ``need`` occurrences between them (prefix filtering).
-    """
-    remaining = size
-    prefix: list[str] = []
-    for token in sorted(counts, key=rank.__getitem__):
-        if remaining < need:
-            break
-        prefix.append(token)
-        remaining -= counts[token]
-    return prefix
-
-
 def _shared(left: Mapping[str, int], right: Mapping[str, int]) -> int:
     """Multiset intersection size."""
     if len(left) > len(right):
@@ -472,7 +472,8 @@ def _shared(left: Mapping[str, int], right: Mapping[str, int]) -> int:
 _FREQUENCY_SAMPLE = 2000
 # How far prefixes reach beyond the minimum, as a share of the tokens a match needs: a longer
 # prefix costs longer postings but lets the count bound drop most candidates before they are
-# checked (measured on 1,000 texts x 69,000 chunks: 0.15 is near the best).
+# checked. On 1,000 texts x 69,000 chunks, 0.05 to 0.25 did about equally well; 0 and 0.4 were
+# clearly slower.
 _PREFIX_REACH = 0.15
 
 
@@ -488,8 +489,9 @@ class _Texts:
     * the text is smaller (a chunk may hold it): P is the text's rarest tokens among the chunks
       (estimated on a sample); each chunk looks its tokens up in postings of text prefixes;
     * the chunk is smaller (it may be a piece of a text): P is the chunk's rarest tokens among
-      the texts, tokens no text has first (they share nothing, so a chunk with many of them is
-      dropped at once); they are looked up in postings of all text tokens.
+      the texts (whole tiers of rarity, which needs no sort), tokens no text has first: they
+      share nothing, so a chunk with many of them is dropped at once. P's tokens are looked up
+      in postings of all text tokens.
 
     Any order of tokens keeps the bound exact; rarity only keeps the candidates few. Candidates
     are then checked rarest tokens first, which stops a non-match after a few tokens.
@@ -498,14 +500,16 @@ class _Texts:
     def __init__(self, counts: Sequence[Counter], chunks: Sequence[SnapshotChunk], min_overlap: float) -> None:
         self.counts = counts
         self.sizes = [sum(c.values()) for c in counts]
-        self.largest = max(self.sizes, default=0)
         self.min_overlap = min_overlap
         self.postings: defaultdict[str, list[int]] = defaultdict(list)
         for text_index, text_counts in enumerate(counts):
             for token in text_counts:
                 self.postings[token].append(text_index)
-        by_texts = sorted(self.postings, key=lambda t: (len(self.postings[t]), t))
-        self.rank = {token: place for place, token in enumerate(by_texts)}
+        # Tokens by how many texts have them (1, 2-3, 4-9, ...): chunk prefixes take whole tiers.
+        tiers: defaultdict[int, set[str]] = defaultdict(set)
+        for token, found in self.postings.items():
+            tiers[int(math.log(len(found), 3))].add(token)
+        self.tiers = [tiers[level] for level in sorted(tiers)]
 
         step = max(1, len(chunks) // _FREQUENCY_SAMPLE)
         sampled: Counter = Counter()
@@ -567,20 +571,32 @@ class _Texts:
         known = sum(map(counts.__getitem__, known_tokens))  # occurrences of tokens some text has
         if known < need:
             return []
-        ordered = sorted(known_tokens, key=self.rank.__getitem__)
-        # Take the rarest tokens while at least ``reach`` occurrences (and one) remain outside.
+        # Take the rarest tokens, tier by tier, while at least ``reach`` occurrences (and one)
+        # remain outside; a whole tier is taken at once (a longer prefix only tightens the bound).
         reach = max(1, need - math.ceil(_PREFIX_REACH * need))
-        running = list(accumulate(map(counts.__getitem__, ordered)))
-        taken = min(len(ordered), 1 + bisect_right(running, known - reach))
-        outside = known - running[taken - 1]
+        outside = known
+        taken: list[str] = []
+        for tier in self.tiers:
+            if outside < reach:
+                break
+            found = tier.intersection(known_tokens)
+            if found:
+                taken.extend(found)
+                outside -= sum(map(counts.__getitem__, found))
         # A token adds the chunk's count of it to each text that has it: a bound on what it shares.
-        score = Counter(chain.from_iterable(postings[token] * counts[token] for token in ordered[:taken]))
+        # Texts are numbered by size: only those from ``bound`` on are bigger than the chunk.
+        score = Counter(chain.from_iterable(
+            posting[bisect_left(posting, bound):] * counts[token]
+            for token, posting in zip(taken, map(postings.__getitem__, taken))))
         threshold = need - outside
         allowed = size - need
         out: list[tuple[int, int]] = []
+        ordered: list[str] | None = None
         for text_index, value in score.items():
-            if value < threshold or text_index < bound:
+            if value < threshold:
                 continue
+            if ordered is None:  # rarest first: a text that lacks the chunk stops early
+                ordered = taken + list(known_tokens.difference(taken))
             get = self.counts[text_index].get
             missing = size - known  # tokens no text has
             for token in ordered:
@@ -600,25 +616,36 @@ class _Texts:
 
 def _select(text_counts: Counter, size: int, matches: list[tuple[int, int]], chunks: Sequence[SnapshotChunk],
             chunk_counts: Mapping[int, Counter], min_overlap: float) -> list[int]:
-    """Pieces of the text from documents whose pieces hold most of it, else the chunks that hold it."""
-    need_text = _needed(size, min_overlap)
-    pieces: defaultdict[str, list[tuple[int, int]]] = defaultdict(list)
+    """The chunks a text maps onto, from its (chunk, shared tokens) matches; see ``map_texts_to_chunks``."""
+    need = _needed(size, min_overlap)
+    pieces: defaultdict[str, list[int]] = defaultdict(list)
     holders: list[int] = []
     for index, shared in matches:
         if shared >= _needed(sum(chunk_counts[index].values()), min_overlap):
-            pieces[chunks[index].path].append((index, shared))
-        elif shared >= need_text:
+            pieces[chunks[index].path].append(index)
+        elif shared >= need:
             holders.append(index)
-    chosen: list[int] = []
-    for found in pieces.values():
-        if sum(shared for _, shared in found) < need_text:  # cannot hold enough even together
-            continue
+    held: dict[str, Counter] = {}  # what each document's pieces hold of the text
+    for path, found in pieces.items():
         together: Counter = Counter()
-        for index, _ in found:
+        for index in found:
             together.update(chunk_counts[index])
-        if _shared(text_counts, together) >= need_text:
-            chosen.extend(index for index, _ in found)
-    chosen = chosen or holders
+        held[path] = together & text_counts
+    coverage = {path: sum(counts.values()) for path, counts in held.items()}
+    whole = [path for path in pieces if coverage[path] >= need]
+    if not whole and sum(coverage.values()) >= need:
+        # The text spans documents: add them, best first, while they hold something new.
+        covered: Counter = Counter()
+        for path in sorted(held, key=lambda p: (-coverage[p], p)):
+            grown = covered | held[path]
+            if sum(grown.values()) > sum(covered.values()):
+                covered = grown
+                whole.append(path)
+                if sum(covered.values()) >= need:
+                    break
+        else:
+            whole = []
+    chosen = [index for path in whole for index in pieces[path]] or holders
     chosen.sort(key=lambda index: (chunks[index].path, index))
     return chosen
 
@@ -633,8 +660,10 @@ def map_texts_to_chunks(
     least ``min_overlap`` of T's tokens are in C. T maps onto
 
     * its pieces in every document whose pieces of T together hold ``min_overlap`` of T (T was
-      kept whole, or the snapshot chunker split it into several chunks), or else
-    * the chunks that hold T (T is a small part of a bigger snapshot chunk).
+      kept whole, or the snapshot chunker split it into several chunks);
+    * else, when T spans documents, the pieces of the fewest documents that together hold
+      ``min_overlap`` of T (documents taken by how much of T they hold, each adding something);
+    * else the chunks that hold T (T is a small part of a bigger snapshot chunk).
 
     The document rule keeps out chunks that merely repeat a few lines of T elsewhere (a shared
     footer, a code sample, a heading-only chunk), which plain containment takes for pieces.
@@ -652,14 +681,16 @@ def map_texts_to_chunks(
     index = _Texts([counts for _, counts in counted], chunks, min_overlap)
     matches: list[list[tuple[int, int]]] = [[] for _ in counted]
     chunk_counts: dict[int, Counter] = {}
-    seen: dict[str, tuple[list[tuple[int, int]], Counter]] = {}  # the same text matches the same texts
+    # Chunks with the same text match the same texts (counts are kept only for matches).
+    seen: dict[str, tuple[list[tuple[int, int]], Counter | None]] = {}
     for chunk_index, chunk in enumerate(chunks):
         known = seen.get(chunk.text)
         if known is None:
             counts = Counter(tokenize(chunk.text))
-            known = seen[chunk.text] = (index.match(counts, sum(counts.values())) if counts else [], counts)
+            found = index.match(counts, sum(counts.values())) if counts else []
+            known = seen[chunk.text] = (found, counts if found else None)
         found, counts = known
-        if found:
+        if found and counts is not None:
             chunk_counts[chunk_index] = counts
             for text_index, shared in found:
                 matches[text_index].append((chunk_index, shared))

@@ -1,0 +1,394 @@
+"""Importing external golden sets: JSON chunks to a corpus, anthropic_docs and ragas formats, and
+pinning external relevant texts to snapshot chunks (hand-made cases, a brute-force reference, and
+the real anthropic_docs set when ../shared/data is there)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+
+from rag_assets.corpus.models import ChunkerConfig, SnapshotChunk, sha256_hex
+from rag_assets.corpus.snapshot import snapshot_corpus
+from rag_assets.golden.importers import (
+    ExternalDataError,
+    json_chunks_to_corpus,
+    map_external_items,
+    map_texts_to_chunks,
+    read_anthropic_docs_dataset,
+    read_ragas_testset,
+    write_ragas_testset,
+)
+from rag_assets.golden.models import ExternalItem
+from rag_assets.store.corpus_repository import SqlCorpusRepository
+from rag_assets.store.engine import get_engine
+from rag_assets.text.tokens import tokenize
+
+ANTHROPIC_DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "anthropic_docs_rag"
+
+
+def _snapshot(corpus: Path, tmp_path: Path) -> tuple[str, list[SnapshotChunk]]:
+    repo = SqlCorpusRepository(get_engine(f"sqlite:///{tmp_path / 'store.db'}"))
+    outcome = snapshot_corpus(corpus, ChunkerConfig(), repo)
+    return outcome.version_id, repo.snapshot_chunks(outcome.version_id)
+
+
+def _paragraph(topic: str, n: int) -> str:
+    return (f"The {topic} service number {n} keeps {topic}{n} records in region r{n} and retries "
+            f"failed {topic} calls {n} times before it reports error code e{n}{topic} to the operator.")
+
+
+LONG_TEXT = "Retries\n\n\n" + "\n\n".join(_paragraph("billing", n) for n in range(14))
+CHUNKS_JSON = [
+    {"chunk_link": "https://docs.example.com/en/api/retries#overview", "chunk_heading": "Retries: an overview",
+     "text": LONG_TEXT},
+    {"chunk_link": "https://docs.example.com/en/api/limits#rate-limits", "chunk_heading": 'Rate "limits" & quotas',
+     "text": "Rate limits\n\n\nEach workspace may send 50 requests per minute; bursts above it get HTTP 429.\n"},
+    {"chunk_link": "https://docs.example.com/en/api/limits#headers", "chunk_heading": "- Headers #1",
+     "text": "Headers\n\n\nThe retry-after header tells a client how many seconds to wait.\n"},
+]
+
+
+@pytest.fixture
+def chunks_json(tmp_path: Path) -> Path:
+    path = tmp_path / "chunks.json"
+    path.write_text(json.dumps(CHUNKS_JSON), encoding="utf-8")
+    return path
+
+
+# --- JSON chunks -> corpus folder --------------------------------------------------------------
+
+def test_json_chunks_become_a_corpus_the_snapshot_reads(chunks_json: Path, tmp_path: Path):
+    mapping = json_chunks_to_corpus(chunks_json, tmp_path / "corpus")
+    assert list(mapping) == [c["chunk_link"] for c in CHUNKS_JSON]
+    assert sorted(p.name for p in (tmp_path / "corpus").iterdir()) == sorted(mapping.values())
+    for link, name in mapping.items():
+        assert re.fullmatch(r"[a-z0-9-]+-[0-9a-f]{10}\.md", name), name
+        assert sha256_hex(link)[:10] in name
+    assert mapping["https://docs.example.com/en/api/limits#rate-limits"].startswith("en-api-limits-rate-limits-")
+
+    _version, chunks = _snapshot(tmp_path / "corpus", tmp_path)
+    by_path = defaultdict(list)
+    for chunk in chunks:
+        by_path[chunk.path].append(chunk)
+    assert set(by_path) == set(mapping.values())
+    titles = {link: by_path[name][0].title for link, name in mapping.items()}
+    assert titles == {c["chunk_link"]: c["chunk_heading"] for c in CHUNKS_JSON}
+    # The long text was split by the snapshot chunker; the body is the text, front matter cut off.
+    long_chunks = by_path[mapping[CHUNKS_JSON[0]["chunk_link"]]]
+    assert len(long_chunks) >= 2
+    assert long_chunks[0].text.startswith("Retries") and "source:" not in long_chunks[0].text
+
+
+def test_corpus_conversion_is_deterministic_and_leaves_unchanged_files_alone(chunks_json: Path, tmp_path: Path):
+    first = json_chunks_to_corpus(chunks_json, tmp_path / "a")
+    second = json_chunks_to_corpus(chunks_json, tmp_path / "b")
+    assert first == second
+    for name in first.values():
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    mtimes = {name: (tmp_path / "a" / name).stat().st_mtime_ns for name in first.values()}
+    assert json_chunks_to_corpus(chunks_json, tmp_path / "a") == first
+    assert {name: (tmp_path / "a" / name).stat().st_mtime_ns for name in first.values()} == mtimes
+
+
+@pytest.mark.parametrize(("chunks", "message"), [
+    ([{"chunk_link": "a", "text": "x"}], r"item 0 \(chunk_link 'a'\): missing field 'chunk_heading'"),
+    ([{"chunk_link": "a", "chunk_heading": "A", "text": "x"}, {"chunk_link": "b", "chunk_heading": "B", "text": 3}],
+     r"item 1 \(chunk_link 'b'\): field 'text' must be a string"),
+    ([{"chunk_link": "a", "chunk_heading": "A", "text": "x"}, {"chunk_link": "a", "chunk_heading": "B", "text": "y"}],
+     r"item 1 \(chunk_link 'a'\): field 'chunk_link' repeats the link of item 0"),
+    ({"chunk_link": "a"}, r"expected a JSON list of chunks"),
+])
+def test_bad_chunks_json_names_item_and_field(tmp_path: Path, chunks, message):
+    path = tmp_path / "chunks.json"
+    path.write_text(json.dumps(chunks), encoding="utf-8")
+    with pytest.raises(ExternalDataError, match=message):
+        json_chunks_to_corpus(path, tmp_path / "corpus")
+
+
+# --- anthropic_docs dataset ------------------------------------------------------------------
+
+def test_anthropic_dataset_items_carry_the_texts_of_their_chunks(chunks_json: Path, tmp_path: Path):
+    dataset = tmp_path / "dataset.json"
+    dataset.write_text(json.dumps([{
+        "id": "q1", "question": "How many requests per minute?", "correct_answer": "50.",
+        "correct_chunks": [CHUNKS_JSON[1]["chunk_link"], CHUNKS_JSON[2]["chunk_link"]],
+    }]), encoding="utf-8")
+    [item] = read_anthropic_docs_dataset(dataset, chunks_json)
+    assert item == ExternalItem(
+        external_id="q1", question="How many requests per minute?", reference_answer="50.",
+        question_type="factual", relevant_texts=(CHUNKS_JSON[1]["text"], CHUNKS_JSON[2]["text"]),
+        external_chunk_ids=(CHUNKS_JSON[1]["chunk_link"], CHUNKS_JSON[2]["chunk_link"]),
+    )
+
+
+@pytest.mark.parametrize(("items", "message"), [
+    ([{"id": "q7", "question": "?", "correct_answer": "!", "correct_chunks": ["https://nowhere#x"]}],
+     r"item 0 \(id 'q7'\): field 'correct_chunks' names chunk 'https://nowhere#x', which is not in"),
+    ([{"id": "q8", "question": "?", "correct_chunks": []}], r"item 0 \(id 'q8'\): missing field 'correct_answer'"),
+    ([{"question": "?", "correct_answer": "!", "correct_chunks": []}], r"item 0: missing field 'id'"),
+    ([{"id": "q9", "question": "?", "correct_answer": "!", "correct_chunks": []}],
+     r"item 0 \(id 'q9'\): field 'correct_chunks' must be a non-empty list"),
+])
+def test_bad_anthropic_dataset_names_item_and_field(chunks_json: Path, tmp_path: Path, items, message):
+    dataset = tmp_path / "dataset.json"
+    dataset.write_text(json.dumps(items), encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        read_anthropic_docs_dataset(dataset, chunks_json)
+
+
+# --- mapping texts onto snapshot chunks --------------------------------------------------------
+
+def _chunk(path: str, ordinal: int, text: str) -> SnapshotChunk:
+    digest = sha256_hex(text)
+    return SnapshotChunk(f"{path}#{ordinal}", digest, path, path, None, None, "", text)
+
+
+def _words(prefix: str, count: int) -> str:
+    return " ".join(f"{prefix}{n}" for n in range(count))
+
+
+def test_exact_match_maps_onto_the_same_chunk():
+    chunks = [_chunk("a.md", 0, "Alpha beta gamma delta epsilon zeta."), _chunk("b.md", 0, "Eta theta iota kappa.")]
+    assert map_texts_to_chunks(["alpha beta gamma delta epsilon zeta"], chunks) == [(chunks[0].ref,)]
+
+
+def test_a_long_text_split_by_the_chunker_maps_onto_every_piece_in_snapshot_order():
+    first, second = _words("first", 40), _words("second", 40)
+    chunks = [_chunk("doc.md", 0, first), _chunk("doc.md", 1, second), _chunk("other.md", 0, _words("other", 40))]
+    assert map_texts_to_chunks([f"{first}\n\n{second}"], chunks) == [(chunks[0].ref, chunks[1].ref)]
+
+
+def test_a_text_spanning_documents_maps_onto_their_pieces_by_path_then_position():
+    pieces = [_chunk("b.md", 0, _words("b", 30)), _chunk("a.md", 0, _words("a", 30)), _chunk("a.md", 1, _words("c", 30)),
+              _chunk("z.md", 0, _words("b", 5))]  # z.md repeats a bit of b.md: it adds nothing
+    text = " ".join(_words(prefix, 30) for prefix in "cba")
+    assert map_texts_to_chunks([text], pieces) == [(pieces[1].ref, pieces[2].ref, pieces[0].ref)]
+
+
+def test_a_short_text_inside_a_bigger_chunk_maps_onto_it():
+    big = _chunk("big.md", 0, _words("w", 30) + " the short sentence lives here " + _words("v", 30))
+    chunks = [big, _chunk("small.md", 0, _words("u", 10))]
+    assert map_texts_to_chunks(["The short sentence lives here."], chunks) == [(big.ref,)]
+
+
+def test_an_unrelated_text_and_a_below_threshold_overlap_map_onto_nothing():
+    chunk = _chunk("a.md", 0, _words("t", 10))
+    partial = _words("t", 7) + " x1 x2 x3"  # 7 of 10 tokens shared either way
+    assert map_texts_to_chunks(["nothing in common here", partial, ""], [chunk]) == [(), (), ()]
+    assert map_texts_to_chunks([partial], [chunk], min_overlap=0.7) == [(chunk.ref,)]
+    with pytest.raises(ValueError, match="min_overlap"):
+        map_texts_to_chunks([partial], [chunk], min_overlap=0)
+
+
+def test_a_chunk_that_only_repeats_a_line_of_the_text_elsewhere_is_not_mapped():
+    footer = "See the quickstart guide and the prompt library for more examples."
+    text = _words("body", 60) + "\n\n" + footer
+    own = _chunk("own.md", 0, text)
+    elsewhere = _chunk("other.md", 0, footer)  # wholly inside the text, but holds little of it
+    assert map_texts_to_chunks([text], [own, elsewhere]) == [(own.ref,)]
+    # A text that is only that line maps onto the chunk that is just that line, not onto the
+    # bigger chunk that also holds it.
+    assert map_texts_to_chunks([footer], [own, elsewhere]) == [(elsewhere.ref,)]
+
+
+def test_external_items_union_their_refs_and_unmapped_ones_say_which_text_failed():
+    a, b = _chunk("a.md", 0, _words("a", 20)), _chunk("b.md", 0, _words("b", 20))
+    good = ExternalItem("e1", "q", "r", relevant_texts=(_words("b", 20), _words("a", 20), _words("b", 20)))
+    bad = ExternalItem("e2", "q", "r", relevant_texts=(_words("a", 20), "unrelated words", "other unrelated words"))
+    one_bad = ExternalItem("e3", "q", "r", relevant_texts=(_words("a", 20), "unrelated words", _words("b", 20)))
+    empty = ExternalItem("e4", "q", "r")
+    mapped, unmapped = map_external_items([good, bad, one_bad, empty], [a, b])
+    assert mapped == [(good, (b.ref, a.ref))]
+    assert unmapped == [
+        (bad, "relevant texts 2 and 3 of 3 match no chunk of the snapshot"),
+        (one_bad, "relevant text 2 of 3 matches no chunk of the snapshot"),
+        (empty, "has no relevant texts to map"),
+    ]
+
+
+def _reference_map(texts: list[str], chunks: list[SnapshotChunk], min_overlap: float) -> list[tuple]:
+    """The mapping rule by brute force over every (text, chunk) pair."""
+    def reaches(shared: int, size: int) -> bool:
+        return shared > 0 and shared >= min_overlap * size - 1e-9
+
+    chunk_counts = [Counter(tokenize(c.text)) for c in chunks]
+    out = []
+    for text in texts:
+        counts = Counter(tokenize(text))
+        size = sum(counts.values())
+        pieces, holders = defaultdict(list), []
+        for index, chunk_count in enumerate(chunk_counts):
+            shared = sum((counts & chunk_count).values())
+            if reaches(shared, sum(chunk_count.values())):
+                pieces[chunks[index].path].append(index)
+            elif reaches(shared, size):
+                holders.append(index)
+        held = {path: counts & sum((chunk_counts[i] for i in found), Counter()) for path, found in pieces.items()}
+        docs = [path for path, h in held.items() if reaches(sum(h.values()), size)]
+        if not docs:
+            covered = Counter()
+            for path in sorted(held, key=lambda p: (-sum(held[p].values()), p)):
+                if sum((covered | held[path]).values()) > sum(covered.values()):
+                    covered |= held[path]
+                    docs.append(path)
+                    if reaches(sum(covered.values()), size):
+                        break
+            else:
+                docs = []
+        chosen = [i for path in docs for i in pieces[path]] or holders
+        out.append(tuple(chunks[i].ref for i in sorted(chosen, key=lambda i: (chunks[i].path, i))))
+    return out
+
+
+@pytest.mark.parametrize("min_overlap", [0.8, 0.6, 1.0])
+def test_the_indexed_mapping_finds_exactly_what_brute_force_finds(min_overlap: float):
+    rng = random.Random(11)
+    vocabulary = [f"w{n}" for n in range(300)]
+    weights = [1 / (n + 1) for n in range(300)]  # Zipf-like: shared common words, rare ones
+
+    def words(count: int) -> list[str]:
+        return rng.choices(vocabulary, weights, k=count)
+
+    docs = {f"d{d}.md": [words(rng.randint(3, 60)) for _ in range(rng.randint(1, 5))] for d in range(70)}
+    chunks = [_chunk(path, i, " ".join(part)) for path, parts in sorted(docs.items()) for i, part in enumerate(parts)]
+    texts = []
+    for _ in range(110):
+        parts = rng.choice(list(docs.values()))
+        start = rng.randrange(len(parts))
+        kind = rng.randrange(5)
+        if kind == 0:
+            tokens = [t for part in parts[start:start + 2] for t in part]
+        elif kind == 1:
+            part = parts[start]
+            cut = rng.randrange(len(part))
+            tokens = part[cut:cut + rng.randint(1, 20)]
+        elif kind == 2:
+            tokens = [t if rng.random() > 0.2 else rng.choice(vocabulary) for t in parts[start]]
+        elif kind == 3:
+            tokens = words(rng.randint(1, 50))
+        else:
+            tokens = parts[start] + words(rng.randint(1, 15))
+        texts.append(" ".join(tokens))
+    expected = _reference_map(texts, chunks, min_overlap)
+    assert map_texts_to_chunks(texts, chunks, min_overlap=min_overlap) == expected
+    assert sum(1 for refs in expected if refs) > 40  # the cases are not all empty
+
+
+# --- ragas test sets ---------------------------------------------------------------------------
+
+ROWS = [
+    {"item_id": "g-1", "question": "What does a 429 mean, \"exactly\"?", "reference_answer": "Too many requests,\nslow down.",
+     "question_type": "factual", "relevant_chunk_ids": ["c1", "c2"],
+     "reference_contexts": ["Rate limits: 50/min, bursts get HTTP 429.", "Retry-after, in seconds; ünïcode “ok”"]},
+    {"item_id": "g-2", "question": "How do retries and limits interact?", "reference_answer": "Retries wait.",
+     "question_type": "multi_hop", "relevant_chunk_ids": [], "reference_contexts": ["a, b; c", "x\ty"]},
+    {"item_id": "g-3", "question": "Summarise the retry policy.", "reference_answer": "Back off.",
+     "question_type": "abstractive", "relevant_chunk_ids": ["c9"], "reference_contexts": ["It backs off. " * 20000]},
+    {"item_id": "g-4", "question": "Which is larger, A or B?", "reference_answer": "B.",
+     "question_type": "comparative", "relevant_chunk_ids": ["c3"], "reference_contexts": ["A is 1; B is 2."]},
+]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_ragas_round_trip(tmp_path: Path, suffix: str):
+    path = tmp_path / f"testset{suffix}"
+    write_ragas_testset(ROWS, path)
+    items = read_ragas_testset(path)
+    assert items == [
+        ExternalItem(external_id=r["item_id"], question=r["question"], reference_answer=r["reference_answer"],
+                     question_type=r["question_type"], relevant_texts=tuple(r["reference_contexts"]),
+                     external_chunk_ids=tuple(r["relevant_chunk_ids"]))
+        for r in ROWS
+    ]
+    if suffix == ".jsonl":
+        first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+        assert list(first)[:4] == ["user_input", "reference_contexts", "reference", "synthesizer_name"]
+        assert first["synthesizer_name"] == "single_hop_specific_query_synthesizer"
+
+
+def test_a_ragas_csv_with_python_literal_lists_and_synthesizer_names(tmp_path: Path):
+    path = tmp_path / "ragas.csv"
+    path.write_text(
+        'user_input,reference_contexts,reference,synthesizer_name\n'
+        '"Q one?","[\'first context\', ""it\'s quoted""]","A one.",single_hop_specifc_query_synthesizer\n'
+        '"Q two?","[""json context""]","A two.",multi_hop_abstract_query_synthesizer\n'
+        '"Q three?","[]","A three.",abstract_query_synthesizer\n'
+        '"Q four?","[\'x\']","A four.",\n',
+        encoding="utf-8")
+    items = read_ragas_testset(path)
+    assert [(i.external_id, i.question_type) for i in items] == [
+        ("ragas-1", "factual"), ("ragas-2", "multi_hop"), ("ragas-3", "abstractive"), ("ragas-4", "factual")]
+    assert items[0].relevant_texts == ("first context", "it's quoted")
+    assert items[1].relevant_texts == ("json context",) and items[2].relevant_texts == ()
+
+
+@pytest.mark.parametrize(("suffix", "content", "message"), [
+    (".jsonl", '{"user_input": "q", "reference": "r", "reference_contexts": ["c"]}\n'
+               '{"reference": "r", "reference_contexts": ["c"]}\n', r"row 2: field 'user_input' is missing"),
+    (".jsonl", '{"user_input": "q", "reference": "r", "reference_contexts": "not a list"}\n',
+     r"row 1: field 'reference_contexts' is not a list"),
+    (".jsonl", '{"user_input": "q", "reference": "r", "reference_contexts": ["c", 3]}\n',
+     r"row 1: field 'reference_contexts' element 2 must be a string"),
+    (".jsonl", '{"user_input": "q", "reference": "r", "reference_contexts": ["c"]}\n{broken\n',
+     r"row 2 \(line 2\): not valid JSON"),
+    (".csv", 'user_input,reference,reference_contexts\nq,r,"[""c""]"\nq2,,"[""c""]"\n',
+     r"row 2: field 'reference' is missing or empty"),
+    (".csv", 'user_input,reference\nq,r\n', r"row 1: field 'reference_contexts' is missing"),
+    (".txt", "", r"unsupported ragas test-set format '.txt'"),
+])
+def test_bad_ragas_rows_name_row_and_field(tmp_path: Path, suffix: str, content: str, message: str):
+    path = tmp_path / f"bad{suffix}"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        read_ragas_testset(path)
+
+
+def test_writing_a_bad_row_names_row_and_field_and_writes_nothing(tmp_path: Path):
+    path = tmp_path / "out.jsonl"
+    rows = [ROWS[0], {**ROWS[1], "reference_contexts": "not a list"}]
+    with pytest.raises(ExternalDataError, match=r"row 2: field 'reference_contexts' must be a list of strings"):
+        write_ragas_testset(rows, path)
+    assert not path.exists() and list(tmp_path.iterdir()) == []
+
+
+# --- the real anthropic_docs set ---------------------------------------------------------------
+
+def test_the_anthropic_docs_set_maps_onto_a_snapshot_of_its_own_corpus(tmp_path: Path, capsys):
+    if not (ANTHROPIC_DOCS / "anthropic_docs.json").is_file():
+        pytest.skip(f"reference data not found at {ANTHROPIC_DOCS} (only present next to the project checkout)")
+    chunks_json = ANTHROPIC_DOCS / "anthropic_docs.json"
+    files_of = json_chunks_to_corpus(chunks_json, tmp_path / "corpus")
+    assert len(files_of) == 232
+    _version, chunks = _snapshot(tmp_path / "corpus", tmp_path)
+    assert {c.path for c in chunks} == set(files_of.values())
+    items = read_anthropic_docs_dataset(ANTHROPIC_DOCS / "docs_evaluation_dataset.json", chunks_json)
+    assert len(items) == 100
+
+    started = time.perf_counter()
+    mapped, unmapped = map_external_items(items, chunks)
+    elapsed = time.perf_counter() - started
+
+    assert unmapped == []
+    assert len(mapped) == 100
+    path_of = {c.chunk_id: c.path for c in chunks}
+    for item, refs in mapped:
+        correct_files = {files_of[link] for link in item.external_chunk_ids}
+        mapped_files = [path_of[ref.chunk_id] for ref in refs]
+        assert set(mapped_files) <= correct_files, item.external_id  # nothing from other documents
+        assert correct_files <= set(mapped_files), item.external_id  # every external chunk found
+        assert len(refs) == len(set(refs))
+    # Every external chunk maps onto all of the snapshot chunks its file became.
+    every_text = [json.loads(chunks_json.read_text(encoding="utf-8"))[i]["text"] for i in range(232)]
+    per_file = Counter(c.path for c in chunks)
+    for link, refs in zip(files_of, map_texts_to_chunks(every_text, chunks)):
+        assert [path_of[r.chunk_id] for r in refs] == [files_of[link]] * per_file[files_of[link]], link
+    with capsys.disabled():
+        average = sum(len(refs) for _, refs in mapped) / len(mapped)
+        print(f"\nanthropic_docs: 232 external chunks -> {len(chunks)} snapshot chunks; "
+              f"{len(mapped)}/100 items mapped, {average:.2f} relevant chunks per item, mapped in {elapsed:.3f}s")
