@@ -1,0 +1,152 @@
+"""Score a RAG run on a golden set: retrieval from the golden labels, answers through the judge.
+
+Per item, at most four judge calls for the core metrics (see judge_prompts); adversarial items,
+which have no reference, get two (faithfulness, and the noncommittal flag that says whether the
+system correctly declined). A failed judge call is recorded per item and metric and leaves those
+metrics unset; it is never replaced by a default score. An item the RAG system failed on is
+recorded as a RAG error and not judged.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from rag_assets.golden.models import GoldenItem
+from rag_assets.llm.cache import LLMCache
+from rag_assets.llm.client import LLMClient
+from rag_assets.llm.results import LLMCall, LLMResult, LLMStats
+from rag_assets.rag.models import RagResponse
+from rag_assets.scoring import formulas
+from rag_assets.scoring.embedding import Embedder
+from rag_assets.scoring.judge_prompts import ANSWER_QUESTIONS, CONTEXT_PRECISION, CONTEXT_RECALL, FAITHFULNESS
+from rag_assets.scoring.retrieval import retrieval_scores
+
+JUDGE_METRICS = ("faithfulness", "answer_relevance", "context_precision", "context_recall", "citation_accuracy",
+                 "temporal_faithfulness", "decline_accuracy")
+CORE_METRICS = ("faithfulness", "answer_relevance", "context_precision", "context_recall")
+ADVERSARIAL = "adversarial"
+
+
+def retrieval_metric_names(k: int) -> tuple[str, ...]:
+    return (f"precision@{k}", f"recall@{k}", f"ndcg@{k}", f"mrr@{k}", f"hit_rate@{k}", "average_precision")
+
+
+@dataclass
+class ItemScores:
+    item_id: str
+    revision: int
+    question_type: str
+    values: dict[str, float] = field(default_factory=dict)       # defined values only
+    failures: dict[str, str] = field(default_factory=dict)       # metric -> why the judge could not score it
+    hallucinations: dict[str, int] = field(default_factory=dict)  # verdict -> claims
+    fabricated_citations: int = 0
+    rag_error: str | None = None
+
+
+@dataclass
+class EvaluationOutcome:
+    items: list[ItemScores]
+    stats: LLMStats
+    judge_calls: int
+    judge_failures: int
+    k: int
+
+    @property
+    def judge_failure_rate(self) -> float:
+        return self.judge_failures / self.judge_calls if self.judge_calls else 0.0
+
+
+def _chunks(response: RagResponse, versions: Mapping[str, str | None]) -> list[dict]:
+    return [{"chunk_id": r.chunk_id, "text": r.text, "version": versions.get(r.chunk_id)} for r in response.retrieved]
+
+
+def judge_calls(item: GoldenItem, response: RagResponse, versions: Mapping[str, str | None],
+                statements: Sequence[str]) -> list[LLMCall]:
+    """The judge calls one item needs (keys ``item_id|template``)."""
+    chunks = _chunks(response, versions)
+    answer = response.answer or ""
+    calls = [LLMCall(f"{item.item_id}|faithfulness", FAITHFULNESS, {"question": item.question, "answer": answer, "chunks": chunks}),
+             LLMCall(f"{item.item_id}|answer_questions", ANSWER_QUESTIONS, {"answer": answer})]
+    if item.question_type != ADVERSARIAL:
+        calls.append(LLMCall(f"{item.item_id}|context_precision", CONTEXT_PRECISION,
+                             {"question": item.question, "reference": item.reference_answer, "chunks": chunks}))
+        if statements:
+            calls.append(LLMCall(f"{item.item_id}|context_recall", CONTEXT_RECALL,
+                                 {"statements": list(statements), "chunks": chunks}))
+    return calls
+
+
+def _fail(scores: ItemScores, metrics: Sequence[str], result: LLMResult) -> None:
+    for metric in metrics:
+        scores.failures[metric] = f"{result.template_ref} {result.error_kind}: {result.error}"
+
+
+def _set(scores: ItemScores, metric: str, value: float) -> None:
+    if not math.isnan(value):
+        scores.values[metric] = float(value)
+
+
+def _score_item(item: GoldenItem, response: RagResponse, versions: Mapping[str, str | None],
+                results: Mapping[str, LLMResult], embedder: Embedder, k: int) -> ItemScores:
+    scores = ItemScores(item.item_id, item.revision, item.question_type)
+    retrieved = [r.chunk_id for r in response.retrieved]
+    for metric, value in retrieval_scores(retrieved, {r.chunk_id: 1 for r in item.relevant_chunks}, k).items():
+        _set(scores, metric, value)
+    faith = results.get("faithfulness")
+    if faith is not None and faith.ok:
+        value, counts = formulas.faithfulness(faith.output)
+        _set(scores, "faithfulness", value)
+        scores.hallucinations = {v: n for v, n in counts.items() if v != "grounded"}
+        accuracy, scores.fabricated_citations = formulas.citation_accuracy(response.citations, set(retrieved), faith.output)
+        _set(scores, "citation_accuracy", accuracy)
+        retrieved_versions = {r.chunk_id: versions.get(r.chunk_id) for r in response.retrieved}
+        _set(scores, "temporal_faithfulness", formulas.temporal_faithfulness(item.question, retrieved_versions, faith.output))
+    elif faith is not None:
+        _fail(scores, ("faithfulness", "citation_accuracy", "temporal_faithfulness"), faith)
+    questions = results.get("answer_questions")
+    if questions is not None and questions.ok:
+        if item.question_type == ADVERSARIAL:
+            _set(scores, "decline_accuracy", 1.0 if questions.output["noncommittal"] else 0.0)
+        else:
+            _set(scores, "answer_relevance", formulas.answer_relevance(item.question, questions.output, embedder))
+    elif questions is not None:
+        _fail(scores, ("decline_accuracy",) if item.question_type == ADVERSARIAL else ("answer_relevance",), questions)
+    precision = results.get("context_precision")
+    if precision is not None and precision.ok:
+        useful = {v["chunk_id"]: v["useful"] for v in precision.output["verdicts"]}
+        _set(scores, "context_precision", formulas.context_precision([useful.get(c, False) for c in retrieved]))
+    elif precision is not None:
+        _fail(scores, ("context_precision",), precision)
+    recall = results.get("context_recall")
+    if recall is not None and recall.ok:
+        _set(scores, "context_recall", formulas.context_recall([s["attributed"] for s in recall.output["statements"]]))
+    elif recall is not None:
+        _fail(scores, ("context_recall",), recall)
+    return scores
+
+
+def evaluate(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], versions: Mapping[str, str | None],
+             statements: Mapping[str, Sequence[str]], client: LLMClient, cache: LLMCache | None,
+             embedder: Embedder, k: int) -> EvaluationOutcome:
+    """Score every item of the golden set on the RAG run's responses."""
+    calls: list[LLMCall] = []
+    for item in items:
+        response = responses.get(item.item_id)
+        if response is not None and response.ok:
+            calls.extend(judge_calls(item, response, versions, statements.get(item.item_id, ())))
+    results = client.run(calls, cache)
+    by_item: dict[str, dict[str, LLMResult]] = {}
+    for result in results:
+        item_id, _, name = result.key.rpartition("|")
+        by_item.setdefault(item_id, {})[name] = result
+    scored = []
+    for item in items:
+        response = responses.get(item.item_id)
+        if response is None or not response.ok:
+            scored.append(ItemScores(item.item_id, item.revision, item.question_type,
+                                     rag_error=response.error if response else "no RAG response for this item"))
+            continue
+        scored.append(_score_item(item, response, versions, by_item.get(item.item_id, {}), embedder, k))
+    return EvaluationOutcome(scored, LLMStats().add(results), len(results), sum(1 for r in results if not r.ok), k)

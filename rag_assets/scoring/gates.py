@@ -1,0 +1,63 @@
+"""The regression gate: against a baseline evaluation, on the items both scored.
+
+A metric (overall, or within a question type) fails when its mean over the shared items dropped by
+more than its allowed delta AND the paired test says the drop is significant (p < alpha). The
+failure lists the items that got worse, worst first. Items are shared when the same revision of
+the same golden item was scored in both evaluations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rag_assets.scoring.significance import paired_drop_test
+from rag_assets.scoring.thresholds import ALLOWED_DROPS, DEFAULT_ALLOWED_DROP
+
+ItemKey = tuple[str, int]  # (item_id, revision)
+
+
+@dataclass(frozen=True)
+class RegressionResult:
+    metric: str
+    scope: str  # "overall" or a question type
+    n: int
+    baseline_mean: float
+    current_mean: float
+    drop: float
+    allowed_drop: float
+    p_value: float
+    failed: bool
+    worse_items: tuple[tuple[str, float, float], ...] = field(default=())
+
+
+def regression_gate(
+    baseline: Mapping[ItemKey, Mapping[str, float]],
+    current: Mapping[ItemKey, Mapping[str, float]],
+    types: Mapping[ItemKey, str],
+    metrics: Sequence[str],
+    alpha: float = 0.05,
+    allowed: Mapping[str, float] | None = None,
+    min_items: int = 3,
+) -> list[RegressionResult]:
+    allowed = {**ALLOWED_DROPS, **(allowed or {})}
+    scopes = {"overall": None, **{t: t for t in sorted(set(types.values()))}}
+    results = []
+    for metric in metrics:
+        for scope, qtype in scopes.items():
+            keys = sorted(k for k in set(baseline) & set(current)
+                          if metric in baseline[k] and metric in current[k] and (qtype is None or types.get(k) == qtype))
+            if len(keys) < min_items:
+                continue
+            before = np.array([baseline[k][metric] for k in keys])
+            after = np.array([current[k][metric] for k in keys])
+            test = paired_drop_test(before, after)
+            limit = allowed.get(metric, DEFAULT_ALLOWED_DROP)
+            failed = test.mean_drop > limit and test.p_value < alpha
+            worse = sorted(((k[0], float(b), float(a)) for k, b, a in zip(keys, before, after) if a < b),
+                           key=lambda w: w[2] - w[1])
+            results.append(RegressionResult(metric, scope, len(keys), float(before.mean()), float(after.mean()),
+                                            test.mean_drop, limit, test.p_value, failed, tuple(worse)))
+    return results

@@ -1,0 +1,121 @@
+"""The judge's prompt templates: four calls per item for the core metrics, at most.
+
+- faithfulness: ONE call extracts the answer's claims and verifies ALL of them against the
+  retrieved chunks (verdict and supporting chunks per claim); citation accuracy and temporal
+  faithfulness are derived from it at no extra call;
+- answer relevance: ONE call writes three questions the answer would answer (without seeing the
+  question, as in ragas) and flags a noncommittal answer; similarity is an embedder's job;
+- context precision: ONE call judges every retrieved chunk at once;
+- context recall: the reference answer's statements are extracted once per golden item (when its
+  golden version is built, stored with the item), then ONE call per evaluation attributes them.
+Pointwise prompts with a rubric that ignores length and style (verbosity bias) and never ask which
+of two answers is better (position bias); the judge model is configured apart from the generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from rag_assets.llm.templates import PromptTemplate
+from rag_assets.scoring import offline_judge
+
+RUBRIC = ("Judge only what the text says against the evidence given. Length, style, confidence and politeness "
+          "earn nothing. Do not use outside knowledge to excuse or to fault a statement.")
+
+
+def _chunks(inputs: Mapping[str, Any]) -> str:
+    return "\n\n".join(f"[{c['chunk_id']}] (version {c.get('version') or 'unversioned'})\n{c['text']}"
+                       for c in inputs["chunks"]) or "(no chunks were retrieved)"
+
+
+class ClaimVerdict(BaseModel):
+    claim: str = Field(description="One atomic factual claim of the answer, as a standalone sentence.")
+    verdict: Literal["grounded", "out_of_context", "inconsistency", "fabrication"] = Field(description=(
+        "grounded: stated in or directly implied by the chunks; out_of_context: not in the chunks and not "
+        "contradicting them (outside knowledge or extrapolation); inconsistency: contradicts the chunks; "
+        "fabrication: invents specifics (numbers, names, settings, features) found nowhere in the chunks."))
+    supporting_chunk_ids: list[str] = Field(default_factory=list, description="Chunks that support a grounded claim.")
+
+
+class FaithfulnessJudgment(BaseModel):
+    claims: list[ClaimVerdict] = Field(description="Empty when the answer makes no factual claim (e.g. it declines).")
+
+
+class ReverseQuestions(BaseModel):
+    questions: list[str] = Field(min_length=3, max_length=3, description="Three questions the answer answers.")
+    noncommittal: bool = Field(description="True if the answer is evasive, vague or declines to answer.")
+
+
+class ChunkVerdict(BaseModel):
+    chunk_id: str
+    useful: bool = Field(description="True if the chunk helps to arrive at the reference answer.")
+
+
+class ContextPrecisionJudgment(BaseModel):
+    verdicts: list[ChunkVerdict] = Field(description="One verdict per chunk, in the order given.")
+
+
+class ReferenceStatements(BaseModel):
+    statements: list[str] = Field(description="The atomic statements of the reference answer.")
+
+
+class StatementAttribution(BaseModel):
+    statement: str
+    attributed: bool = Field(description="True if the chunks support the statement.")
+    chunk_id: str | None = None
+
+
+class ContextRecallJudgment(BaseModel):
+    statements: list[StatementAttribution] = Field(description="One entry per statement, in the order given.")
+
+
+FAITHFULNESS = PromptTemplate(
+    id="judge_faithfulness", version="1",
+    system=f"You check a RAG answer against the retrieved chunks it was given. {RUBRIC}",
+    user=lambda i: (f"Question: {i['question']}\n\nAnswer:\n{i['answer']}\n\nRetrieved chunks:\n\n{_chunks(i)}\n\n"
+                    "Split the answer into atomic factual claims and give each a verdict and its supporting chunks."),
+    output_model=FaithfulnessJudgment, offline=offline_judge.faithfulness,
+    tool_description="Record every claim of the answer with its verdict and supporting chunk ids.", max_tokens=2048,
+)
+
+ANSWER_QUESTIONS = PromptTemplate(
+    id="judge_answer_questions", version="1",
+    system=f"You read an answer and write the questions it answers. {RUBRIC}",
+    user=lambda i: (f"Answer:\n{i['answer']}\n\nWrite three different questions that this answer answers, and say "
+                    "whether the answer is noncommittal (evasive, vague, or declining to answer)."),
+    output_model=ReverseQuestions, offline=offline_judge.answer_questions,
+    tool_description="Record three questions the answer answers and whether it is noncommittal.", max_tokens=512,
+)
+
+CONTEXT_PRECISION = PromptTemplate(
+    id="judge_context_precision", version="1",
+    system=f"You judge whether each retrieved chunk helps answer a question. {RUBRIC}",
+    user=lambda i: (f"Question: {i['question']}\n\nReference answer: {i['reference']}\n\nRetrieved chunks, in rank "
+                    f"order:\n\n{_chunks(i)}\n\nFor EVERY chunk, in order, say whether it is useful for arriving at "
+                    "the reference answer."),
+    output_model=ContextPrecisionJudgment, offline=offline_judge.context_precision,
+    tool_description="Record one usefulness verdict per retrieved chunk, in rank order.", max_tokens=1024,
+)
+
+REFERENCE_STATEMENTS = PromptTemplate(
+    id="extract_reference_statements", version="1",
+    system="You split a reference answer into atomic, self-contained statements without adding anything.",
+    user=lambda i: f"Question: {i['question']}\n\nReference answer:\n{i['reference']}",
+    output_model=ReferenceStatements, offline=offline_judge.reference_statements,
+    tool_description="Record the atomic statements of the reference answer.", max_tokens=1024,
+)
+
+CONTEXT_RECALL = PromptTemplate(
+    id="judge_context_recall", version="1",
+    system=f"You check which statements of a reference answer the retrieved chunks support. {RUBRIC}",
+    user=lambda i: ("Statements:\n" + "\n".join(f"{n}. {s}" for n, s in enumerate(i["statements"], start=1))
+                    + f"\n\nRetrieved chunks:\n\n{_chunks(i)}\n\nFor EVERY statement, in order, say whether the "
+                    "chunks support it and which chunk does."),
+    output_model=ContextRecallJudgment, offline=offline_judge.context_recall,
+    tool_description="Record, per statement, whether the retrieved chunks support it.", max_tokens=1024,
+)
+
+JUDGE_TEMPLATES = (FAITHFULNESS, ANSWER_QUESTIONS, CONTEXT_PRECISION, CONTEXT_RECALL)

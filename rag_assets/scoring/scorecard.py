@@ -1,0 +1,123 @@
+"""An evaluation's aggregates and its three gates (thresholds, regression, judge failure budget)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+
+from rag_assets.report.markdown import markdown_table
+from rag_assets.scoring.aggregate import Aggregate, aggregate_all, aggregate_by_type
+from rag_assets.scoring.evaluate import EvaluationOutcome, ItemScores
+from rag_assets.scoring.gates import ItemKey, RegressionResult, regression_gate
+from rag_assets.scoring.thresholds import ThresholdResult, check_thresholds
+
+
+@dataclass
+class Scorecard:
+    overall: dict[str, Aggregate]
+    per_type: dict[str, dict[str, Aggregate]]
+    hallucinations: dict[str, int]
+    rag_errors: int
+    items: list[ItemScores]
+    judge_failure_rate: float
+
+    @classmethod
+    def build(cls, outcome: EvaluationOutcome, metrics: Sequence[str]) -> Scorecard:
+        hallucinations: Counter[str] = Counter()
+        for item in outcome.items:
+            hallucinations.update(item.hallucinations)
+        scored = [i for i in outcome.items if i.rag_error is None]
+        return cls(aggregate_all(scored, metrics), aggregate_by_type(scored, metrics),
+                   {v: hallucinations.get(v, 0) for v in ("out_of_context", "inconsistency", "fabrication")},
+                   sum(1 for i in outcome.items if i.rag_error), outcome.items, outcome.judge_failure_rate)
+
+    def as_dict(self) -> dict:
+        return {"overall": {m: a.as_dict() for m, a in self.overall.items()},
+                "per_type": {t: {m: a.as_dict() for m, a in aggs.items()} for t, aggs in self.per_type.items()},
+                "hallucinations": self.hallucinations, "rag_errors": self.rag_errors,
+                "judge_failure_rate": self.judge_failure_rate}
+
+    def values(self) -> tuple[dict[ItemKey, dict[str, float]], dict[ItemKey, str]]:
+        return ({(i.item_id, i.revision): dict(i.values) for i in self.items if i.rag_error is None},
+                {(i.item_id, i.revision): i.question_type for i in self.items})
+
+    def failure_rows(self) -> list[tuple[str, str, str]]:
+        return [(i.item_id, metric, why) for i in self.items for metric, why in sorted(i.failures.items())] + [
+            (i.item_id, "rag_error", i.rag_error) for i in self.items if i.rag_error]
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+@dataclass
+class Gates:
+    thresholds: list[ThresholdResult]
+    regressions: list[RegressionResult]
+    baseline_id: str | None
+    failure_rate: float
+    max_failure_rate: float
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def thresholds_passed(self) -> bool:
+        return all(t.passed for t in self.thresholds)
+
+    @property
+    def regression_passed(self) -> bool:
+        return not any(r.failed for r in self.regressions)
+
+    @property
+    def failure_budget_passed(self) -> bool:
+        return self.failure_rate <= self.max_failure_rate
+
+    @property
+    def passed(self) -> bool:
+        return self.thresholds_passed and self.regression_passed and self.failure_budget_passed
+
+    def thresholds_text(self) -> str:
+        failed = [t for t in self.thresholds if not t.passed]
+        if not failed:
+            return f"all {len(self.thresholds)} metrics at or above their minimum"
+        return "below minimum: " + ", ".join(f"{t.metric} {_fmt(t.mean)} < {t.minimum:.2f}" for t in failed)
+
+    def thresholds_markdown(self) -> str:
+        return markdown_table(["metric", "mean", "minimum", "status"],
+                              [(t.metric, _fmt(t.mean), f"{t.minimum:.2f}", "pass" if t.passed else "FAIL")
+                               for t in self.thresholds])
+
+    def regression_text(self) -> str:
+        if self.baseline_id is None:
+            return "no baseline yet: the first passing evaluation becomes it"
+        failed = [r for r in self.regressions if r.failed]
+        if not failed:
+            return f"no significant regression against {self.baseline_id} ({len(self.regressions)} comparisons)"
+        return "significant drops: " + "; ".join(
+            f"{r.metric} ({r.scope}) {r.baseline_mean:.3f} -> {r.current_mean:.3f}, p={r.p_value:.4f}, "
+            f"worse: {', '.join(w[0] for w in r.worse_items[:5])}" for r in failed)
+
+    def regression_markdown(self) -> str:
+        return markdown_table(
+            ["metric", "scope", "n", "baseline", "current", "drop", "allowed", "p", "status", "worse items"],
+            [(r.metric, r.scope, r.n, f"{r.baseline_mean:.3f}", f"{r.current_mean:.3f}", f"{r.drop:+.3f}",
+              f"{r.allowed_drop:.2f}", f"{r.p_value:.4f}", "FAIL" if r.failed else "pass",
+              ", ".join(f"{w[0]} ({w[1]:.2f}->{w[2]:.2f})" for w in r.worse_items[:5]))
+             for r in sorted(self.regressions, key=lambda r: (not r.failed, r.metric, r.scope))])
+
+    def as_dict(self) -> dict:
+        return {"passed": self.passed, "thresholds": [asdict(t) for t in self.thresholds],
+                "regressions": [asdict(r) for r in self.regressions if r.failed or r.scope == "overall"],
+                "baseline_id": self.baseline_id, "failure_rate": self.failure_rate,
+                "max_failure_rate": self.max_failure_rate}
+
+
+def score_gates(card: Scorecard, thresholds: Mapping[str, float], baseline_id: str | None,
+                baseline_values: Mapping[ItemKey, Mapping[str, float]] | None, alpha: float,
+                allowed: Mapping[str, float], max_failure_rate: float) -> Gates:
+    regressions: list[RegressionResult] = []
+    if baseline_values is not None:
+        current, types = card.values()
+        regressions = regression_gate(baseline_values, current, types, list(card.overall), alpha, allowed)
+    return Gates(check_thresholds(card.overall, thresholds), regressions, baseline_id, card.judge_failure_rate,
+                 max_failure_rate)

@@ -1,0 +1,64 @@
+"""Per-metric minimums: named profiles, or the user's own file (YAML or JSON: ``{metric: minimum}``).
+
+The profiles follow the design sources: ``general`` for a typical internal assistant,
+``high_stakes`` where a wrong answer costs (legal, medical, finance), ``developer`` while a system
+is being built. Metrics a profile does not name are reported without a gate.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from rag_assets.errors import ConfigError
+from rag_assets.scoring.aggregate import Aggregate
+
+PROFILES: dict[str, dict[str, float]] = {
+    "general": {"faithfulness": 0.85, "answer_relevance": 0.80, "context_precision": 0.75, "context_recall": 0.70},
+    "high_stakes": {"faithfulness": 0.95, "answer_relevance": 0.85, "context_precision": 0.85, "context_recall": 0.85,
+                    "citation_accuracy": 0.95, "temporal_faithfulness": 0.95, "decline_accuracy": 0.95},
+    "developer": {"faithfulness": 0.70, "answer_relevance": 0.60, "context_precision": 0.50, "context_recall": 0.50},
+}
+
+# How far a metric may drop against the baseline before the regression gate looks at significance.
+DEFAULT_ALLOWED_DROP = 0.05
+ALLOWED_DROPS: dict[str, float] = {"faithfulness": 0.03}
+
+
+def load_thresholds(profile: str, path: str | None = None) -> dict[str, float]:
+    if path:
+        file = Path(path)
+        try:
+            data = (json.loads(file.read_text()) if file.suffix == ".json" else yaml.safe_load(file.read_text())) or {}
+        except (OSError, ValueError, yaml.YAMLError) as exc:
+            raise ConfigError(f"thresholds file {file}: cannot be read: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ConfigError(f"thresholds file {file}: expected a mapping of metric to minimum")
+        for metric, value in data.items():
+            if not isinstance(value, (int, float)) or not 0 <= value <= 1:
+                raise ConfigError(f"thresholds file {file}, field {metric}: expected a number in [0, 1], got {value!r}")
+        return {str(k): float(v) for k, v in data.items()}
+    if profile not in PROFILES:
+        raise ConfigError(f"threshold profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+    return dict(PROFILES[profile])
+
+
+@dataclass(frozen=True)
+class ThresholdResult:
+    metric: str
+    mean: float | None
+    minimum: float
+    passed: bool
+
+
+def check_thresholds(aggregates: Mapping[str, Aggregate], thresholds: Mapping[str, float]) -> list[ThresholdResult]:
+    """A metric with no defined value (every item failed or none applies) fails its threshold."""
+    results = []
+    for metric, minimum in thresholds.items():
+        mean = aggregates[metric].mean if metric in aggregates else None
+        results.append(ThresholdResult(metric, mean, minimum, mean is not None and mean >= minimum))
+    return results
