@@ -1,0 +1,84 @@
+"""Benchmark the judge's call budget: calls per item and wall time, through the real SDK.
+
+    python bench/judge_calls.py [--items 50] [--latency 0.2] [--concurrency 8]
+
+Golden items are generated offline from the sample corpus, answered by the reference system,
+then judged with the Anthropic client against the project's fake Messages API server (127.0.0.1)
+answering after ``latency`` seconds. Calls are counted at the server; the run is repeated to show
+that an unchanged re-run makes none.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=50)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, default=8)
+    args = parser.parse_args()
+
+    from rag_assets.corpus.models import ChunkerConfig
+    from rag_assets.corpus.snapshot import snapshot_corpus
+    from rag_assets.generation.generate import plan_generation, run_generation
+    from rag_assets.generation.models import GenerationConfig
+    from rag_assets.golden.models import GoldenItem
+    from rag_assets.llm.anthropic_client import AnthropicClient
+    from rag_assets.llm.offline import OfflineClient
+    from rag_assets.rag.bm25 import Bm25Index
+    from rag_assets.rag.models import RagQuery
+    from rag_assets.rag.reference import ReferenceRagSystem
+    from rag_assets.rag.system import run_rag
+    from rag_assets.scoring.embedding import HashingEmbedder
+    from rag_assets.scoring.evaluate import evaluate
+    from rag_assets.store.corpus_repository import SqlCorpusRepository
+    from rag_assets.store.engine import get_engine
+    from rag_assets.store.llm_cache_repository import SqlLLMCache
+    from tests.fakes.anthropic_server import FakeAnthropicServer
+    from tests.fakes.claude_judge import judge_responder
+
+    with tempfile.TemporaryDirectory() as scratch:
+        engine = get_engine(f"sqlite:///{scratch}/bench.db")
+        corpus = SqlCorpusRepository(engine)
+        version = snapshot_corpus(ROOT / "data" / "corpus", ChunkerConfig(), corpus).version_id
+        chunks = corpus.snapshot_chunks(version)
+        mix = {"factual": 1.0}
+        outcome = run_generation(plan_generation(chunks, set(), GenerationConfig(max_tasks=args.items + 10, type_mix=mix)),
+                                 OfflineClient(), None, version)
+        items = [GoldenItem(c.candidate_id, 1, c.question_type, c.question, c.reference_answer, c.relevant_chunks,
+                            version, reference_statements=(c.reference_answer,)) for c in outcome.candidates][: args.items]
+        system = ReferenceRagSystem(Bm25Index.build(chunks), 5, OfflineClient(), None,
+                                    {c.chunk_id: c.doc_version for c in chunks})
+        texts = {c.chunk_id: c.text for c in chunks}
+        responses = {r.item_id: r for r in run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], texts)}
+        versions = {c.chunk_id: c.doc_version for c in chunks}
+        statements = {i.item_id: i.reference_statements for i in items}
+        cache = SqlLLMCache(engine)
+        with FakeAnthropicServer(judge_responder, latency=args.latency) as server:
+            judge = AnthropicClient("sk-ant-bench-not-a-real-key", "claude-sonnet-5-5", base_url=server.base_url,
+                                    max_concurrency=args.concurrency)
+            rows = []
+            for label in ("first run", "unchanged re-run"):
+                before = server.count()
+                started = time.perf_counter()
+                evaluate(items, responses, versions, statements, judge, cache, HashingEmbedder(), 5)
+                seconds = time.perf_counter() - started
+                calls = server.count() - before
+                rows.append((label, calls, calls / len(items), seconds))
+    print(f"{len(items)} items, k=5, fake Messages API latency {args.latency * 1000:.0f} ms, concurrency {args.concurrency}")
+    print(f"{'':<18}{'calls':>7}{'calls/item':>12}{'wall s':>9}")
+    for label, calls, per_item, seconds in rows:
+        print(f"{label:<18}{calls:>7}{per_item:>12.2f}{seconds:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""A Claude-like responder for every prompt of the project, served by the fake Messages API.
+
+It reads each request's forced tool and prompt and answers in the tool's schema with content taken
+from the prompt (chunk ids, statements), as a model would. ``BROKEN`` names tools to answer with a
+schema-invalid input, to test the judge's failure handling.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tests.fakes.anthropic_server import Reply, schema_filler
+from tests.fakes.claude_generation import generation_responder
+
+BROKEN: set[str] = set()
+_CHUNK = re.compile(r"^\[([0-9a-f]{16})\]", re.MULTILINE)
+
+
+def _prompt(body: dict) -> str:
+    content = body["messages"][0]["content"]
+    return content if isinstance(content, str) else str(content)
+
+
+def judge_responder(body: dict) -> Reply:
+    tool = body["tool_choice"]["name"]
+    prompt = _prompt(body)
+    chunks = _CHUNK.findall(prompt)
+    if tool in BROKEN:
+        return Reply(tool_input={"unexpected": True})
+    if tool == "record_generate_questions":
+        return generation_responder(body)
+    if tool == "record_rag_answer":
+        first = chunks[0] if chunks else None
+        return Reply(tool_input={"answer": f"The documentation says so [{first}]." if first else "I cannot answer.",
+                                 "citations": [{"claim": "The documentation says so.", "chunk_id": first}] if first else [],
+                                 "declined": first is None})
+    if tool == "record_judge_faithfulness":
+        return Reply(tool_input={"claims": [{"claim": "The documentation says so.", "verdict": "grounded",
+                                             "supporting_chunk_ids": chunks[:1]}]})
+    if tool == "record_judge_answer_questions":
+        return Reply(tool_input={"questions": ["What does it say?", "What is stated?", "What is documented?"],
+                                 "noncommittal": False})
+    if tool == "record_judge_context_precision":
+        return Reply(tool_input={"verdicts": [{"chunk_id": c, "useful": i == 0} for i, c in enumerate(chunks)]})
+    if tool == "record_extract_reference_statements":
+        reference = prompt.split("Reference answer:\n", 1)[-1]
+        return Reply(tool_input={"statements": [s.strip() for s in reference.split(".") if s.strip()][:3] or [reference]})
+    if tool == "record_judge_context_recall":
+        statements = re.findall(r"^\d+\. (.+)$", prompt, flags=re.MULTILINE)
+        return Reply(tool_input={"statements": [{"statement": s, "attributed": True, "chunk_id": chunks[0] if chunks else None}
+                                                for s in statements]})
+    return schema_filler(body)

@@ -1,0 +1,87 @@
+"""The judge through the real anthropic SDK and the fake Messages API: call budget, cache, failures."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from rag_assets.corpus.models import ChunkerConfig
+from rag_assets.corpus.snapshot import snapshot_corpus
+from rag_assets.generation.generate import plan_generation, run_generation
+from rag_assets.generation.models import GenerationConfig
+from rag_assets.golden.models import GoldenItem
+from rag_assets.llm.anthropic_client import AnthropicClient
+from rag_assets.llm.offline import OfflineClient
+from rag_assets.rag.bm25 import Bm25Index
+from rag_assets.rag.models import RagQuery
+from rag_assets.rag.reference import ReferenceRagSystem
+from rag_assets.rag.system import run_rag
+from rag_assets.scoring.embedding import HashingEmbedder
+from rag_assets.scoring.evaluate import CORE_METRICS, evaluate
+from rag_assets.store.corpus_repository import SqlCorpusRepository
+from rag_assets.store.engine import get_engine
+from rag_assets.store.llm_cache_repository import SqlLLMCache
+from tests.conftest import SAMPLE_CORPUS
+from tests.fakes import claude_judge
+from tests.fakes.anthropic_server import FakeAnthropicServer
+from tests.fakes.claude_generation import API_KEY
+
+JUDGE_TOOLS = {"record_judge_faithfulness", "record_judge_answer_questions", "record_judge_context_precision",
+               "record_judge_context_recall"}
+
+
+@pytest.fixture
+def world(tmp_path: Path):
+    engine = get_engine(f"sqlite:///{tmp_path / 'store.db'}")
+    corpus = SqlCorpusRepository(engine)
+    version = snapshot_corpus(SAMPLE_CORPUS, ChunkerConfig(), corpus).version_id
+    chunks = corpus.snapshot_chunks(version)
+    outcome = run_generation(plan_generation(chunks, set(), GenerationConfig(max_tasks=14, type_mix={"factual": 1})),
+                             OfflineClient(), None, version)
+    items = [GoldenItem(c.candidate_id, 1, c.question_type, c.question, c.reference_answer, c.relevant_chunks, version,
+                        reference_statements=(c.reference_answer,)) for c in outcome.candidates][:12]
+    system = ReferenceRagSystem(Bm25Index.build(chunks), 5, OfflineClient(), None, {c.chunk_id: c.doc_version for c in chunks})
+    responses = {r.item_id: r for r in run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items],
+                                                 {c.chunk_id: c.text for c in chunks})}
+    return items, responses, {c.chunk_id: c.doc_version for c in chunks}, SqlLLMCache(engine)
+
+
+def _judge(items, responses, versions, cache, server):
+    client = AnthropicClient(API_KEY, "claude-sonnet-5-5", base_url=server.base_url, max_retries=1)
+    statements = {i.item_id: i.reference_statements for i in items}
+    return evaluate(items, responses, versions, statements, client, cache, HashingEmbedder(), 5)
+
+
+def test_four_calls_per_item_counted_at_the_server_and_none_on_a_rerun(world):
+    items, responses, versions, cache = world
+    with FakeAnthropicServer(claude_judge.judge_responder) as server:
+        first = _judge(items, responses, versions, cache, server)
+        per_tool = Counter(r.body["tool_choice"]["name"] for r in server.requests)
+        assert set(per_tool) == JUDGE_TOOLS and server.count() == 4 * len(items)
+        assert all(r.body["max_tokens"] > 0 and r.body["tools"][0]["input_schema"] for r in server.requests)
+        before = server.count()
+        second = _judge(items, responses, versions, cache, server)
+        assert server.count() == before, "an unchanged re-run makes no call"
+    assert second.stats.cache_hits == 4 * len(items)
+    for metric in CORE_METRICS:
+        assert all(metric in s.values for s in first.items), metric
+    assert [s.values for s in second.items] == [s.values for s in first.items]
+
+
+def test_a_malformed_judge_answer_is_a_recorded_failure_and_no_score(world):
+    items, responses, versions, cache = world
+    claude_judge.BROKEN.add("record_judge_context_precision")
+    try:
+        with FakeAnthropicServer(claude_judge.judge_responder) as server:
+            outcome = _judge(items, responses, versions, cache, server)
+            repairs = Counter(r.body["tool_choice"]["name"] for r in server.requests)["record_judge_context_precision"]
+    finally:
+        claude_judge.BROKEN.clear()
+    assert repairs == 2 * len(items), "one repair attempt each, then recorded"
+    for scores in outcome.items:
+        assert "context_precision" not in scores.values
+        assert scores.failures["context_precision"].startswith("judge_context_precision@1 parse_error: the answer does not match")
+        assert "faithfulness" in scores.values
+    assert outcome.judge_failures == len(items) and outcome.judge_failure_rate == pytest.approx(0.25)
