@@ -77,7 +77,17 @@ def _stage_review(review: str | None, version: str, settings: Settings) -> None:
     print(f"{kind}: {source} -> {inbox / source.name}")
 
 
-def run(corpus: str | None, review: str | None, use_sample_review: bool) -> int:
+def _evaluation_config(thresholds: str | None, profile: str | None) -> dict:
+    """The evaluation's gate settings for this run (printed, so nobody wonders which applied)."""
+    if not (thresholds or profile):
+        return {}
+    config = {"thresholds_file": str(Path(thresholds).absolute())} if thresholds else {"profile": profile}
+    print(f"evaluation thresholds: {config}")
+    return {"ops": {"evaluation": {"config": config}}}
+
+
+def run(corpus: str | None, review: str | None, use_sample_review: bool, thresholds: str | None = None,
+        profile: str | None = None) -> int:
     if corpus:
         os.environ[CORPUS_ROOT_ENV] = str(Path(corpus).absolute())
     from rag_assets.definitions import defs
@@ -97,7 +107,8 @@ def run(corpus: str | None, review: str | None, use_sample_review: bool) -> int:
     if not instance.has_dynamic_partition(corpus_versions.name, version):
         instance.add_dynamic_partitions(corpus_versions.name, [version])
     result = defs.resolve_job_def("lifecycle").execute_in_process(
-        partition_key=version, instance=instance, raise_on_error=False, tags={"rag_assets/trigger": "cli"})
+        partition_key=version, instance=instance, raise_on_error=False, tags={"rag_assets/trigger": "cli"},
+        run_config=_evaluation_config(thresholds, profile))
     print(summary(result))
     print(f"\nstore: {RESOURCES['store'].describe()}\ndagster: DAGSTER_HOME={os.environ['DAGSTER_HOME']}")
     print("open the UI: DAGSTER_HOME=<that folder> dagster dev -w workspace.yaml")
@@ -166,6 +177,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_parser.add_argument("--review", help="a reviewed file to import in this run")
     run_parser.add_argument("--no-review", action="store_true",
                             help="do not stage the bundled simulated review of the sample corpus")
+    run_parser.add_argument("--thresholds", help="a thresholds file for the evaluation gates (YAML or JSON)")
+    run_parser.add_argument("--profile", choices=["general", "high_stakes", "developer", "offline"],
+                            help="a threshold profile (default: general with Claude as judge, offline without)")
     simulate_parser = commands.add_parser("simulate-review", help="decide the review queue as a simulated expert")
     simulate_parser.add_argument("--out", help="where to write the reviewed CSV (default: the bundled sample path)")
     import_parser = commands.add_parser("import-golden", help="import an existing golden set as accepted items")
@@ -177,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus_parser.add_argument("out_dir")
     args = parser.parse_args(argv)
     if args.command == "run":
-        return run(args.corpus, args.review, not args.no_review)
+        return run(args.corpus, args.review, not args.no_review, args.thresholds, args.profile)
     if args.command == "simulate-review":
         return simulate(args.out)
     if args.command == "import-golden":

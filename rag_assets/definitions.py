@@ -10,6 +10,7 @@ import dagster as dg
 from rag_assets.defs.assets.corpus import corpus_snapshot
 from rag_assets.defs.assets.curation import curated_decisions, curation_queue
 from rag_assets.defs.assets.generation import question_candidates
+from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.golden import golden_set
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.checks import golden_set_pinned, golden_set_quality, rag_answers_pinned
@@ -18,7 +19,8 @@ from rag_assets.defs.resources import RESOURCES
 from rag_assets.defs.sensors import corpus_sensor, curation_inbox_sensor
 
 defs = dg.Definitions(
-    assets=[corpus_snapshot, question_candidates, curation_queue, curated_decisions, golden_set, rag_answers],
+    assets=[corpus_snapshot, question_candidates, curation_queue, curated_decisions, golden_set, rag_answers,
+            evaluation],
     asset_checks=[golden_set_quality, golden_set_pinned, rag_answers_pinned],
     jobs=[lifecycle_job, curation_import_job],
     sensors=[corpus_sensor, curation_inbox_sensor],

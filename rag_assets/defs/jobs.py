@@ -10,7 +10,7 @@ lifecycle_job = dg.define_asset_job(
 
 curation_import_job = dg.define_asset_job(
     name="curation_import",
-    selection=dg.AssetSelection.assets("curated_decisions", "golden_set", "rag_answers"),
-    description="Import reviewed files for one corpus version, rebuild its golden set and answer it: what the "
-                "inbox sensor runs.",
+    selection=dg.AssetSelection.assets("curated_decisions", "golden_set", "rag_answers", "evaluation"),
+    description="Import reviewed files for one corpus version, rebuild its golden set, answer and score it: what "
+                "the inbox sensor runs.",
 )

@@ -24,6 +24,7 @@ from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.curation_repository import SqlCurationRepository
 from rag_assets.store.golden_repository import SqlGoldenRepository
+from rag_assets.store.evaluation_repository import SqlEvaluationRepository
 from rag_assets.store.rag_repository import SqlRagRepository
 from rag_assets.store.engine import describe_url, get_engine
 from rag_assets.store.llm_cache_repository import SqlLLMCache
@@ -68,6 +69,12 @@ class StoreResource(dg.ConfigurableResource):
 
     def rag(self) -> SqlRagRepository:
         return SqlRagRepository(self.engine())
+
+    def evaluations(self) -> SqlEvaluationRepository:
+        return SqlEvaluationRepository(self.engine())
+
+    def report_dir(self) -> Path:
+        return self.settings().home / "reports"
 
     def index_dir(self) -> Path:
         return self.settings().home / "indexes"
@@ -124,24 +131,30 @@ class GoldenPolicyResource(dg.ConfigurableResource):
 class LLMResource(dg.ConfigurableResource):
     """Claude when ``api_key`` is set (give it as ``EnvVar("ANTHROPIC_API_KEY")``), else offline.
 
-    ``provider`` may force ``anthropic`` (fails without a key) or ``offline``. ``prices`` maps a
-    model-id prefix to USD per million input and output tokens, over the built-in table.
+    ``provider`` may force ``anthropic`` (fails without a key) or ``offline``. ``judge_model`` (default:
+    ``model``) scores answers. ``prices`` maps a model-id prefix to USD per million input and output
+    tokens, over the built-in table.
     """
 
     provider: str = "auto"
     api_key: str | None = None
     model: str = DEFAULT_MODEL
+    judge_model: str | None = None
     base_url: str | None = None
     timeout_seconds: float = 60.0
     max_retries: int = 4
     max_concurrency: int = 4
     prices: dict[str, list[float]] = {}
 
-    def client(self) -> LLMClient:
+    def client(self, model: str | None = None) -> LLMClient:
         prices = {**DEFAULT_PRICES, **{prefix: Price(*pair) for prefix, pair in self.prices.items()}}
-        return make_llm_client(self.provider, api_key=self.api_key, model=self.model, base_url=self.base_url,
+        return make_llm_client(self.provider, api_key=self.api_key, model=model or self.model, base_url=self.base_url,
                                timeout=self.timeout_seconds, max_retries=self.max_retries,
                                max_concurrency=self.max_concurrency, prices=prices)
+
+    def judge_client(self) -> LLMClient:
+        """The judge may be another model than the generator (against self-preference bias)."""
+        return self.client(self.judge_model)
 
 
 class RagSystemResource(dg.ConfigurableResource):

@@ -2,7 +2,13 @@
 
 The profiles follow the design sources: ``general`` for a typical internal assistant,
 ``high_stakes`` where a wrong answer costs (legal, medical, finance), ``developer`` while a system
-is being built. Metrics a profile does not name are reported without a gate.
+is being built. They are calibrated for a model as judge. ``offline`` is the offline judge's own
+scale: the offline reference system on the sample corpus, a margin below its measured level
+(faithfulness 0.99, answer relevance 0.25, context precision 0.73, context recall 0.82, decline
+accuracy 1.0, hit rate 0.83). The hashing embedder puts answer relevance on a lexical scale far
+below a sentence-embedding one, so these minimums guard the pipeline, not answer quality. ``auto``
+(the default) is ``general`` with a model judge and ``offline`` with the offline one. Metrics a
+profile does not name are reported without a gate.
 """
 
 from __future__ import annotations
@@ -22,7 +28,14 @@ PROFILES: dict[str, dict[str, float]] = {
     "high_stakes": {"faithfulness": 0.95, "answer_relevance": 0.85, "context_precision": 0.85, "context_recall": 0.85,
                     "citation_accuracy": 0.95, "temporal_faithfulness": 0.95, "decline_accuracy": 0.95},
     "developer": {"faithfulness": 0.70, "answer_relevance": 0.60, "context_precision": 0.50, "context_recall": 0.50},
+    "offline": {"faithfulness": 0.90, "answer_relevance": 0.20, "context_precision": 0.60, "context_recall": 0.70,
+                "decline_accuracy": 0.80, "hit_rate@5": 0.75},
 }
+AUTO = "auto"
+
+
+def resolve_profile(profile: str, judge_is_offline: bool) -> str:
+    return ("offline" if judge_is_offline else "general") if profile == AUTO else profile
 
 # How far a metric may drop against the baseline before the regression gate looks at significance.
 DEFAULT_ALLOWED_DROP = 0.05
@@ -43,7 +56,7 @@ def load_thresholds(profile: str, path: str | None = None) -> dict[str, float]:
                 raise ConfigError(f"thresholds file {file}, field {metric}: expected a number in [0, 1], got {value!r}")
         return {str(k): float(v) for k, v in data.items()}
     if profile not in PROFILES:
-        raise ConfigError(f"threshold profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+        raise ConfigError(f"threshold profile must be one of {', '.join([AUTO, *PROFILES])}, got {profile!r}")
     return dict(PROFILES[profile])
 
 

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Connection, Engine
 from rag_assets.corpus.models import ChunkRef
 from rag_assets.golden.build import GoldenBuild, GoldenDiff
 from rag_assets.golden.models import GoldenItem
-from rag_assets.store.engine import retry_transaction
+from rag_assets.store.engine import retry_transaction, write_transaction
 from rag_assets.store.tables import GoldenItemRevisionRow, GoldenItemRow, GoldenVersionItemRow, GoldenVersionRow, utcnow
 
 ITEM = GoldenItemRow.__table__
@@ -109,6 +109,13 @@ class SqlGoldenRepository:
         with self.engine.connect() as conn:
             return [_to_item(r) for r in conn.execute(_item_query().where(ITEM.c.item_id == item_id)
                                                       .order_by(REVISION.c.revision))]
+
+    def set_reference_statements(self, statements: dict[tuple[str, int], list[str]]) -> None:
+        """Store the statements extracted from each (item, revision)'s reference answer, once."""
+        with write_transaction(self.engine) as conn:
+            for (item_id, revision), values in statements.items():
+                conn.execute(update(REVISION).where(REVISION.c.item_id == item_id, REVISION.c.revision == revision)
+                             .values(reference_statements_json=json.dumps(values)))
 
     def statuses(self) -> dict[str, str]:
         with self.engine.connect() as conn:

@@ -246,3 +246,38 @@ class RagResultRow(SQLModel, table=True):
     error: str | None = Field(default=None, sa_column=Column(Text))
     error_kind: str | None = None
     extra_json: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+
+
+class EvaluationRow(SQLModel, table=True):
+    """The history row of one evaluation: what was scored, with what, and its aggregates and gates."""
+
+    __tablename__ = "evaluation"
+
+    evaluation_id: str = Field(primary_key=True, max_length=40)
+    corpus_version: str = Field(index=True, max_length=32)
+    golden_version: int
+    rag_run_id: str = Field(max_length=40)
+    system_name: str
+    system_config_hash: str = Field(max_length=32)
+    judge: str
+    k: int
+    aggregates_json: str = Field(sa_column=Column(Text, nullable=False))
+    gates_json: str = Field(sa_column=Column(Text, nullable=False))
+    passed: bool
+    baseline_id: str | None = Field(default=None, max_length=40)
+    report_path: str | None = None
+    created_at: dt.datetime = Field(default_factory=utcnow, index=True)
+
+
+class EvaluationScoreRow(SQLModel, table=True):
+    """One metric of one item in one evaluation: a value, or the reason the judge could not score it."""
+
+    __tablename__ = "evaluation_score"
+
+    evaluation_id: str = Field(primary_key=True, foreign_key="evaluation.evaluation_id", max_length=40)
+    item_id: str = Field(primary_key=True, max_length=64)
+    metric: str = Field(primary_key=True, max_length=48)
+    item_revision: int
+    question_type: str = Field(max_length=32)
+    value: float | None = None
+    failure: str | None = Field(default=None, sa_column=Column(Text))

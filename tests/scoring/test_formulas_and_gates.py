@@ -117,7 +117,7 @@ def test_thresholds_come_from_a_profile_or_a_file_and_a_missing_metric_fails(tmp
     file.write_text("faithfulness: 9\n")
     with pytest.raises(ConfigError, match="field faithfulness: expected a number in \\[0, 1\\], got 9"):
         load_thresholds("general", str(file))
-    with pytest.raises(ConfigError, match="profile must be one of general, high_stakes, developer"):
+    with pytest.raises(ConfigError, match="profile must be one of auto, general, high_stakes, developer, offline"):
         load_thresholds("strict")
     items = [ItemScores("a", 1, "factual", {"faithfulness": 0.8})]
     results = check_thresholds({"faithfulness": aggregate(items, "faithfulness"),

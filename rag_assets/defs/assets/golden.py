@@ -5,9 +5,11 @@ import dagster as dg
 from rag_assets.defs.assets.corpus import OWNERS, corpus_snapshot
 from rag_assets.defs.assets.curation import curated_decisions
 from rag_assets.defs.partitions import corpus_versions
-from rag_assets.defs.resources import StoreResource
+from rag_assets.defs.metadata import llm_metadata
+from rag_assets.defs.resources import LLMResource, StoreResource
 from rag_assets.golden.build import build_golden, diff_golden
 from rag_assets.golden.export import export_golden
+from rag_assets.golden.statements import extract_statements
 from rag_assets.report.markdown import markdown_table
 
 
@@ -22,10 +24,11 @@ from rag_assets.report.markdown import markdown_table
         "The golden set for the corpus version: accepted items, each pinned to this corpus version. A new "
         "immutable version (global number, content hash, parent, diff) is made only when the content changes. "
         "Items whose relevant chunks are unchanged carry over from earlier corpus versions; items whose chunks "
-        "changed or vanished are stale: left out and sent back to review. Exported as JSONL and ragas JSONL."
+        "changed or vanished are stale: left out and sent back to review. Exported as JSONL and ragas JSONL. "
+        "Each new item's reference answer is split into statements once (for context recall), through the judge."
     ),
 )
-def golden_set(context: dg.AssetExecutionContext, store: StoreResource) -> dg.MaterializeResult:
+def golden_set(context: dg.AssetExecutionContext, store: StoreResource, llm: LLMResource) -> dg.MaterializeResult:
     version = context.partition_key
     corpus, golden = store.corpus(), store.golden()
     chunks = corpus.snapshot_chunks(version)
@@ -41,6 +44,8 @@ def golden_set(context: dg.AssetExecutionContext, store: StoreResource) -> dg.Ma
                                               "corpus_version": dg.MetadataValue.text(version)},
                                     data_version=dg.DataVersion(build.content_hash[:16]))
     items = golden.version_items(saved.number)
+    statements, stats = extract_statements(items, llm.judge_client(), store.llm_cache())
+    golden.set_reference_statements(statements)
     jsonl, ragas = export_golden(items, saved.number, store.golden_export_dir(version), {c.chunk_id: c.text for c in chunks})
     by_type: dict[str, int] = {}
     for item in items:
@@ -65,6 +70,8 @@ def golden_set(context: dg.AssetExecutionContext, store: StoreResource) -> dg.Ma
             "by_type": dg.MetadataValue.md(markdown_table(["type", "items"], sorted(by_type.items()))),
             "export_jsonl": dg.MetadataValue.path(str(jsonl)),
             "export_ragas": dg.MetadataValue.path(str(ragas)),
+            "statements_extracted": dg.MetadataValue.int(len(statements)),
+            **llm_metadata(stats),
         },
         data_version=dg.DataVersion(saved.content_hash[:16]),
     )

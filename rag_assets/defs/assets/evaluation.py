@@ -1,0 +1,150 @@
+"""The evaluation asset: every metric, aggregates, the gates, the report and a history row."""
+
+import math
+
+import dagster as dg
+
+from rag_assets.defs.assets.corpus import OWNERS
+from rag_assets.defs.assets.rag import rag_answers
+from rag_assets.defs.metadata import llm_metadata, provider_label
+from rag_assets.defs.partitions import corpus_versions
+from rag_assets.defs.resources import LLMResource, StoreResource
+from rag_assets.errors import RagAssetsError
+from rag_assets.report.markdown import markdown_table
+from rag_assets.scoring.embedding import make_embedder
+from rag_assets.scoring.evaluate import JUDGE_METRICS, evaluate, retrieval_metric_names
+from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
+from rag_assets.scoring.report import build_report, summary_markdown
+from rag_assets.scoring.scorecard import Scorecard, score_gates
+from rag_assets.llm.results import OFFLINE
+from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
+
+THRESHOLDS_CHECK = "evaluation_thresholds"
+REGRESSION_CHECK = "evaluation_regression"
+FAILURE_BUDGET_CHECK = "judge_failure_budget"
+
+
+class EvaluationConfig(dg.Config):
+    """k for the retrieval metrics; the threshold profile (auto, general, high_stakes, developer, offline)
+    or a file;
+    the baseline evaluation id (default: the previous passing one); the regression gate's alpha and
+    allowed drops; the judge failure budget; the embedder; the severity of failed gates."""
+
+    k: int = 5
+    profile: str = "auto"
+    thresholds_file: str | None = None
+    baseline: str | None = None
+    alpha: float = 0.05
+    allowed_drops: dict[str, float] = {}
+    max_judge_failure_rate: float = 0.05
+    embedder: str = "hashing"
+    severity: str = "ERROR"
+
+
+def _checks() -> list[dg.AssetCheckSpec]:
+    return [
+        dg.AssetCheckSpec(THRESHOLDS_CHECK, asset="evaluation", blocking=True, description=(
+            "Every metric of the threshold profile (general, high_stakes, developer; offline for the offline judge; "
+            "or the user's file) is at or above its minimum.")),
+        dg.AssetCheckSpec(REGRESSION_CHECK, asset="evaluation", blocking=True, description=(
+            "Against the baseline (the previous passing evaluation, or a pinned one): no metric, overall or per "
+            "question type, dropped by more than its allowed delta with a significant paired permutation test; "
+            "a failure names the items that got worse.")),
+        dg.AssetCheckSpec(FAILURE_BUDGET_CHECK, asset="evaluation", blocking=True, description=(
+            "The judge failed (API error or unparseable answer) on at most max_judge_failure_rate of its calls; "
+            "failed calls are excluded from the means, never replaced by a default.")),
+    ]
+
+
+@dg.asset(
+    partitions_def=corpus_versions,
+    deps=[rag_answers],
+    group_name="evaluation",
+    owners=OWNERS,
+    kinds={"python", "anthropic", "html"},
+    code_version="+".join(t.ref for t in JUDGE_TEMPLATES),
+    check_specs=_checks(),
+    description=(
+        "Scores of the newest RAG run: retrieval metrics from the golden labels (precision, recall, nDCG, MRR, hit "
+        "rate at k, average precision) and judge metrics (faithfulness with hallucination types, answer relevance, "
+        "context precision and recall, citation accuracy, temporal faithfulness, decline accuracy), per item and "
+        "aggregated overall and per question type, with the threshold, regression and judge-failure gates, a "
+        "markdown summary, an HTML report with plots, and a history row."
+    ),
+)
+def evaluation(context: dg.AssetExecutionContext, config: EvaluationConfig, store: StoreResource, llm: LLMResource):
+    version = context.partition_key
+    run = store.rag().latest_run(version)
+    if run is None:
+        raise dg.Failure(description=f"no RAG run for {version}; materialize rag_answers first")
+    chunks = store.corpus().snapshot_chunks(version)
+    items = store.golden().version_items(run.golden_version)
+    try:
+        judge = llm.judge_client()
+        profile = resolve_profile(config.profile, judge.provider == OFFLINE)
+        thresholds = load_thresholds(profile, config.thresholds_file)
+        embedder = make_embedder(config.embedder)
+    except (RagAssetsError, ValueError) as exc:
+        raise dg.Failure(description=f"invalid evaluation config: {exc}") from exc
+    responses = {r.item_id: r for r in store.rag().results(run.run_id, {c.chunk_id: c.text for c in chunks})}
+    outcome = evaluate(items, responses, {c.chunk_id: c.doc_version for c in chunks},
+                       {i.item_id: i.reference_statements for i in items}, judge, store.llm_cache(), embedder, config.k)
+    metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))
+    repo = store.evaluations()
+    baseline = repo.get(config.baseline) if config.baseline else repo.latest_passing(store.corpus().lineage(version),
+                                                                                      run.system_name)
+    if config.baseline and baseline is None:
+        raise dg.Failure(description=f"pinned baseline evaluation {config.baseline} does not exist")
+    card = Scorecard.build(outcome, metrics)
+    gates = score_gates(card, thresholds, baseline.evaluation_id if baseline else None,
+                        repo.item_values(baseline.evaluation_id)[0] if baseline else None, config.alpha,
+                        config.allowed_drops, config.max_judge_failure_rate)
+    evaluation_id = repo.save(
+        corpus_version=version, golden_version=run.golden_version, rag_run_id=run.run_id, system_name=run.system_name,
+        system_config_hash=run.system_config_hash, judge=provider_label(outcome.stats), k=config.k,
+        aggregates=card.as_dict(), gates=gates.as_dict(), passed=gates.passed,
+        baseline_id=baseline.evaluation_id if baseline else None, items=outcome.items)
+    report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(store.corpus().lineage(version)))
+    path = store.report_dir() / f"{evaluation_id}.html"
+    report.write(path)
+    repo.set_report_path(evaluation_id, str(path))
+    severity = dg.AssetCheckSeverity.WARN if config.severity.upper() == "WARN" else dg.AssetCheckSeverity.ERROR
+    floats = {name: dg.MetadataValue.float(round(agg.mean, 4)) for name, agg in card.overall.items() if agg.mean is not None}
+    floats.update({f"{name}_std": dg.MetadataValue.float(round(agg.std, 4))
+                   for name, agg in card.overall.items() if agg.std is not None and not math.isnan(agg.std)})
+    yield dg.MaterializeResult(
+        metadata={
+            "evaluation_id": dg.MetadataValue.text(evaluation_id),
+            "rag_run": dg.MetadataValue.text(run.run_id),
+            "system": dg.MetadataValue.text(run.system_name),
+            "golden_version": dg.MetadataValue.int(run.golden_version),
+            "judge": dg.MetadataValue.text(provider_label(outcome.stats)),
+            "items": dg.MetadataValue.int(len(items)),
+            "rag_errors": dg.MetadataValue.int(card.rag_errors),
+            "judge_failures": dg.MetadataValue.int(outcome.judge_failures),
+            "judge_failure_rate": dg.MetadataValue.float(round(outcome.judge_failure_rate, 4)),
+            "judge_calls_per_item": dg.MetadataValue.float(round(outcome.judge_calls / max(1, len(items)), 2)),
+            **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
+            **floats,
+            "summary": dg.MetadataValue.md(summary_markdown(card, gates, report)),
+            "report": dg.MetadataValue.path(str(path)),
+            "baseline": dg.MetadataValue.text(baseline.evaluation_id if baseline else "none"),
+            "thresholds": dg.MetadataValue.text(config.thresholds_file or f"profile {profile}"),
+            **llm_metadata(outcome.stats),
+        },
+        data_version=dg.DataVersion(evaluation_id),
+        check_results=[
+            dg.AssetCheckResult(check_name=THRESHOLDS_CHECK, passed=gates.thresholds_passed, severity=severity,
+                                description=gates.thresholds_text(),
+                                metadata={"thresholds": dg.MetadataValue.md(gates.thresholds_markdown())}),
+            dg.AssetCheckResult(check_name=REGRESSION_CHECK, passed=gates.regression_passed, severity=severity,
+                                description=gates.regression_text(),
+                                metadata={"regressions": dg.MetadataValue.md(gates.regression_markdown()),
+                                          "baseline": dg.MetadataValue.text(gates.baseline_id or "none")}),
+            dg.AssetCheckResult(check_name=FAILURE_BUDGET_CHECK, passed=gates.failure_budget_passed, severity=severity,
+                                description=(f"judge failure rate {outcome.judge_failure_rate:.1%} "
+                                             f"(budget {config.max_judge_failure_rate:.1%})"),
+                                metadata={"failures": dg.MetadataValue.md(markdown_table(
+                                    ["item", "metric", "why"], card.failure_rows()))}),
+        ],
+    )

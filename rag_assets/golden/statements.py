@@ -1,0 +1,23 @@
+"""Reference statements for context recall, extracted once per item revision through the judge."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rag_assets.golden.models import GoldenItem
+from rag_assets.llm.cache import LLMCache
+from rag_assets.llm.client import LLMClient
+from rag_assets.llm.results import LLMCall, LLMStats
+from rag_assets.scoring.judge_prompts import REFERENCE_STATEMENTS
+
+
+def extract_statements(items: Sequence[GoldenItem], client: LLMClient,
+                       cache: LLMCache | None) -> tuple[dict[tuple[str, int], list[str]], LLMStats]:
+    """Statements for every non-adversarial item that has none yet; a failed call leaves the item
+    without statements (its context recall is then reported as not scored), to be tried next build."""
+    todo = [i for i in items if i.question_type != "adversarial" and not i.reference_statements]
+    calls = [LLMCall(f"{i.item_id}|{i.revision}", REFERENCE_STATEMENTS,
+                     {"question": i.question, "reference": i.reference_answer}) for i in todo]
+    results = client.run(calls, cache)
+    found = {(i.item_id, i.revision): r.output["statements"] for i, r in zip(todo, results) if r.ok and r.output["statements"]}
+    return found, LLMStats().add(results)

@@ -1,0 +1,108 @@
+"""The evaluation report: a markdown summary for the Dagster UI and the data of the HTML report."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rag_assets.golden.models import GoldenItem
+from rag_assets.report.html import MetricSummary, ReportData, write_report
+from rag_assets.report.markdown import markdown_table
+from rag_assets.scoring.diagnosis import diagnose
+from rag_assets.scoring.evaluate import CORE_METRICS, EvaluationOutcome, ItemScores
+from rag_assets.scoring.scorecard import Gates, Scorecard
+
+WORST_ITEMS = 10
+
+
+@dataclass(frozen=True)
+class Report:
+    data: ReportData
+    diagnosis: tuple[str, ...]
+    worst: tuple[dict, ...]
+
+    def write(self, path: Path) -> Path:
+        return write_report(self.data, path)
+
+
+def _badness(item: ItemScores) -> float:
+    return sum(1 - item.values[m] for m in CORE_METRICS if m in item.values) + 0.5 * sum(item.hallucinations.values())
+
+
+def _why(item: ItemScores) -> str:
+    parts = [f"{verdict} x{count}" for verdict, count in sorted(item.hallucinations.items()) if count]
+    parts += [f"{m} {item.values[m]:.2f}" for m in CORE_METRICS if m in item.values and item.values[m] < 0.5]
+    return "; ".join(parts) or "lowest scores overall"
+
+
+def worst_items(card: Scorecard, items: Sequence[GoldenItem], limit: int = WORST_ITEMS) -> list[dict]:
+    question = {i.item_id: i.question for i in items}
+    ranked = sorted((i for i in card.items if i.rag_error is None and i.values), key=lambda i: (-_badness(i), i.item_id))
+    return [{"item_id": i.item_id, "question_type": i.question_type, "question": question.get(i.item_id, ""),
+             **{m: round(i.values[m], 3) for m in CORE_METRICS if m in i.values}, "why": _why(i)}
+            for i in ranked[:limit] if _badness(i) > 0]
+
+
+def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, gates: Gates,
+                 outcome: EvaluationOutcome, items: Sequence[GoldenItem], history: Sequence) -> Report:
+    minimum = {t.metric: t for t in gates.thresholds}
+
+    def summary(name: str, agg) -> MetricSummary:
+        threshold = minimum.get(name)
+        return MetricSummary(name, agg.mean, agg.std, agg.n, agg.failures,
+                             threshold.minimum if threshold else None, threshold.passed if threshold else None)
+
+    means = {name: agg.mean for name, agg in card.overall.items()}
+    diagnosis = tuple(diagnose(means, card.hallucinations, outcome.k))
+    worst = tuple(worst_items(card, items))
+    rows = [{"label": h.evaluation_id[-6:], "created_at": h.created_at,
+             **{m: (h.aggregates.get("overall", {}).get(m) or {}).get("mean") for m in CORE_METRICS}} for h in history]
+    stats = outcome.stats
+    data = ReportData(
+        title=f"Evaluation {evaluation_id}",
+        generated_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        corpus_version=corpus_version,
+        golden_version=run.golden_version,
+        rag_system=f"{run.system_name} ({run.system_config_hash})",
+        judge=_judge_label(stats.provider, stats.model),
+        metrics=[summary(name, agg) for name, agg in card.overall.items()],
+        per_type={t: [summary(name, agg) for name, agg in aggs.items()] for t, aggs in card.per_type.items()},
+        distributions={m: [i.values[m] for i in card.items if m in i.values] for m in CORE_METRICS},
+        history=rows,
+        worst_items=list(worst),
+        diagnosis=list(diagnosis),
+        gates=[{"gate": "thresholds", "status": "passed" if gates.thresholds_passed else "failed",
+                "detail": gates.thresholds_text()},
+               {"gate": "regression", "status": "passed" if gates.regression_passed else "failed",
+                "detail": gates.regression_text()},
+               {"gate": "judge failure budget", "status": "passed" if gates.failure_budget_passed else "failed",
+                "detail": f"{gates.failure_rate:.1%} of judge calls failed (budget {gates.max_failure_rate:.1%})"}],
+        cost={"judge calls": outcome.judge_calls, "API requests": stats.requests, "cache hits": stats.cache_hits,
+              "input tokens": stats.input_tokens, "output tokens": stats.output_tokens,
+              "cost (USD)": round(stats.cost_usd, 4)},
+    )
+    return Report(data, diagnosis, worst)
+
+
+def _judge_label(provider: str, model: str) -> str:
+    return "offline (deterministic heuristics, not a model's judgment)" if provider == "offline" else f"{provider} / {model}"
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def summary_markdown(card: Scorecard, gates: Gates, report: Report) -> str:
+    metrics = markdown_table(["metric", "mean", "std", "n", "judge failures"],
+                             [(m, _fmt(a.mean), _fmt(a.std), a.n, a.failures) for m, a in card.overall.items()], limit=100)
+    types = sorted(card.per_type)
+    per_type = markdown_table(["metric", *types], [
+        (m, *(_fmt(card.per_type[t][m].mean) for t in types)) for m in CORE_METRICS], limit=100)
+    gate_rows = markdown_table(["gate", "status", "detail"], [(g["gate"], g["status"], g["detail"]) for g in report.data.gates])
+    worst = markdown_table(["item", "type", "question", "why"],
+                           [(w["item_id"], w["question_type"], w["question"], w["why"]) for w in report.worst])
+    diagnosis = "\n".join(f"- {note}" for note in report.diagnosis)
+    return (f"**Judge:** {report.data.judge}\n\n### Metrics\n\n{metrics}\n\n### Per question type\n\n{per_type}\n\n"
+            f"### Gates\n\n{gate_rows}\n\n### Diagnosis\n\n{diagnosis}\n\n### Worst items\n\n{worst}\n")

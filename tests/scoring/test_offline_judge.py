@@ -1,0 +1,279 @@
+"""The offline judge against labelled pairs from the sample corpus, and unit tests of each heuristic.
+
+The pairs (tests/scoring/judge_pairs.yaml) are scored with the real formulas and the default
+HashingEmbedder: the better member of each pair must score strictly higher (a tie is a failure).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from rag_assets.corpus.models import ChunkerConfig, SnapshotChunk
+from rag_assets.corpus.snapshot import snapshot_corpus
+from rag_assets.generation.offline import DECLINE_ANSWER
+from rag_assets.rag.offline import DECLINE
+from rag_assets.scoring import formulas, offline_judge
+from rag_assets.scoring.embedding import HashingEmbedder
+from rag_assets.scoring.judge_prompts import (
+    ANSWER_QUESTIONS,
+    CONTEXT_PRECISION,
+    CONTEXT_RECALL,
+    FAITHFULNESS,
+    REFERENCE_STATEMENTS,
+)
+from rag_assets.store.corpus_repository import SqlCorpusRepository
+from rag_assets.store.engine import get_engine
+from tests.conftest import SAMPLE_CORPUS
+
+PAIRS = yaml.safe_load((Path(__file__).parent / "judge_pairs.yaml").read_text(encoding="utf-8"))
+FAITHFULNESS_TARGET, RELEVANCE_TARGET, PRECISION_TARGET = 0.96, 0.80, 0.80
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def corpus_chunks(tmp_path_factory) -> list[SnapshotChunk]:
+    repo = SqlCorpusRepository(get_engine(f"sqlite:///{tmp_path_factory.mktemp('judge') / 'store.db'}"))
+    version = snapshot_corpus(SAMPLE_CORPUS, ChunkerConfig(), repo).version_id
+    return repo.snapshot_chunks(version)
+
+
+def _lookup(chunks: Sequence[SnapshotChunk], spec: Mapping[str, str]) -> dict[str, Any]:
+    """The first chunk of the document that contains the phrase, as the judge templates get it."""
+    phrase = _squash(spec["phrase"])
+    for chunk in chunks:
+        if chunk.path == spec["doc"] and phrase in _squash(chunk.text):
+            return {"chunk_id": chunk.chunk_id, "text": chunk.text, "version": chunk.doc_version}
+    raise LookupError(f"no chunk of {spec['doc']} contains {spec['phrase']!r}")
+
+
+def _cite(answer: str, context: Sequence[Mapping[str, Any]]) -> str:
+    return re.sub(r"\{c(\d+)\}", lambda m: f"[{context[int(m.group(1))]['chunk_id']}]", answer)
+
+
+def _accuracy(pairs: Sequence[Mapping[str, Any]], score: Callable[[Mapping[str, Any]], tuple[float, float]]):
+    failures = []
+    for pair in pairs:
+        better, worse = score(pair)
+        if not better > worse:
+            failures.append(f"{pair['id']} ({pair.get('kind', '')}): {better:.3f} vs {worse:.3f}")
+    return 1 - len(failures) / len(pairs), failures
+
+
+def _report(metric: str, accuracy: float, target: float, failures: Sequence[str], total: int) -> str:
+    lines = "\n  ".join(failures)
+    return f"{metric}: accuracy {accuracy:.3f} on {total} pairs (target {target}); failing pairs:\n  {lines}"
+
+
+# ------------------------------------------------------------------------------------------------
+# The labelled pairs
+# ------------------------------------------------------------------------------------------------
+
+def test_the_pairs_cover_every_metric_and_resolve_to_real_chunks(corpus_chunks):
+    assert len(PAIRS["faithfulness"]) >= 40
+    assert len(PAIRS["answer_relevance"]) >= 30
+    assert len(PAIRS["context_precision"]) >= 30
+    ids = [p["id"] for section in PAIRS.values() for p in section]
+    assert len(ids) == len(set(ids))
+    for pair in PAIRS["faithfulness"]:
+        for spec in pair["chunks"]:
+            _lookup(corpus_chunks, spec)
+    for pair in PAIRS["context_precision"]:
+        focused = [_lookup(corpus_chunks, s)["chunk_id"] for s in pair["focused"]]
+        noisy = [_lookup(corpus_chunks, s)["chunk_id"] for s in pair["noisy"]]
+        assert focused[0] in noisy[2:], f"{pair['id']}: the noisy context must hold the relevant chunk at rank 3 or later"
+
+
+def test_faithful_answers_score_higher_on_faithfulness(corpus_chunks):
+    def score(pair):
+        context = [_lookup(corpus_chunks, s) for s in pair["chunks"]]
+        values = []
+        for answer in (pair["faithful"], pair["unfaithful"]):
+            inputs = {"question": pair["question"], "answer": _cite(answer, context), "chunks": context}
+            judgment = FAITHFULNESS.output_model.model_validate(offline_judge.faithfulness(inputs)).model_dump()
+            values.append(formulas.faithfulness(judgment)[0])
+        return values[0], values[1]
+
+    accuracy, failures = _accuracy(PAIRS["faithfulness"], score)
+    print(f"faithfulness pair accuracy: {accuracy:.3f}")
+    assert accuracy >= FAITHFULNESS_TARGET, _report("faithfulness", accuracy, FAITHFULNESS_TARGET, failures,
+                                                    len(PAIRS["faithfulness"]))
+
+
+def test_relevant_answers_score_higher_on_answer_relevance():
+    embedder = HashingEmbedder()
+
+    def score(pair):
+        values = []
+        for answer in (pair["relevant"], pair["worse"]):
+            judgment = ANSWER_QUESTIONS.output_model.model_validate(
+                offline_judge.answer_questions({"answer": answer})).model_dump()
+            values.append(formulas.answer_relevance(pair["question"], judgment, embedder))
+        return values[0], values[1]
+
+    accuracy, failures = _accuracy(PAIRS["answer_relevance"], score)
+    print(f"answer relevance pair accuracy: {accuracy:.3f}")
+    assert accuracy >= RELEVANCE_TARGET, _report("answer relevance", accuracy, RELEVANCE_TARGET, failures,
+                                                 len(PAIRS["answer_relevance"]))
+
+
+def test_focused_contexts_score_higher_on_context_precision(corpus_chunks):
+    def score(pair):
+        values = []
+        for specs in (pair["focused"], pair["noisy"]):
+            context = [_lookup(corpus_chunks, s) for s in specs]
+            inputs = {"question": pair["question"], "reference": pair["reference"], "chunks": context}
+            judgment = CONTEXT_PRECISION.output_model.model_validate(offline_judge.context_precision(inputs)).model_dump()
+            useful = {v["chunk_id"]: v["useful"] for v in judgment["verdicts"]}
+            values.append(formulas.context_precision([useful[c["chunk_id"]] for c in context]))
+        return values[0], values[1]
+
+    accuracy, failures = _accuracy(PAIRS["context_precision"], score)
+    print(f"context precision pair accuracy: {accuracy:.3f}")
+    assert accuracy >= PRECISION_TARGET, _report("context precision", accuracy, PRECISION_TARGET, failures,
+                                                 len(PAIRS["context_precision"]))
+
+
+def test_the_judge_is_deterministic(corpus_chunks):
+    pair = PAIRS["faithfulness"][0]
+    context = [_lookup(corpus_chunks, s) for s in pair["chunks"]]
+    inputs = {"question": pair["question"], "answer": pair["unfaithful"], "chunks": context}
+    assert offline_judge.faithfulness(inputs) == offline_judge.faithfulness(dict(inputs))
+    relevance = PAIRS["answer_relevance"][0]
+    assert offline_judge.answer_questions({"answer": relevance["worse"]}) == \
+        offline_judge.answer_questions({"answer": relevance["worse"]})
+
+
+# ------------------------------------------------------------------------------------------------
+# Unit tests on hand-made inputs
+# ------------------------------------------------------------------------------------------------
+
+LIMITS = {"chunk_id": "a1b2c3d4e5f60718", "version": "2.0", "text": (
+    "## File limits\n\n| Limit | Value |\n|-------|-------|\n| Maximum file size | 15 GB |\n"
+    "| Maximum path length | 400 characters |\n\nThe REST API allows 1,200 requests per minute per OAuth client. "
+    "Each user can link at most 10 devices. The CLI does not support online-only files.")}
+LIMITS_V1 = {"chunk_id": "0f1e2d3c4b5a6978", "version": "1.6", "text": (
+    "## File limits\n\n| Limit | Value |\n|-------|-------|\n| Maximum file size | 2 GB |\n\n"
+    "Each user can link at most 5 devices.")}
+MIGRATION = {"chunk_id": "99aa88bb77cc66dd", "version": "2.0", "text": (
+    "| Topic | 1.6 | 2.0 |\n|-------|-----|-----|\n| Maximum file size | 2 GB | 15 GB |\n"
+    "| Default retention window | 30 days | 90 days |")}
+
+
+def _faith(answer: str, chunks=(LIMITS,), question: str = "What are the limits in 2.0?") -> list[dict]:
+    output = offline_judge.faithfulness({"question": question, "answer": answer, "chunks": list(chunks)})
+    FAITHFULNESS.output_model.model_validate(output)
+    return output["claims"]
+
+
+def test_faithfulness_grounds_a_supported_claim_and_names_its_chunk():
+    [claim] = _faith(f"The maximum file size is 15 GB. [{LIMITS['chunk_id']}]")
+    assert claim["verdict"] == "grounded" and claim["supporting_chunk_ids"] == [LIMITS["chunk_id"]]
+    assert "[" not in claim["claim"], "citation markers are not part of the claim"
+
+
+def test_faithfulness_normalises_numbers_units_and_number_words():
+    for answer in ("The REST API allows 1200 requests per minute per OAuth client.",
+                   "Files can be at most 15GB.", "A user can link up to ten devices."):
+        [claim] = _faith(answer)
+        assert claim["verdict"] == "grounded", answer
+
+
+def test_faithfulness_flags_a_changed_value_on_the_same_subject_as_an_inconsistency():
+    [claim] = _faith("The maximum file size is 20 GB.")
+    assert claim["verdict"] == "inconsistency" and claim["supporting_chunk_ids"] == []
+
+
+def test_faithfulness_flags_invented_specifics_as_fabrication():
+    [claim] = _faith("Uploads are throttled with the `kestrel throttle --burst` command to 77 files per hour.")
+    assert claim["verdict"] == "fabrication"
+
+
+def test_faithfulness_flags_unsupported_statements_as_out_of_context():
+    [claim] = _faith("Most customers prefer syncing photos from their phones over the weekend.")
+    assert claim["verdict"] == "out_of_context"
+
+
+def test_faithfulness_sees_a_flipped_negation_as_an_inconsistency():
+    [claim] = _faith("The CLI supports online-only files.")
+    assert claim["verdict"] == "inconsistency"
+    [claim] = _faith("The CLI doesn't support online-only files.")
+    assert claim["verdict"] == "grounded"
+
+
+def test_faithfulness_reads_values_in_the_version_the_question_or_claim_names():
+    both = (LIMITS, LIMITS_V1)
+    [claim] = _faith("The maximum file size is 2 GB.", both, "What is the maximum file size in 2.0?")
+    assert claim["verdict"] == "inconsistency", "the 1.6 value does not answer a question about 2.0"
+    [claim] = _faith("In 1.6 the maximum file size was 2 GB.", both, "What is the maximum file size in 2.0?")
+    assert claim["verdict"] == "grounded" and claim["supporting_chunk_ids"] == [LIMITS_V1["chunk_id"]]
+    [claim] = _faith("In 2.0 the maximum file size is 2 GB.", (MIGRATION,))
+    assert claim["verdict"] == "inconsistency", "a table column header scopes its values to a version"
+    [claim] = _faith("In 2.0 the default retention window is 90 days.", (MIGRATION,))
+    assert claim["verdict"] == "grounded"
+
+
+def test_a_declining_answer_makes_no_claim():
+    for answer in (DECLINE, DECLINE_ANSWER, "I'm not sure. Please contact support."):
+        assert _faith(answer) == [], answer
+    assert formulas.faithfulness({"claims": []})[0] == 1.0
+
+
+def test_reverse_questions_are_three_and_flag_noncommittal_answers():
+    for answer in (DECLINE, DECLINE_ANSWER, "It depends on your setup.", "I'm not sure, please contact support.",
+                   "You can do this in the admin console. See the documentation for details.", ""):
+        output = offline_judge.answer_questions({"answer": answer})
+        ANSWER_QUESTIONS.output_model.model_validate(output)
+        assert output["noncommittal"], answer
+    output = offline_judge.answer_questions({"answer": "The maximum file size in 2.0 is 15 GB. [a1b2c3d4e5f60718]"})
+    ANSWER_QUESTIONS.output_model.model_validate(output)
+    assert not output["noncommittal"] and len(output["questions"]) == 3 and len(set(output["questions"])) == 3
+    assert all("a1b2c3d4" not in q for q in output["questions"])
+
+
+def test_reverse_questions_follow_the_answer_and_make_a_relevant_answer_score_high():
+    embedder = HashingEmbedder()
+    question = "What is the maximum file size in 2.0?"
+    on_topic = offline_judge.answer_questions({"answer": "In 2.0 the maximum file size is 15 GB."})
+    off_topic = offline_judge.answer_questions({"answer": "Vault keys are rotated every 60 days."})
+    assert formulas.answer_relevance(question, on_topic, embedder) > 0.5
+    assert formulas.answer_relevance(question, on_topic, embedder) > formulas.answer_relevance(question, off_topic, embedder)
+
+
+def test_context_precision_marks_chunks_that_support_the_reference_in_order():
+    other = {"chunk_id": "1234567890abcdef", "version": "2.0", "text": "Bandwidth schedules apply different caps at night."}
+    output = offline_judge.context_precision({"question": "What is the maximum file size in 2.0?",
+                                              "reference": "15 GB.", "chunks": [other, LIMITS_V1, LIMITS]})
+    CONTEXT_PRECISION.output_model.model_validate(output)
+    assert [(v["chunk_id"], v["useful"]) for v in output["verdicts"]] == [
+        (other["chunk_id"], False), (LIMITS_V1["chunk_id"], False), (LIMITS["chunk_id"], True)]
+
+
+def test_reference_statements_split_sentences_semicolons_and_full_clauses():
+    output = offline_judge.reference_statements({
+        "question": "What are the limits?",
+        "reference": "The maximum file size is 15 GB; the path length is limited to 400 characters. "
+                     "Each user can link 10 devices, and a workspace can register 50 OAuth clients."})
+    REFERENCE_STATEMENTS.output_model.model_validate(output)
+    assert output["statements"] == ["The maximum file size is 15 GB", "the path length is limited to 400 characters.",
+                                    "Each user can link 10 devices.", "a workspace can register 50 OAuth clients."]
+
+
+def test_context_recall_attributes_statements_with_their_numbers_to_one_chunk():
+    output = offline_judge.context_recall({"statements": ["The maximum file size is 15 GB.",
+                                                          "Each user can link at most 10 devices.",
+                                                          "Each user can link at most 12 devices.",
+                                                          "Snapshots are taken every 15 minutes."],
+                                           "chunks": [LIMITS_V1, LIMITS]})
+    CONTEXT_RECALL.output_model.model_validate(output)
+    assert [s["attributed"] for s in output["statements"]] == [True, True, False, False]
+    assert output["statements"][0]["chunk_id"] == LIMITS["chunk_id"]
+    assert output["statements"][2]["chunk_id"] is None
