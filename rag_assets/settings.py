@@ -16,6 +16,9 @@ HOME_ENV = "RAG_ASSETS_HOME"
 DATABASE_URL_ENV = "RAG_ASSETS_DATABASE_URL"
 CORPUS_ROOT_ENV = "RAG_ASSETS_CORPUS_ROOT"
 CURATION_ROOT_ENV = "RAG_ASSETS_CURATION_ROOT"
+SENSOR_INTERVAL_ENV = "RAG_ASSETS_SENSOR_INTERVAL"
+EVALUATION_CRON_ENV = "RAG_ASSETS_EVALUATION_CRON"
+ALERT_WEBHOOK_ENV = "RAG_ASSETS_ALERT_WEBHOOK"
 
 DEFAULT_HOME = ".rag_assets"
 DEFAULT_CORPUS_ROOT = "data/corpus"
@@ -41,6 +44,20 @@ class Settings:
             curation_root=Path(env.get(CURATION_ROOT_ENV) or DEFAULT_CURATION_ROOT).expanduser().absolute(),
             database_url=env.get(DATABASE_URL_ENV) or None,
         )
+
+    @staticmethod
+    def sensor_interval(default: int, environ: Mapping[str, str] | None = None) -> int:
+        """Seconds between sensor ticks; RAG_ASSETS_SENSOR_INTERVAL lowers it (tests, demos)."""
+        value = (os.environ if environ is None else environ).get(SENSOR_INTERVAL_ENV)
+        return int(value) if value else default
+
+    @staticmethod
+    def alert_webhook(environ: Mapping[str, str] | None = None) -> str | None:
+        return (os.environ if environ is None else environ).get(ALERT_WEBHOOK_ENV) or None
+
+    @staticmethod
+    def evaluation_cron(environ: Mapping[str, str] | None = None) -> str:
+        return (os.environ if environ is None else environ).get(EVALUATION_CRON_ENV) or "0 6 * * *"
 
     @property
     def store_url(self) -> str:

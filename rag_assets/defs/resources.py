@@ -20,6 +20,7 @@ from rag_assets.llm.client import LLMClient
 from rag_assets.llm.factory import DEFAULT_MODEL, make_llm_client
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price
 from rag_assets.settings import DATABASE_URL_ENV, Settings
+from rag_assets.store.alert_repository import SqlAlertRepository
 from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.curation_repository import SqlCurationRepository
@@ -69,6 +70,9 @@ class StoreResource(dg.ConfigurableResource):
 
     def rag(self) -> SqlRagRepository:
         return SqlRagRepository(self.engine())
+
+    def alerts(self) -> SqlAlertRepository:
+        return SqlAlertRepository(self.engine())
 
     def evaluations(self) -> SqlEvaluationRepository:
         return SqlEvaluationRepository(self.engine())

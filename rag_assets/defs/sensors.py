@@ -13,12 +13,13 @@ from rag_assets.defs.jobs import curation_import_job
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import CorpusResource, CurationResource, StoreResource
 from rag_assets.errors import RagAssetsError
+from rag_assets.settings import Settings
 
 
 @dg.sensor(
     target=[corpus_snapshot],
     default_status=dg.DefaultSensorStatus.RUNNING,
-    minimum_interval_seconds=30,
+    minimum_interval_seconds=Settings.sensor_interval(30),
     description=(
         "Watches the corpus root. A stat-only fingerprint (paths, sizes, mtimes) is the cursor; when it "
         "moves, the changed files are hashed and, if that gives a corpus version with no partition yet, "
@@ -51,7 +52,7 @@ CURSOR_MEMORY = 2000
 @dg.sensor(
     job=curation_import_job,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    minimum_interval_seconds=15,
+    minimum_interval_seconds=Settings.sensor_interval(15),
     description=(
         "Watches the curation inbox. Each new reviewed file (by content hash, the cursor) that names a known "
         "corpus version gets one run of curation_import for that partition (run key = file hash). A file that "
@@ -82,3 +83,33 @@ def curation_inbox_sensor(context: dg.SensorEvaluationContext, curation: Curatio
         context.log.warning(f"rejected without a run (unknown corpus version): {', '.join(rejected)}")
     return dg.SensorResult(run_requests=requests, cursor=json.dumps(seen[-CURSOR_MEMORY:]),
                            skip_reason=None if requests else "no new reviewed file in the inbox")
+
+
+automation_sensor = dg.AutomationConditionSensorDefinition(
+    "rag_assets_automation",
+    target=dg.AssetSelection.all(),
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=Settings.sensor_interval(30),
+    description="Evaluates the assets' automation conditions (the project's own, RUNNING out of the box): a new "
+                "corpus snapshot or an import flows on to candidates, golden set, RAG answers and evaluation, never "
+                "past a failed blocking check.",
+)
+
+
+@dg.run_failure_sensor(
+    name="run_failure_alerts",
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=Settings.sensor_interval(30),
+    description="Writes an alert record for every failed run (job, partition, failed steps, first error) to the "
+                "store, and POSTs it to RAG_ASSETS_ALERT_WEBHOOK when that is set.",
+)
+def run_failure_alerts(context: dg.RunFailureSensorContext, store: StoreResource) -> None:
+    from rag_assets.alerts import deliver, failure_alert
+
+    run = context.dagster_run
+    errors = [event.event_specific_data.error.message.strip() for event in context.get_step_failure_events()]
+    alert = failure_alert(run.run_id, run.job_name, run.tags.get("dagster/partition"),
+                          context.failure_event.message or "run failed", errors)
+    store.alerts().save(alert)
+    status = deliver(alert, Settings.alert_webhook())
+    context.log.info(f"alert for run {run.run_id} recorded ({status})")

@@ -1,29 +1,42 @@
 """The offline judge: deterministic heuristics answering the judge templates without a model.
 
-Every function reads text the same way (``_analyse``): light normalisation (abbreviations such as
-"single sign-on" -> "sso", number words -> digits, "1,200" -> "1200", "15GB" -> "15 GB"), content
-words with light suffix stripping and a few synonyms, *quantities* (a number with its unit, times
-converted to seconds so "60 minutes" == "1 hour"), *specific tokens* (identifiers, file names,
-code), *named words* (capitalised words inside a sentence), and *units*: the sentences, bullet and
-code lines and table cells (each cell read with its row label and column header) of a chunk, with
-the product versions each unit names and whether it is negated.
+All functions read text the same way. Normalisation: "single sign-on" -> "sso", "up to" -> "maximum",
+number words -> digits, "1,200" -> "1200", "15GB" -> "15 GB", "an hour" -> "1 hour". Content words:
+stopwords out, light suffix stripping cut to six letters, a few synonyms ("biggest" -> "maximum",
+"computer" -> "device"). Quantities: a number with its unit (durations in seconds, so "60 minutes" ==
+"1 hour"; prices, sizes, percentages, dates, product versions kept apart) and the words around it (its
+role). Specific tokens: code, paths, flags, identifiers. Names: capitalised words inside a sentence.
+A chunk is read as units: sentences, bullet and code lines, table rows, and table cells, each cell with
+its row label and column header (a column headed "2.0" scopes its values to version 2.0); and as
+clauses, for polarity (negated or not, and what the negation bears on).
 
-- faithfulness: a claim is grounded in a chunk of a compatible product version (the version the
-  claim names, else the one the question names) when most of its content words are in the chunk,
-  all its named words and specific tokens are in the chunk, each of its quantities appears in a
-  unit of the chunk that shares words with the claim (and names no other version), and the
-  clause of the chunk that matches it best has the same polarity (negated or not) and is not
-  scoped to another version. Otherwise the claim contradicts the chunks (a matching unit states a
-  different value, another version's value, or the opposite), fabricates (a number or named thing
-  found in no chunk) or is out of context (unsupported).
-- answer_questions: three reverse questions from the answer's factual sentences (split in three
-  groups, so that sentences about other topics pull the questions away from the asked one), and
-  noncommittal when the answer only declines, hedges or points elsewhere.
-- context_precision / context_recall: a chunk supports a statement like a claim above (content
-  word coverage and every quantity in a matching unit); a chunk is useful when it supports a
-  statement of the reference answer nearly as well as the best chunk does.
+- faithfulness: the answer's sentences (citation markers stripped; declines, hedges and pleasantries
+  dropped) are the claims. A claim speaks of the product versions it names, else of those the question
+  names; chunks of another version only count if they name the wanted one. It is grounded in a chunk
+  when: most of its content words (identifiers count double) are in the chunk, and a third of them in
+  one unit; every clause and every list item is covered as well; each quantity is the value the chunk
+  gives for the quantity's role (the best matching unit states it, not a different value of the same
+  kind: another plan's, row's or version's value); every identifier and name is in the chunk, a name
+  in a unit that matches the claim at least as well as units naming something else instead; no chunk
+  clause that matches it states the opposite (a negation bearing on the same words, or an antonym);
+  and, for a claim without values, the sentence that matches it best is not one about another version.
+  A claim that mixes facts of several chunks is grounded when each of its clauses is. Otherwise:
+  inconsistency (a unit about the same subject gives another value, the value is another version's,
+  or the chunks say the opposite), fabrication (a number, identifier or name found in no chunk), or
+  out_of_context (unsupported).
+- answer_questions: the answer's factual sentences, split into three groups (so that sentences about
+  other topics pull their question away from the one asked), each turned into a question by replacing
+  the values it gives with the words that ask for them ("every 15 minutes" -> "how often"); noncommittal
+  when no sentence states a fact: only declines, hedges, pointers elsewhere or placeholders ("you can
+  do this in the settings").
+- reference_statements: sentences, split at semicolons and at ", and" between two full statements.
+- context_precision: a chunk is useful when it supports a statement of the reference answer (its words,
+  its quantities for the same role and its identifiers; the question's words count a fifth) nearly as
+  well as the best chunk does, and neither contradicts its values nor says the opposite.
+- context_recall: a statement is attributed to the chunk holding most of its words and all its
+  quantities and identifiers.
 
-Everything is deterministic: no set iteration reaches an output, no network, no model.
+Everything is deterministic (no set iteration order reaches an output), with no network and no model.
 """
 
 from __future__ import annotations
@@ -31,7 +44,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -66,9 +79,6 @@ _NUMBER_WORDS = {
     "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
 }
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-             "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11}
-
 # Synonyms and irregular forms, mapped before suffix stripping (whole lowercase words).
 _SYNONYMS = {
     "largest": "maximum", "biggest": "maximum", "max": "maximum", "highest": "maximum", "maximal": "maximum",
@@ -99,15 +109,15 @@ _SYNONYMS = {
     "ciphers": "encrypt", "enciphered": "encrypt",
     "gigabytes": "gb", "gigabyte": "gb", "terabytes": "tb", "terabyte": "tb", "megabytes": "mb",
     "megabyte": "mb", "kilobytes": "kb", "kilobyte": "kb",
-    "secs": "second", "sec": "second", "mins": "minute", "min.": "minute", "hrs": "hour", "hr": "hour",
-    "interval": "every", "frequency": "every", "often": "every",
+    "secs": "second", "sec": "second", "mins": "minute", "hrs": "hour", "hr": "hour",
+    "interval": "every", "frequency": "every", "often": "every",  # "how often": no checkable content
     "credentials": "credential", "passwords": "password",
-    "port": "port", "ports": "port",
     "deleted": "delete", "deletes": "delete", "deleting": "delete", "deletion": "delete", "erase": "delete",
     "erased": "delete", "purged": "purge", "purges": "purge", "purging": "purge",
-    "default": "default", "defaults": "default", "standard": "default",
+    "defaults": "default", "standard": "default",
     "begins": "start", "begin": "start", "started": "start",
-    "quota": "quota", "quotas": "quota", "allowance": "quota",
+    "allowance": "quota", "revocation": "revoke", "revoked": "revoke",
+    "revokes": "revoke", "revoking": "revoke",
 }
 
 # Words that say nothing checkable: the product's name, talk about the documentation itself.
@@ -119,13 +129,14 @@ also just actually currently basically simply really however therefore thus over
 typically usually every whole yes ok okay please thanks thank well even still already yet etc eg ie
 get gets got make makes made go goes like many much way ways thing things lot lots something anything
 everything nothing within via around among across along toward towards onto upon whether whatever
-whichever whoever need
+whichever whoever need another come comes came coming happen happens happened seem seems quite rather
 """.split())
 _STOP = STOPWORDS | _EXTRA_STOP | frozenset({"cannot", "none", "nothing", "neither", "nobody", "never", "without"})
 
 _NEGATIONS = frozenset({"not", "no", "never", "cannot", "none", "nothing", "neither", "nor", "nobody", "without",
                         "disabled", "removed", "stop", "stops", "stopped", "prevent", "prevents", "prevented",
-                        "refused", "rejected"})
+                        "refused", "rejected", "exempt", "impossible", "prohibited", "forbidden", "disallowed",
+                        "excluded", "absent"})
 _UN_NOT_NEGATIONS = frozenset({"unlinked", "uninstalled", "unpinned", "unlocked", "unpacked", "unzipped", "under",
                                "understand", "understood", "unified", "united", "unmounted"})
 
@@ -199,6 +210,8 @@ def _stem(word: str) -> str:
     if word.endswith("e") and len(word) > 4:
         word = word[:-1]
     word = _SYNONYMS.get(word, word)
+    if word.endswith("ity") and len(word) > 7:
+        return word[:6] + "ty"  # "availability" is not "available"
     return word[:6]
 
 
@@ -235,11 +248,18 @@ class Quantity:
     value: str
     unit: str | None      # canonical unit, "time" for durations (value in seconds), None for a bare number
     raw: str
+    context: frozenset[str] = field(default=frozenset(), compare=False)  # the words around it: its role
 
     def matches(self, other: Quantity) -> bool:
+        """Same value, and the same unit where both give one ("15 GB" == "15GB", "60 minutes" == "1 hour",
+        "60 days" matches a bare "60"); a price only matches a price ("$18" is not "18 users")."""
         if self.value != other.value:
             return False
-        return self.unit is None or other.unit is None or self.unit == other.unit
+        if self.unit == other.unit:
+            return True
+        if "usd" in (self.unit, other.unit):
+            return False
+        return self.unit is None or other.unit is None
 
 
 def _fmt(value: float) -> str:
@@ -286,11 +306,19 @@ def _quantities(text: str) -> tuple[list[Quantity], list[tuple[int, str]]]:
                 value = value_text
         else:
             value = value_text
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value_text):
+            unit = "date"
+        elif re.fullmatch(r"\d{1,2}:\d{2}", value_text):
+            unit = "clock"
         if _VERSION_SHAPE.match(value_text) and unit is None:
             before = re.findall(r"[A-Za-z]+", text[max(0, match.start() - 12):match.start()])
             if not (before and before[-1].lower() in _NOT_PRODUCT_BEFORE) and not text[:match.start()].lower().endswith("pre-"):
                 version_like.append((match.start(), value_text))
-        out.append(Quantity(value, unit, raw))
+                unit = "version"
+        before = re.split(r"[.;:|()\n,]", text[max(0, match.start() - 80):match.start()])[-1]
+        after = re.split(r"[.;:|()\n,]", text[match.end():match.end() + 80])[0]
+        context = [*_WORD.findall(before)[-4:], *_WORD.findall(after)[:4]]
+        out.append(Quantity(value, unit, raw, frozenset(w for t in context for w in _words(t))))
     return out, version_like
 
 
@@ -343,7 +371,7 @@ def _named(sentence: str, first: bool = False) -> list[str]:
 # Analysed text
 # --------------------------------------------------------------------------------------------
 
-_UNIT_STEMS = frozenset(_stem(k) for k in (*_UNITS, *_TIME_UNITS, "requests", "times", "per"))
+_UNIT_STEMS = frozenset(_stem(k) for k in (*_UNITS, *_TIME_UNITS) if k not in ("times", "x"))
 
 
 @dataclass(frozen=True)
@@ -358,6 +386,22 @@ class Unit:
     negation_scope: frozenset[str]
     named: frozenset[str]      # capitalised words inside it
     row: bool = False          # a whole table row (its cells are units of their own)
+    keys: int | None = None    # a table cell: its first quantities are the row's and column's, not values
+
+    @property
+    def values(self) -> tuple[Quantity, ...]:
+        """The values it states (a cell's own, not those of its row label)."""
+        return self.quantities if self.keys is None else self.quantities[self.keys:]
+
+    @property
+    def key_values(self) -> tuple[Quantity, ...]:
+        """The values that say what it is about (a cell's row label; any value of a sentence)."""
+        return self.quantities if self.keys is None else self.quantities[:self.keys]
+
+    @property
+    def terms(self) -> frozenset[str]:
+        """Its words and its values ("#7443"): what two clauses are compared on."""
+        return self.words | {f"#{q.value}" for q in self.quantities}
 
 
 _PRE_NEGATIONS = frozenset({"not", "no", "never", "cannot", "none", "nothing", "neither", "nor", "nobody", "without"})
@@ -376,7 +420,11 @@ def _negation(text: str, whole: bool = False) -> tuple[bool, frozenset[str]]:
     tokens = re.findall(r"[a-z][a-z0-9'-]*|[.,;:()!?]", text.lower())
     scope: list[str] = []
     count = 0
+    unless = False
     for i, token in enumerate(tokens):
+        if token == "unless":
+            unless = True  # "does not expire unless X" states that it expires if X
+            continue
         pre = token in _PRE_NEGATIONS or token.endswith("n't")
         verb = not pre and (token in _NEGATIONS or _is_un_word(token))
         if not (pre or verb) or (token == "not" and tokens[i + 1:i + 2] == ["only"]):
@@ -388,7 +436,10 @@ def _negation(text: str, whole: bool = False) -> tuple[bool, frozenset[str]]:
                 break
             after.append(word)
         before = []
-        if verb:
+        if pre and not any(_words(w) for w in after):
+            count -= 1  # "cannot use it": what is negated is not said here
+            continue
+        if verb or token != "without":  # "X is not Y" bears on X too; "without Y" only on Y
             for word in reversed(tokens[max(0, i - 4):i]):
                 if word in ".,;:()!?":
                     break
@@ -397,7 +448,7 @@ def _negation(text: str, whole: bool = False) -> tuple[bool, frozenset[str]]:
             scope.extend(_words(word))
     if count and whole:
         scope.extend(_words(text))
-    return count % 2 == 1, frozenset(scope)
+    return count % 2 == 1 and not unless, frozenset(scope)
 
 
 def _versions_in(text: str) -> frozenset[str]:
@@ -406,11 +457,12 @@ def _versions_in(text: str) -> frozenset[str]:
 
 
 def _unit(text: str, scope: frozenset[str] = frozenset(), row: bool = False, value: str | None = None,
-          negated: bool | None = None) -> Unit:
-    """``value``: the unit is a table cell read with its labels; its names and negation are the value's.
-    ``negated``: the polarity is known (the answer to a question in an FAQ)."""
+          negated: bool | None = None, cell: str | None = None) -> Unit:
+    """``value``: the unit is a table cell read with its labels (``text`` ends with the ``cell``); its
+    names and negation are the value's. ``negated``: the polarity is known (an FAQ's short answer)."""
     norm = _normalise(text)
     quantities, _ = _quantities(norm)
+    keys = max(0, len(quantities) - len(_quantities(_normalise(cell))[0])) if cell is not None else None
     if value is not None:
         negated = _negation(_normalise(value))[0] if negated is None else negated
         negation = (negated, frozenset(_words(norm)) if negated else frozenset())
@@ -421,7 +473,18 @@ def _unit(text: str, scope: frozenset[str] = frozenset(), row: bool = False, val
     if negated is not None and value is None:
         negation = (negated, frozenset(_words(norm)) if negated else frozenset())
     return Unit(text, frozenset(_words(norm)), tuple(quantities), _versions_in(norm) | scope, negation[0],
-                negation[1], named, row)
+                negation[1], named, row, keys)
+
+
+def _polarity_parts(sentence: str) -> list[str]:
+    """Clauses, a clause that is a list of three items or more cut into its items: the spans a negation
+    is read in ("0 success, 1 error, 4 Hub unreachable" is a list, not one negated statement)."""
+    out = []
+    for clause in _clauses(sentence):
+        items = [p.strip() for p in clause.split(", ") if len(p.strip()) > 1]
+        listed = len(items) >= 4 or (len(items) == 3 and re.match(r"(?:and|or)\s", items[-1]))
+        out.extend(items if listed else [clause])
+    return out
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -491,7 +554,9 @@ def _chunk(chunk_id: str, text: str, version: str | None) -> Chunk:
             for j, cell in enumerate(cells[1:], start=1):
                 head = header[j] if j < len(header) else ""
                 scope = header_scopes[j] if j < len(header_scopes) else frozenset()
-                cell_unit = _unit(f"{header[0]} {label} {head} {cell}", scope, value=f"{head} {cell}")
+                negative = bool(re.match(r"(?i)(?:no|none|not\b.*|never|n/a|-|—)\s*(?:\(.*)?$", cell.strip()))
+                cell_unit = _unit(f"{header[0]} {label} {head} {cell}", scope, value=f"{head} {cell}",
+                                  negated=True if negative else None, cell=cell)
                 units.append(cell_unit)
                 clauses.append(cell_unit)
             continue
@@ -509,7 +574,7 @@ def _chunk(chunk_id: str, text: str, version: str | None) -> Chunk:
                 if reply:
                     clauses.append(_unit(f"{sentence} {answer}", negated=reply.group(1).lower() != "yes"))
                 continue
-            clauses.extend(_unit(p) for p in _clauses(sentence))
+            clauses.extend(_unit(p) for p in _polarity_parts(sentence))
     quantities, _ = _quantities(norm)
     versions = _versions_in(norm) | ({version} if version else frozenset())
     return Chunk(chunk_id, version, re.sub(r"\s+", " ", norm.replace("`", "").lower()),
@@ -590,6 +655,7 @@ class Claim:
     versions: tuple[str, ...]               # product versions the claim names
     clauses: tuple[Unit, ...]
     acronyms: tuple[str, ...] = ()          # the names written in capitals (CLI, CSV)
+    parts: tuple[Unit, ...] = ()            # the clauses cut at commas, for polarity
 
 
 def _unique(items: Iterable[str]) -> tuple[str, ...]:
@@ -610,14 +676,14 @@ def _claim(sentence: str) -> Claim:
     parts = [_unit(p) for p in _clauses(sentence)] or [_unit(sentence)]
     kept, subjects = [], []
     for quantity in quantities:
-        if quantity.unit is None and quantity.raw in versions:
+        if quantity.unit == "version":
             continue
         kept.append(quantity)
         clause = next((p for p in parts if quantity in p.quantities), None)
         subjects.append(tuple(sorted(clause.words)) if clause else words)
     acronyms = _unique(_stem(t.lower()) for t in re.findall(r"\b[A-Z][A-Z0-9]+s?\b", norm))
     return Claim(text, words, _unique(_named(norm)), _unique(_specifics(norm)), tuple(kept), tuple(subjects),
-                 versions, tuple(parts), acronyms)
+                 versions, tuple(parts), acronyms, tuple(_unit(p) for p in _polarity_parts(sentence)))
 
 
 def _is_hedge(sentence: str) -> bool:
@@ -673,7 +739,7 @@ def _claim_sentences(answer: str, chunk_ids: Iterable[str] = ()) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 MIN_COVERAGE = 0.6          # share of a claim's content words one chunk must contain
-MIN_ANCHOR = 0.4            # share of them one sentence, line or cell of that chunk must contain
+MIN_ANCHOR = 0.34           # share of them one sentence, line or cell of that chunk must contain
 MIN_USEFUL_COVERAGE = 0.5   # share of a reference statement's words a useful chunk must contain
 
 
@@ -694,35 +760,37 @@ def _overlap(words: Iterable[str], unit: Unit) -> int:
 
 
 def _comparable(mine: Quantity, theirs: Quantity) -> bool:
-    return mine.unit == theirs.unit and mine.unit not in ("date",)
+    return mine.unit == theirs.unit
 
 
 def _quantity_support(index: int, claim: Claim, chunk: Chunk, wanted: Sequence[str]) -> bool:
-    """The quantity is stated in a unit about the claim's subject, and no unit that matches the subject
-    better states a different value of the same kind instead (the value of another plan, version, ...).
-    A unit matches by the words of the quantity's clause (counted twice), of the whole claim, and by the
-    claim's other quantities it also states."""
+    """The value the chunk gives for the quantity's role is the claim's: among the chunk's values of the
+    same kind, the one whose surroundings match the quantity's best (the words around it, three times;
+    the words of its clause, twice; of the whole claim; the claim's other values in the same unit) is
+    equal to it. So "5 business days on Starter" is read in the Starter cell of the right row, and a value
+    of another plan, version or row does not count."""
     quantity, subject = claim.quantities[index], claim.subjects[index]
     words = claim.words
     others = [q for i, q in enumerate(claim.quantities) if i != index]
-    best_with = best_against = -1.0
-    found = False
+    best_key: tuple[float, bool] | None = None
     for unit in chunk.units:
         if unit.row and unit.versions:
             continue  # a row of a table whose columns are versions: only its cells are scoped
         if not _compatible(chunk.scope(unit) if wanted else unit.versions, wanted):
             continue
         overlap = _overlap(words, unit)
-        score = 2 * _overlap(subject, unit) + overlap + sum(1 for o in others if any(o.matches(q) for q in unit.quantities))
-        score += score / (len(unit.words) + 1) / 10
-        if any(quantity.matches(q) for q in unit.quantities):
-            if overlap or not words:
-                found = True
-                best_with = max(best_with, score)
-        elif any(_comparable(quantity, q) for q in unit.quantities) and not any(
-                mine.matches(q) for mine in claim.quantities for q in unit.quantities):
-            best_against = max(best_against, score)
-    return found and best_with >= best_against
+        base = 2 * _overlap(subject, unit) + overlap + sum(1 for o in others if any(o.matches(q) for q in unit.key_values))
+        base += base / (len(unit.words) + 1) / 10
+        for value in unit.values:
+            same = quantity.matches(value)
+            if not same and not _comparable(quantity, value):
+                continue
+            if same and not (overlap or not words):
+                continue
+            key = (round(base + 3 * len(quantity.context & value.context), 6), same)
+            if best_key is None or key > best_key:
+                best_key = key
+    return best_key is not None and best_key[1]
 
 
 def _coverage(words: Sequence[str], chunk: Chunk) -> float:
@@ -770,7 +838,7 @@ def _opposed(mine: Unit, theirs: Unit) -> bool:
     whose antonym the other uses instead."""
     if mine.negated != theirs.negated:
         negative, positive = (mine, theirs) if mine.negated else (theirs, mine)
-        if negative.negation_scope & positive.words:
+        if len(negative.negation_scope & positive.words) >= min(2, len(negative.negation_scope)):
             return True
     for word in mine.words:
         antonym = _ANTONYMS.get(word)
@@ -779,34 +847,48 @@ def _opposed(mine: Unit, theirs: Unit) -> bool:
     return False
 
 
+def _most_similar(terms: frozenset[str], chunks: Sequence[Chunk], containing: str | None = None) -> list[Unit]:
+    """The chunk clauses most similar to a set of terms (cosine of the word and value sets, at least two
+    shared words, at least 0.4), optionally among the clauses that contain a given word."""
+    best_key, best = 0.4, []
+    for chunk in chunks:
+        for clause in chunk.clauses:
+            if containing and containing not in clause.words:
+                continue
+            other = clause.terms
+            if len(terms & clause.words) < 2:
+                continue
+            key = round(len(terms & other) / math.sqrt(len(terms) * len(other)), 6)
+            if key > best_key:
+                best_key, best = key, [clause]
+            elif key == best_key:
+                best.append(clause)
+    return best
+
+
 def _polarity_conflict(claim: Claim, chunks: Sequence[Chunk]) -> bool:
-    """A clause of the claim is stated the other way round by the chunk clause that is most similar to it
-    (cosine of their word sets, at least two shared words)."""
-    for part in claim.clauses:
+    """A clause of the claim is stated the other way round by the chunk clause most similar to it, or,
+    for each name in it ("Starter", "Team"), by the most similar chunk clause about that name."""
+    for part in claim.parts:
         words = part.words
         if len(words) < 2:
             continue
-        best_key, best = 0.0, []
-        for chunk in chunks:
-            for clause in chunk.clauses:
-                overlap = len(words & clause.words)
-                if overlap < 2:
-                    continue
-                key = round(overlap / math.sqrt(len(words) * len(clause.words)), 6)
-                if key > best_key:
-                    best_key, best = key, [clause]
-                elif key == best_key:
-                    best.append(clause)
-        if best_key >= 0.5 and all(_opposed(part, c) for c in best):
+        best = _most_similar(part.terms, chunks)
+        if best and all(_opposed(part, c) for c in best):
             return True
+        for name in claim.named:
+            if name in words and name not in claim.acronyms:
+                best = _most_similar(part.terms, chunks, containing=name)
+                if best and all(_opposed(part, c) for c in best):
+                    return True
     return False
 
 
 def _temporal_conflict(claim: Claim, chunks: Sequence[Chunk], wanted: Sequence[str], question: str = "") -> bool:
     """The sentence that states the claim (read with the question it answers) best speaks of another
     version than the wanted one, clearly better than any sentence about the wanted version."""
-    if not wanted or len(claim.words) < 2:
-        return False
+    if not wanted or len(claim.words) < 2 or claim.quantities:
+        return False  # a claim with values is read in the wanted version by its values
     words = _unique([*claim.words, *_words(_normalise(question))])
     best_ok = best_other = 0
     for chunk in chunks:
@@ -831,25 +913,45 @@ class Support:
     specifics_ok: bool
     named_ok: bool
 
+    items_ok: bool = True  # every item of a list in the claim has half its words in the chunk
+
     @property
     def grounded(self) -> bool:
         return (self.coverage >= MIN_COVERAGE and self.clause_coverage >= MIN_COVERAGE and self.anchor >= MIN_ANCHOR
-                and self.quantities_ok and self.specifics_ok and self.named_ok)
+                and self.quantities_ok and self.specifics_ok and self.named_ok and self.items_ok)
+
+
+def _list_items(sentence: str) -> list[list[str]]:
+    """The items of the lists in a sentence ("A, B and C"), as content words: each must be supported."""
+    items: list[list[str]] = []
+    for clause in _clauses(sentence):
+        if "," not in clause:
+            continue
+        pieces = [p for p in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", clause) if p.strip()]
+        if len(pieces) >= 3:
+            items.extend(words for words in (_words(_normalise(p)) for p in pieces) if len(words) >= 2)
+    return items
 
 
 def _weighted_coverage(claim: Claim, chunk: Chunk) -> float:
     """Share of the claim's content found in the chunk: words count 1, identifiers (code, paths) 2.
     (Quantities are checked on their own: each must be stated in the chunk for the claim's subject.)"""
-    total = len(claim.words) + 2 * len(claim.specifics)
+    words = _content_words(claim)
+    total = len(words) + 2 * len(claim.specifics)
     if not total:
         return 1.0
-    found = sum(1 for w in claim.words if w in chunk.words)
+    found = sum(1 for w in words if w in chunk.words)
     found += 2 * sum(1 for s in claim.specifics if s in chunk.text_low)
     return found / total
 
 
+def _content_words(claim: Claim) -> list[str]:
+    """The claim's words that coverage counts: a supported quantity's unit ("minute") is not one."""
+    return [w for w in claim.words if w not in _UNIT_STEMS] if claim.quantities else list(claim.words)
+
+
 def _support(claim: Claim, chunk: Chunk, wanted: Sequence[str]) -> Support:
-    words = claim.words
+    words = _content_words(claim)
     anchor = _anchor(words, chunk) / len(words) if words else 1.0
     clause_coverage = 1.0
     if len(claim.clauses) > 1:
@@ -857,7 +959,8 @@ def _support(claim: Claim, chunk: Chunk, wanted: Sequence[str]) -> Support:
                               default=1.0)
     return Support(chunk, _weighted_coverage(claim, chunk), clause_coverage, anchor,
                    all(_quantity_support(i, claim, chunk, wanted) for i in range(len(claim.quantities))),
-                   all(s in chunk.text_low for s in claim.specifics), _named_ok(claim, chunk))
+                   all(s in chunk.text_low for s in claim.specifics), _named_ok(claim, chunk),
+                   all(_coverage(item, chunk) >= 0.5 for item in _list_items(claim.text)))
 
 
 def _wanted_versions(claim: Claim, question: str) -> tuple[str, ...]:
@@ -1074,7 +1177,7 @@ def _statement_score(statement: Claim, chunk: Chunk, wanted: Sequence[str], cont
     0 when the chunk says the opposite or gives a different value of the same kind for the subject."""
     if _polarity_conflict(statement, [chunk]):
         return 0.0
-    total = matched = float(len(statement.words))
+    total = float(len(statement.words))
     matched = sum(1.0 for w in statement.words if w in chunk.words)
     for index, quantity in enumerate(statement.quantities):
         total += 2

@@ -281,3 +281,17 @@ class EvaluationScoreRow(SQLModel, table=True):
     question_type: str = Field(max_length=32)
     value: float | None = None
     failure: str | None = Field(default=None, sa_column=Column(Text))
+
+
+class AlertRow(SQLModel, table=True):
+    """A failed run, as the run-failure sensor recorded it."""
+
+    __tablename__ = "alert"
+
+    alert_id: int | None = Field(default=None, primary_key=True)
+    run_id: str = Field(index=True, max_length=64)
+    job: str
+    partition: str | None = None
+    summary: str = Field(sa_column=Column(Text, nullable=False))
+    errors_json: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: str

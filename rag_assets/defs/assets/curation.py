@@ -24,6 +24,7 @@ REVIEW_FILES_CHECK = "review_files_valid"
     group_name="curation",
     owners=OWNERS,
     kinds={"python", "csv"},
+    automation_condition=dg.AutomationCondition.eager(),
     description=(
         "The review files for domain experts: every pending candidate of the corpus version with its "
         "evidence, as CSV (UTF-8 with BOM, formula cells neutralised) and JSONL in the curation outbox. "

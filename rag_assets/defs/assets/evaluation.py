@@ -6,6 +6,7 @@ import dagster as dg
 
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.assets.rag import rag_answers
+from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.metadata import llm_metadata, provider_label
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import LLMResource, StoreResource
@@ -63,6 +64,7 @@ def _checks() -> list[dg.AssetCheckSpec]:
     owners=OWNERS,
     kinds={"python", "anthropic", "html"},
     code_version="+".join(t.ref for t in JUDGE_TEMPLATES),
+    automation_condition=EAGER_PAST_CHECKS,
     check_specs=_checks(),
     description=(
         "Scores of the newest RAG run: retrieval metrics from the golden labels (precision, recall, nDCG, MRR, hit "

@@ -36,6 +36,7 @@ class GenerationRunConfig(dg.Config):
     owners=OWNERS,
     kinds={"python", "anthropic"},
     code_version=GENERATE_QUESTIONS.ref,
+    automation_condition=dg.AutomationCondition.eager(),
     description=(
         "Candidate questions of six types (factual, multi_hop, abstractive, comparative, adversarial, "
         "terminology) generated from chunks that no earlier corpus version covered, with reference "

@@ -4,6 +4,7 @@ import dagster as dg
 
 from rag_assets.defs.assets.corpus import OWNERS, corpus_snapshot
 from rag_assets.defs.assets.curation import curated_decisions
+from rag_assets.defs.automation import GOLDEN_SET
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLMResource, StoreResource
@@ -20,6 +21,7 @@ from rag_assets.report.markdown import markdown_table
     owners=OWNERS,
     kinds={"python", "sql", "json"},
     code_version="golden-set-v1",
+    automation_condition=GOLDEN_SET,
     description=(
         "The golden set for the corpus version: accepted items, each pinned to this corpus version. A new "
         "immutable version (global number, content hash, parent, diff) is made only when the content changes. "

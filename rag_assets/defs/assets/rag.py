@@ -5,6 +5,7 @@ import numpy as np
 
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.assets.golden import golden_set
+from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import LLMResource, RagSystemResource, StoreResource
@@ -22,6 +23,7 @@ from rag_assets.report.markdown import markdown_table
     owners=OWNERS,
     kinds={"python", "anthropic"},
     code_version=RAG_ANSWER.ref,
+    automation_condition=EAGER_PAST_CHECKS,
     description=(
         "The configured RAG system (the built-in BM25 reference system, your Python callable, or your HTTP "
         "endpoint) run over the newest golden-set version of this corpus version: answer, ranked retrieved "

@@ -1,0 +1,138 @@
+"""Automation as the daemon evaluates it: conditions past blocking checks, the schedule, failure alerts."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from rag_assets.definitions import defs
+from rag_assets.defs.assets.corpus import corpus_snapshot
+from rag_assets.defs.assets.curation import curated_decisions
+from rag_assets.defs.assets.generation import question_candidates
+from rag_assets.defs.assets.golden import golden_set
+from rag_assets.defs.checks import golden_set_pinned, golden_set_quality
+from rag_assets.defs.partitions import corpus_versions
+from rag_assets.defs.resources import RESOURCES, CorpusResource
+from rag_assets.defs.schedules import reevaluation_schedule
+from rag_assets.defs.sensors import automation_sensor, corpus_sensor, curation_inbox_sensor, run_failure_alerts
+from rag_assets.settings import Settings
+from tests.conftest import PROJECT_ROOT
+from tests.defs.lifecycle import current_version
+
+RAG = dg.AssetKey("rag_answers")
+
+
+def _requested(result, key: dg.AssetKey) -> set[str]:
+    return set(result.get_requested_partitions(key))
+
+
+def _golden_then_evaluate(instance: dg.DagsterInstance, version: str, with_review: bool):
+    if with_review:
+        inbox = Settings.from_env().curation_root / "inbox"
+        inbox.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(PROJECT_ROOT / "data/curation/sample" / f"review-{version}.csv", inbox / f"review-{version}.csv")
+    instance.add_dynamic_partitions(corpus_versions.name, [version])
+    start = dg.evaluate_automation_conditions(defs=defs, instance=instance)  # conditions track changes from here
+    dg.materialize([corpus_snapshot, question_candidates, curated_decisions], partition_key=version,
+                   instance=instance, resources=RESOURCES)
+    before = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=start.cursor)
+    golden = dg.materialize([golden_set, golden_set_quality, golden_set_pinned], partition_key=version,
+                            instance=instance, resources=RESOURCES, raise_on_error=False)
+    passed = {e.event_specific_data.check_name: e.event_specific_data.passed for e in golden.all_events
+              if e.event_type_value == "ASSET_CHECK_EVALUATION"}
+    after = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=before.cursor)
+    return before, passed, after
+
+
+def test_a_failed_blocking_check_on_the_golden_set_stops_the_rag_run(project_env: Path):
+    version = current_version()
+    with dg.instance_for_test() as instance:
+        before, checks, after = _golden_then_evaluate(instance, version, with_review=False)
+        assert version in _requested(before, golden_set.key), "a new corpus version gets its golden set"
+        assert checks["golden_set_quality"] is False
+        assert _requested(after, RAG) == set()
+
+
+def test_a_passed_blocking_check_lets_the_rag_run_and_nothing_else_through(project_env: Path):
+    version = current_version()
+    with dg.instance_for_test() as instance:
+        _, checks, after = _golden_then_evaluate(instance, version, with_review=True)
+        assert checks == {"golden_set_quality": True, "golden_set_pinned": True}
+        assert _requested(after, RAG) == {version}
+        assert _requested(after, dg.AssetKey("evaluation")) == set(), "it waits for the RAG answers"
+
+
+def test_every_sensor_and_the_schedule_start_running():
+    for sensor in (corpus_sensor, curation_inbox_sensor, automation_sensor, run_failure_alerts):
+        assert sensor.default_status == dg.DefaultSensorStatus.RUNNING, sensor.name
+    assert reevaluation_schedule.default_status == dg.DefaultScheduleStatus.RUNNING
+    assert reevaluation_schedule.cron_schedule == "0 6 * * *"
+
+
+def test_the_schedule_reevaluates_the_newest_corpus_partition():
+    tick = datetime.datetime(2026, 11, 30, 6, 0, tzinfo=datetime.timezone.utc)
+    with dg.instance_for_test() as instance:
+        context = dg.build_schedule_context(instance=instance, scheduled_execution_time=tick)
+        assert isinstance(reevaluation_schedule(context), dg.SkipReason)
+        instance.add_dynamic_partitions(corpus_versions.name, ["cv-000000000001", "cv-000000000002"])
+        request = reevaluation_schedule(dg.build_schedule_context(instance=instance, scheduled_execution_time=tick))
+        assert request.partition_key == "cv-000000000002"
+        assert request.run_key == "reevaluate:cv-000000000002:2026-11-30T06:00:00+00:00"
+
+
+class _Webhook:
+    def __init__(self) -> None:
+        self.bodies: list[dict] = []
+        hook = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                hook.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+                self.send_response(204)
+                self.end_headers()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    def __enter__(self) -> _Webhook:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_failed_run_leaves_an_alert_record_and_posts_it(project_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    with dg.instance_for_test() as instance, _Webhook() as hook:
+        monkeypatch.setenv("RAG_ASSETS_ALERT_WEBHOOK", hook.url)
+        instance.add_dynamic_partitions(corpus_versions.name, ["cv-000000000009"])
+        missing = CorpusResource(root=str(tmp_path / "gone"))
+        result = dg.materialize([corpus_snapshot], partition_key="cv-000000000009", instance=instance,
+                                resources={**RESOURCES, "corpus": missing}, raise_on_error=False)
+        failure = next(e for e in result.all_events if e.event_type_value == "PIPELINE_FAILURE")
+        context = dg.build_run_status_sensor_context(
+            sensor_name="run_failure_alerts", dagster_instance=instance, dagster_run=result.dagster_run,
+            dagster_event=failure, resources={"store": RESOURCES["store"]}).for_run_failure()
+        run_failure_alerts(context)
+        (alert,) = RESOURCES["store"].alerts().all()
+        assert alert.run_id == result.run_id and alert.partition == "cv-000000000009"
+        assert "gone does not exist" in alert.errors[0]
+        (posted,) = hook.bodies
+        assert posted["run_id"] == result.run_id
+        assert posted["text"].startswith(f"rag_assets: run {result.run_id} of __ephemeral_asset_job__ for corpus version "
+                                         "cv-000000000009 failed:")
