@@ -39,8 +39,41 @@ def _shown(entry: dg.MetadataValue) -> str | None:
     return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
+# What the summary table shows of each asset: metadata labels, in order.
+KEY_FACTS: dict[str, tuple[str, ...]] = {
+    "corpus_snapshot": ("documents", "chunks", "documents_changed", "skipped_files"),
+    "question_candidates": ("candidates", "new_candidates", "requeued_stale_items", "llm"),
+    "curation_queue": ("pending",),
+    "curated_decisions": ("files_applied", "files_rejected", "decisions"),
+    "golden_set": ("golden_version", "items", "added", "removed", "changed", "stale"),
+    "rag_answers": ("system", "answered", "errors", "declined", "latency_p95_ms"),
+    "evaluation": ("faithfulness", "answer_relevance", "context_precision", "context_recall", "hit_rate@5",
+                   "judge_calls_per_item", "thresholds"),
+}
+
+
+def summary_table(result: dg.ExecuteInProcessResult) -> str:
+    """One line per materialized asset with the numbers a user looks for first, then the checks."""
+    lines = [f"{'asset':<22}{'partition':<18}key facts", "-" * 100]
+    for event in result.get_asset_materialization_events():
+        materialization = event.step_materialization_data.materialization
+        name = materialization.asset_key.to_user_string()
+        facts = []
+        for label in KEY_FACTS.get(name, ()):
+            entry = materialization.metadata.get(label)
+            shown = _shown(entry) if entry is not None else None
+            if shown is not None:
+                facts.append(f"{label}={float(shown):.3f}" if isinstance(entry.value, float) else f"{label}={shown}")
+        lines.append(f"{name:<22}{materialization.partition or '':<18}{', '.join(facts)}")
+    checks = [e.event_specific_data for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
+    failed = [f"{c.asset_key.to_user_string()}.{c.check_name}" for c in checks if not c.passed]
+    lines.append(f"\nchecks: {len(checks) - len(failed)} passed, {len(failed)} failed" +
+                 (f" ({', '.join(failed)})" if failed else ""))
+    return "\n".join(lines)
+
+
 def summary(result: dg.ExecuteInProcessResult) -> str:
-    """A plain-text table of every materialized asset's scalar metadata, and the check results."""
+    """A plain-text dump of every materialized asset's scalar metadata, and the check results."""
     lines = []
     for event in result.get_asset_materialization_events():
         materialization = event.step_materialization_data.materialization
@@ -87,7 +120,7 @@ def _evaluation_config(thresholds: str | None, profile: str | None) -> dict:
 
 
 def run(corpus: str | None, review: str | None, use_sample_review: bool, thresholds: str | None = None,
-        profile: str | None = None) -> int:
+        profile: str | None = None, verbose: bool = False) -> int:
     if corpus:
         os.environ[CORPUS_ROOT_ENV] = str(Path(corpus).absolute())
     from rag_assets.definitions import defs
@@ -109,7 +142,9 @@ def run(corpus: str | None, review: str | None, use_sample_review: bool, thresho
     result = defs.resolve_job_def("lifecycle").execute_in_process(
         partition_key=version, instance=instance, raise_on_error=False, tags={"rag_assets/trigger": "cli"},
         run_config=_evaluation_config(thresholds, profile))
-    print(summary(result))
+    if verbose:
+        print(summary(result))
+    print("\n" + summary_table(result))
     print(f"\nstore: {RESOURCES['store'].describe()}\ndagster: DAGSTER_HOME={os.environ['DAGSTER_HOME']}")
     print("open the UI: DAGSTER_HOME=<that folder> dagster dev -w workspace.yaml")
     if not result.success:
@@ -178,6 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_parser.add_argument("--no-review", action="store_true",
                             help="do not stage the bundled simulated review of the sample corpus")
     run_parser.add_argument("--thresholds", help="a thresholds file for the evaluation gates (YAML or JSON)")
+    run_parser.add_argument("--verbose", action="store_true", help="print every asset's metadata, not just the summary")
     run_parser.add_argument("--profile", choices=["general", "high_stakes", "developer", "offline"],
                             help="a threshold profile (default: general with Claude as judge, offline without)")
     simulate_parser = commands.add_parser("simulate-review", help="decide the review queue as a simulated expert")
@@ -191,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus_parser.add_argument("out_dir")
     args = parser.parse_args(argv)
     if args.command == "run":
-        return run(args.corpus, args.review, not args.no_review, args.thresholds, args.profile)
+        return run(args.corpus, args.review, not args.no_review, args.thresholds, args.profile, args.verbose)
     if args.command == "simulate-review":
         return simulate(args.out)
     if args.command == "import-golden":

@@ -24,20 +24,25 @@ def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
     assert main(["run"]) == 0
     out = capsys.readouterr().out
     assert "simulated expert review (bundled)" in out
-    assert "corpus_snapshot [cv-" in out and "documents                49" in out
-    assert "golden_set [cv-" in out and "golden_version           1" in out
-    assert "golden_set.golden_set_quality                    passed" in out
+    lines = {line.split()[0]: line for line in out.splitlines() if line and line.split()[0] in (
+        "corpus_snapshot", "golden_set", "rag_answers", "evaluation")}
+    assert "documents=49, chunks=309" in lines["corpus_snapshot"]
+    assert "golden_version=1, items=54, added=54" in lines["golden_set"]
+    assert "answered=54, errors=0" in lines["rag_answers"]
+    assert "faithfulness=0." in lines["evaluation"] and "thresholds=profile offline" in lines["evaluation"]
+    assert "checks: 7 passed, 0 failed" in out
     assert (project_env / "dagster" / "dagster.yaml").exists(), "runs are kept for dagster dev"
-    assert main(["run"]) == 0
+    assert main(["run", "--verbose"]) == 0
     again = capsys.readouterr().out
-    assert "new_version              False" in again and "golden_version           1" in again
+    assert "new_version              False" in again and "golden_version=1, items=54, added=54" in again
 
 
 def test_run_without_a_review_fails_the_golden_checks_and_says_what_to_do(
         project_env: Path, capsys: pytest.CaptureFixture[str]):
     assert main(["run", "--no-review"]) == 1
     captured = capsys.readouterr()
-    assert "golden_set.golden_set_quality                    FAILED" in captured.out
+    assert "checks: 1 passed, 2 failed (golden_set.golden_set_pinned, golden_set.golden_set_quality)" in captured.out
+    assert "pending=57" in captured.out
     assert "review the candidates in" in captured.err
 
 
