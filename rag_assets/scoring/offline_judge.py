@@ -167,7 +167,9 @@ _VERSION_SHAPE = re.compile(r"^\d\.\d$")
 _NOT_PRODUCT_BEFORE = frozenset({"oauth", "saml", "tls", "kmip", "http", "https", "ssl", "python", "openid",
                                  "connect", "smb", "ipv", "php", "java"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:'[a-z]+)?|\d+[A-Za-z][A-Za-z0-9]*")
-_SPECIFIC = re.compile(r"`([^`\n]{2,80})`|(?<![\w-])(--[a-z][a-z0-9-]+)|(?<![\w./~-])((?:[~/.]?[A-Za-z0-9]+)(?:[._/:~-]+[A-Za-z0-9*{}]+)+)")
+_SPECIFIC = re.compile(r"`([^`\n]{2,80})`"                      # code
+                       r"|(?<![\w-])(--[a-z][a-z0-9-]+)"          # a command-line flag
+                       r"|(?<![\w./~-])((?:[~/.]?[A-Za-z0-9]+)(?:[._/:~-]+[A-Za-z0-9*{}]+)+)")  # paths, ids
 _CITATION = re.compile(r"\s*\[(?:[0-9a-f]{6,}|[A-Za-z]*chunk[^\]\s]*|\d{1,2})\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`*])")
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+•]\s+|\d+[.)]\s+|>\s*)")
@@ -312,7 +314,8 @@ def _quantities(text: str) -> tuple[list[Quantity], list[tuple[int, str]]]:
             unit = "clock"
         if _VERSION_SHAPE.match(value_text) and unit is None:
             before = re.findall(r"[A-Za-z]+", text[max(0, match.start() - 12):match.start()])
-            if not (before and before[-1].lower() in _NOT_PRODUCT_BEFORE) and not text[:match.start()].lower().endswith("pre-"):
+            after_name = before and before[-1].lower() in _NOT_PRODUCT_BEFORE  # OAuth 2.0, TLS 1.3
+            if not after_name and not text[:match.start()].lower().endswith("pre-"):
                 version_like.append((match.start(), value_text))
                 unit = "version"
         before = re.split(r"[.;:|()\n,]", text[max(0, match.start() - 80):match.start()])[-1]
@@ -343,9 +346,10 @@ def _specifics(text: str) -> list[str]:
     return out
 
 
-_NAMED_EXEMPT = frozenset({"i", "yes", "no", "none", "all", "unlimited", "optional", "required", "note", "also",
-                           "however", "then", "if", "in", "on", "for", "the", "a", "an", "this", "that", "these", "it", "you", "your", "we", "our", "they",
-                           "kestrel", "sync", "ok", "and", "or", "but", "so", "to", "with", "by"})
+_NAMED_EXEMPT = frozenset("""
+i yes no none all unlimited optional required note also however then if in on for the a an this that these it
+you your we our they kestrel sync ok and or but so to with by
+""".split())
 
 
 def _named(sentence: str, first: bool = False) -> list[str]:
@@ -409,45 +413,44 @@ _PRE_NEGATIONS = frozenset({"not", "no", "never", "cannot", "none", "nothing", "
 
 def _is_un_word(token: str) -> bool:
     """"unchanged", "unavailable": a negated participle or adjective."""
-    return token.startswith("un") and token.endswith(("ed", "able")) and len(token) > 6 and token not in _UN_NOT_NEGATIONS
+    return (token.startswith("un") and token.endswith(("ed", "able")) and len(token) > 6
+            and token not in _UN_NOT_NEGATIONS)
 
 
-def _negation(text: str, whole: bool = False) -> tuple[bool, frozenset[str]]:
-    """Whether the text is negated (an odd number of negations: "without changes, no snapshot" is not),
-    and the words the negations bear on: the few words after "not", "no", "without"...; the words of the
-    clause around a negative verb ("removed", "stopped", "unchanged"). ``whole``: the scope is the whole
-    text (a table cell saying "No")."""
+def _negation(text: str) -> tuple[bool, frozenset[str]]:
+    """Whether the text is negated (an odd number of negations: "without changes, no snapshot" is not;
+    "does not expire unless X" is not either), and the words the negations bear on: the words of the
+    clause before and after "not", "no"... (only after "without"); around a negative verb ("removed",
+    "stopped", "unchanged"). A negation followed by no content word ("cannot use it") is not counted:
+    what it negates is said elsewhere."""
     tokens = re.findall(r"[a-z][a-z0-9'-]*|[.,;:()!?]", text.lower())
     scope: list[str] = []
     count = 0
     unless = False
     for i, token in enumerate(tokens):
         if token == "unless":
-            unless = True  # "does not expire unless X" states that it expires if X
+            unless = True
             continue
         pre = token in _PRE_NEGATIONS or token.endswith("n't")
         verb = not pre and (token in _NEGATIONS or _is_un_word(token))
         if not (pre or verb) or (token == "not" and tokens[i + 1:i + 2] == ["only"]):
             continue
-        count += 1
         after = []
         for word in tokens[i + 1:i + (6 if pre else 4)]:
             if word in ".,;:()!?":
                 break
             after.append(word)
-        before = []
         if pre and not any(_words(w) for w in after):
-            count -= 1  # "cannot use it": what is negated is not said here
             continue
-        if verb or token != "without":  # "X is not Y" bears on X too; "without Y" only on Y
+        count += 1
+        before = []
+        if verb or token != "without":
             for word in reversed(tokens[max(0, i - 4):i]):
                 if word in ".,;:()!?":
                     break
                 before.append(word)
         for word in (*before, token, *after):
             scope.extend(_words(word))
-    if count and whole:
-        scope.extend(_words(text))
     return count % 2 == 1 and not unless, frozenset(scope)
 
 
@@ -545,8 +548,7 @@ def _chunk(chunk_id: str, text: str, version: str | None) -> Chunk:
             cells = _table_cells(line)
             if header is None:
                 header = cells
-                header_scopes = [_versions_in(_normalise(h)) if _VERSION_SHAPE.match(h.strip()) or len(h) < 12
-                                 else frozenset() for h in cells]
+                header_scopes = [_versions_in(_normalise(h)) for h in cells]  # "1.6", "Now (2.0)"
                 continue
             label = cells[0] if cells else ""
             scoped = any(header_scopes[1:])
@@ -587,10 +589,12 @@ def _chunks(inputs: Mapping[str, Any]) -> list[Chunk]:
 
 
 def _strip_citations(text: str, chunk_ids: Iterable[str] = ()) -> str:
+    """The text without its citation markers ("[3f2a9c1e0b7d4e5f]"); a marker ends a sentence, since the
+    reference system cites after each sentence it quotes, whatever its punctuation."""
     for chunk_id in chunk_ids:
         if chunk_id:
-            text = text.replace(f"[{chunk_id}]", " ")
-    return _CITATION.sub(" ", text)
+            text = text.replace(f"[{chunk_id}]", "\n")
+    return _CITATION.sub("\n", text)
 
 
 def _split_sentences(text: str) -> list[str]:
@@ -617,7 +621,8 @@ def _split_sentences(text: str) -> list[str]:
 _DECLINE = re.compile(
     r"\b(?:cannot|can't|can ?not|unable to|not able to|won't be able to)\b[^.]{0,60}?\b(?:answer|say|tell|determine|"
     r"find|help|provide|confirm|know|respond)\b"
-    r"|\b(?:does|do|did)(?: not|n't) (?:cover|mention|say|specify|contain|include|provide|describe|address|state|document)"
+    r"|\b(?:does|do|did)(?: not|n't) (?:cover|mention|say|specify|contain|include|provide|describe|address|state|"
+    r"document)"
     r"|\b(?:no|not enough|insufficient|no specific|limited) (?:information|details|data|context|documentation)\b"
     r"|\b(?:do not|don't|does not|doesn't|did not|didn't) (?:have|contain|include|provide) (?:enough|sufficient|any)\b"
     r"|\bi (?:do not|don't|am not|'m not) (?:know|sure|certain|aware)"
@@ -635,7 +640,6 @@ _POINTER = re.compile(
     r"|\bfor (?:more|further|additional) (?:details|information|info)\b"
     r"|\b(?:hope this helps|let me know|feel free)\b",
     re.IGNORECASE)
-_PLACEHOLDER = frozenset({"this", "that", "it", "these", "those", "there", "they", "them", "so"})
 _META_WORDS = frozenset(_stem(w) for w in (
     "know let hope help helps need anything else question questions feel free happy sure check details detail "
     "information info contact support refer see consult documentation docs guide page answer provided context "
@@ -704,7 +708,8 @@ _VAGUE = re.compile(
     r"customi[sz]able|set up|taken care of)\b"
     r"|\bfor (?:a while|some time)\b",
     re.IGNORECASE)
-_SHORT_COPULA = re.compile(r"^(?:it|this|that|they)(?:'s| is| are| was| were) (?:just |simply )?(?:a|an|the|one of the) "
+_SHORT_COPULA = re.compile(r"^(?:it|this|that|they)(?:'s| is| are| was| were) (?:just |simply )?"
+                           r"(?:a|an|the|one of the) "
                            r"[a-z-]+(?: [a-z-]+)?[.!]?$", re.IGNORECASE)
 
 
@@ -740,7 +745,7 @@ def _claim_sentences(answer: str, chunk_ids: Iterable[str] = ()) -> list[str]:
 
 MIN_COVERAGE = 0.6          # share of a claim's content words one chunk must contain
 MIN_ANCHOR = 0.34           # share of them one sentence, line or cell of that chunk must contain
-MIN_USEFUL_COVERAGE = 0.5   # share of a reference statement's words a useful chunk must contain
+MIN_USEFUL_COVERAGE = 0.5   # share of a reference statement a useful chunk must support
 
 
 def _compatible(scope: Iterable[str], wanted: Sequence[str]) -> bool:
@@ -779,7 +784,8 @@ def _quantity_support(index: int, claim: Claim, chunk: Chunk, wanted: Sequence[s
         if not _compatible(chunk.scope(unit) if wanted else unit.versions, wanted):
             continue
         overlap = _overlap(words, unit)
-        base = 2 * _overlap(subject, unit) + overlap + sum(1 for o in others if any(o.matches(q) for q in unit.key_values))
+        keyed = sum(1 for o in others if any(o.matches(q) for q in unit.key_values))
+        base = 2 * _overlap(subject, unit) + overlap + keyed
         base += base / (len(unit.words) + 1) / 10
         for value in unit.values:
             same = quantity.matches(value)
@@ -1019,6 +1025,7 @@ def _contradicting_value(claim: Claim, chunks: Sequence[Chunk]) -> bool:
 
 
 def _verdict(claim: Claim, chunks: Sequence[Chunk], question: str) -> tuple[str, list[str]]:
+    """The claim's verdict and, when it is grounded, the chunks that support it."""
     claim = _with_context(claim, question)
     supporting = _grounding(claim, chunks, question)
     if supporting:
@@ -1036,6 +1043,9 @@ def _verdict(claim: Claim, chunks: Sequence[Chunk], question: str) -> tuple[str,
         return "inconsistency", []  # the values exist, but not for this subject or not in this version
     if not all(any(n in c.words for c in chunks) for n in claim.named):
         return "fabrication", []
+    if claim.named and any(s.coverage >= MIN_COVERAGE and not s.named_ok
+                           for s in (_support(claim, c, wanted) for c in usable)):
+        return "inconsistency", []  # the chunk says it of another name (Windows and macOS, not Linux)
     return "out_of_context", []
 
 
@@ -1078,7 +1088,8 @@ def _ask_value(match: re.Match[str]) -> str:
     return " "
 
 
-_VALUE = re.compile(r"(?P<every>\bevery\s+)?(?P<value>\$?\s?(?<![\w.-])\d[\d,.:]*)(?:\s?-?\s?(?P<unit>%|[A-Za-z]+(?:/s)?))?")
+_VALUE = re.compile(r"(?P<every>\bevery\s+)?(?P<value>\$?\s?(?<![\w.-])\d[\d,.:]*)"
+                    r"(?:\s?-?\s?(?P<unit>%|[A-Za-z]+(?:/s)?))?")
 
 
 def _without_values(text: str) -> str:
@@ -1145,8 +1156,8 @@ def answer_questions(inputs: Mapping[str, Any]) -> dict[str, Any]:
 
 def _statement_split(sentence: str) -> list[str]:
     """Split on ', and' / ' and ' / ', while' when both halves are full statements with a verb."""
-    parts = re.split(r",? and (?=(?:the |a |an |its |their |it |they |this |each |every |all |[A-Z]))|, while |, whereas ",
-                     sentence)
+    parts = re.split(r",? and (?=(?:the |a |an |its |their |it |they |this |each |every |all |[A-Z]))"
+                     r"|, while |, whereas ", sentence)
     if len(parts) == 1:
         return [sentence]
     verbs = re.compile(r"\b(?:is|are|was|were|can|cannot|will|has|have|had|does|do|must|may|keeps?|uses?|supports?|"

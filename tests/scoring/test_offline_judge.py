@@ -6,7 +6,11 @@ HashingEmbedder: the better member of each pair must score strictly higher (a ti
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,7 +33,7 @@ from rag_assets.scoring.judge_prompts import (
 )
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
-from tests.conftest import SAMPLE_CORPUS
+from tests.conftest import PROJECT_ROOT, SAMPLE_CORPUS
 
 PAIRS = yaml.safe_load((Path(__file__).parent / "judge_pairs.yaml").read_text(encoding="utf-8"))
 FAITHFULNESS_TARGET, RELEVANCE_TARGET, PRECISION_TARGET = 0.96, 0.80, 0.80
@@ -89,7 +93,8 @@ def test_the_pairs_cover_every_metric_and_resolve_to_real_chunks(corpus_chunks):
     for pair in PAIRS["context_precision"]:
         focused = [_lookup(corpus_chunks, s)["chunk_id"] for s in pair["focused"]]
         noisy = [_lookup(corpus_chunks, s)["chunk_id"] for s in pair["noisy"]]
-        assert focused[0] in noisy[2:], f"{pair['id']}: the noisy context must hold the relevant chunk at rank 3 or later"
+        assert noisy[0] != focused[0] and any(c in noisy[2:] for c in focused), \
+            f"{pair['id']}: the noisy context holds a chunk of the focused one at rank 3 or later, behind others"
 
 
 def test_faithful_answers_score_higher_on_faithfulness(corpus_chunks):
@@ -131,7 +136,8 @@ def test_focused_contexts_score_higher_on_context_precision(corpus_chunks):
         for specs in (pair["focused"], pair["noisy"]):
             context = [_lookup(corpus_chunks, s) for s in specs]
             inputs = {"question": pair["question"], "reference": pair["reference"], "chunks": context}
-            judgment = CONTEXT_PRECISION.output_model.model_validate(offline_judge.context_precision(inputs)).model_dump()
+            output = offline_judge.context_precision(inputs)
+            judgment = CONTEXT_PRECISION.output_model.model_validate(output).model_dump()
             useful = {v["chunk_id"]: v["useful"] for v in judgment["verdicts"]}
             values.append(formulas.context_precision([useful[c["chunk_id"]] for c in context]))
         return values[0], values[1]
@@ -142,14 +148,29 @@ def test_focused_contexts_score_higher_on_context_precision(corpus_chunks):
                                                  len(PAIRS["context_precision"]))
 
 
-def test_the_judge_is_deterministic(corpus_chunks):
-    pair = PAIRS["faithfulness"][0]
-    context = [_lookup(corpus_chunks, s) for s in pair["chunks"]]
-    inputs = {"question": pair["question"], "answer": pair["unfaithful"], "chunks": context}
-    assert offline_judge.faithfulness(inputs) == offline_judge.faithfulness(dict(inputs))
-    relevance = PAIRS["answer_relevance"][0]
-    assert offline_judge.answer_questions({"answer": relevance["worse"]}) == \
-        offline_judge.answer_questions({"answer": relevance["worse"]})
+_DETERMINISM_SCRIPT = """
+import json, sys
+from rag_assets.scoring import offline_judge as judge
+inputs = json.loads(sys.stdin.read())
+out = [judge.faithfulness(i) for i in inputs] + [judge.answer_questions(i) for i in inputs]
+out += [judge.context_precision({**i, "reference": i["answer"]}) for i in inputs]
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_the_judge_is_deterministic_whatever_the_hash_seed(corpus_chunks):
+    inputs = []
+    for pair in PAIRS["faithfulness"][:25]:
+        context = [_lookup(corpus_chunks, s) for s in pair["chunks"]]
+        inputs += [{"question": pair["question"], "answer": _cite(a, context), "chunks": context}
+                   for a in (pair["faithful"], pair["unfaithful"])]
+    outputs = set()
+    for seed in ("1", "2"):
+        done = subprocess.run([sys.executable, "-c", _DETERMINISM_SCRIPT], input=json.dumps(inputs), text=True,
+                              capture_output=True, check=True, cwd=PROJECT_ROOT,
+                              env={**os.environ, "PYTHONHASHSEED": seed})
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
 
 
 # ------------------------------------------------------------------------------------------------
@@ -221,6 +242,51 @@ def test_faithfulness_reads_values_in_the_version_the_question_or_claim_names():
     assert claim["verdict"] == "grounded"
 
 
+PLANS = {"chunk_id": "5e6f7a8b9c0d1e2f", "version": "2.0", "text": (
+    "| Feature | Starter | Team | Enterprise |\n|---|---|---|---|\n| Price | $4 per user per month | "
+    "$10 per user per month | From $18 per user per month |\n| Legal hold | No | No | Yes |\n\n"
+    "New vaults larger than 20 GB default to online-only files on Windows and macOS. "
+    "On Linux, the default is full sync.")}
+
+
+def test_faithfulness_reads_table_cells_by_row_and_column():
+    [claim] = _faith("The Team plan costs $10 per user per month.", (PLANS,))
+    assert claim["verdict"] == "grounded"
+    [claim] = _faith("The Starter plan costs $10 per user per month.", (PLANS,))
+    assert claim["verdict"] != "grounded", "$10 is the Team column's value, not Starter's"
+    [claim] = _faith("Legal hold is included in the Enterprise plan.", (PLANS,))
+    assert claim["verdict"] == "grounded"
+    [claim] = _faith("Legal hold is included in the Starter plan.", (PLANS,))
+    assert claim["verdict"] == "inconsistency", "the Starter cell says No"
+
+
+def test_faithfulness_does_not_let_a_name_borrow_another_names_fact():
+    [claim] = _faith("On Linux, new vaults default to online-only files.", (PLANS,))
+    assert claim["verdict"] != "grounded"
+    [claim] = _faith("On Linux the default is full sync.", (PLANS,))
+    assert claim["verdict"] == "grounded"
+
+
+def test_faithfulness_checks_every_item_of_a_list_and_every_clause():
+    chunk = {"chunk_id": "aa11bb22cc33dd44", "version": None, "text": (
+        "Dashboard: storage used, active devices and sync errors in the last 24 hours. "
+        "Deleted files stay in the Trash until the retention window ends.")}
+    [claim] = _faith("The dashboard shows storage used, active devices, sync errors and each member's monthly bill.",
+                     (chunk,))
+    assert claim["verdict"] != "grounded"
+    [claim] = _faith("Deleted files stay in the Trash until the retention window ends, and support can recover "
+                     "them from encrypted backups afterwards.", (chunk,))
+    assert claim["verdict"] != "grounded"
+
+
+def test_faithfulness_splits_claims_at_citations_and_drops_pleasantries():
+    claims = _faith(f"The maximum file size is 15 GB [{LIMITS['chunk_id']}] Each user can link at most 10 devices "
+                    f"[{LIMITS['chunk_id']}]. Hope this helps! Let me know if you have other questions.")
+    assert [c["verdict"] for c in claims] == ["grounded", "grounded"]
+    [claim] = _faith("No, the CLI does not support online-only files.")
+    assert claim["verdict"] == "grounded", "an answer particle does not negate the sentence"
+
+
 def test_a_declining_answer_makes_no_claim():
     for answer in (DECLINE, DECLINE_ANSWER, "I'm not sure. Please contact support."):
         assert _faith(answer) == [], answer
@@ -233,7 +299,7 @@ def test_reverse_questions_are_three_and_flag_noncommittal_answers():
         output = offline_judge.answer_questions({"answer": answer})
         ANSWER_QUESTIONS.output_model.model_validate(output)
         assert output["noncommittal"], answer
-    output = offline_judge.answer_questions({"answer": "The maximum file size in 2.0 is 15 GB. [a1b2c3d4e5f60718]"})
+    output = offline_judge.answer_questions({"answer": "The maximum file size in 2.0 is 15 GB. [a1b2c3d4e5f6]"})
     ANSWER_QUESTIONS.output_model.model_validate(output)
     assert not output["noncommittal"] and len(output["questions"]) == 3 and len(set(output["questions"])) == 3
     assert all("a1b2c3d4" not in q for q in output["questions"])
@@ -244,12 +310,31 @@ def test_reverse_questions_follow_the_answer_and_make_a_relevant_answer_score_hi
     question = "What is the maximum file size in 2.0?"
     on_topic = offline_judge.answer_questions({"answer": "In 2.0 the maximum file size is 15 GB."})
     off_topic = offline_judge.answer_questions({"answer": "Vault keys are rotated every 60 days."})
-    assert formulas.answer_relevance(question, on_topic, embedder) > 0.5
-    assert formulas.answer_relevance(question, on_topic, embedder) > formulas.answer_relevance(question, off_topic, embedder)
+    on, off = (formulas.answer_relevance(question, j, embedder) for j in (on_topic, off_topic))
+    assert on > 0.5 and on > off
+
+
+def test_reverse_questions_ask_for_the_values_the_answer_gives():
+    output = offline_judge.answer_questions({"answer": "Snapshots are taken every 15 minutes and kept for 90 days. "
+                                                       "The Team plan costs $10 per user per month."})
+    joined = " ".join(output["questions"]).lower()
+    assert "how often" in joined and "how long" in joined and "how much" in joined
+    assert not re.search(r"\b(?:15|90|10)\b", joined), "questions do not give the answer's values away"
+
+
+def test_padding_an_answer_with_other_topics_lowers_its_relevance():
+    embedder = HashingEmbedder()
+    question = "How often are vault keys rotated in 2.0?"
+    focused = offline_judge.answer_questions({"answer": "Vault keys are rotated automatically every 60 days."})
+    padded = offline_judge.answer_questions({"answer": "Blocks are 8 MB. TLS 1.3 is required. The admin console has a "
+                                                       "dark mode. Vault keys are rotated every 60 days."})
+    scores = [formulas.answer_relevance(question, judgment, embedder) for judgment in (focused, padded)]
+    assert scores[0] > scores[1]
 
 
 def test_context_precision_marks_chunks_that_support_the_reference_in_order():
-    other = {"chunk_id": "1234567890abcdef", "version": "2.0", "text": "Bandwidth schedules apply different caps at night."}
+    other = {"chunk_id": "1234567890abcdef", "version": "2.0",
+             "text": "Bandwidth schedules apply different caps at night."}
     output = offline_judge.context_precision({"question": "What is the maximum file size in 2.0?",
                                               "reference": "15 GB.", "chunks": [other, LIMITS_V1, LIMITS]})
     CONTEXT_PRECISION.output_model.model_validate(output)
