@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -81,3 +82,18 @@ def run_sensor_requests(instance: dg.DagsterInstance, result: dg.SensorResult) -
 def golden_export(version: str, number: int) -> list[dict]:
     path = Settings.from_env().home / "golden" / version / f"golden-v{number}.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def stage_sample_review(version: str) -> None:
+    """Drop the bundled simulated review of the sample corpus into the inbox."""
+    from tests.conftest import PROJECT_ROOT
+
+    inbox = Settings.from_env().curation_root / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(PROJECT_ROOT / "data" / "curation" / "sample" / f"review-{version}.csv", inbox / f"review-{version}.csv")
+
+
+def check_evaluations(result: dg.ExecuteInProcessResult) -> dict:
+    """Check name -> its evaluation (passed, metadata) in a run."""
+    return {e.event_specific_data.check_name: e.event_specific_data for e in result.all_events
+            if e.event_type_value == "ASSET_CHECK_EVALUATION"}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import dagster as dg
@@ -10,22 +9,9 @@ import dagster as dg
 from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.resources import RESOURCES, RagSystemResource
-from rag_assets.settings import Settings
-from tests.conftest import PROJECT_ROOT
-from tests.defs.lifecycle import current_version, metadata, run_job
+from tests.defs.lifecycle import check_evaluations, current_version, metadata, run_job, stage_sample_review
 
 LENIENT: dict = {}  # the default profile, auto: the offline judge's own scale
-
-
-def _stage_sample_review(version: str) -> None:
-    inbox = Settings.from_env().curation_root / "inbox"
-    inbox.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(PROJECT_ROOT / "data" / "curation" / "sample" / f"review-{version}.csv", inbox / f"review-{version}.csv")
-
-
-def _checks(result) -> dict[str, object]:
-    return {e.event_specific_data.check_name: e.event_specific_data for e in result.all_events
-            if e.event_type_value == "ASSET_CHECK_EVALUATION"}
 
 
 def _evaluate_with(instance, version: str, rag: RagSystemResource):
@@ -35,7 +21,7 @@ def _evaluate_with(instance, version: str, rag: RagSystemResource):
 
 def test_offline_evaluation_scores_every_metric_writes_the_report_and_keeps_history(project_env: Path):
     version = current_version()
-    _stage_sample_review(version)
+    stage_sample_review(version)
     with dg.instance_for_test() as instance:
         result = run_job(instance, "lifecycle", version, LENIENT)
         meta = metadata(result, "evaluation")
@@ -46,7 +32,7 @@ def test_offline_evaluation_scores_every_metric_writes_the_report_and_keeps_hist
         assert meta["judge_calls_per_item"] <= 4.0 and meta["judge_failures"] == 0
         assert Path(meta["report"]).read_text().count("<svg") >= 3
         assert "### Per question type" in meta["summary"] and "### Diagnosis" in meta["summary"]
-        checks = _checks(result)
+        checks = check_evaluations(result)
         assert checks["evaluation_thresholds"].passed and checks["judge_failure_budget"].passed
         assert checks["evaluation_regression"].passed
         history = RESOURCES["store"].evaluations().history([version])
@@ -55,11 +41,11 @@ def test_offline_evaluation_scores_every_metric_writes_the_report_and_keeps_hist
 
 def test_a_planted_retrieval_regression_fails_the_gate_and_the_same_system_again_passes(project_env: Path):
     version = current_version()
-    _stage_sample_review(version)
+    stage_sample_review(version)
     with dg.instance_for_test() as instance:
         baseline = metadata(run_job(instance, "lifecycle", version, LENIENT), "evaluation")
         worse = _evaluate_with(instance, version, RagSystemResource(k=1))
-        regression = _checks(worse)["evaluation_regression"]
+        regression = check_evaluations(worse)["evaluation_regression"]
         assert not regression.passed
         table = regression.metadata["regressions"].value
         assert "| recall@5 | overall |" in table and "FAIL" in table
@@ -69,5 +55,5 @@ def test_a_planted_retrieval_regression_fails_the_gate_and_the_same_system_again
         assert "q-" in failed.split("|")[10], "the worse items are named"
         assert metadata(worse, "evaluation")["baseline"] == baseline["evaluation_id"]
         again = _evaluate_with(instance, version, RagSystemResource())
-        assert _checks(again)["evaluation_regression"].passed
+        assert check_evaluations(again)["evaluation_regression"].passed
         assert metadata(again, "evaluation")["baseline"] == baseline["evaluation_id"]

@@ -222,24 +222,29 @@ class DagsterDev:
         survivors: list[int] = []
         if self._process is not None:
             root = self._process.pid
-            family = _family(root)
+
+            def members(known: set[int]) -> set[int]:
+                """Processes seen so far plus any new ones; once dagster dev itself is reaped, its pid
+                may be reused by an unrelated process and is dropped."""
+                known = known | _family(root)
+                return known - {root} if self._process.poll() is not None else known
+
+            family = members(set())
             self._signal(root, family, signal.SIGTERM)
-            try:
-                self._process.wait(timeout=STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                pass
-            deadline = time.monotonic() + max(1.0, STOP_TIMEOUT - 1)
-            while time.monotonic() < deadline and any(_alive(pid) for pid in family | _family(root)):
+            deadline = time.monotonic() + STOP_TIMEOUT
+            while time.monotonic() < deadline:
+                family = members(family)
+                if self._process.poll() is not None and not any(_alive(pid) for pid in family):
+                    break
                 time.sleep(0.2)
-            family |= _family(root)
-            if any(_alive(pid) for pid in family):
-                self._signal(root, family, signal.SIGKILL)
+            if any(_alive(pid) for pid in members(family)):
+                self._signal(root, members(family), signal.SIGKILL)
                 deadline = time.monotonic() + 5
-                while time.monotonic() < deadline and any(_alive(pid) for pid in family):
+                while time.monotonic() < deadline and any(_alive(pid) for pid in members(family)):
                     time.sleep(0.1)
             if self._process.poll() is None:
                 self._process.wait(timeout=5)
-            survivors = [pid for pid in family if _alive(pid)]
+            survivors = [pid for pid in members(family) if _alive(pid)]
             self._process = None
         if self._log is not None:
             self._log.close()

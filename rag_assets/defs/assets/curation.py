@@ -71,7 +71,7 @@ class DecisionImportConfig(dg.Config):
     owners=OWNERS,
     kinds={"python", "sql"},
     check_specs=[dg.AssetCheckSpec(
-        REVIEW_FILES_CHECK, asset="curated_decisions", blocking=True,
+        REVIEW_FILES_CHECK, asset="curated_decisions", blocking=True, partitions_def=corpus_versions,
         description="Every imported review file passed validation (required columns, allowed decisions, known "
                     "candidate ids, this corpus version, edits with text, no conflicting duplicates, reviewer, "
                     "UTF-8, no formula cells). A rejected file is applied not at all and blocks the golden set.")],

@@ -44,14 +44,14 @@ class EvaluationConfig(dg.Config):
 
 def _checks() -> list[dg.AssetCheckSpec]:
     return [
-        dg.AssetCheckSpec(THRESHOLDS_CHECK, asset="evaluation", blocking=True, description=(
+        dg.AssetCheckSpec(THRESHOLDS_CHECK, asset="evaluation", blocking=True, partitions_def=corpus_versions, description=(
             "Every metric of the threshold profile (general, high_stakes, developer; offline for the offline judge; "
             "or the user's file) is at or above its minimum.")),
-        dg.AssetCheckSpec(REGRESSION_CHECK, asset="evaluation", blocking=True, description=(
+        dg.AssetCheckSpec(REGRESSION_CHECK, asset="evaluation", blocking=True, partitions_def=corpus_versions, description=(
             "Against the baseline (the previous passing evaluation, or a pinned one): no metric, overall or per "
             "question type, dropped by more than its allowed delta with a significant paired permutation test; "
             "a failure names the items that got worse.")),
-        dg.AssetCheckSpec(FAILURE_BUDGET_CHECK, asset="evaluation", blocking=True, description=(
+        dg.AssetCheckSpec(FAILURE_BUDGET_CHECK, asset="evaluation", blocking=True, partitions_def=corpus_versions, description=(
             "The judge failed (API error or unparseable answer) on at most max_judge_failure_rate of its calls; "
             "failed calls are excluded from the means, never replaced by a default.")),
     ]
