@@ -1,0 +1,189 @@
+"""Production query logs: what a deployed RAG system was asked and what it served.
+
+A log folder holds ``*.jsonl`` files, one JSON object per line, one line per served query::
+
+    {
+      "query_id":  str,            optional; default: sha256 of "<file name>\\0<line number>" (16 hex)
+      "timestamp": str,            required; ISO-8601 with a timezone offset or "Z"
+      "question":  str,            required; not blank
+      "answer":    str | null,     null (or absent) means nothing was served
+      "retrieved": [               required; may be empty; ranks follow list order
+        {"chunk_id": str, "text": str, "score": number}
+      ],
+      "citations": [{"claim": str, "chunk_id": str}],           optional
+      "system_id": str,                                         optional
+      "feedback":  {"rating": int | null, "comment": str | null} optional
+    }
+
+Logs are written by other systems, so bad content is expected: a line that does not follow the
+schema becomes a :class:`BadLine` naming the file, the 1-based line and the offending field
+(``"retrieved[1].chunk_id: expected a string"``) and the read goes on. Blank lines are ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from rag_assets.corpus.models import sha256_hex
+from rag_assets.rag.models import Citation, RagResponse, RetrievedChunk
+
+
+@dataclass(frozen=True)
+class Feedback:
+    rating: int | None = None
+    comment: str | None = None
+
+
+@dataclass(frozen=True)
+class ProductionQuery:
+    """One served query, validated. ``timestamp`` is timezone-aware."""
+
+    query_id: str
+    timestamp: datetime
+    question: str
+    answer: str | None
+    retrieved: tuple[RetrievedChunk, ...]
+    citations: tuple[Citation, ...] = ()
+    system_id: str | None = None
+    feedback: Feedback | None = None
+
+    @property
+    def day(self) -> date:
+        """The UTC date: logs from servers in several time zones fall on one calendar."""
+        return self.timestamp.astimezone(UTC).date()
+
+    def to_response(self) -> RagResponse:
+        """The query as the scorers see an evaluation response; a null answer counts as a failure."""
+        return RagResponse(
+            item_id=self.query_id, answer=self.answer, retrieved=self.retrieved, citations=self.citations,
+            error=None if self.answer is not None else "no answer was served",
+            error_kind=None if self.answer is not None else "bad_response",
+        )
+
+
+@dataclass(frozen=True)
+class BadLine:
+    file: str
+    line: int  # 1-based
+    reason: str
+
+
+@dataclass(frozen=True)
+class LogRead:
+    records: list[ProductionQuery]
+    bad_lines: list[BadLine]
+
+
+class _Invalid(ValueError):
+    """A schema violation; its message is the reason reported for the line."""
+
+
+def _string(value: Any, where: str, *, required: bool = True) -> str | None:
+    if value is None and not required:
+        return None
+    if value is None:
+        raise _Invalid(f"{where}: missing")
+    if not isinstance(value, str):
+        raise _Invalid(f"{where}: expected a string")
+    return value
+
+
+def _number(value: Any, where: str) -> float:
+    # bool is an int subclass; a true/false score is a producer bug, not a score
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _Invalid(f"{where}: expected a number")
+    return float(value)
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise _Invalid(f"{where}: expected a list")
+    return value
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _Invalid(f"{where}: expected an object")
+    return value
+
+
+def _timestamp(value: Any) -> datetime:
+    text = _string(value, "timestamp")
+    try:
+        parsed = datetime.fromisoformat(text)  # accepts "Z" since Python 3.11
+    except ValueError:
+        raise _Invalid("timestamp: not ISO-8601") from None
+    if parsed.tzinfo is None:
+        raise _Invalid("timestamp: no timezone (add an offset or Z)")
+    return parsed
+
+
+def _parse(record: dict[str, Any], default_id: str) -> ProductionQuery:
+    question = _string(record.get("question"), "question")
+    if not question.strip():
+        raise _Invalid("question: blank")
+    if "retrieved" not in record:
+        raise _Invalid("retrieved: missing")
+    retrieved = []
+    for i, raw in enumerate(_list(record["retrieved"], "retrieved")):
+        chunk = _object(raw, f"retrieved[{i}]")
+        retrieved.append(RetrievedChunk(
+            chunk_id=_string(chunk.get("chunk_id"), f"retrieved[{i}].chunk_id"),
+            text=_string(chunk.get("text"), f"retrieved[{i}].text"),
+            score=_number(chunk.get("score"), f"retrieved[{i}].score"),
+            rank=i + 1,
+        ))
+    citations = []
+    for i, raw in enumerate(_list(record.get("citations", []), "citations")):
+        cite = _object(raw, f"citations[{i}]")
+        citations.append(Citation(_string(cite.get("claim"), f"citations[{i}].claim"),
+                                  _string(cite.get("chunk_id"), f"citations[{i}].chunk_id")))
+    feedback = None
+    if record.get("feedback") is not None:
+        raw_feedback = _object(record["feedback"], "feedback")
+        rating = raw_feedback.get("rating")
+        if rating is not None and (isinstance(rating, bool) or not isinstance(rating, int)):
+            raise _Invalid("feedback.rating: expected an integer")
+        feedback = Feedback(rating, _string(raw_feedback.get("comment"), "feedback.comment", required=False))
+    return ProductionQuery(
+        query_id=_string(record.get("query_id"), "query_id", required=False) or default_id,
+        timestamp=_timestamp(record.get("timestamp")),
+        question=question,
+        answer=_string(record.get("answer"), "answer", required=False),
+        retrieved=tuple(retrieved),
+        citations=tuple(citations),
+        system_id=_string(record.get("system_id"), "system_id", required=False),
+        feedback=feedback,
+    )
+
+
+def read_logs(folder: str | Path, day: date | None = None) -> LogRead:
+    """Read every ``*.jsonl`` file of ``folder`` (sorted by name); keep only ``day`` when given.
+
+    Never raises for bad content: invalid lines are reported in ``bad_lines``. Records of other
+    days are skipped silently, since they are valid, just not asked for.
+    """
+    records: list[ProductionQuery] = []
+    bad: list[BadLine] = []
+    for path in sorted(Path(folder).glob("*.jsonl")):
+        for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
+            if not raw.strip():
+                continue
+            try:
+                try:
+                    record = json.loads(raw.decode("utf-8"))
+                except UnicodeDecodeError:
+                    raise _Invalid("not valid UTF-8") from None
+                except json.JSONDecodeError as exc:
+                    raise _Invalid(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+                query = _parse(_object(record, "record"), sha256_hex(f"{path.name}\0{number}")[:16])
+            except _Invalid as exc:
+                bad.append(BadLine(path.name, number, str(exc)))
+                continue
+            if day is None or query.day == day:
+                records.append(query)
+    return LogRead(records, bad)

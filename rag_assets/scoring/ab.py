@@ -1,0 +1,193 @@
+"""A/B comparison of a candidate RAG system with the current one on the same golden-set version.
+
+Both systems' per-item scores (``EvaluationRepository.item_values``) are paired on the items both
+scored: the same revision of the same golden item, with a defined (finite) value of the metric in
+both. Each metric is compared overall and within each question type that has at least
+``min_items`` paired items, with the same paired sign-flip permutation test as the regression gate,
+run once in each direction (is the candidate worse? is it better?).
+
+A comparison is a *significant regression* when the candidate's mean dropped by more than the
+metric's allowed drop (``thresholds.ALLOWED_DROPS``, overridable) and ``p_worse < alpha``; a
+*significant improvement* when the mean rose and ``p_better < alpha``.
+
+Recommendation, first rule that applies:
+
+- ``REJECT`` if overall faithfulness dropped beyond its tighter bound ``faithfulness_bound``
+  (``delta < -faithfulness_bound`` and ``p_worse < alpha``): an answer that invents facts is worse
+  than one that misses some, so the bound is stricter than the gate's allowed drop; or if every
+  metric compared overall has a significant regression (regressions everywhere).
+- ``REVIEW`` if nothing could be compared overall (no metric had ``min_items`` paired items): no
+  evidence is not evidence of no regression, so a human decides.
+- ``APPROVE`` if no comparison, overall or per question type, is a significant regression.
+- ``REVIEW`` otherwise: a mixed picture (some regressions, maybe with improvements) is a trade-off
+  that a human weighs, not the code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag_assets.report.markdown import markdown_table
+from rag_assets.scoring.gates import ItemKey
+from rag_assets.scoring.significance import paired_drop_test
+from rag_assets.scoring.thresholds import ALLOWED_DROPS, DEFAULT_ALLOWED_DROP
+
+APPROVE = "APPROVE"
+REJECT = "REJECT"
+REVIEW = "REVIEW"
+OVERALL = "overall"
+FAITHFULNESS = "faithfulness"
+TOP_DIFFERING = 10
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """One metric in one scope (``"overall"`` or a question type), on the paired items."""
+
+    metric: str
+    scope: str
+    n: int
+    current_mean: float
+    candidate_mean: float
+    delta: float  # candidate - current
+    p_worse: float  # one-sided paired p that the candidate is worse
+    p_better: float  # one-sided paired p that the candidate is better
+    significant_regression: bool
+    significant_improvement: bool
+
+    def describe(self) -> str:
+        """The phrase reasons use: metric, scope, delta and both p-values."""
+        where = "" if self.scope == OVERALL else f" [{self.scope}]"
+        return (f"{self.metric}{where}: delta {self.delta:+.3f} "
+                f"(p_worse={self.p_worse:.4f}, p_better={self.p_better:.4f}, n={self.n})")
+
+
+@dataclass(frozen=True)
+class ABComparison:
+    """All comparisons, the recommendation with the reasons for it, and the items that moved most."""
+
+    comparisons: tuple[MetricComparison, ...]
+    recommendation: str  # APPROVE | REJECT | REVIEW
+    reasons: tuple[str, ...]
+    differing_items: tuple[tuple[str, str, float, float], ...]  # (item_id, metric, current, candidate)
+
+    def markdown(self) -> str:
+        """A summary for a report or Dagster metadata: verdict, reasons, overall and per-type tables, items."""
+        headers = ["metric", "n", "current", "candidate", "delta", "p worse", "p better", "verdict"]
+
+        def row(c: MetricComparison) -> list[object]:
+            return [c.metric, c.n, f"{c.current_mean:.3f}", f"{c.candidate_mean:.3f}", f"{c.delta:+.3f}",
+                    f"{c.p_worse:.4f}", f"{c.p_better:.4f}", _verdict(c)]
+
+        overall = [row(c) for c in self.comparisons if c.scope == OVERALL]
+        per_type = [[c.scope, *row(c)] for c in self.comparisons if c.scope != OVERALL]
+        parts = [f"## A/B comparison: **{self.recommendation}**", "",
+                 *(f"- {reason}" for reason in self.reasons), "", "### Overall", "",
+                 markdown_table(headers, overall) if overall else "_no metric had enough paired items_"]
+        if per_type:
+            parts += ["", "### By question type", "", markdown_table(["question type", *headers], per_type)]
+        if self.differing_items:
+            parts += ["", f"### Items that differ most (top {TOP_DIFFERING})", "",
+                      markdown_table(["item", "metric", "current", "candidate", "difference"],
+                                     [[i, m, f"{a:.3f}", f"{b:.3f}", f"{b - a:+.3f}"]
+                                      for i, m, a, b in self.differing_items])]
+        return "\n".join(parts) + "\n"
+
+
+def _verdict(c: MetricComparison) -> str:
+    if c.significant_regression:
+        return "regression"
+    return "improvement" if c.significant_improvement else "no significant change"
+
+
+def _defined(values: Mapping[str, float], metric: str) -> bool:
+    value = values.get(metric)
+    return value is not None and math.isfinite(value)
+
+
+def _paired_keys(current: Mapping[ItemKey, Mapping[str, float]], candidate: Mapping[ItemKey, Mapping[str, float]],
+                 metric: str) -> list[ItemKey]:
+    """Items both systems scored on this metric; sorted so results do not depend on dict order."""
+    return sorted(k for k in set(current) & set(candidate)
+                  if _defined(current[k], metric) and _defined(candidate[k], metric))
+
+
+def _compare(metric: str, scope: str, before: np.ndarray, after: np.ndarray, limit: float,
+             alpha: float) -> MetricComparison:
+    worse = paired_drop_test(before, after)
+    better = paired_drop_test(after, before)
+    delta = float(after.mean() - before.mean())
+    return MetricComparison(metric, scope, int(before.size), float(before.mean()), float(after.mean()), delta,
+                            worse.p_value, better.p_value,
+                            significant_regression=delta < -limit and worse.p_value < alpha,
+                            significant_improvement=delta > 0 and better.p_value < alpha)
+
+
+def compare_systems(
+    current: Mapping[ItemKey, Mapping[str, float]],
+    candidate: Mapping[ItemKey, Mapping[str, float]],
+    types: Mapping[ItemKey, str],
+    metrics: Sequence[str],
+    alpha: float = 0.05,
+    allowed: Mapping[str, float] | None = None,
+    faithfulness_bound: float = 0.02,
+    min_items: int = 3,
+) -> ABComparison:
+    """Compare ``candidate`` with ``current`` per metric (overall and per question type) and recommend.
+
+    Scopes with fewer than ``min_items`` paired items are left out: a permutation test on two or
+    three items cannot reach significance, and a table row for it would only invite guessing.
+    """
+    limits = {**ALLOWED_DROPS, **(allowed or {})}
+    comparisons: list[MetricComparison] = []
+    moved: list[tuple[str, str, float, float]] = []
+    for metric in metrics:
+        keys = _paired_keys(current, candidate, metric)
+        limit = limits.get(metric, DEFAULT_ALLOWED_DROP)
+        scopes: dict[str, list[ItemKey]] = {OVERALL: keys}
+        for key in keys:
+            if key in types:
+                scopes.setdefault(types[key], []).append(key)
+        for scope in [OVERALL, *sorted(s for s in scopes if s != OVERALL)]:
+            scoped = scopes[scope]
+            if len(scoped) < min_items:
+                continue
+            before = np.array([current[k][metric] for k in scoped], dtype=float)
+            after = np.array([candidate[k][metric] for k in scoped], dtype=float)
+            comparisons.append(_compare(metric, scope, before, after, limit, alpha))
+        moved += [(k[0], metric, float(current[k][metric]), float(candidate[k][metric]))
+                  for k in keys if candidate[k][metric] != current[k][metric]]
+    moved.sort(key=lambda m: (-abs(m[3] - m[2]), m[0], m[1]))
+    recommendation, reasons = _recommend(comparisons, alpha, faithfulness_bound)
+    return ABComparison(tuple(comparisons), recommendation, reasons, tuple(moved[:TOP_DIFFERING]))
+
+
+def _recommend(comparisons: Sequence[MetricComparison], alpha: float,
+               faithfulness_bound: float) -> tuple[str, tuple[str, ...]]:
+    """Apply the module docstring's rules; the reasons name every comparison that decided it."""
+    overall = [c for c in comparisons if c.scope == OVERALL]
+    regressions = [c for c in comparisons if c.significant_regression]
+    improvements = [c for c in comparisons if c.significant_improvement]
+    improved = tuple(f"significant improvement: {c.describe()}" for c in improvements)
+    regressed = tuple(f"significant regression: {c.describe()}" for c in regressions)
+    faithfulness_drops = [c for c in overall if c.metric == FAITHFULNESS
+                          and c.delta < -faithfulness_bound and c.p_worse < alpha]
+    if faithfulness_drops:
+        drop = faithfulness_drops[0]
+        others = tuple(f"significant regression: {c.describe()}" for c in regressions if c is not drop)
+        return REJECT, (f"faithfulness dropped beyond its bound {faithfulness_bound:.3f}: {drop.describe()}",
+                        *others, *improved)
+    if overall and all(c.significant_regression for c in overall):
+        return REJECT, (f"regressions everywhere: all {len(overall)} metrics compared overall regressed "
+                        f"significantly", *regressed, *improved)
+    if not overall:
+        return REVIEW, ("no metric had enough paired items to compare; nothing supports an approval",)
+    if not regressions:
+        return APPROVE, (f"no significant regression in {len(comparisons)} comparisons "
+                         f"(overall and per question type)", *improved)
+    return REVIEW, ("mixed results: some significant regressions" + (", with improvements" if improved else ""),
+                    *regressed, *improved)

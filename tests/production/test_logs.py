@@ -1,0 +1,71 @@
+"""Production logs: valid records parsed, every bad line reported with file, line and field."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+from rag_assets.production.logs import BadLine, read_logs
+
+
+def _record(**overrides: object) -> dict:
+    record = {"timestamp": "2024-05-01T10:00:00Z", "question": "How do I rotate an API key?",
+              "answer": "Open settings.", "retrieved": [{"chunk_id": "c1", "text": "Settings...", "score": 0.9}]}
+    record.update(overrides)
+    return {k: v for k, v in record.items() if v is not ...}
+
+
+def _write(path: Path, lines: list[str]) -> None:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_bad_lines_are_reported_and_good_ones_kept(tmp_path: Path) -> None:
+    _write(tmp_path / "a.jsonl", [
+        json.dumps(_record(query_id="q1", citations=[{"claim": "Open settings.", "chunk_id": "c1"}],
+                           system_id="prod", feedback={"rating": 1, "comment": None})),
+        "{not json",
+        json.dumps(_record(timestamp="yesterday")),
+        "",
+        json.dumps(_record(question=...)),
+        json.dumps(_record(retrieved=[{"chunk_id": "c1", "text": "a", "score": 1},
+                                      {"chunk_id": 7, "text": "b", "score": 0.5}])),
+    ])
+    _write(tmp_path / "b.jsonl", [json.dumps(_record(answer=None)),
+                                  json.dumps(_record(timestamp="2024-05-01T10:00:00"))])
+    (tmp_path / "notes.txt").write_text("ignored", encoding="utf-8")
+
+    read = read_logs(tmp_path)
+
+    assert [r.query_id for r in read.records][0] == "q1"
+    assert len(read.records) == 2
+    first = read.records[0]
+    assert first.timestamp == datetime(2024, 5, 1, 10, tzinfo=UTC)
+    assert first.feedback is not None and first.feedback.rating == 1
+    response = first.to_response()
+    assert response.ok and response.item_id == "q1" and response.retrieved[0].rank == 1
+    assert response.citations[0].chunk_id == "c1"
+    assert not read.records[1].to_response().ok  # null answer counts as a failure
+    defaulted = read.records[1].query_id  # no query_id: derived from file and line, stable across reads
+    assert len(defaulted) == 16 and defaulted == read_logs(tmp_path).records[1].query_id
+
+    bad = {(b.file, b.line): b.reason for b in read.bad_lines}
+    assert bad[("a.jsonl", 2)].startswith("not valid JSON: ")
+    assert bad[("a.jsonl", 3)] == "timestamp: not ISO-8601"
+    assert bad[("a.jsonl", 5)] == "question: missing"
+    assert bad[("a.jsonl", 6)] == "retrieved[1].chunk_id: expected a string"
+    assert bad[("b.jsonl", 2)].startswith("timestamp: no timezone")
+    assert len(read.bad_lines) == 5
+    assert all(isinstance(b, BadLine) for b in read.bad_lines)
+
+
+def test_day_filter_uses_the_utc_date(tmp_path: Path) -> None:
+    _write(tmp_path / "log.jsonl", [
+        json.dumps(_record(query_id="late", timestamp="2024-05-01T23:30:00-02:00")),  # 2024-05-02 in UTC
+        json.dumps(_record(query_id="on-day", timestamp="2024-05-01T08:00:00+00:00")),
+        json.dumps(["not", "an", "object"]),
+    ])
+    read = read_logs(tmp_path, day=date(2024, 5, 1))
+    assert [r.query_id for r in read.records] == ["on-day"]
+    assert [b.reason for b in read.bad_lines] == ["record: expected an object"]
+    assert [r.query_id for r in read_logs(tmp_path, day=date(2024, 5, 2)).records] == ["late"]

@@ -1,0 +1,114 @@
+"""A/B comparison of two RAG systems on hand-made per-item scores (12 items: exact permutation tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag_assets.scoring.ab import APPROVE, REJECT, REVIEW, ABComparison, MetricComparison, compare_systems
+from rag_assets.scoring.gates import ItemKey
+
+KEYS: list[ItemKey] = [(f"i{n:02d}", 1) for n in range(12)]
+TYPES = {k: "factual" if n % 2 else "abstractive" for n, k in enumerate(KEYS)}
+METRICS = ("recall@5", "hit_rate@5", "faithfulness")
+CURRENT = {k: {"recall@5": 0.9, "hit_rate@5": 1.0, "faithfulness": 0.9} for k in KEYS}
+
+
+def _changed(metric_values: dict[str, float], most: int = 10) -> dict[ItemKey, dict[str, float]]:
+    """CURRENT with the given metrics set to new values on the first ``most`` items."""
+    return {k: {**CURRENT[k], **(metric_values if n < most else {})} for n, k in enumerate(KEYS)}
+
+
+def _by(result: ABComparison) -> dict[tuple[str, str], MetricComparison]:
+    return {(c.metric, c.scope): c for c in result.comparisons}
+
+
+def test_a_system_compared_with_itself_is_approved_with_no_change():
+    result = compare_systems(CURRENT, CURRENT, TYPES, METRICS)
+    assert result.recommendation == APPROVE
+    assert {(c.metric, c.scope) for c in result.comparisons} == {
+        (m, s) for m in METRICS for s in ("overall", "abstractive", "factual")}
+    for c in result.comparisons:
+        assert c.delta == 0 and c.p_worse == 1 and c.p_better == 1
+        assert not c.significant_regression and not c.significant_improvement
+    assert result.differing_items == ()
+
+
+def test_worse_retrieval_with_equal_faithfulness_needs_review():
+    candidate = _changed({"recall@5": 0.4, "hit_rate@5": 0.0})
+    result = compare_systems(CURRENT, candidate, TYPES, METRICS)
+    assert result.recommendation == REVIEW
+    by = _by(result)
+    recall = by[("recall@5", "overall")]
+    assert recall.delta == pytest.approx(-0.5 * 10 / 12) and recall.p_worse == pytest.approx(1 / 1024)
+    assert recall.significant_regression and by[("hit_rate@5", "overall")].significant_regression
+    assert by[("recall@5", "factual")].significant_regression  # 5 of 6 dropped: exact p = 1/32
+    assert not by[("faithfulness", "overall")].significant_regression
+    text = " ".join(result.reasons)
+    assert "recall@5" in text and "hit_rate@5" in text and "[factual]" in text and "p_worse=0.0010" in text
+
+
+def test_regressions_on_every_compared_metric_are_rejected():
+    candidate = _changed({"recall@5": 0.4, "hit_rate@5": 0.0})
+    result = compare_systems(CURRENT, candidate, TYPES, ("recall@5", "hit_rate@5"))
+    assert result.recommendation == REJECT
+    assert "regressions everywhere" in result.reasons[0]
+    assert any("recall@5" in r for r in result.reasons) and any("hit_rate@5" in r for r in result.reasons)
+
+
+def test_a_faithfulness_drop_is_rejected():
+    result = compare_systems(CURRENT, _changed({"faithfulness": 0.8}), TYPES, METRICS)
+    assert result.recommendation == REJECT
+    assert "faithfulness" in result.reasons[0] and "delta -0.083" in result.reasons[0]
+
+
+def test_faithfulness_has_a_tighter_bound_than_the_regression_gate():
+    # -0.025 on every item: within the gate's allowed 0.03, beyond the A/B bound of 0.02.
+    candidate = _changed({"faithfulness": 0.875}, most=12)
+    result = compare_systems(CURRENT, candidate, TYPES, METRICS)
+    faithfulness = _by(result)[("faithfulness", "overall")]
+    assert not faithfulness.significant_regression and faithfulness.p_worse < 0.05
+    assert result.recommendation == REJECT
+    assert compare_systems(CURRENT, candidate, TYPES, METRICS, faithfulness_bound=0.03).recommendation == APPROVE
+
+
+def test_an_improvement_only_is_approved():
+    current = {k: {**v, "recall@5": 0.5} for k, v in CURRENT.items()}
+    result = compare_systems(current, _changed({"recall@5": 0.9}), TYPES, METRICS)
+    assert result.recommendation == APPROVE
+    recall = _by(result)[("recall@5", "overall")]
+    assert recall.significant_improvement and recall.delta > 0 and recall.p_better < 0.05 and recall.p_worse > 0.5
+    assert any("improvement" in r and "recall@5" in r for r in result.reasons)
+
+
+def test_only_items_scored_by_both_are_paired_and_small_scopes_are_skipped():
+    candidate = {k: dict(v) for k, v in CURRENT.items() if k != KEYS[0]}  # i00 scored by current only
+    candidate[KEYS[1]].pop("recall@5")  # no value
+    candidate[KEYS[2]]["recall@5"] = float("nan")  # not a defined value either
+    types = {**TYPES, KEYS[3]: "rare", KEYS[5]: "rare"}
+    by = _by(compare_systems(CURRENT, candidate, types, ["recall@5"]))
+    assert by[("recall@5", "overall")].n == 9
+    assert ("recall@5", "rare") not in by  # 2 items < min_items
+
+
+def test_nothing_comparable_is_not_approved():
+    result = compare_systems(CURRENT, {}, TYPES, METRICS)
+    assert result.recommendation == REVIEW and result.comparisons == ()
+
+
+def test_differing_items_are_ordered_by_the_size_of_the_difference():
+    candidate = {k: {**CURRENT[k], "recall@5": 0.9 - (n + 1) / 20 * (-1) ** n} for n, k in enumerate(KEYS)}
+    result = compare_systems(CURRENT, candidate, TYPES, ["recall@5"])
+    sizes = [abs(b - a) for _, _, a, b in result.differing_items]
+    assert len(result.differing_items) == 10 and sizes == sorted(sizes, reverse=True)
+    assert [i for i, *_ in result.differing_items[:3]] == ["i11", "i10", "i09"]
+    assert result.differing_items[0] == ("i11", "recall@5", 0.9, pytest.approx(1.5))
+
+
+def test_markdown_names_the_recommendation_and_has_a_row_per_metric():
+    result = compare_systems(CURRENT, _changed({"recall@5": 0.4, "hit_rate@5": 0.0}), TYPES, METRICS)
+    text = result.markdown()
+    assert "REVIEW" in text and "significant regression: recall@5" in text
+    overall = text.split("### Overall")[1].split("###")[0]
+    for metric in METRICS:
+        assert sum(line.startswith(f"| {metric} |") for line in overall.splitlines()) == 1
+    assert "| factual | recall@5 |" in text and "| i00 | hit_rate@5 | 1.000 | 0.000 | -1.000 |" in text
