@@ -64,7 +64,7 @@ def main() -> None:
         statements = {i.item_id: i.reference_statements for i in items}
         cache = SqlLLMCache(engine)
         with FakeAnthropicServer(judge_responder, latency=args.latency) as server:
-            judge = AnthropicClient("sk-ant-bench-not-a-real-key", "claude-sonnet-5-5", base_url=server.base_url,
+            judge = AnthropicClient("fake-key-for-the-local-fake-server", "claude-sonnet-5-5", base_url=server.base_url,
                                     max_concurrency=args.concurrency)
             rows = []
             for label in ("first run", "unchanged re-run"):
