@@ -49,6 +49,7 @@ KEY_FACTS: dict[str, tuple[str, ...]] = {
     "rag_answers": ("system", "answered", "errors", "declined", "latency_p95_ms"),
     "evaluation": ("faithfulness", "answer_relevance", "context_precision", "context_recall", "hit_rate@5",
                    "judge_calls_per_item", "thresholds"),
+    "ab_comparison": ("recommendation", "current", "candidate", "delta_faithfulness", "delta_recall@5"),
 }
 
 

@@ -7,6 +7,7 @@ installed (non-editable) copy does not have.
 
 import dagster as dg
 
+from rag_assets.defs.assets.ab import ab_comparison
 from rag_assets.defs.assets.corpus import corpus_snapshot
 from rag_assets.defs.assets.curation import curated_decisions, curation_queue
 from rag_assets.defs.assets.generation import question_candidates
@@ -21,7 +22,7 @@ from rag_assets.defs.sensors import automation_sensor, corpus_sensor, curation_i
 
 defs = dg.Definitions(
     assets=[corpus_snapshot, question_candidates, curation_queue, curated_decisions, golden_set, rag_answers,
-            evaluation],
+            evaluation, ab_comparison],
     asset_checks=[golden_set_quality, golden_set_pinned, rag_answers_pinned],
     jobs=[lifecycle_job, curation_import_job, reevaluation_job],
     sensors=[corpus_sensor, curation_inbox_sensor, automation_sensor, run_failure_alerts],

@@ -30,7 +30,8 @@ def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
     assert "golden_version=1, items=54, added=54" in lines["golden_set"]
     assert "answered=54, errors=0" in lines["rag_answers"]
     assert "faithfulness=0." in lines["evaluation"] and "thresholds=profile offline" in lines["evaluation"]
-    assert "checks: 7 passed, 0 failed" in out
+    assert "recommendation=REVIEW, current=reference-k5, candidate=reference-k3" in out
+    assert "checks: 8 passed, 0 failed" in out
     assert (project_env / "dagster" / "dagster.yaml").exists(), "runs are kept for dagster dev"
     assert main(["run", "--verbose"]) == 0
     again = capsys.readouterr().out
