@@ -29,7 +29,8 @@ def main() -> None:
 
     from rag_assets.corpus.models import ChunkerConfig
     from rag_assets.corpus.snapshot import snapshot_corpus
-    from rag_assets.generation.generate import plan_generation, run_generation
+    from rag_assets.generation.generate import run_generation
+    from rag_assets.generation.planning import plan_tasks
     from rag_assets.generation.models import GenerationConfig
     from rag_assets.golden.models import GoldenItem
     from rag_assets.llm.anthropic_client import AnthropicClient
@@ -52,7 +53,7 @@ def main() -> None:
         version = snapshot_corpus(ROOT / "data" / "corpus", ChunkerConfig(), corpus).version_id
         chunks = corpus.snapshot_chunks(version)
         mix = {"factual": 1.0}
-        outcome = run_generation(plan_generation(chunks, set(), GenerationConfig(max_tasks=args.items + 10, type_mix=mix)),
+        outcome = run_generation(plan_tasks(chunks, set(), GenerationConfig(max_tasks=args.items + 10, type_mix=mix)),
                                  OfflineClient(), None, version)
         items = [GoldenItem(c.candidate_id, 1, c.question_type, c.question, c.reference_answer, c.relevant_chunks,
                             version, reference_statements=(c.reference_answer,)) for c in outcome.candidates][: args.items]

@@ -7,9 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from rag_assets.generation.dedupe import NearDuplicateFilter
-from rag_assets.corpus.models import SnapshotChunk
-from rag_assets.generation.models import Candidate, GenerationConfig, QuestionType
-from rag_assets.generation.planning import GenerationTask, plan_tasks
+from rag_assets.generation.models import Candidate, QuestionType
+from rag_assets.generation.planning import GenerationTask
 from rag_assets.generation.prompts import GENERATE_QUESTIONS
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
@@ -41,10 +40,6 @@ class GenerationOutcome:
     def by_type(self) -> dict[str, int]:
         counts = Counter(c.question_type for c in self.candidates)
         return {t.value: counts.get(t.value, 0) for t in QuestionType}
-
-
-def plan_generation(chunks: Sequence[SnapshotChunk], covered: set[str], config: GenerationConfig) -> list[GenerationTask]:
-    return plan_tasks(chunks, covered, config)
 
 
 def estimate(tasks: Sequence[GenerationTask], client: LLMClient) -> Estimate:

@@ -25,21 +25,19 @@ Recommendation, first rule that applies:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from rag_assets.report.markdown import markdown_table
-from rag_assets.scoring.gates import ItemKey
+from rag_assets.scoring.gates import OVERALL, ItemKey, paired_scopes
 from rag_assets.scoring.significance import paired_drop_test
 from rag_assets.scoring.thresholds import ALLOWED_DROPS, DEFAULT_ALLOWED_DROP
 
 APPROVE = "APPROVE"
 REJECT = "REJECT"
 REVIEW = "REVIEW"
-OVERALL = "overall"
 FAITHFULNESS = "faithfulness"
 TOP_DIFFERING = 10
 
@@ -104,18 +102,6 @@ def _verdict(c: MetricComparison) -> str:
     return "improvement" if c.significant_improvement else "no significant change"
 
 
-def _defined(values: Mapping[str, float], metric: str) -> bool:
-    value = values.get(metric)
-    return value is not None and math.isfinite(value)
-
-
-def _paired_keys(current: Mapping[ItemKey, Mapping[str, float]], candidate: Mapping[ItemKey, Mapping[str, float]],
-                 metric: str) -> list[ItemKey]:
-    """Items both systems scored on this metric; sorted so results do not depend on dict order."""
-    return sorted(k for k in set(current) & set(candidate)
-                  if _defined(current[k], metric) and _defined(candidate[k], metric))
-
-
 def _compare(metric: str, scope: str, before: np.ndarray, after: np.ndarray, limit: float,
              alpha: float) -> MetricComparison:
     worse = paired_drop_test(before, after)
@@ -146,14 +132,10 @@ def compare_systems(
     comparisons: list[MetricComparison] = []
     moved: list[tuple[str, str, float, float]] = []
     for metric in metrics:
-        keys = _paired_keys(current, candidate, metric)
         limit = limits.get(metric, DEFAULT_ALLOWED_DROP)
-        scopes: dict[str, list[ItemKey]] = {OVERALL: keys}
-        for key in keys:
-            if key in types:
-                scopes.setdefault(types[key], []).append(key)
-        for scope in [OVERALL, *sorted(s for s in scopes if s != OVERALL)]:
-            scoped = scopes[scope]
+        scopes = paired_scopes(current, candidate, types, metric, 1)
+        keys = scopes.get(OVERALL, [])
+        for scope, scoped in scopes.items():
             if len(scoped) < min_items:
                 continue
             before = np.array([current[k][metric] for k in scoped], dtype=float)

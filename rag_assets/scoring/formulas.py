@@ -5,7 +5,6 @@ A judge failure never reaches these functions: the caller records it and the met
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -98,7 +97,3 @@ def temporal_faithfulness(question: str, retrieved_versions: Mapping[str, str | 
     if not used:
         return NAN
     return 1.0 if used <= wanted else 0.0
-
-
-def is_defined(value: float | None) -> bool:
-    return value is not None and not math.isnan(value)

@@ -8,6 +8,7 @@ the same golden item was scored in both evaluations.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -33,6 +34,26 @@ class RegressionResult:
     worse_items: tuple[tuple[str, float, float], ...] = field(default=())
 
 
+OVERALL = "overall"
+
+
+def _defined(values: Mapping[str, float], metric: str) -> bool:
+    value = values.get(metric)
+    return value is not None and math.isfinite(value)
+
+
+def paired_scopes(before: Mapping[ItemKey, Mapping[str, float]], after: Mapping[ItemKey, Mapping[str, float]],
+                  types: Mapping[ItemKey, str], metric: str, min_items: int) -> dict[str, list[ItemKey]]:
+    """The items both sides scored on ``metric`` (a finite value in each), overall and per question
+    type, sorted so results never depend on dict order; scopes below ``min_items`` are left out,
+    since a permutation test on two or three items cannot reach significance."""
+    keys = sorted(k for k in set(before) & set(after) if _defined(before[k], metric) and _defined(after[k], metric))
+    scopes: dict[str, list[ItemKey]] = {OVERALL: keys}
+    for qtype in sorted({types[k] for k in keys if k in types}):
+        scopes[qtype] = [k for k in keys if types.get(k) == qtype]
+    return {scope: scoped for scope, scoped in scopes.items() if len(scoped) >= min_items}
+
+
 def regression_gate(
     baseline: Mapping[ItemKey, Mapping[str, float]],
     current: Mapping[ItemKey, Mapping[str, float]],
@@ -43,14 +64,9 @@ def regression_gate(
     min_items: int = 3,
 ) -> list[RegressionResult]:
     allowed = {**ALLOWED_DROPS, **(allowed or {})}
-    scopes = {"overall": None, **{t: t for t in sorted(set(types.values()))}}
     results = []
     for metric in metrics:
-        for scope, qtype in scopes.items():
-            keys = sorted(k for k in set(baseline) & set(current)
-                          if metric in baseline[k] and metric in current[k] and (qtype is None or types.get(k) == qtype))
-            if len(keys) < min_items:
-                continue
+        for scope, keys in paired_scopes(baseline, current, types, metric, min_items).items():
             before = np.array([baseline[k][metric] for k in keys])
             after = np.array([current[k][metric] for k in keys])
             test = paired_drop_test(before, after)

@@ -116,10 +116,6 @@ class SqlCorpusRepository:
                 found.update({cid: (path, text) for cid, path, text in conn.execute(query)})
         return found
 
-    def list_versions(self) -> list[str]:
-        with self.engine.connect() as conn:
-            return list(conn.execute(select(SNAPSHOT.c.version_id).order_by(SNAPSHOT.c.created_at)).scalars())
-
     def document_revisions(self, version_id: str) -> dict[str, str]:
         query = select(SNAPSHOT_DOC.c.path, SNAPSHOT_DOC.c.revision_id).where(SNAPSHOT_DOC.c.version_id == version_id)
         with self.engine.connect() as conn:

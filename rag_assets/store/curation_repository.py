@@ -48,10 +48,6 @@ class SqlCurationRepository:
         self.engine = engine
         self.candidates = SqlCandidateRepository(engine)
 
-    def is_applied(self, sha256: str) -> bool:
-        with self.engine.connect() as conn:
-            return conn.execute(select(IMPORT.c.sha256).where(IMPORT.c.sha256 == sha256)).first() is not None
-
     def decisions(self, candidate_id: str | None = None) -> list[dict]:
         query = select(DECISION).order_by(DECISION.c.decision_id)
         if candidate_id is not None:

@@ -117,21 +117,12 @@ class SqlGoldenRepository:
                 conn.execute(update(REVISION).where(REVISION.c.item_id == item_id, REVISION.c.revision == revision)
                              .values(reference_statements_json=json.dumps(values)))
 
-    def statuses(self) -> dict[str, str]:
-        with self.engine.connect() as conn:
-            return dict(conn.execute(select(ITEM.c.item_id, ITEM.c.status)).all())
-
     def latest_version(self, corpus_versions: Sequence[str]) -> GoldenVersion | None:
         """The newest golden version pinned to one of ``corpus_versions`` (a corpus lineage)."""
         query = select(VERSION).where(VERSION.c.corpus_version.in_(list(corpus_versions))).order_by(
             VERSION.c.number.desc()).limit(1)
         with self.engine.connect() as conn:
             row = conn.execute(query).mappings().first()
-        return None if row is None else self._version(row)
-
-    def version(self, number: int) -> GoldenVersion | None:
-        with self.engine.connect() as conn:
-            row = conn.execute(select(VERSION).where(VERSION.c.number == number)).mappings().first()
         return None if row is None else self._version(row)
 
     def versions(self) -> list[GoldenVersion]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
@@ -38,7 +38,3 @@ class SqlLLMCache:
                     output_tokens=answer.output_tokens, cost_usd=answer.cost_usd))
         except IntegrityError:
             pass  # another worker cached the same answer first; both are valid
-
-    def size(self) -> int:
-        with self.engine.connect() as conn:
-            return conn.execute(select(func.count()).select_from(CACHE)).scalar_one()

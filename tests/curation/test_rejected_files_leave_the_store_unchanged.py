@@ -16,7 +16,8 @@ from rag_assets.curation.inbox import CurationFolders, import_review_file
 from rag_assets.curation.models import OUTBOX_COLUMNS, ReviewLimits
 from rag_assets.curation.queue import review_rows
 from rag_assets.curation.review_file import read_review_file
-from rag_assets.generation.generate import plan_generation, run_generation
+from rag_assets.generation.generate import run_generation
+from rag_assets.generation.planning import plan_tasks
 from rag_assets.generation.models import GenerationConfig
 from rag_assets.llm.offline import OfflineClient
 from rag_assets.store.candidate_repository import SqlCandidateRepository
@@ -46,7 +47,7 @@ def world(store_url: str, tmp_path: Path):
     corpus, candidates = SqlCorpusRepository(engine), SqlCandidateRepository(engine)
     version = snapshot_corpus(SAMPLE_CORPUS, ChunkerConfig(), corpus).version_id
     chunks = corpus.snapshot_chunks(version)
-    outcome = run_generation(plan_generation(chunks, set(), GenerationConfig(max_tasks=12)), OfflineClient(), None, version)
+    outcome = run_generation(plan_tasks(chunks, set(), GenerationConfig(max_tasks=12)), OfflineClient(), None, version)
     candidates.save(outcome.candidates)
     rows = review_rows(candidates.for_version(version), {c.chunk_id: c for c in chunks})
     good = [{**r, "decision": "accept", "reviewer": "ana"} for r in rows]

@@ -12,9 +12,9 @@ import pytest
 
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.corpus.snapshot import snapshot_corpus
-from rag_assets.generation.generate import plan_generation, run_generation
+from rag_assets.generation.generate import run_generation
 from rag_assets.generation.models import GenerationConfig, QuestionType
-from rag_assets.generation.planning import allocate
+from rag_assets.generation.planning import allocate, plan_tasks
 from rag_assets.llm.offline import OfflineClient
 from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import SqlCorpusRepository
@@ -28,7 +28,7 @@ def _generate(db: Path, corpus: Path = SAMPLE_CORPUS, config: GenerationConfig =
     corpus_repo, candidates = SqlCorpusRepository(engine), SqlCandidateRepository(engine)
     version = snapshot_corpus(corpus, ChunkerConfig(), corpus_repo).version_id
     chunks = corpus_repo.snapshot_chunks(version)
-    tasks = plan_generation(chunks, candidates.covered_chunk_ids(excluding_version=version), config)
+    tasks = plan_tasks(chunks, candidates.covered_chunk_ids(excluding_version=version), config)
     outcome = run_generation(tasks, OfflineClient(), None, version, candidates.questions(excluding_version=version))
     candidates.save(outcome.candidates)
     return version, chunks, outcome, candidates

@@ -8,7 +8,8 @@ import pytest
 
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.corpus.snapshot import snapshot_corpus
-from rag_assets.generation.generate import plan_generation, run_generation
+from rag_assets.generation.generate import run_generation
+from rag_assets.generation.planning import plan_tasks
 from rag_assets.generation.models import GenerationConfig
 from rag_assets.generation.prompts import GENERATE_QUESTIONS
 from rag_assets.llm.anthropic_client import AnthropicClient
@@ -38,7 +39,7 @@ def _client(server: FakeAnthropicServer, **options) -> AnthropicClient:
 
 def _generate(server, store, **options):
     version, chunks, cache = store
-    tasks = plan_generation(chunks, set(), CONFIG)
+    tasks = plan_tasks(chunks, set(), CONFIG)
     return tasks, run_generation(tasks, _client(server, **options), cache, version)
 
 
@@ -63,7 +64,7 @@ def test_with_30_percent_overloaded_answers_every_candidate_is_still_made_and_re
         _, expected = _generate(clean, store)
     version, chunks, _ = store
     with FakeAnthropicServer(generation_responder, fail_rate=0.3, fail_status=529, seed=7) as flaky:
-        tasks = plan_generation(chunks, set(), CONFIG)
+        tasks = plan_tasks(chunks, set(), CONFIG)
         outcome = run_generation(tasks, _client(flaky), None, version)
         overloaded = flaky.count(status=529)
     assert overloaded > 0
@@ -82,7 +83,7 @@ def test_a_schema_invalid_answer_is_repaired_once_with_a_tool_result(fake_claude
     version, chunks, _ = store
     fake_claude.responder = first_bad
     client = _client(fake_claude, max_concurrency=1)
-    tasks = plan_generation(chunks, set(), GenerationConfig(max_tasks=1, type_mix={"factual": 1}))
+    tasks = plan_tasks(chunks, set(), GenerationConfig(max_tasks=1, type_mix={"factual": 1}))
     outcome = run_generation(tasks, client, None, version)
     assert len(outcome.candidates) == 1 and outcome.stats.repairs == 1
     repair = fake_claude.requests[1].body["messages"]
@@ -95,7 +96,7 @@ def test_a_schema_invalid_answer_is_repaired_once_with_a_tool_result(fake_claude
 def test_an_answer_that_stays_invalid_is_a_recorded_parse_error_and_no_candidate(fake_claude, store):
     version, chunks, _ = store
     fake_claude.responder = lambda body: Reply(raw_body='{"id": "msg_1", "type": "message", "content": [{"type": "tool_u')
-    tasks = plan_generation(chunks, set(), GenerationConfig(max_tasks=2, type_mix={"factual": 1}))
+    tasks = plan_tasks(chunks, set(), GenerationConfig(max_tasks=2, type_mix={"factual": 1}))
     outcome = run_generation(tasks, _client(fake_claude), None, version)
     assert outcome.candidates == []
     assert [f.error_kind for f in outcome.failures] == ["parse_error", "parse_error"]
@@ -107,7 +108,7 @@ def test_an_answer_that_stays_invalid_is_a_recorded_parse_error_and_no_candidate
 def test_an_api_that_keeps_failing_gives_api_errors_after_the_sdk_retries(store):
     version, chunks, _ = store
     with FakeAnthropicServer(generation_responder, fail_rate=1.0, fail_status=529) as down:
-        tasks = plan_generation(chunks, set(), GenerationConfig(max_tasks=2, type_mix={"factual": 1}))
+        tasks = plan_tasks(chunks, set(), GenerationConfig(max_tasks=2, type_mix={"factual": 1}))
         outcome = run_generation(tasks, _client(down, max_retries=2), None, version)
         assert down.count(status=529) == 6
     assert outcome.candidates == []

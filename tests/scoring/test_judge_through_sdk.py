@@ -9,7 +9,8 @@ import pytest
 
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.corpus.snapshot import snapshot_corpus
-from rag_assets.generation.generate import plan_generation, run_generation
+from rag_assets.generation.generate import run_generation
+from rag_assets.generation.planning import plan_tasks
 from rag_assets.generation.models import GenerationConfig
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.anthropic_client import AnthropicClient
@@ -38,7 +39,7 @@ def world(tmp_path: Path):
     corpus = SqlCorpusRepository(engine)
     version = snapshot_corpus(SAMPLE_CORPUS, ChunkerConfig(), corpus).version_id
     chunks = corpus.snapshot_chunks(version)
-    outcome = run_generation(plan_generation(chunks, set(), GenerationConfig(max_tasks=14, type_mix={"factual": 1})),
+    outcome = run_generation(plan_tasks(chunks, set(), GenerationConfig(max_tasks=14, type_mix={"factual": 1})),
                              OfflineClient(), None, version)
     items = [GoldenItem(c.candidate_id, 1, c.question_type, c.question, c.reference_answer, c.relevant_chunks, version,
                         reference_statements=(c.reference_answer,)) for c in outcome.candidates][:12]

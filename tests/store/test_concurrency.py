@@ -11,7 +11,8 @@ from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.curation.review_writer import write_review_files
 from rag_assets.curation.queue import review_rows
-from rag_assets.generation.generate import plan_generation, run_generation
+from rag_assets.generation.generate import run_generation
+from rag_assets.generation.planning import plan_tasks
 from rag_assets.generation.models import GenerationConfig
 from rag_assets.golden.models import ExternalItem
 from rag_assets.llm.offline import OfflineClient
@@ -65,7 +66,7 @@ def test_two_imports_at_once_lose_no_decision(store_url: str, tmp_path: Path):
     corpus, candidates = SqlCorpusRepository(engine), SqlCandidateRepository(engine)
     version = snapshot_corpus(SAMPLE_CORPUS, ChunkerConfig(), corpus).version_id
     chunks = corpus.snapshot_chunks(version)
-    outcome = run_generation(plan_generation(chunks, set(), GenerationConfig()), OfflineClient(), None, version)
+    outcome = run_generation(plan_tasks(chunks, set(), GenerationConfig()), OfflineClient(), None, version)
     candidates.save(outcome.candidates)
     rows = review_rows(candidates.for_version(version), {c.chunk_id: c for c in chunks})
     halves = {"a": rows[0::2], "b": rows[1::2]}

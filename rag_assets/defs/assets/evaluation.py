@@ -93,8 +93,8 @@ def evaluation(context: dg.AssetExecutionContext, config: EvaluationConfig, stor
                        {i.item_id: i.reference_statements for i in items}, judge, store.llm_cache(), embedder, config.k)
     metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))
     repo = store.evaluations()
-    baseline = repo.get(config.baseline) if config.baseline else repo.latest_passing(store.corpus().lineage(version),
-                                                                                      run.system_name)
+    lineage = store.corpus().lineage(version)
+    baseline = repo.get(config.baseline) if config.baseline else repo.latest_passing(lineage, run.system_name)
     if config.baseline and baseline is None:
         raise dg.Failure(description=f"pinned baseline evaluation {config.baseline} does not exist")
     card = Scorecard.build(outcome, metrics)
@@ -106,7 +106,7 @@ def evaluation(context: dg.AssetExecutionContext, config: EvaluationConfig, stor
         system_config_hash=run.system_config_hash, judge=provider_label(outcome.stats), k=config.k,
         aggregates=card.as_dict(), gates=gates.as_dict(), passed=gates.passed,
         baseline_id=baseline.evaluation_id if baseline else None, items=outcome.items)
-    report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(store.corpus().lineage(version)))
+    report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(lineage))
     path = store.report_dir() / f"{evaluation_id}.html"
     report.write(path)
     repo.set_report_path(evaluation_id, str(path))

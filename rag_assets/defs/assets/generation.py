@@ -7,7 +7,8 @@ from rag_assets.defs.assets.corpus import OWNERS, corpus_snapshot
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import LLMResource, StoreResource
-from rag_assets.generation.generate import estimate, plan_generation, run_generation
+from rag_assets.generation.generate import estimate, run_generation
+from rag_assets.generation.planning import plan_tasks
 from rag_assets.generation.models import DEFAULT_TYPE_MIX, GenerationConfig
 from rag_assets.generation.prompts import GENERATE_QUESTIONS
 from rag_assets.golden.build import classify
@@ -58,7 +59,7 @@ def question_candidates(
         client = llm.client()
     except ValueError as exc:
         raise dg.Failure(description=f"invalid generation config: {exc}") from exc
-    tasks = plan_generation(chunks, repo.covered_chunk_ids(excluding_version=version), settings)
+    tasks = plan_tasks(chunks, repo.covered_chunk_ids(excluding_version=version), settings)
     context.log.info(estimate(tasks, client).describe(client))
     outcome = run_generation(tasks, client, store.llm_cache(), version, repo.questions(excluding_version=version),
                              settings.dedupe_threshold)
