@@ -23,7 +23,7 @@ schema becomes a :class:`BadLine` naming the file, the 1-based line and the offe
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -70,6 +70,7 @@ class BadLine:
     file: str
     line: int  # 1-based
     reason: str
+    day: date | None = None  # the day of the nearest valid line of the file (logs are written in time order)
 
 
 @dataclass(frozen=True)
@@ -161,29 +162,58 @@ def _parse(record: dict[str, Any], default_id: str) -> ProductionQuery:
     )
 
 
+def _nearest_days(days: list[date | None]) -> list[date | None]:
+    """Each position's day, or else the day of the nearest valid line before it, else after it."""
+    forward: list[date | None] = []
+    for day in days:
+        forward.append(day if day is not None else (forward[-1] if forward else None))
+    backward: list[date | None] = []
+    for day in reversed(days):
+        backward.append(day if day is not None else (backward[-1] if backward else None))
+    return [f if f is not None else b for f, b in zip(forward, reversed(backward))]
+
+
+def read_log_file(path: Path, day: date | None = None) -> LogRead:
+    """Read one log file; keep only ``day`` when given. Never raises for bad content.
+
+    A bad line is reported on the day of its nearest valid neighbour, so a day's report shows the
+    bad lines written that day; a file with no valid line at all is reported on every day.
+    """
+    parsed: list[ProductionQuery | BadLine] = []
+    for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            try:
+                record = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                raise _Invalid("not valid UTF-8") from None
+            except json.JSONDecodeError as exc:
+                raise _Invalid(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+            parsed.append(_parse(_object(record, "record"), sha256_hex(f"{path.name}\0{number}")[:16]))
+        except _Invalid as exc:
+            parsed.append(BadLine(path.name, number, str(exc)))
+    nearest = _nearest_days([entry.day if isinstance(entry, ProductionQuery) else None for entry in parsed])
+    records = [entry for entry in parsed if isinstance(entry, ProductionQuery) and (day is None or entry.day == day)]
+    bad = [replace(entry, day=near) for entry, near in zip(parsed, nearest) if isinstance(entry, BadLine)]
+    return LogRead(records, [b for b in bad if day is None or b.day in (None, day)])
+
+
+def log_files(folder: str | Path) -> list[Path]:
+    """The log files of ``folder``, by name."""
+    return sorted(Path(folder).glob("*.jsonl"))
+
+
 def read_logs(folder: str | Path, day: date | None = None) -> LogRead:
-    """Read every ``*.jsonl`` file of ``folder`` (sorted by name); keep only ``day`` when given.
+    """Read every log file of ``folder``; keep only ``day`` when given.
 
     Never raises for bad content: invalid lines are reported in ``bad_lines``. Records of other
     days are skipped silently, since they are valid, just not asked for.
     """
     records: list[ProductionQuery] = []
     bad: list[BadLine] = []
-    for path in sorted(Path(folder).glob("*.jsonl")):
-        for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                try:
-                    record = json.loads(raw.decode("utf-8"))
-                except UnicodeDecodeError:
-                    raise _Invalid("not valid UTF-8") from None
-                except json.JSONDecodeError as exc:
-                    raise _Invalid(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
-                query = _parse(_object(record, "record"), sha256_hex(f"{path.name}\0{number}")[:16])
-            except _Invalid as exc:
-                bad.append(BadLine(path.name, number, str(exc)))
-                continue
-            if day is None or query.day == day:
-                records.append(query)
+    for path in log_files(folder):
+        read = read_log_file(path, day)
+        records.extend(read.records)
+        bad.extend(read.bad_lines)
     return LogRead(records, bad)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import insert, select, update
@@ -36,6 +36,24 @@ class EvaluationRecord:
     created_at: str
 
 
+def score_rows(items: Sequence[ItemScores]) -> list[dict]:
+    """One row per item and metric: each value or judge failure, the RAG error, the hallucination counts.
+
+    Evaluations and production days store scores alike, so a reader of either table finds the
+    same rows for the same outcome.
+    """
+    rows = []
+    for item in items:
+        base = {"item_id": item.item_id, "item_revision": item.revision, "question_type": item.question_type}
+        rows.extend({**base, "metric": metric, "value": item.values.get(metric), "failure": item.failures.get(metric)}
+                    for metric in sorted(set(item.values) | set(item.failures)))
+        if item.rag_error:
+            rows.append({**base, "metric": "rag_error", "value": None, "failure": item.rag_error})
+        rows.extend({**base, "metric": f"claims_{verdict}", "value": float(count), "failure": None}
+                    for verdict, count in item.hallucinations.items())
+    return rows
+
+
 class SqlEvaluationRepository:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -44,20 +62,7 @@ class SqlEvaluationRepository:
              system_config_hash: str, judge: str, k: int, aggregates: Mapping, gates: Mapping, passed: bool,
              baseline_id: str | None, items: list[ItemScores]) -> str:
         evaluation_id = f"ev-{uuid.uuid4().hex[:20]}"
-        rows = []
-        for item in items:
-            metrics = sorted(set(item.values) | set(item.failures))
-            rows.extend({"evaluation_id": evaluation_id, "item_id": item.item_id, "metric": metric,
-                         "item_revision": item.revision, "question_type": item.question_type,
-                         "value": item.values.get(metric), "failure": item.failures.get(metric)} for metric in metrics)
-            if item.rag_error:
-                rows.append({"evaluation_id": evaluation_id, "item_id": item.item_id, "metric": "rag_error",
-                             "item_revision": item.revision, "question_type": item.question_type, "value": None,
-                             "failure": item.rag_error})
-            for verdict, count in item.hallucinations.items():
-                rows.append({"evaluation_id": evaluation_id, "item_id": item.item_id, "metric": f"claims_{verdict}",
-                             "item_revision": item.revision, "question_type": item.question_type,
-                             "value": float(count), "failure": None})
+        rows = [{"evaluation_id": evaluation_id, **row} for row in score_rows(items)]
         with write_transaction(self.engine) as conn:
             conn.execute(insert(EVALUATION).values(
                 evaluation_id=evaluation_id, corpus_version=corpus_version, golden_version=golden_version,

@@ -295,3 +295,30 @@ class AlertRow(SQLModel, table=True):
     summary: str = Field(sa_column=Column(Text, nullable=False))
     errors_json: str = Field(sa_column=Column(Text, nullable=False))
     created_at: str
+
+
+class ProductionRunRow(SQLModel, table=True):
+    """One scoring of a day's production sample; a re-run of the day adds a row, the newest one counts."""
+
+    __tablename__ = "production_run"
+
+    run_id: str = Field(primary_key=True, max_length=40)
+    day: str = Field(index=True, max_length=10)  # ISO date (UTC)
+    judge: str
+    records: int
+    bad_lines: int
+    sample_size: int
+    aggregates_json: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: dt.datetime = Field(default_factory=utcnow, index=True)
+
+
+class ProductionScoreRow(SQLModel, table=True):
+    """One metric of one sampled query: a value, or the reason it could not be scored."""
+
+    __tablename__ = "production_score"
+
+    run_id: str = Field(primary_key=True, foreign_key="production_run.run_id", max_length=40)
+    item_id: str = Field(primary_key=True, max_length=64)  # the query id
+    metric: str = Field(primary_key=True, max_length=48)
+    value: float | None = None
+    failure: str | None = Field(default=None, sa_column=Column(Text))

@@ -69,3 +69,20 @@ def test_day_filter_uses_the_utc_date(tmp_path: Path) -> None:
     assert [r.query_id for r in read.records] == ["on-day"]
     assert [b.reason for b in read.bad_lines] == ["record: expected an object"]
     assert [r.query_id for r in read_logs(tmp_path, day=date(2024, 5, 2)).records] == ["late"]
+
+
+def test_a_bad_line_is_reported_on_the_day_of_its_nearest_valid_neighbour(tmp_path: Path) -> None:
+    _write(tmp_path / "log.jsonl", [
+        "{broken before any valid line",
+        json.dumps(_record(query_id="d1", timestamp="2024-05-01T08:00:00Z")),
+        "{broken on the first day",
+        json.dumps(_record(query_id="d2", timestamp="2024-05-02T08:00:00Z")),
+        "{broken at the end",
+    ])
+    _write(tmp_path / "only-bad.jsonl", ["{nothing valid"])
+    first, second = read_logs(tmp_path, day=date(2024, 5, 1)), read_logs(tmp_path, day=date(2024, 5, 2))
+    assert [(b.file, b.line, b.day) for b in first.bad_lines] == [
+        ("log.jsonl", 1, date(2024, 5, 1)), ("log.jsonl", 3, date(2024, 5, 1)), ("only-bad.jsonl", 1, None)]
+    assert [(b.file, b.line, b.day) for b in second.bad_lines] == [
+        ("log.jsonl", 5, date(2024, 5, 2)), ("only-bad.jsonl", 1, None)]
+    assert len(read_logs(tmp_path).bad_lines) == 4
