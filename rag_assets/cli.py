@@ -50,13 +50,22 @@ KEY_FACTS: dict[str, tuple[str, ...]] = {
     "evaluation": ("faithfulness", "answer_relevance", "context_precision", "context_recall", "hit_rate@5",
                    "judge_calls_per_item", "thresholds"),
     "ab_comparison": ("recommendation", "current", "candidate", "delta_faithfulness", "delta_recall@5"),
+    "production_sample": ("records", "sample_size", "bad_lines", "faithfulness", "context_precision",
+                          "citation_accuracy", "drift_alerts", "coverage_gaps", "queued_candidates"),
 }
+#: How many of the newest logged days the CLI scores (each day's drift check compares with the days before).
+PRODUCTION_DAYS_SHOWN = 7
 
 
-def summary_table(result: dg.ExecuteInProcessResult) -> str:
+def _checks(results: Sequence[dg.ExecuteInProcessResult]) -> list:
+    return [e.event_specific_data for result in results for e in result.all_events
+            if e.event_type_value == "ASSET_CHECK_EVALUATION"]
+
+
+def summary_table(results: Sequence[dg.ExecuteInProcessResult]) -> str:
     """One line per materialized asset with the numbers a user looks for first, then the checks."""
     lines = [f"{'asset':<22}{'partition':<18}key facts", "-" * 100]
-    for event in result.get_asset_materialization_events():
+    for event in (e for result in results for e in result.get_asset_materialization_events()):
         materialization = event.step_materialization_data.materialization
         name = materialization.asset_key.to_user_string()
         facts = []
@@ -66,22 +75,22 @@ def summary_table(result: dg.ExecuteInProcessResult) -> str:
             if shown is not None:
                 facts.append(f"{label}={float(shown):.3f}" if isinstance(entry.value, float) else f"{label}={shown}")
         lines.append(f"{name:<22}{materialization.partition or '':<18}{', '.join(facts)}")
-    checks = [e.event_specific_data for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
-    failed = [f"{c.asset_key.to_user_string()}.{c.check_name}" for c in checks if not c.passed]
-    lines.append(f"\nchecks: {len(checks) - len(failed)} passed, {len(failed)} failed" +
-                 (f" ({', '.join(failed)})" if failed else ""))
+    checks = _checks(results)
+    failed = [c for c in checks if not c.passed]
+    lines.append(f"\nchecks: {len(checks) - len(failed)} passed, {len(failed)} failed")
+    lines.extend(f"  FAILED {c.asset_key.to_user_string()}.{c.check_name} [{c.partition}]: {c.description}" for c in failed)
     return "\n".join(lines)
 
 
-def summary(result: dg.ExecuteInProcessResult) -> str:
+def summary(results: Sequence[dg.ExecuteInProcessResult]) -> str:
     """A plain-text dump of every materialized asset's scalar metadata, and the check results."""
     lines = []
-    for event in result.get_asset_materialization_events():
+    for event in (e for result in results for e in result.get_asset_materialization_events()):
         materialization = event.step_materialization_data.materialization
         lines.append(f"\n{materialization.asset_key.to_user_string()} [{materialization.partition}]")
         lines.extend(f"  {label:<24} {shown}" for label, entry in materialization.metadata.items()
                      if (shown := _shown(entry)) is not None)
-    checks = [e.event_specific_data for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
+    checks = _checks(results)
     if checks:
         lines.append("\nchecks")
         lines.extend(f"  {c.asset_key.to_user_string() + '.' + c.check_name:<48} {'passed' if c.passed else 'FAILED'}"
@@ -120,8 +129,37 @@ def _evaluation_config(thresholds: str | None, profile: str | None) -> dict:
     return {"ops": {"evaluation": {"config": config}}}
 
 
+def _logged_days(folder: Path) -> list[str]:
+    """The newest logged days that are production partitions already (complete UTC days), oldest first."""
+    from rag_assets.defs.partitions import production_days
+    from rag_assets.production.logs import read_logs
+
+    first, last = production_days.get_first_partition_key(), production_days.get_last_partition_key()
+    days = sorted({r.day.isoformat() for r in read_logs(folder).records})
+    return [d for d in days if last is not None and first <= d <= last][-PRODUCTION_DAYS_SHOWN:]
+
+
+def _run_production(instance: dg.DagsterInstance, settings: Settings) -> list[dg.ExecuteInProcessResult]:
+    """Score the newest logged days of production traffic, one run per day as the log sensor would."""
+    from rag_assets.definitions import defs
+
+    days = _logged_days(settings.production_logs) if settings.production_logs.is_dir() else []
+    if days:
+        print(f"production logs: {settings.production_logs} -> days {days[0]} .. {days[-1]}")
+    job = defs.resolve_job_def("production")
+    return [job.execute_in_process(partition_key=day, instance=instance, raise_on_error=False,
+                                   tags={"rag_assets/trigger": "cli"}) for day in days]
+
+
+def _report_failures(results: Sequence[dg.ExecuteInProcessResult]) -> None:
+    for result in results:
+        for event in result.all_events:
+            if event.is_step_failure:
+                print(f"\nstep {event.step_key} failed: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
+
+
 def run(corpus: str | None, review: str | None, use_sample_review: bool, thresholds: str | None = None,
-        profile: str | None = None, verbose: bool = False) -> int:
+        profile: str | None = None, verbose: bool = False, production: bool = True) -> int:
     if corpus:
         os.environ[CORPUS_ROOT_ENV] = str(Path(corpus).absolute())
     from rag_assets.definitions import defs
@@ -143,19 +181,22 @@ def run(corpus: str | None, review: str | None, use_sample_review: bool, thresho
     result = defs.resolve_job_def("lifecycle").execute_in_process(
         partition_key=version, instance=instance, raise_on_error=False, tags={"rag_assets/trigger": "cli"},
         run_config=_evaluation_config(thresholds, profile))
+    results = [result, *(_run_production(instance, settings) if production and result.success else [])]
     if verbose:
-        print(summary(result))
-    print("\n" + summary_table(result))
+        print(summary(results))
+    print("\n" + summary_table(results))
     print(f"\nstore: {RESOURCES['store'].describe()}\ndagster: DAGSTER_HOME={os.environ['DAGSTER_HOME']}")
     print("open the UI: DAGSTER_HOME=<that folder> dagster dev -w workspace.yaml")
+    _report_failures(results)
     if not result.success:
-        for event in result.all_events:
-            if event.is_step_failure:
-                print(f"\nstep {event.step_key} failed: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
         print(f"\nrun {result.run_id} failed for corpus version {version}. If the golden set is empty, review the "
               f"candidates in {settings.curation_root / 'outbox'} and drop the file in the inbox.", file=sys.stderr)
         return 1
-    print(f"\nrun {result.run_id} succeeded for corpus version {version}")
+    if not all(r.success for r in results):
+        print("\na production_sample run failed (see above)", file=sys.stderr)
+        return 1
+    print(f"\nrun {result.run_id} succeeded for corpus version {version}"
+          + (f"; {len(results) - 1} production days scored" if len(results) > 1 else ""))
     return 0
 
 
@@ -215,6 +256,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                             help="do not stage the bundled simulated review of the sample corpus")
     run_parser.add_argument("--thresholds", help="a thresholds file for the evaluation gates (YAML or JSON)")
     run_parser.add_argument("--verbose", action="store_true", help="print every asset's metadata, not just the summary")
+    run_parser.add_argument("--no-production", action="store_true",
+                            help="do not score the production logs (default folder: data/production_logs)")
     run_parser.add_argument("--profile", choices=["general", "high_stakes", "developer", "offline"],
                             help="a threshold profile (default: general with Claude as judge, offline without)")
     simulate_parser = commands.add_parser("simulate-review", help="decide the review queue as a simulated expert")
@@ -228,7 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus_parser.add_argument("out_dir")
     args = parser.parse_args(argv)
     if args.command == "run":
-        return run(args.corpus, args.review, not args.no_review, args.thresholds, args.profile, args.verbose)
+        return run(args.corpus, args.review, not args.no_review, args.thresholds, args.profile, args.verbose,
+                   not args.no_production)
     if args.command == "simulate-review":
         return simulate(args.out)
     if args.command == "import-golden":

@@ -13,19 +13,21 @@ from rag_assets.defs.assets.curation import curated_decisions, curation_queue
 from rag_assets.defs.assets.generation import question_candidates
 from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.golden import golden_set
+from rag_assets.defs.assets.production import production_sample
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.checks import golden_set_pinned, golden_set_quality, rag_answers_pinned
-from rag_assets.defs.jobs import curation_import_job, lifecycle_job
+from rag_assets.defs.jobs import curation_import_job, lifecycle_job, production_job
 from rag_assets.defs.resources import RESOURCES
 from rag_assets.defs.schedules import reevaluation_job, reevaluation_schedule
-from rag_assets.defs.sensors import automation_sensor, corpus_sensor, curation_inbox_sensor, run_failure_alerts
+from rag_assets.defs.sensors import (automation_sensor, corpus_sensor, curation_inbox_sensor, production_logs_sensor,
+                                     run_failure_alerts)
 
 defs = dg.Definitions(
     assets=[corpus_snapshot, question_candidates, curation_queue, curated_decisions, golden_set, rag_answers,
-            evaluation, ab_comparison],
+            evaluation, ab_comparison, production_sample],
     asset_checks=[golden_set_quality, golden_set_pinned, rag_answers_pinned],
-    jobs=[lifecycle_job, curation_import_job, reevaluation_job],
-    sensors=[corpus_sensor, curation_inbox_sensor, automation_sensor, run_failure_alerts],
+    jobs=[lifecycle_job, curation_import_job, reevaluation_job, production_job],
+    sensors=[corpus_sensor, curation_inbox_sensor, production_logs_sensor, automation_sensor, run_failure_alerts],
     schedules=[reevaluation_schedule],
     resources=RESOURCES,
 )

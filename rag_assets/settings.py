@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 HOME_ENV = "RAG_ASSETS_HOME"
@@ -19,10 +19,14 @@ CURATION_ROOT_ENV = "RAG_ASSETS_CURATION_ROOT"
 SENSOR_INTERVAL_ENV = "RAG_ASSETS_SENSOR_INTERVAL"
 EVALUATION_CRON_ENV = "RAG_ASSETS_EVALUATION_CRON"
 ALERT_WEBHOOK_ENV = "RAG_ASSETS_ALERT_WEBHOOK"
+PRODUCTION_LOGS_ENV = "RAG_ASSETS_PRODUCTION_LOGS"
+PRODUCTION_START_ENV = "RAG_ASSETS_PRODUCTION_START"
 
 DEFAULT_HOME = ".rag_assets"
 DEFAULT_CORPUS_ROOT = "data/corpus"
 DEFAULT_CURATION_ROOT = "data/curation"
+DEFAULT_PRODUCTION_LOGS = "data/production_logs"
+DEFAULT_PRODUCTION_START = "2026-01-01"
 SQLITE_FILE_NAME = "rag_assets.db"
 
 
@@ -34,6 +38,7 @@ class Settings:
     corpus_root: Path
     curation_root: Path
     database_url: str | None = None
+    production_logs: Path = field(default_factory=lambda: Path(DEFAULT_PRODUCTION_LOGS).absolute())
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -43,6 +48,7 @@ class Settings:
             corpus_root=Path(env.get(CORPUS_ROOT_ENV) or DEFAULT_CORPUS_ROOT).expanduser().absolute(),
             curation_root=Path(env.get(CURATION_ROOT_ENV) or DEFAULT_CURATION_ROOT).expanduser().absolute(),
             database_url=env.get(DATABASE_URL_ENV) or None,
+            production_logs=Path(env.get(PRODUCTION_LOGS_ENV) or DEFAULT_PRODUCTION_LOGS).expanduser().absolute(),
         )
 
     @staticmethod
@@ -50,6 +56,11 @@ class Settings:
         """Seconds between sensor ticks; RAG_ASSETS_SENSOR_INTERVAL lowers it (tests, demos)."""
         value = (os.environ if environ is None else environ).get(SENSOR_INTERVAL_ENV)
         return int(value) if value else default
+
+    @staticmethod
+    def production_start(environ: Mapping[str, str] | None = None) -> str:
+        """First day of the production_sample partitions (ISO date); fixed when the code location loads."""
+        return (os.environ if environ is None else environ).get(PRODUCTION_START_ENV) or DEFAULT_PRODUCTION_START
 
     @staticmethod
     def alert_webhook(environ: Mapping[str, str] | None = None) -> str | None:

@@ -31,7 +31,13 @@ def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
     assert "answered=54, errors=0" in lines["rag_answers"]
     assert "faithfulness=0." in lines["evaluation"] and "thresholds=profile offline" in lines["evaluation"]
     assert "recommendation=REVIEW, current=reference-k5, candidate=reference-k3" in out
-    assert "checks: 8 passed, 0 failed" in out
+    days = [line for line in out.splitlines() if line.startswith("production_sample")]
+    assert [line.split()[1] for line in days] == [f"2026-11-{day}" for day in range(20, 27)]
+    assert all("records=40, sample_size=30" in line for line in days)
+    assert "bad_lines=2" in days[3] and "drift_alerts=0" in days[5] and "drift_alerts=0" not in days[6]
+    assert "checks: 33 passed, 3 failed" in out, "the lifecycle's 8 checks pass; the planted bad day alerts"
+    assert "FAILED production_sample.drift_faithfulness [2026-11-26]: DRIFT faithfulness:" in out
+    assert "7 production days scored" in out
     assert (project_env / "dagster" / "dagster.yaml").exists(), "runs are kept for dagster dev"
     assert main(["run", "--verbose"]) == 0
     again = capsys.readouterr().out
@@ -42,7 +48,9 @@ def test_run_without_a_review_fails_the_golden_checks_and_says_what_to_do(
         project_env: Path, capsys: pytest.CaptureFixture[str]):
     assert main(["run", "--no-review"]) == 1
     captured = capsys.readouterr()
-    assert "checks: 1 passed, 2 failed (golden_set.golden_set_pinned, golden_set.golden_set_quality)" in captured.out
+    assert "checks: 1 passed, 2 failed" in captured.out
+    assert "FAILED golden_set.golden_set_pinned [" in captured.out and "FAILED golden_set.golden_set_quality [" in captured.out
+    assert "production_sample" not in captured.out, "production days are scored after a successful lifecycle run"
     assert "pending=57" in captured.out
     assert "review the candidates in" in captured.err
 

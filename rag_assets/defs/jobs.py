@@ -4,8 +4,14 @@ import dagster as dg
 
 lifecycle_job = dg.define_asset_job(
     name="lifecycle",
-    selection=dg.AssetSelection.all(),
+    selection=dg.AssetSelection.all() - dg.AssetSelection.groups("production"),
     description="Everything for one corpus version, upstream first: what the README's first command runs.",
+)
+
+production_job = dg.define_asset_job(
+    name="production",
+    selection=dg.AssetSelection.groups("production"),
+    description="Sample, judge and watch one day of production traffic: what the production-log sensor runs.",
 )
 
 curation_import_job = dg.define_asset_job(

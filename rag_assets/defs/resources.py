@@ -26,6 +26,7 @@ from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.curation_repository import SqlCurationRepository
 from rag_assets.store.golden_repository import SqlGoldenRepository
 from rag_assets.store.evaluation_repository import SqlEvaluationRepository
+from rag_assets.store.production_repository import SqlProductionRepository
 from rag_assets.store.rag_repository import SqlRagRepository
 from rag_assets.store.engine import describe_url, get_engine
 from rag_assets.store.llm_cache_repository import SqlLLMCache
@@ -77,6 +78,9 @@ class StoreResource(dg.ConfigurableResource):
     def evaluations(self) -> SqlEvaluationRepository:
         return SqlEvaluationRepository(self.engine())
 
+    def production(self) -> SqlProductionRepository:
+        return SqlProductionRepository(self.engine())
+
     def report_dir(self) -> Path:
         return self.settings().home / "reports"
 
@@ -121,6 +125,15 @@ class CurationResource(dg.ConfigurableResource):
 
     def limits(self) -> ReviewLimits:
         return ReviewLimits(max_bytes=self.max_file_bytes, max_rows=self.max_rows)
+
+
+class ProductionLogsResource(dg.ConfigurableResource):
+    """The folder of served-query logs (``*.jsonl``, schema in rag_assets.production.logs)."""
+
+    root: str | None = None
+
+    def folder(self) -> Path:
+        return Path(self.root).expanduser().absolute() if self.root else Settings.from_env().production_logs
 
 
 class GoldenPolicyResource(dg.ConfigurableResource):
@@ -206,4 +219,5 @@ RESOURCES = {
     "curation": CurationResource(),
     "golden_policy": GoldenPolicyResource(),
     "rag": RagSystemResource(),
+    "production_logs": ProductionLogsResource(),
 }

@@ -5,13 +5,15 @@ import json
 import dagster as dg
 
 from rag_assets.corpus.manifest import fingerprint
+from rag_assets.corpus.models import sha256_hex
 from rag_assets.curation.inbox import declared_corpus_version, file_sha256, inbox_files, reject_file
 from rag_assets.curation.models import ReviewProblem
 from rag_assets.corpus.snapshot import plan_snapshot
 from rag_assets.defs.assets.corpus import corpus_snapshot
-from rag_assets.defs.jobs import curation_import_job
-from rag_assets.defs.partitions import corpus_versions
-from rag_assets.defs.resources import CorpusResource, CurationResource, StoreResource
+from rag_assets.defs.jobs import curation_import_job, production_job
+from rag_assets.defs.partitions import corpus_versions, production_days
+from rag_assets.defs.resources import CorpusResource, CurationResource, ProductionLogsResource, StoreResource
+from rag_assets.production.logs import log_files, read_log_file
 from rag_assets.errors import RagAssetsError
 from rag_assets.settings import Settings
 
@@ -83,6 +85,56 @@ def curation_inbox_sensor(context: dg.SensorEvaluationContext, curation: Curatio
         context.log.warning(f"rejected without a run (unknown corpus version): {', '.join(rejected)}")
     return dg.SensorResult(run_requests=requests, cursor=json.dumps(seen[-CURSOR_MEMORY:]),
                            skip_reason=None if requests else "no new reviewed file in the inbox")
+
+
+def _day_digests(path) -> dict[str, str]:
+    """Per day in a log file, a digest of that day's records (their ids), so appending to a file
+    re-requests only the days it changed."""
+    ids: dict[str, list[str]] = {}
+    for record in read_log_file(path).records:
+        ids.setdefault(record.day.isoformat(), []).append(record.query_id)
+    return {day: sha256_hex("\n".join(sorted(found)))[:16] for day, found in ids.items()}
+
+
+@dg.sensor(
+    job=production_job,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=Settings.sensor_interval(60),
+    description=(
+        "Watches the production log folder. The cursor keeps each log file's content hash and, per day in it, a "
+        "digest of that day's records; a new or changed file requests a production_sample run for each day whose "
+        "records changed (run key = day + digests). Days that are not complete yet wait in the cursor until their "
+        "partition exists."
+    ),
+)
+def production_logs_sensor(context: dg.SensorEvaluationContext, production_logs: ProductionLogsResource) -> dg.SensorResult:
+    cursor = json.loads(context.cursor) if context.cursor else {"files": {}, "pending": {}}
+    files, pending = cursor["files"], cursor["pending"]
+    for path in log_files(production_logs.folder()):
+        digest = file_sha256(path)
+        if files.get(path.name, {}).get("sha") == digest:
+            continue
+        before = files.get(path.name, {}).get("days", {})
+        days = _day_digests(path)
+        files[path.name] = {"sha": digest, "days": days}
+        for day, day_digest in days.items():
+            if before.get(day) != day_digest:
+                pending[day] = sha256_hex(pending.get(day, "") + path.name + day_digest)[:16]
+    first, last = production_days.get_first_partition_key(), production_days.get_last_partition_key()
+    requests, too_early = [], []
+    for day in sorted(pending):
+        if day < first:
+            too_early.append(day)
+            del pending[day]
+        elif last is not None and day <= last:
+            requests.append(dg.RunRequest(run_key=f"{day}:{pending.pop(day)}", partition_key=day,
+                                          tags={"rag_assets/trigger": "production_logs"}))
+    if too_early:
+        context.log.warning(f"log days before the first production partition {first} are ignored: {', '.join(too_early)} "
+                            f"(set RAG_ASSETS_PRODUCTION_START earlier to score them)")
+    waiting = f"; waiting for days to complete: {', '.join(sorted(pending))}" if pending else ""
+    return dg.SensorResult(run_requests=requests, cursor=json.dumps({"files": files, "pending": pending}),
+                           skip_reason=None if requests else f"no new production log records{waiting}")
 
 
 automation_sensor = dg.AutomationConditionSensorDefinition(

@@ -21,6 +21,7 @@ def test_corpus_to_evaluation_and_a_corpus_change_through_the_webserver(tmp_path
     shutil.copytree(PROJECT_ROOT / "data" / "corpus", corpus)
     env = {"RAG_ASSETS_HOME": str(tmp_path / "home"), "RAG_ASSETS_CORPUS_ROOT": str(corpus),
            "RAG_ASSETS_CURATION_ROOT": str(curation), "RAG_ASSETS_SENSOR_INTERVAL": "5",
+           "RAG_ASSETS_PRODUCTION_LOGS": str(tmp_path / "production_logs"),  # none: production has its own tests
            "ANTHROPIC_API_KEY": None, "RAG_ASSETS_DATABASE_URL": None}
     timings: dict[str, float] = {}
     started = time.monotonic()

@@ -1,0 +1,188 @@
+"""The production_sample asset: one day of served queries, sampled, judged, and watched for drift."""
+
+from datetime import date
+
+import dagster as dg
+
+from rag_assets.defs.assets.corpus import OWNERS
+from rag_assets.defs.metadata import llm_metadata, provider_label
+from rag_assets.defs.partitions import production_days
+from rag_assets.defs.resources import CorpusResource, LLMResource, ProductionLogsResource, StoreResource
+from rag_assets.errors import RagAssetsError
+from rag_assets.golden.models import GoldenItem
+from rag_assets.production.coverage import CoverageGap, coverage_gaps, gaps_to_candidates
+from rag_assets.production.drift import DriftResult, detect_drift
+from rag_assets.production.logs import LogRead, read_logs
+from rag_assets.production.sampling import sample_day
+from rag_assets.production.scoring import PRODUCTION_METRICS, score_queries
+from rag_assets.report.markdown import markdown_table
+from rag_assets.scoring.aggregate import aggregate_all
+from rag_assets.scoring.embedding import make_embedder
+from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
+from rag_assets.store.production_repository import ProductionDay
+
+
+def drift_check_name(metric: str) -> str:
+    return f"drift_{metric}"
+
+
+class ProductionSampleConfig(dg.Config):
+    """Sample size per day; how many previous days form the drift baseline; the drop each metric may take
+    before an alert (beyond the noise of the sample, which is always required too); the test's alpha; the
+    similarity under which a production question is a coverage gap, and whether gaps go to the curation queue."""
+
+    sample_size: int = 30
+    baseline_days: int = 7
+    allowed_drops: dict[str, float] = {metric: 0.05 for metric in PRODUCTION_METRICS}
+    alpha: float = 0.05
+    coverage_threshold: float = 0.35
+    queue_coverage_gaps: bool = True
+    embedder: str = "hashing"
+
+
+def _drift_checks() -> list[dg.AssetCheckSpec]:
+    return [dg.AssetCheckSpec(drift_check_name(metric), asset="production_sample", partitions_def=production_days,
+                              description=(
+                                  f"The day's mean {metric} did not drop below the previous days' by more than its "
+                                  "allowed delta AND more than the minimum detectable difference for the day's sample "
+                                  "size (t x sigma x sqrt(2/N)); an alert names the likely cause and the first action."))
+            for metric in PRODUCTION_METRICS]
+
+
+#: Metrics judged against the served answer: a wrong answer lowers them too, so faithfulness explains them first.
+ANSWER_JUDGED = ("context_precision", "citation_accuracy")
+
+
+def _drift_description(result: DriftResult, allowed: float, baseline_days: int, faithfulness_alert: bool) -> str:
+    if result.baseline_mean is None or result.today_mean is None:
+        return f"{result.metric}: no comparison (needs scored values on previous days and today)"
+    head = (f"{result.metric}: {result.today_mean:.3f} today vs {result.baseline_mean:.3f} over the previous "
+            f"{baseline_days} days (drop {result.drop:+.3f}; minimum detectable difference {result.mdd:.3f} at "
+            f"n={result.n}; allowed {allowed:.3f})")
+    if result.alert:
+        cause, action = result.diagnosis or ("unknown", "inspect the day's lowest-scoring answers")
+        text = f"DRIFT {head}. Likely cause: {cause}. First action: {action}."
+        if faithfulness_alert and result.metric in ANSWER_JUDGED:
+            text += (" Faithfulness dropped on the same day and this metric is judged against the served answer, "
+                     "so look at the faithfulness alert first.")
+        return text
+    if result.drop > allowed:
+        return f"{head}: the drop is within the noise of this sample size, so no alert"
+    return head
+
+
+def _drift_result(result: DriftResult, allowed: float, baseline_days: int, faithfulness_alert: bool) -> dg.AssetCheckResult:
+    metadata = {"drop": dg.MetadataValue.float(round(result.drop, 4)),
+                "minimum_detectable_difference": dg.MetadataValue.float(round(result.mdd, 4)) if result.mdd != float("inf")
+                else dg.MetadataValue.text("inf (too few values)"),
+                "n": dg.MetadataValue.int(result.n),
+                "allowed_drop": dg.MetadataValue.float(allowed),
+                "beyond_noise": dg.MetadataValue.bool(result.beyond_noise)}
+    if result.baseline_mean is not None:
+        metadata["baseline_mean"] = dg.MetadataValue.float(round(result.baseline_mean, 4))
+    if result.diagnosis:
+        metadata["likely_cause"], metadata["first_action"] = map(dg.MetadataValue.text, result.diagnosis)
+    return dg.AssetCheckResult(check_name=drift_check_name(result.metric), passed=not result.alert,
+                               description=_drift_description(result, allowed, baseline_days, faithfulness_alert),
+                               metadata=metadata)
+
+
+def _queue_gaps(store: StoreResource, version: str | None, gaps: list[CoverageGap], read: LogRead) -> int:
+    """Save the gaps as pending candidates of corpus ``version``; returns how many were new."""
+    if version is None or not gaps:
+        return 0
+    hashes = {c.chunk_id: c.content_hash for c in store.corpus().snapshot_chunks(version)}
+    return store.candidates().save(gaps_to_candidates(gaps, version, {q.query_id: q for q in read.records}, hashes))
+
+
+def _golden_items(store: StoreResource, version: str | None) -> list[GoldenItem]:
+    """The items of the newest golden version of ``version``'s lineage (what coverage is measured against)."""
+    golden = store.golden().latest_version(store.corpus().lineage(version)) if version else None
+    return store.golden().version_items(golden.number) if golden else []
+
+
+def _history_table(previous: list[ProductionDay], today: date, means: dict[str, float | None], n: int) -> str:
+    def cell(value: float | None) -> str:
+        return "-" if value is None else f"{value:.3f}"
+
+    rows = [(d.day.isoformat(), d.sample_size, *(cell(d.aggregates.get(m, {}).get("mean")) for m in PRODUCTION_METRICS))
+            for d in previous]
+    rows.append((f"**{today.isoformat()}**", n, *(cell(means[m]) for m in PRODUCTION_METRICS)))
+    return markdown_table(["day", "sampled", *PRODUCTION_METRICS], rows)
+
+
+@dg.asset(
+    partitions_def=production_days,
+    group_name="production",
+    owners=OWNERS,
+    kinds={"python", "anthropic"},
+    code_version="+".join(t.ref for t in JUDGE_TEMPLATES),
+    check_specs=_drift_checks(),
+    description=(
+        "One day of production traffic from the query logs: a reproducible random sample (seeded by the day) "
+        "scored with the reference-free metrics (faithfulness with hallucination types, answer relevance, context "
+        "precision, citation accuracy) by the evaluation's judge and cache; compared with the previous days by "
+        "drift checks that account for the sample's noise; production questions no golden item resembles are "
+        "listed as coverage gaps and queued as review candidates."
+    ),
+)
+def production_sample(context: dg.AssetExecutionContext, config: ProductionSampleConfig, store: StoreResource,
+                      llm: LLMResource, corpus: CorpusResource, production_logs: ProductionLogsResource):
+    day = date.fromisoformat(context.partition_key)
+    folder = production_logs.folder()
+    read = read_logs(folder, day)
+    for bad in read.bad_lines:
+        context.log.warning(f"skipped {bad.file} line {bad.line}: {bad.reason}")
+    sample = sample_day(read.records, day, config.sample_size)
+    try:
+        judge, embedder = llm.judge_client(), make_embedder(config.embedder)
+    except (RagAssetsError, ValueError) as exc:
+        raise dg.Failure(description=f"invalid production_sample config: {exc}") from exc
+    outcome = score_queries(sample, judge, store.llm_cache(), embedder)
+    aggregates = aggregate_all(outcome.items, PRODUCTION_METRICS)
+    repo = store.production()
+    previous = repo.days(day, config.baseline_days)
+    run_id = repo.save(day=day, judge=provider_label(outcome.stats), records=len(read.records),
+                       bad_lines=len(read.bad_lines), aggregates={m: a.as_dict() for m, a in aggregates.items()},
+                       items=outcome.items)
+    drift = {}
+    for metric in PRODUCTION_METRICS:
+        today_values = [item.values[metric] for item in outcome.items if metric in item.values]
+        drift[metric] = detect_drift(repo.values(previous, metric), today_values,
+                                     config.allowed_drops.get(metric, 0.05), config.alpha, metric)
+    version = store.corpus().latest_version(str(corpus.resolved_root()))
+    gaps = coverage_gaps(read.records, _golden_items(store, version), embedder, config.coverage_threshold)
+    queued = _queue_gaps(store, version, gaps, read) if config.queue_coverage_gaps else 0
+    hallucinations: dict[str, int] = {}
+    for item in outcome.items:
+        for verdict, count in item.hallucinations.items():
+            hallucinations[verdict] = hallucinations.get(verdict, 0) + count
+    means = {m: aggregates[m].mean for m in PRODUCTION_METRICS}
+    yield dg.MaterializeResult(
+        metadata={
+            "day": dg.MetadataValue.text(day.isoformat()),
+            "production_run": dg.MetadataValue.text(run_id),
+            "log_folder": dg.MetadataValue.path(str(folder)),
+            "records": dg.MetadataValue.int(len(read.records)),
+            "sample_size": dg.MetadataValue.int(len(sample)),
+            "no_answer": dg.MetadataValue.int(sum(1 for item in outcome.items if item.rag_error)),
+            "bad_lines": dg.MetadataValue.int(len(read.bad_lines)),
+            "bad_line_details": dg.MetadataValue.md(markdown_table(
+                ["file", "line", "problem"], [(b.file, b.line, b.reason) for b in read.bad_lines[:50]])),
+            **{m: dg.MetadataValue.float(round(v, 4)) for m, v in means.items() if v is not None},
+            **{f"{m}_failures": dg.MetadataValue.int(aggregates[m].failures) for m in PRODUCTION_METRICS},
+            **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in sorted(hallucinations.items())},
+            "drift_alerts": dg.MetadataValue.int(sum(1 for r in drift.values() if r.alert)),
+            "previous_days": dg.MetadataValue.md(_history_table(previous, day, means, len(sample))),
+            "coverage_gaps": dg.MetadataValue.int(len(gaps)),
+            "coverage_gap_list": dg.MetadataValue.md(markdown_table(
+                ["query", "question", "closest golden item", "similarity"],
+                [(g.query_id, g.question, g.best_item_id or "-", f"{g.similarity:.2f}") for g in gaps[:50]])),
+            "queued_candidates": dg.MetadataValue.int(queued),
+            "queued_for_corpus_version": dg.MetadataValue.text(version if queued else "none"),
+            "judge": dg.MetadataValue.text(provider_label(outcome.stats)),
+            **llm_metadata(outcome.stats),
+        },
+        check_results=[_drift_result(drift[m], config.allowed_drops.get(m, 0.05), config.baseline_days,
+                                     drift["faithfulness"].alert) for m in PRODUCTION_METRICS],
+    )

@@ -1,0 +1,142 @@
+"""production_sample through Dagster on the bundled logs: sampling, bad lines, drift, coverage gaps, the sensor."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from rag_assets.defs.assets.curation import curation_queue
+from rag_assets.defs.assets.production import production_sample
+from rag_assets.defs.resources import RESOURCES
+from rag_assets.defs.sensors import production_logs_sensor
+from rag_assets.definitions import defs
+from rag_assets.settings import Settings
+from tests.conftest import PROJECT_ROOT
+from tests.defs.lifecycle import check_evaluations, current_version, metadata, outbox_rows, run_job, stage_sample_review
+
+BUNDLED_LOGS = PROJECT_ROOT / "data" / "production_logs"
+DAYS = [f"2026-11-{day}" for day in range(20, 27)]
+BAD_DAY, MALFORMED_DAY = "2026-11-26", "2026-11-23"
+UNCOVERED = "Is there a dark mode in the Kestrel desktop app?"
+
+
+@pytest.fixture
+def production_logs(project_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy of the bundled production logs, named by RAG_ASSETS_PRODUCTION_LOGS."""
+    folder = tmp_path / "production_logs"
+    shutil.copytree(BUNDLED_LOGS, folder)
+    monkeypatch.setenv("RAG_ASSETS_PRODUCTION_LOGS", str(folder))
+    return folder
+
+
+def _day(instance: dg.DagsterInstance, day: str, **config) -> dg.ExecuteInProcessResult:
+    return dg.materialize([production_sample], partition_key=day, instance=instance, resources=RESOURCES,
+                          run_config={"ops": {"production_sample": {"config": config}}} if config else None)
+
+
+def _sampled_ids(run_id: str) -> list[str]:
+    from rag_assets.store.tables import ProductionScoreRow
+    from sqlalchemy import select
+
+    table = ProductionScoreRow.__table__
+    with RESOURCES["store"].engine().connect() as conn:
+        return sorted(set(conn.execute(select(table.c.item_id).where(table.c.run_id == run_id)).scalars()))
+
+
+def test_the_sample_of_a_day_is_the_same_on_every_run_and_differs_between_days(production_logs: Path):
+    with dg.instance_for_test() as instance:
+        first = metadata(_day(instance, "2026-11-21", sample_size=12), "production_sample")
+        again = metadata(_day(instance, "2026-11-21", sample_size=12), "production_sample")
+        other = metadata(_day(instance, "2026-11-22", sample_size=12), "production_sample")
+    assert first["records"] == 40 and first["sample_size"] == 12
+    assert first["production_run"] != again["production_run"]
+    sampled = _sampled_ids(first["production_run"])
+    assert len(sampled) == 12 and sampled == _sampled_ids(again["production_run"])
+    assert first["faithfulness"] == again["faithfulness"]
+    assert all(i.startswith("prod-20261121-") for i in sampled)
+    assert all(i.startswith("prod-20261122-") for i in _sampled_ids(other["production_run"]))
+
+
+def test_malformed_lines_are_reported_with_file_line_and_field_and_the_day_is_scored(production_logs: Path):
+    with dg.instance_for_test() as instance:
+        result = _day(instance, MALFORMED_DAY)
+    meta = metadata(result, "production_sample")
+    assert result.success and meta["records"] == 40 and meta["bad_lines"] == 2
+    assert f"| served-{MALFORMED_DAY}.jsonl | 6 | not valid JSON: Expecting value (column 59) |" in meta["bad_line_details"]
+    assert f"| served-{MALFORMED_DAY}.jsonl | 13 | retrieved[0].chunk_id: expected a string |" in meta["bad_line_details"]
+
+
+def test_the_planted_unfaithful_day_fires_the_drift_check_and_a_same_quality_day_does_not(production_logs: Path):
+    with dg.instance_for_test() as instance:
+        results = {day: _day(instance, day) for day in DAYS}
+    assert metadata(results["2026-11-25"], "production_sample")["bad_lines"] == 0  # the bad lines are 11-23's
+    same_quality = check_evaluations(results["2026-11-25"])
+    assert all(check.passed for check in same_quality.values()), {n: c.description for n, c in same_quality.items()}
+    bad = check_evaluations(results[BAD_DAY])
+    faithfulness = bad["drift_faithfulness"]
+    assert not faithfulness.passed
+    assert faithfulness.description.startswith("DRIFT faithfulness: ")
+    assert "minimum detectable difference" in faithfulness.description
+    assert "Likely cause: the generator strays from the context" in faithfulness.description
+    assert "First action: compare a day's unfaithful answers" in faithfulness.description
+    meta = {k: v.value for k, v in faithfulness.metadata.items()}
+    assert meta["drop"] > meta["minimum_detectable_difference"] and meta["drop"] > meta["allowed_drop"]
+    assert meta["beyond_noise"] is True and meta["n"] == 30
+    assert bad["drift_answer_relevance"].passed
+    day = metadata(results[BAD_DAY], "production_sample")
+    assert day["drift_alerts"] >= 1 and day["claims_inconsistency"] > 0
+    assert "| **2026-11-26** | 30 |" in day["previous_days"] and "| 2026-11-20 | 30 |" in day["previous_days"]
+
+
+def test_a_question_unlike_any_golden_item_is_a_coverage_gap_queued_for_review(production_logs: Path):
+    version = current_version()
+    stage_sample_review(version)
+    with dg.instance_for_test() as instance:
+        run_job(instance, "lifecycle", version)
+        pending_before = {row["question"] for row in outbox_rows(version)}
+        day = next(d for d in DAYS if UNCOVERED in (production_logs / f"served-{d}.jsonl").read_text())
+        meta = metadata(_day(instance, day), "production_sample")
+        assert UNCOVERED in meta["coverage_gap_list"] and meta["queued_candidates"] >= 1
+        assert meta["queued_for_corpus_version"] == version
+        covered = [line for line in meta["coverage_gap_list"].splitlines() if "In version" in line]
+        assert covered == [], "questions taken from the golden set must not be gaps"
+        dg.materialize([curation_queue], partition_key=version, instance=instance, resources=RESOURCES)
+    queued = {row["question"]: row for row in outbox_rows(version)}
+    assert UNCOVERED not in pending_before and UNCOVERED in queued
+    assert queued[UNCOVERED]["decision"] == ""
+
+
+def _tick(instance: dg.DagsterInstance, cursor: str | None) -> dg.SensorResult:
+    context = dg.build_sensor_context(instance=instance, definitions=defs, resources=defs.resources, cursor=cursor)
+    return production_logs_sensor(context)
+
+
+def test_the_sensor_requests_each_logged_day_once_and_again_only_for_days_whose_records_changed(production_logs: Path):
+    with dg.instance_for_test() as instance:
+        first = _tick(instance, None)
+        assert sorted(r.partition_key for r in first.run_requests) == DAYS
+        assert all(r.tags["rag_assets/trigger"] == "production_logs" for r in first.run_requests)
+        idle = _tick(instance, first.cursor)
+        assert idle.run_requests == [] and idle.skip_reason
+        record = json.loads((production_logs / f"served-{DAYS[0]}.jsonl").read_text().splitlines()[0])
+        late = {**record, "query_id": "late-1", "timestamp": "2026-11-22T23:59:00Z"}
+        with (production_logs / f"served-{DAYS[0]}.jsonl").open("a") as handle:
+            handle.write(json.dumps(late) + "\n")
+        changed = _tick(instance, idle.cursor)
+        assert [r.partition_key for r in changed.run_requests] == ["2026-11-22"]
+        assert changed.run_requests[0].run_key not in {r.run_key for r in first.run_requests}
+        future = {**record, "query_id": "future-1", "timestamp": "2999-01-01T00:00:00Z"}
+        (production_logs / "served-later.jsonl").write_text(json.dumps(future) + "\n")
+        waiting = _tick(instance, changed.cursor)
+        assert waiting.run_requests == [] and "waiting for days to complete: 2999-01-01" in waiting.skip_reason.skip_message
+        assert "2999-01-01" in json.loads(waiting.cursor)["pending"]
+
+
+def test_the_production_logs_default_to_the_bundled_folder(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("RAG_ASSETS_PRODUCTION_LOGS", raising=False)
+    monkeypatch.chdir(PROJECT_ROOT)
+    assert Settings.from_env().production_logs == BUNDLED_LOGS
