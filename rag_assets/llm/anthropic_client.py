@@ -141,12 +141,15 @@ class _MessageBatches:
         return batch.id
 
     async def ended(self, batch_id: str) -> bool | None:
+        """None also for an archived batch: its results are gone (Anthropic keeps them 29 days)."""
         try:
             batch = await self._batches.retrieve(batch_id)
         except anthropic.NotFoundError:
             return None
         except anthropic.APIError as exc:
             raise self._client._api_call_error(exc) from exc
+        if batch.archived_at is not None or (batch.processing_status == "ended" and not batch.results_url):
+            return None
         return batch.processing_status == "ended"
 
     async def results(self, batch_id: str) -> AsyncIterator[tuple[str, BatchOutcome]]:

@@ -139,7 +139,8 @@ class BatchRun:
         try:
             if not await self._wait(batch_id):
                 self.journal.finish(batch_id, LOST)
-                return dict.fromkeys(custom_ids, f"batch {batch_id} is unknown to the provider")
+                gone = f"batch {batch_id} is unknown to the provider or its results are gone"
+                return dict.fromkeys(custom_ids, gone)
             async for custom_id, outcome in self.api.results(batch_id):
                 if custom_id in custom_ids:
                     found[custom_id] = outcome

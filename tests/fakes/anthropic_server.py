@@ -48,7 +48,8 @@ The Message Batches API, in the wire format the real SDK parses (``client.messag
   ``errored`` result with that error), ``errored`` (an ``overloaded_error``), ``expired`` or
   ``canceled``. The ended batch has ``request_counts`` and a ``results_url``.
 - ``GET /v1/messages/batches/{id}/results``: the JSONL results, in *reverse* request order (the
-  real API promises no order: clients must match by ``custom_id``); 400 while in progress.
+  real API promises no order: clients must match by ``custom_id``); 400 while in progress, 404
+  once ``server.archive(id)`` aged the batch past the real API's 29 days.
 
 ``server.batches`` lists every created batch as a :class:`FakeBatch` (secrets scrubbed, with its
 poll and results-read counts). Anything else is a 404 ``not_found_error``.
@@ -441,6 +442,7 @@ class FakeBatch:
     results_reads: int = 0  # GET /v1/messages/batches/{id}/results
     results: list[dict[str, Any]] | None = field(default=None, repr=False)  # the JSONL lines, once ended
     ended_at: dt.datetime | None = None
+    archived_at: dt.datetime | None = None  # set by FakeAnthropicServer.archive: the results are gone
 
     @property
     def custom_ids(self) -> list[str]:
@@ -459,9 +461,10 @@ class FakeBatch:
             "created_at": self.created_at.isoformat(),
             "expires_at": (self.created_at + dt.timedelta(hours=24)).isoformat(),
             "ended_at": self.ended_at.isoformat() if self.ended_at else None,
-            "archived_at": None,
+            "archived_at": self.archived_at.isoformat() if self.archived_at else None,
             "cancel_initiated_at": None,
-            "results_url": f"{base_url}/v1/messages/batches/{self.id}/results" if self.results is not None else None,
+            "results_url": f"{base_url}/v1/messages/batches/{self.id}/results"
+            if self.results is not None and self.archived_at is None else None,
         }
 
 
@@ -600,6 +603,11 @@ class FakeAnthropicServer:
         """Every created message batch, in creation order (kept across ``reset``, like the real API's)."""
         with self._lock:
             return list(self._batches.values())
+
+    def archive(self, batch_id: str) -> None:
+        """Age a batch past the API's 29 days: it reports ``archived_at`` and its results are gone."""
+        with self._lock:
+            self._batches[batch_id].archived_at = dt.datetime.now(dt.timezone.utc)
 
     def count(self, *, status: int | None = None) -> int:
         with self._lock:
@@ -785,6 +793,8 @@ class FakeAnthropicServer:
             if batch.results is None and time.monotonic() >= batch.created + self.batch_delay:
                 self._end(batch)
             return _Answer(200, json.dumps(batch.wire(self.base_url)).encode())
+        if batch.archived_at is not None:
+            return _error(404, f"message batch {batch_id} is archived; its results are no longer available")
         if batch.results is None:
             return _error(400, f"message batch {batch_id} is still in progress; its results are not ready")
         lines = "".join(json.dumps(line) + "\n" for line in reversed(batch.results))

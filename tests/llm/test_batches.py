@@ -172,8 +172,25 @@ def test_a_batch_the_provider_does_not_know_is_marked_lost_and_its_calls_go_dire
         results = _client(server, db).run(calls)
         [batch] = server.batches
         assert len(batch.requests) == 8 and server.count() == 4
-    assert [r.batch_fallback for r in results[:4]] == ["batch msgbatch_gone is unknown to the provider"] * 4
+    gone = "batch msgbatch_gone is unknown to the provider or its results are gone"
+    assert [r.batch_fallback for r in results[:4]] == [gone] * 4
     assert journal.pending("anthropic", [_custom_id(c) for c in calls]) == {}
+    assert _answers(results) == direct
+
+
+def test_an_archived_batch_is_marked_lost_and_its_calls_go_direct(db, direct):
+    calls = _calls(db)
+    waiting = BatchSettings(min_calls=1, poll_seconds=0.01, max_wait_seconds=0.05)
+    with FakeAnthropicServer(generation_responder, batch_delay=3600) as server:
+        with pytest.raises(BatchNotFinished):
+            _client(server, db, waiting).run(calls)
+        [batch] = server.batches
+        server.batch_delay = 0
+        server.archive(batch.id)
+        results = _client(server, db).run(calls)
+        assert len(server.batches) == 1 and server.count() == 12
+    assert {r.batch_fallback for r in results} == {
+        f"batch {batch.id} is unknown to the provider or its results are gone"}
     assert _answers(results) == direct
 
 
