@@ -438,11 +438,15 @@ class FakeBatch:
     requests: list[tuple[str, dict[str, Any]]]  # (custom_id, params) in request order
     created: float  # time.monotonic() at creation
     created_at: dt.datetime
-    polls: int = 0  # GET /v1/messages/batches/{id}
+    poll_times: list[float] = field(default_factory=list)  # time.monotonic() of each GET /v1/messages/batches/{id}
     results_reads: int = 0  # GET /v1/messages/batches/{id}/results
     results: list[dict[str, Any]] | None = field(default=None, repr=False)  # the JSONL lines, once ended
     ended_at: dt.datetime | None = None
     archived_at: dt.datetime | None = None  # set by FakeAnthropicServer.archive: the results are gone
+
+    @property
+    def polls(self) -> int:
+        return len(self.poll_times)
 
     @property
     def custom_ids(self) -> list[str]:
@@ -786,7 +790,7 @@ class FakeAnthropicServer:
             if batch is not None and results:
                 batch.results_reads += 1
             elif batch is not None:
-                batch.polls += 1
+                batch.poll_times.append(time.monotonic())
         if batch is None:
             return _error(404, f"message batch {batch_id} not found")
         if not results:

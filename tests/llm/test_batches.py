@@ -94,6 +94,17 @@ def test_one_batch_answers_every_miss_at_half_the_price_and_a_rerun_is_all_cache
     assert SqlBatchJournal(get_engine(db)).pending("anthropic", batch.custom_ids) == {}, "the batch is marked done"
 
 
+def test_polls_back_off_exponentially_up_to_the_cap(db):
+    settings = BatchSettings(min_calls=1, poll_seconds=0.02, max_poll_seconds=0.08)
+    with FakeAnthropicServer(generation_responder, batch_delay=1.0) as server:
+        _client(server, db, settings).run(_calls(db, 2))
+        [batch] = server.batches
+    gaps = [later - earlier for earlier, later in zip(batch.poll_times, batch.poll_times[1:])]
+    waits = [0.02, 0.04, 0.08, 0.08, 0.08]
+    assert len(gaps) >= len(waits) and batch.polls <= 18, gaps
+    assert all(gap >= wait - 0.005 for gap, wait in zip(gaps, waits)), gaps
+
+
 def test_fewer_misses_than_min_calls_go_direct(db, direct):
     with FakeAnthropicServer(generation_responder) as server:
         results = _client(server, db, BatchSettings(min_calls=13)).run(_calls(db))
