@@ -135,7 +135,7 @@ class _MessageBatches:
     async def submit(self, requests: Sequence[BatchRequest]) -> str:
         try:
             batch = await self._batches.create(
-                requests=[{"custom_id": r.custom_id, "params": r.params} for r in requests])  # type: ignore[misc]
+                requests=[{"custom_id": r.custom_id, "params": r.params} for r in requests])
         except anthropic.APIError as exc:
             raise self._client._api_call_error(exc) from exc
         return batch.id
