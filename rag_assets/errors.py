@@ -26,3 +26,8 @@ class ReviewFileRejected(RagAssetsError):
         shown = "\n".join(f"  - {p}" for p in problems[:20])
         more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
         super().__init__(f"{path} rejected ({len(problems)} problem(s)):\n{shown}{more}")
+
+
+class BatchNotFinished(RagAssetsError):
+    """A provider batch has not ended by the poll deadline, or could not be polled. It stays
+    recorded as pending in the store, and the next run with the same calls resumes polling it."""

@@ -8,7 +8,8 @@ from rag_assets.llm.results import OFFLINE, LLMStats
 def provider_label(stats: LLMStats) -> str:
     if stats.provider == OFFLINE:
         return "offline (deterministic heuristics, not a model's judgment)"
-    return f"{stats.provider} / {stats.model}"
+    via_batch = f" ({stats.batched} calls via Message Batches)" if stats.batched else ""
+    return f"{stats.provider} / {stats.model}{via_batch}"
 
 
 def llm_metadata(stats: LLMStats) -> dict[str, dg.MetadataValue]:

@@ -16,6 +16,7 @@ from sqlalchemy.engine import Engine
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.curation.inbox import CurationFolders
 from rag_assets.curation.models import ReviewLimits
+from rag_assets.llm.batch import BatchJournal, BatchSettings
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.factory import DEFAULT_MODEL, make_llm_client
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price
@@ -29,6 +30,7 @@ from rag_assets.store.evaluation_repository import SqlEvaluationRepository
 from rag_assets.store.production_repository import SqlProductionRepository
 from rag_assets.store.rag_repository import SqlRagRepository
 from rag_assets.store.engine import describe_url, get_engine
+from rag_assets.store.llm_batch_repository import SqlBatchJournal
 from rag_assets.store.llm_cache_repository import SqlLLMCache
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -59,6 +61,9 @@ class StoreResource(dg.ConfigurableResource):
 
     def llm_cache(self) -> SqlLLMCache:
         return SqlLLMCache(self.engine())
+
+    def llm_batches(self) -> SqlBatchJournal:
+        return SqlBatchJournal(self.engine())
 
     def candidates(self) -> SqlCandidateRepository:
         return SqlCandidateRepository(self.engine())
@@ -151,6 +156,11 @@ class LLMResource(dg.ConfigurableResource):
     ``provider`` may force ``anthropic`` (fails without a key) or ``offline``. ``judge_model`` (default:
     ``model``) scores answers. ``prices`` maps a model-id prefix to USD per million input and output
     tokens, over the built-in table.
+
+    ``batch``: send a run's cache misses to Claude as Message Batches (half the price, answers within
+    24 hours) once there are at least ``batch_min_calls`` of them; the first poll waits
+    ``batch_poll_seconds``, each next one twice as long up to ``batch_max_poll_seconds``, and a run
+    gives up (the batch stays pending and the next run resumes it) after ``batch_max_wait_seconds``.
     """
 
     provider: str = "auto"
@@ -162,16 +172,30 @@ class LLMResource(dg.ConfigurableResource):
     max_retries: int = 4
     max_concurrency: int = 4
     prices: dict[str, list[float]] = {}
+    batch: bool = False
+    batch_min_calls: int = BatchSettings.min_calls
+    batch_poll_seconds: float = BatchSettings.poll_seconds
+    batch_max_poll_seconds: float = BatchSettings.max_poll_seconds
+    batch_max_wait_seconds: float = BatchSettings.max_wait_seconds
 
-    def client(self, model: str | None = None) -> LLMClient:
+    def client(self, model: str | None = None, *, journal: BatchJournal | None = None) -> LLMClient:
+        """``journal`` (the store's ``llm_batches()``) is where the batch path records its batches."""
         prices = {**DEFAULT_PRICES, **{prefix: Price(*pair) for prefix, pair in self.prices.items()}}
         return make_llm_client(self.provider, api_key=self.api_key, model=model or self.model, base_url=self.base_url,
                                timeout=self.timeout_seconds, max_retries=self.max_retries,
-                               max_concurrency=self.max_concurrency, prices=prices)
+                               max_concurrency=self.max_concurrency, prices=prices,
+                               batch=self.batch_settings(), journal=journal)
 
-    def judge_client(self) -> LLMClient:
+    def judge_client(self, *, journal: BatchJournal | None = None) -> LLMClient:
         """The judge may be another model than the generator (against self-preference bias)."""
-        return self.client(self.judge_model)
+        return self.client(self.judge_model, journal=journal)
+
+    def batch_settings(self) -> BatchSettings | None:
+        if not self.batch:
+            return None
+        return BatchSettings(min_calls=self.batch_min_calls, poll_seconds=self.batch_poll_seconds,
+                             max_poll_seconds=self.batch_max_poll_seconds,
+                             max_wait_seconds=self.batch_max_wait_seconds)
 
 
 class RagSystemResource(dg.ConfigurableResource):

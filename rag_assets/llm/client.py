@@ -2,7 +2,10 @@
 
 ``LLMClient.run(calls)`` answers a batch of calls: cache look-ups first, then the provider for
 the misses with bounded concurrency, schema validation with one repair attempt, and a result per
-call (an answer or a recorded error). Subclasses implement only ``_ask`` (one request).
+call (an answer or a recorded error). Subclasses implement ``_ask`` (one request), and may answer
+many misses at once in ``_in_bulk`` (the Anthropic client's Message Batches path): a bulk reply
+takes the place of the first request and goes through the same validation, repair and caching,
+so a call's result is what the direct path would record.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ import asyncio
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -42,6 +46,24 @@ class Reply:
     cost_usd: float | None = 0.0
     transcript: list[dict[str, Any]] = field(default_factory=list)
     tool_use_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Request:
+    """A call rendered: its prompts and cache key (which also names it in a provider batch)."""
+
+    call: LLMCall
+    system: str
+    user: str
+    key: str
+
+    @property
+    def template(self) -> PromptTemplate:
+        return self.call.template
+
+
+#: what a bulk path gives for one request: the provider's reply, or why there is none
+BulkOutcome = Reply | str
 
 
 def _validate(template: PromptTemplate, reply: Reply) -> tuple[dict[str, Any] | None, str | None]:
@@ -99,44 +121,69 @@ class LLMClient(ABC):
 
     async def _run_all(self, calls: Sequence[LLMCall], cache: LLMCache | None) -> list[LLMResult]:
         semaphore = asyncio.Semaphore(self.max_concurrency)
+        requests = [self._request(call) for call in calls]
+        hits = {r.key: hit for r in requests if cache is not None and (hit := cache.get(r.key)) is not None}
+        misses = list({r.key: r for r in requests if r.key not in hits}.values())
+        started = time.perf_counter()
         await self._open()
         try:
-            return list(await asyncio.gather(*(self._one(call, cache, semaphore) for call in calls)))
+            async with self._in_bulk(misses) as bulk:
+                return list(await asyncio.gather(*(
+                    self._one(r, hits.get(r.key), bulk.get(r.key), cache, semaphore, started) for r in requests)))
         finally:
             await self._close()
+
+    @asynccontextmanager
+    async def _in_bulk(self, requests: Sequence[Request]) -> AsyncIterator[dict[str, BulkOutcome]]:
+        """Outcomes for many cache misses at once, by request key; a request without a reply is asked
+        directly. What follows the block runs once every answer is validated and cached. The base
+        client has no bulk path."""
+        yield {}
 
     def _params(self, template: PromptTemplate) -> dict[str, Any]:
         return {"max_tokens": template.max_tokens, "schema": template.input_schema()}
 
-    async def _one(self, call: LLMCall, cache: LLMCache | None, semaphore: asyncio.Semaphore) -> LLMResult:
-        started = time.perf_counter()
-        result = await self._answer(call, cache, semaphore)
-        return replace(result, latency_ms=(time.perf_counter() - started) * 1000)
-
-    async def _answer(self, call: LLMCall, cache: LLMCache | None, semaphore: asyncio.Semaphore) -> LLMResult:
+    def _request(self, call: LLMCall) -> Request:
         template: PromptTemplate = call.template
         system, user = template.system, template.render(call.inputs)
-        base = {"key": call.key, "provider": self.provider, "model": self.model, "template_ref": template.ref}
-        key = cache_key(self.provider, self.model, template.ref, system, user, self._params(template))
-        if cache is not None and (hit := cache.get(key)) is not None:
+        return Request(call, system, user,
+                       cache_key(self.provider, self.model, template.ref, system, user, self._params(template)))
+
+    async def _one(self, request: Request, hit: CachedAnswer | None, bulk: BulkOutcome | None,
+                   cache: LLMCache | None, semaphore: asyncio.Semaphore, run_started: float) -> LLMResult:
+        """A bulk-answered call's latency is the batch's (from the run's start), the others' their own."""
+        started = run_started if bulk is not None else time.perf_counter()
+        result = await self._answer(request, hit, bulk, cache, semaphore)
+        return replace(result, latency_ms=(time.perf_counter() - started) * 1000)
+
+    async def _answer(self, request: Request, hit: CachedAnswer | None, bulk: BulkOutcome | None,
+                      cache: LLMCache | None, semaphore: asyncio.Semaphore) -> LLMResult:
+        template = request.template
+        base = {"key": request.call.key, "provider": self.provider, "model": self.model, "template_ref": template.ref}
+        if hit is not None:
             return LLMResult(**base, output=hit.output, cached=True, input_tokens=hit.input_tokens,
                              output_tokens=hit.output_tokens, cost_usd=0.0)
-        messages: list[dict[str, Any]] = [{"role": "user", "content": user}]
+        first = bulk if isinstance(bulk, Reply) else None
+        base.update(via_batch=first is not None, batch_fallback=bulk if isinstance(bulk, str) else None)
+        messages: list[dict[str, Any]] = [{"role": "user", "content": request.user}]
         totals = {"requests": 0, "retries": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}
         error = None
         for attempt in range(2):
-            async with semaphore:
-                try:
-                    reply = await self._ask(template, call.inputs, system, messages)
-                except ApiCallError as exc:
-                    return LLMResult(**base, output=None, error=str(exc), error_kind="api_error",
-                                     **_with(totals, requests=1, retries=exc.retries))
+            if attempt == 0 and first is not None:
+                reply = first
+            else:
+                async with semaphore:
+                    try:
+                        reply = await self._ask(template, request.call.inputs, request.system, messages)
+                    except ApiCallError as exc:
+                        return LLMResult(**base, output=None, error=str(exc), error_kind="api_error",
+                                         **_with(totals, requests=1, retries=exc.retries))
             totals = _with(totals, requests=1, retries=reply.retries, input_tokens=reply.input_tokens,
                            output_tokens=reply.output_tokens, cost_usd=reply.cost_usd)
             output, error = _validate(template, reply)
             if output is not None:
                 if cache is not None:
-                    cache.put(key, provider=self.provider, model=self.model, template_ref=template.ref,
+                    cache.put(request.key, provider=self.provider, model=self.model, template_ref=template.ref,
                               answer=CachedAnswer(output, totals["input_tokens"], totals["output_tokens"],
                                                   totals["cost_usd"]))
                 return LLMResult(**base, output=output, repaired=attempt == 1, **totals)

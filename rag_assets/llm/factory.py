@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from rag_assets.errors import ConfigError
+from rag_assets.llm.batch import BatchJournal, BatchSettings
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price
 
@@ -22,7 +23,11 @@ def make_llm_client(
     max_retries: int = 4,
     max_concurrency: int = 4,
     prices: Mapping[str, Price] = DEFAULT_PRICES,
+    batch: BatchSettings | None = None,
+    journal: BatchJournal | None = None,
 ) -> LLMClient:
+    """``batch`` (with the store's ``journal``) sends large runs to Claude as Message Batches; the
+    offline heuristics answer at once and ignore it."""
     if provider not in PROVIDERS:
         raise ConfigError(f"LLM provider must be one of {', '.join(PROVIDERS)}, got {provider!r}")
     if provider == "offline" or (provider == "auto" and not api_key):
@@ -34,4 +39,4 @@ def make_llm_client(
     from rag_assets.llm.anthropic_client import AnthropicClient
 
     return AnthropicClient(api_key, model, base_url=base_url, timeout=timeout, max_retries=max_retries,
-                           max_concurrency=max_concurrency, prices=prices)
+                           max_concurrency=max_concurrency, prices=prices, batch=batch, journal=journal)

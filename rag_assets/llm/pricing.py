@@ -33,14 +33,19 @@ DEFAULT_PRICES: dict[str, Price] = {
 }
 
 
+#: The Message Batches API bills every token at half the direct price.
+BATCH_DISCOUNT = 0.5
+
+
 def price_for(model: str, prices: Mapping[str, Price] = DEFAULT_PRICES) -> Price | None:
     matches = [prefix for prefix in prices if model.startswith(prefix)]
     return prices[max(matches, key=len)] if matches else None
 
 
 def cost_usd(model: str, input_tokens: int, output_tokens: int,
-             prices: Mapping[str, Price] = DEFAULT_PRICES) -> float | None:
+             prices: Mapping[str, Price] = DEFAULT_PRICES, *, batch: bool = False) -> float | None:
     price = price_for(model, prices)
     if price is None:
         return None
-    return (input_tokens * price.input_per_mtok + output_tokens * price.output_per_mtok) / 1_000_000
+    direct = (input_tokens * price.input_per_mtok + output_tokens * price.output_per_mtok) / 1_000_000
+    return direct * BATCH_DISCOUNT if batch else direct

@@ -25,7 +25,9 @@ class LLMResult:
 
     ``error_kind`` is ``api_error`` (the API failed after the SDK's retries) or ``parse_error``
     (the answer did not validate, even after one repair attempt). A failed call is recorded as
-    such; nobody substitutes a default answer for it.
+    such; nobody substitutes a default answer for it. ``via_batch``: the first answer came through a
+    provider batch (at the batch price); ``batch_fallback``: why a batch could not answer the call,
+    which was then asked directly.
     """
 
     key: str
@@ -43,6 +45,8 @@ class LLMResult:
     output_tokens: int = 0
     cost_usd: float | None = 0.0
     latency_ms: float = 0.0
+    via_batch: bool = False
+    batch_fallback: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -57,6 +61,8 @@ class LLMStats:
     model: str = OFFLINE
     calls: int = 0
     requests: int = 0
+    batched: int = 0
+    batch_fallbacks: int = 0
     cache_hits: int = 0
     cache_misses: int = 0
     retries: int = 0
@@ -80,6 +86,8 @@ class LLMStats:
             if result.provider != OFFLINE:
                 self.cache_misses += 1
                 self.requests += result.requests
+            self.batched += int(result.via_batch)
+            self.batch_fallbacks += int(result.batch_fallback is not None)
             self.retries += result.retries
             self.repairs += int(result.repaired)
             self.api_errors += int(result.error_kind == "api_error")
@@ -98,6 +106,8 @@ class LLMStats:
             "llm_model": self.model,
             "llm_calls": self.calls,
             "llm_api_requests": self.requests,
+            "llm_via_batch": self.batched,
+            "llm_batch_fallbacks": self.batch_fallbacks,
             "llm_cache_hits": self.cache_hits,
             "llm_cache_misses": self.cache_misses,
             "llm_retries": self.retries,

@@ -97,6 +97,32 @@ class LLMCacheRow(SQLModel, table=True):
     created_at: dt.datetime = Field(default_factory=utcnow)
 
 
+class LLMBatchRow(SQLModel, table=True):
+    """A provider batch this project submitted: ``pending`` until its answers are cached (then
+    ``ended``), or ``lost`` when the provider no longer knows it (see rag_assets.llm.batch)."""
+
+    __tablename__ = "llm_batch"
+
+    batch_id: str = Field(primary_key=True, max_length=128)
+    provider: str
+    model: str
+    request_count: int
+    status: str = Field(default="pending", index=True, max_length=16)
+    submitted_at: dt.datetime = Field(default_factory=utcnow)
+    finished_at: dt.datetime | None = None
+
+
+class LLMBatchRequestRow(SQLModel, table=True):
+    """One request of a batch: its custom_id (the request's cache key) and the call it answers."""
+
+    __tablename__ = "llm_batch_request"
+
+    batch_id: str = Field(primary_key=True, foreign_key="llm_batch.batch_id", max_length=128)
+    custom_id: str = Field(primary_key=True, index=True, max_length=64)
+    call_key: str = Field(sa_column=Column(Text, nullable=False))
+    template_ref: str
+
+
 class CandidateRow(SQLModel, table=True):
     """A generated question awaiting review; ``status`` moves with curation decisions."""
 

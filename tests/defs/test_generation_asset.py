@@ -72,3 +72,21 @@ def test_with_a_key_claude_is_used_through_the_sdk_and_the_key_never_leaks(
     everything_said = caplog.text + capsys.readouterr().out + str(first) + str(second) + "".join(stored_events)
     assert API_KEY not in everything_said
     assert API_KEY not in repr(llm.client())
+
+
+def test_the_batch_option_sends_the_calls_as_one_message_batch_and_says_so(
+        project_env: Path, fake_claude, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv(API_KEY_ENV, API_KEY)
+    llm = LLMResource(api_key=dg.EnvVar(API_KEY_ENV), base_url=fake_claude.base_url, batch=True, batch_min_calls=5,
+                      batch_poll_seconds=0.01)
+    version = _version()
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(corpus_versions.name, [version])
+        assert _materialize(instance, version, llm, max_tasks=10).success
+        meta = _metadata(instance)
+        leaked_files = [p for p in project_env.rglob("*") if p.is_file() and API_KEY.encode() in p.read_bytes()]
+    assert [len(b.requests) for b in fake_claude.batches] == [10] and fake_claude.count() == 0
+    assert meta["llm"] == "anthropic / claude-sonnet-5-5 (10 calls via Message Batches)"
+    assert (meta["llm_via_batch"], meta["llm_batch_fallbacks"], meta["new_candidates"]) == (10, 0, 10)
+    assert meta["llm_cost_usd"] == pytest.approx(10 * (1000 * 2 + 100 * 10) / 1e6 / 2)
+    assert leaked_files == []

@@ -32,15 +32,37 @@ Every ``POST /v1/messages`` ends up in ``server.requests`` (arrival order) as a
 ``"<redacted>"`` (and any other occurrence of the key, in headers or body, too).
 
 ``POST /v1/messages/count_tokens`` answers ``{"input_tokens": n}`` (no latency, no faults, not
-recorded); anything else is a 404 ``not_found_error``.
+recorded).
+
+The Message Batches API, in the wire format the real SDK parses (``client.messages.batches``):
+
+- ``POST /v1/messages/batches`` with ``{"requests": [{"custom_id", "params"}, ...]}``: 401 without a
+  key; 400 when ``requests`` is not a non-empty list, a ``custom_id`` does not match
+  ``^[a-zA-Z0-9_-]{1,64}$`` or repeats, or a ``params`` is an invalid Messages request (as above).
+  Else a new batch, ``in_progress``. No latency, no fault injection.
+- ``GET /v1/messages/batches/{id}``: the batch object (404 for an unknown id). It ends
+  ``batch_delay`` seconds after its creation (read at each poll, so a test may shorten it while a
+  client waits); at the first poll after that, every request gets its outcome:
+  ``batch_outcome(custom_id, params)`` (default: ``"succeeded"``) is ``succeeded`` (the responder
+  answers ``params`` as if they were a ``POST /v1/messages``; a failing answer becomes an
+  ``errored`` result with that error), ``errored`` (an ``overloaded_error``), ``expired`` or
+  ``canceled``. The ended batch has ``request_counts`` and a ``results_url``.
+- ``GET /v1/messages/batches/{id}/results``: the JSONL results, in *reverse* request order (the
+  real API promises no order: clients must match by ``custom_id``); 400 while in progress, 404
+  once ``server.archive(id)`` aged the batch past the real API's 29 days.
+
+``server.batches`` lists every created batch as a :class:`FakeBatch` (secrets scrubbed, with its
+poll and results-read counts). Anything else is a 404 ``not_found_error``.
 """
 
 from __future__ import annotations
 
 import bisect
+import datetime as dt
 import json
 import math
 import random
+import re
 import socket
 import socketserver
 import sys
@@ -48,14 +70,16 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Union
 
 __all__ = [
     "ERROR_TYPES",
     "REDACTED",
+    "BatchOutcomeRule",
     "FakeAnthropicServer",
+    "FakeBatch",
     "RecordedRequest",
     "Reply",
     "Responder",
@@ -399,6 +423,55 @@ class RecordedRequest:
     had_api_key: bool  # whether a key came with it (x-api-key, or Authorization: Bearer as the 2.x SDK sends it)
 
 
+#: decides a batch request's result type from its custom_id and params
+BatchOutcomeRule = Callable[[str, dict[str, Any]], str]
+BATCH_RESULT_TYPES = ("succeeded", "errored", "expired", "canceled")
+_CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_BATCH_PATH = re.compile(r"^/v1/messages/batches/([^/]+)(/results)?$")
+
+
+@dataclass
+class FakeBatch:
+    """One created message batch as the fake keeps it (params with secrets scrubbed)."""
+
+    id: str
+    requests: list[tuple[str, dict[str, Any]]]  # (custom_id, params) in request order
+    created: float  # time.monotonic() at creation
+    created_at: dt.datetime
+    poll_times: list[float] = field(default_factory=list)  # time.monotonic() of each GET /v1/messages/batches/{id}
+    results_reads: int = 0  # GET /v1/messages/batches/{id}/results
+    results: list[dict[str, Any]] | None = field(default=None, repr=False)  # the JSONL lines, once ended
+    ended_at: dt.datetime | None = None
+    archived_at: dt.datetime | None = None  # set by FakeAnthropicServer.archive: the results are gone
+
+    @property
+    def polls(self) -> int:
+        return len(self.poll_times)
+
+    @property
+    def custom_ids(self) -> list[str]:
+        return [custom_id for custom_id, _ in self.requests]
+
+    def wire(self, base_url: str) -> dict[str, Any]:
+        """The batch object of the Message Batches API."""
+        counts = dict.fromkeys(BATCH_RESULT_TYPES, 0)
+        for line in self.results or []:
+            counts[line["result"]["type"]] += 1
+        return {
+            "id": self.id,
+            "type": "message_batch",
+            "processing_status": "ended" if self.results is not None else "in_progress",
+            "request_counts": {"processing": 0 if self.results is not None else len(self.requests), **counts},
+            "created_at": self.created_at.isoformat(),
+            "expires_at": (self.created_at + dt.timedelta(hours=24)).isoformat(),
+            "ended_at": self.ended_at.isoformat() if self.ended_at else None,
+            "archived_at": self.archived_at.isoformat() if self.archived_at else None,
+            "cancel_initiated_at": None,
+            "results_url": f"{base_url}/v1/messages/batches/{self.id}/results"
+            if self.results is not None and self.archived_at is None else None,
+        }
+
+
 class _Answer:
     __slots__ = ("status", "headers", "payload")
 
@@ -414,13 +487,17 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 class FakeAnthropicServer:
     """A threaded HTTP server on 127.0.0.1 that answers like the Messages API (see module doc).
 
-    ``responder``, ``latency``, ``fail_rate``, ``fail_status``, ``retry_after_ms`` and ``fail_next``
-    may be changed while it runs.
+    ``responder``, ``latency``, ``fail_rate``, ``fail_status``, ``retry_after_ms``, ``fail_next``,
+    ``batch_delay`` and ``batch_outcome`` may be changed while it runs.
     """
 
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0, fail_rate: float = 0.0,
-                 fail_status: int = 529, seed: int = 0, retry_after_ms: int = 5) -> None:
+                 fail_status: int = 529, seed: int = 0, retry_after_ms: int = 5, batch_delay: float = 0.0,
+                 batch_outcome: BatchOutcomeRule | None = None) -> None:
         self.responder: Responder | None = responder
+        self.batch_delay = batch_delay
+        self.batch_outcome = batch_outcome
+        self._batches: dict[str, FakeBatch] = {}
         self.latency = latency
         self.fail_rate = fail_rate
         self.fail_status = fail_status
@@ -524,6 +601,17 @@ class FakeAnthropicServer:
     def in_flight(self) -> int:
         with self._lock:
             return self._in_flight
+
+    @property
+    def batches(self) -> list[FakeBatch]:
+        """Every created message batch, in creation order (kept across ``reset``, like the real API's)."""
+        with self._lock:
+            return list(self._batches.values())
+
+    def archive(self, batch_id: str) -> None:
+        """Age a batch past the API's 29 days: it reports ``archived_at`` and its results are gone."""
+        with self._lock:
+            self._batches[batch_id].archived_at = dt.datetime.now(dt.timezone.utc)
 
     def count(self, *, status: int | None = None) -> int:
         with self._lock:
@@ -659,6 +747,87 @@ class FakeAnthropicServer:
         if problem is not None:
             return _error(400, problem)
         return _Answer(200, json.dumps({"input_tokens": max(1, len(json.dumps(body)) // 4)}).encode())
+
+
+    # -- message batches --------------------------------------------------------------------
+
+    def _create_batch(self, raw_headers: Mapping[str, str], payload: bytes) -> _Answer:
+        api_key = _api_key({name.lower(): value for name, value in raw_headers.items()})
+        if not api_key:
+            return _error(401, "x-api-key header is required")
+        body, problem = _parse_object(payload)
+        requests = body.get("requests")
+        if problem is None and (not isinstance(requests, list) or not requests):
+            problem = "requests: a non-empty list of requests is required"
+        seen: set[str] = set()
+        for index, request in enumerate(requests if problem is None else []):
+            custom_id = request.get("custom_id") if isinstance(request, dict) else None
+            params = request.get("params") if isinstance(request, dict) else None
+            if not isinstance(custom_id, str) or not _CUSTOM_ID.match(custom_id):
+                problem = f"requests.{index}.custom_id: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"
+            elif custom_id in seen:
+                problem = f"requests.{index}.custom_id: {custom_id!r} is not unique within the batch"
+            elif not isinstance(params, dict):
+                problem = f"requests.{index}.params: Input should be a valid dictionary"
+            elif (invalid := _invalid_messages_request(params)) is not None:
+                problem = f"requests.{index}.params.{invalid}"
+            if problem is not None:
+                break
+            seen.add(custom_id)
+        if problem is not None:
+            return _error(400, problem)
+        batch = FakeBatch(_new_id("msgbatch"), [(r["custom_id"], _scrub(r["params"], api_key)) for r in requests],
+                          time.monotonic(), dt.datetime.now(dt.timezone.utc))
+        with self._lock:
+            self._batches[batch.id] = batch
+        return _Answer(200, json.dumps(batch.wire(self.base_url)).encode())
+
+    def _batch(self, raw_headers: Mapping[str, str], batch_id: str, results: bool) -> _Answer:
+        if not _api_key({name.lower(): value for name, value in raw_headers.items()}):
+            return _error(401, "x-api-key header is required")
+        with self._lock:
+            batch = self._batches.get(batch_id)
+            if batch is not None and results:
+                batch.results_reads += 1
+            elif batch is not None:
+                batch.poll_times.append(time.monotonic())
+        if batch is None:
+            return _error(404, f"message batch {batch_id} not found")
+        if not results:
+            if batch.results is None and time.monotonic() >= batch.created + self.batch_delay:
+                self._end(batch)
+            return _Answer(200, json.dumps(batch.wire(self.base_url)).encode())
+        if batch.archived_at is not None:
+            return _error(404, f"message batch {batch_id} is archived; its results are no longer available")
+        if batch.results is None:
+            return _error(400, f"message batch {batch_id} is still in progress; its results are not ready")
+        lines = "".join(json.dumps(line) + "\n" for line in reversed(batch.results))
+        return _Answer(200, lines.encode(), {"content-type": "application/binary"})
+
+    def _end(self, batch: FakeBatch) -> None:
+        """Every request's result, decided once (outside the lock: the responder may be slow)."""
+        lines = []
+        for custom_id, params in batch.requests:
+            kind = (self.batch_outcome or (lambda *_: "succeeded"))(custom_id, params)
+            if kind not in BATCH_RESULT_TYPES:
+                raise ValueError(f"batch_outcome returned {kind!r}, not one of {BATCH_RESULT_TYPES}")
+            result: dict[str, Any] = {"type": kind}
+            if kind == "succeeded":
+                answer = self._respond(params)
+                try:
+                    message = json.loads(answer.payload)
+                except ValueError:
+                    message = {"type": "error", "error": {"type": "api_error", "message": "unreadable answer"}}
+                if answer.status == 200 and message.get("type") == "message":
+                    result["message"] = message
+                else:
+                    result = {"type": "errored", "error": message}
+            elif kind == "errored":
+                result["error"] = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+            lines.append({"custom_id": custom_id, "result": result})
+        with self._lock:
+            if batch.results is None:
+                batch.results, batch.ended_at = lines, dt.datetime.now(dt.timezone.utc)
 
 
 def _api_key(headers: Mapping[str, str]) -> str:
@@ -798,11 +967,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, answer: _Answer) -> None:
         try:
             self.send_response(answer.status, _REASONS.get(answer.status))
-            self.send_header("content-type", "application/json")
+            self.send_header("content-type", answer.headers.get("content-type", "application/json"))
             self.send_header("content-length", str(len(answer.payload)))
             self.send_header("request-id", _new_id("req"))
             for name, value in answer.headers.items():
-                self.send_header(name, value)
+                if name != "content-type":
+                    self.send_header(name, value)
             self.end_headers()
             self.wfile.write(answer.payload)
         except OSError:
@@ -816,6 +986,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(fake._messages(self.headers, payload))
         elif path == "/v1/messages/count_tokens":
             self._send(fake._count_tokens(self.headers, payload))
+        elif path == "/v1/messages/batches":
+            self._send(fake._create_batch(self.headers, payload))
         else:
             self._not_found(payload)
 
@@ -825,6 +997,13 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(_error(404, f"{self.command} {self.path} is not served by the fake server"))
 
     def do_GET(self) -> None:  # noqa: N802
+        batch = _BATCH_PATH.match(self.path.split("?", 1)[0].rstrip("/"))
+        if batch is None:
+            self._not_found()
+            return
+        self._send(self.server.fake._batch(self.headers, batch.group(1), results=batch.group(2) is not None))
+
+    def do_PUT(self) -> None:  # noqa: N802
         self._not_found()
 
-    do_PUT = do_DELETE = do_PATCH = do_GET
+    do_DELETE = do_PATCH = do_PUT

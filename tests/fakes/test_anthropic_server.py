@@ -364,6 +364,61 @@ def test_the_api_key_never_reaches_the_log(server: FakeAnthropicServer, client: 
     assert records[-1].body["messages"][0]["content"] == f"echo {REDACTED}"
 
 
+# -- message batches ------------------------------------------------------------------------
+
+
+def _batch_requests(*custom_ids: str) -> list[dict[str, Any]]:
+    return [{"custom_id": c, "params": _kwargs(tools=[_tool("t")], tool_choice={"type": "tool", "name": "t"},
+                                              messages=[{"role": "user", "content": f"{c} {API_KEY}"}])}
+            for c in custom_ids]
+
+
+def test_a_batch_through_the_sdk_ends_after_its_delay_with_results_in_any_order(server: FakeAnthropicServer,
+                                                                                client: anthropic.Anthropic) -> None:
+    server.batch_delay = 0.2
+    server.batch_outcome = lambda custom_id, _: {"b": "errored", "c": "expired", "d": "canceled"}.get(
+        custom_id, "succeeded")
+    created = client.messages.batches.create(requests=_batch_requests("a", "b", "c", "d"))
+    assert created.processing_status == "in_progress" and created.request_counts.processing == 4
+    assert created.results_url is None and created.id.startswith("msgbatch_")
+    status, _, payload = _http(server, f"/v1/messages/batches/{created.id}/results", method="GET")
+    assert (status, payload["error"]["message"]) == (
+        400, f"message batch {created.id} is still in progress; its results are not ready")
+    time.sleep(0.2)
+    ended = client.messages.batches.retrieve(created.id)
+    assert ended.processing_status == "ended" and ended.ended_at is not None
+    assert ended.request_counts.model_dump() == {"processing": 0, "succeeded": 1, "errored": 1, "expired": 1,
+                                                 "canceled": 1}
+    lines = list(client.messages.batches.results(created.id))
+    assert [line.custom_id for line in lines] == ["d", "c", "b", "a"]
+    assert lines[3].result.type == "succeeded" and lines[3].result.message.content[0].input == {"q": "example"}
+    assert lines[2].result.type == "errored" and lines[2].result.error.error.type == "overloaded_error"
+    [batch] = server.batches
+    assert (batch.polls, batch.results_reads) == (2, 2)  # results() retrieves the batch first
+    assert API_KEY not in repr(batch.requests) and batch.requests[0][1]["messages"][0]["content"] == f"a {REDACTED}"
+    assert server.count() == 0, "batch requests are not POST /v1/messages records"
+
+
+@pytest.mark.parametrize(("requests", "message"), [
+    ([], "requests: a non-empty list of requests is required"),
+    (_batch_requests("a b"), "requests.0.custom_id: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'"),
+    (_batch_requests("a", "a"), "requests.1.custom_id: 'a' is not unique within the batch"),
+    ([{"custom_id": "a", "params": {"model": MODEL, "messages": MESSAGES}}],
+     "requests.0.params.max_tokens: Field required"),
+])
+def test_invalid_batches_are_400(server: FakeAnthropicServer, requests: Any, message: str) -> None:
+    status, _, payload = _http(server, "/v1/messages/batches", {"requests": requests})
+    assert (status, payload["error"]["message"]) == (400, message) and server.batches == []
+
+
+def test_an_unknown_batch_is_a_404_and_batches_need_a_key(server: FakeAnthropicServer,
+                                                          client: anthropic.Anthropic) -> None:
+    with pytest.raises(anthropic.NotFoundError, match="message batch msgbatch_nope not found"):
+        client.messages.batches.retrieve("msgbatch_nope")
+    status, _, _ = _http(server, "/v1/messages/batches", {"requests": _batch_requests("a")}, api_key=None)
+    assert status == 401 and server.batches == []
+
+
 # -- other endpoints and lifecycle ----------------------------------------------------------
 
 

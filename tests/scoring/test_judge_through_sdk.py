@@ -14,6 +14,7 @@ from rag_assets.generation.planning import plan_tasks
 from rag_assets.generation.models import GenerationConfig
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.anthropic_client import AnthropicClient
+from rag_assets.llm.batch import BatchSettings
 from rag_assets.llm.offline import OfflineClient
 from rag_assets.rag.bm25 import Bm25Index
 from rag_assets.rag.models import RagQuery
@@ -23,6 +24,7 @@ from rag_assets.scoring.embedding import HashingEmbedder
 from rag_assets.scoring.evaluate import CORE_METRICS, evaluate
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
+from rag_assets.store.llm_batch_repository import SqlBatchJournal
 from rag_assets.store.llm_cache_repository import SqlLLMCache
 from tests.conftest import SAMPLE_CORPUS
 from tests.fakes import claude_judge
@@ -49,8 +51,8 @@ def world(tmp_path: Path):
     return items, responses, {c.chunk_id: c.doc_version for c in chunks}, SqlLLMCache(engine)
 
 
-def _judge(items, responses, versions, cache, server):
-    client = AnthropicClient(API_KEY, "claude-sonnet-5-5", base_url=server.base_url, max_retries=1)
+def _judge(items, responses, versions, cache, server, **batch):
+    client = AnthropicClient(API_KEY, "claude-sonnet-5-5", base_url=server.base_url, max_retries=1, **batch)
     statements = {i.item_id: i.reference_statements for i in items}
     return evaluate(items, responses, versions, statements, client, cache, HashingEmbedder(), 5)
 
@@ -86,3 +88,23 @@ def test_a_malformed_judge_answer_is_a_recorded_failure_and_no_score(world):
         assert scores.failures["context_precision"].startswith("judge_context_precision@1 parse_error: the answer does not match")
         assert "faithfulness" in scores.values
     assert outcome.judge_failures == len(items) and outcome.judge_failure_rate == pytest.approx(0.25)
+
+
+def test_the_batch_path_scores_every_item_to_the_same_values_as_the_direct_path(world, tmp_path: Path):
+    items, responses, versions, _ = world
+    engine = get_engine(f"sqlite:///{tmp_path / 'batch.db'}")
+    batch = {"batch": BatchSettings(min_calls=1, poll_seconds=0.01), "journal": SqlBatchJournal(engine)}
+    with FakeAnthropicServer(claude_judge.judge_responder, batch_delay=0.05) as server:
+        direct = _judge(items, responses, versions, SqlLLMCache(get_engine(f"sqlite:///{tmp_path / 'direct.db'}")),
+                        server)
+        assert server.count() == 4 * len(items) and server.batches == []
+        batched = _judge(items, responses, versions, SqlLLMCache(engine), server, **batch)
+        assert server.count() == 4 * len(items), "the batch path made no direct request"
+        [judged] = server.batches
+        assert Counter(p["tool_choice"]["name"] for _, p in judged.requests) == Counter(
+            r.body["tool_choice"]["name"] for r in server.requests)
+    assert [(s.item_id, s.values, s.failures) for s in batched.items] == [
+        (s.item_id, s.values, s.failures) for s in direct.items]
+    assert all(CORE_METRICS[0] in s.values for s in direct.items)
+    assert batched.stats.batched == 4 * len(items) and batched.stats.requests == direct.stats.requests
+    assert batched.stats.cost_usd == pytest.approx(direct.stats.cost_usd / 2)

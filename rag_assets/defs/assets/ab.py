@@ -63,12 +63,13 @@ def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig, store: St
     chunks = store.corpus().snapshot_chunks(version)
     texts, versions = {c.chunk_id: c.text for c in chunks}, {c.chunk_id: c.doc_version for c in chunks}
     metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))
-    judge, embedder = llm.judge_client(), make_embedder(config.embedder)
+    journal = store.llm_batches()
+    judge, embedder = llm.judge_client(journal=journal), make_embedder(config.embedder)
     values = {}
     for role, spec in (("current", config.current), ("candidate", config.candidate)):
         resource = RagSystemResource(kind=spec.kind, target=spec.target, name=spec.name, k=spec.k)
         try:
-            system = resource.system(version, chunks, llm.client(), store.llm_cache(), store.index_dir())
+            system = resource.system(version, chunks, llm.client(journal=journal), store.llm_cache(), store.index_dir())
         except (RagAssetsError, ValueError) as exc:
             raise dg.Failure(description=f"cannot set up the {role} system {spec.name}: {exc}") from exc
         responses = {r.item_id: r for r in run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], texts)}

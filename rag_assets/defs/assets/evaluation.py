@@ -82,7 +82,7 @@ def evaluation(context: dg.AssetExecutionContext, config: EvaluationConfig, stor
     chunks = store.corpus().snapshot_chunks(version)
     items = store.golden().version_items(run.golden_version)
     try:
-        judge = llm.judge_client()
+        judge = llm.judge_client(journal=store.llm_batches())
         profile = resolve_profile(config.profile, judge.provider == OFFLINE)
         thresholds = load_thresholds(profile, config.thresholds_file)
         embedder = make_embedder(config.embedder)

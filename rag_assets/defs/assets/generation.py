@@ -56,7 +56,7 @@ def question_candidates(
     repo = store.candidates()
     try:
         settings = config.to_domain()
-        client = llm.client()
+        client = llm.client(journal=store.llm_batches())
     except ValueError as exc:
         raise dg.Failure(description=f"invalid generation config: {exc}") from exc
     tasks = plan_tasks(chunks, repo.covered_chunk_ids(excluding_version=version), settings)

@@ -46,7 +46,7 @@ def golden_set(context: dg.AssetExecutionContext, store: StoreResource, llm: LLM
                                               "corpus_version": dg.MetadataValue.text(version)},
                                     data_version=dg.DataVersion(build.content_hash[:16]))
     items = golden.version_items(saved.number)
-    statements, stats = extract_statements(items, llm.judge_client(), store.llm_cache())
+    statements, stats = extract_statements(items, llm.judge_client(journal=store.llm_batches()), store.llm_cache())
     golden.set_reference_statements(statements)
     jsonl, ragas = export_golden(items, saved.number, store.golden_export_dir(version), {c.chunk_id: c.text for c in chunks})
     by_type: dict[str, int] = {}

@@ -40,7 +40,7 @@ def rag_answers(context: dg.AssetExecutionContext, store: StoreResource, llm: LL
     items = store.golden().version_items(golden.number)
     chunks = store.corpus().snapshot_chunks(version)
     try:
-        system = rag.system(version, chunks, llm.client(), store.llm_cache(), store.index_dir())
+        system = rag.system(version, chunks, llm.client(journal=store.llm_batches()), store.llm_cache(), store.index_dir())
     except (RagAssetsError, ValueError) as exc:
         raise dg.Failure(description=f"cannot set up the RAG system: {exc}") from exc
     queries = [RagQuery(i.item_id, i.question, version) for i in items]
