@@ -135,7 +135,7 @@ def production_sample(context: dg.AssetExecutionContext, config: ProductionSampl
         context.log.warning(f"skipped {bad.file} line {bad.line}: {bad.reason}")
     sample = sample_day(read.records, day, config.sample_size)
     try:
-        judge, embedder = llm.judge_client(), make_embedder(config.embedder)
+        judge, embedder = llm.judge_client(journal=store.llm_batches()), make_embedder(config.embedder)
     except (RagAssetsError, ValueError) as exc:
         raise dg.Failure(description=f"invalid production_sample config: {exc}") from exc
     outcome = score_queries(sample, judge, store.llm_cache(), embedder)
