@@ -21,6 +21,7 @@ def make_llm_client(
     timeout: float = 60.0,
     max_retries: int = 4,
     max_concurrency: int = 4,
+    requests_per_minute: int | None = None,
     prices: Mapping[str, Price] = DEFAULT_PRICES,
 ) -> LLMClient:
     if provider not in PROVIDERS:
@@ -34,4 +35,4 @@ def make_llm_client(
     from rag_assets.llm.anthropic_client import AnthropicClient
 
     return AnthropicClient(api_key, model, base_url=base_url, timeout=timeout, max_retries=max_retries,
-                           max_concurrency=max_concurrency, prices=prices)
+                           max_concurrency=max_concurrency, requests_per_minute=requests_per_minute, prices=prices)
