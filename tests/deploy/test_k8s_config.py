@@ -25,8 +25,11 @@ def _yaml(name: str) -> dict:
 
 
 def test_every_job_of_the_k8s_code_location_runs_its_steps_as_kubernetes_jobs_with_the_documented_config():
-    defs = runpy.run_path(str(K8S / "definitions.py"))["defs"]
-    dg.Definitions.validate_loadable(defs)
+    # A code server loads its definitions with an instance at hand; so does this test (without one,
+    # Dagster falls back on whatever instance an earlier test of the process left behind).
+    with dg.instance_for_test():
+        defs = runpy.run_path(str(K8S / "definitions.py"))["defs"]
+        dg.Definitions.validate_loadable(defs)
     jobs = [job for job in defs.resolve_all_job_defs() if not job.name.startswith("__")]
     assert {job.name for job in jobs} >= {"lifecycle", "curation_import", "reevaluate"}
     assert {job.executor_def.name for job in jobs} == {"k8s"}
