@@ -1,8 +1,9 @@
 """The one LLM client interface used by generation, the reference RAG system and the judge.
 
 ``LLMClient.run(calls)`` answers a batch of calls: cache look-ups first, then the provider for
-the misses with bounded concurrency (and, if set, a requests-per-minute pace), schema validation with one repair attempt, and a result per
-call (an answer or a recorded error). Subclasses implement only ``_ask`` (one request).
+the misses with bounded concurrency (and, if set, a requests-per-minute pace), schema validation
+with one repair attempt, and a result per call (an answer or a recorded error). Subclasses
+implement only ``_ask`` (one request).
 """
 
 from __future__ import annotations
