@@ -6,6 +6,7 @@ import shutil
 import socket
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from tests.fakes.claude_generation import generation_responder
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_CORPUS = PROJECT_ROOT / "data" / "corpus"
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
-PG_HOST, PG_PORT = "127.0.0.1", 5432
+PG_HOST, PG_PORT, PG_USER = "127.0.0.1", 5432, "postgres"
 
 
 def _postgres_answers() -> bool:
@@ -28,29 +29,43 @@ def _postgres_answers() -> bool:
         return False
 
 
+@contextmanager
+def postgres_database(prefix: str = "rag_assets_test") -> Iterator[str]:
+    """A fresh PostgreSQL database with a unique name (other sessions run concurrently); yields its
+    name and drops it afterwards, even while something is still connected. Skips without a server."""
+    if not _postgres_answers():
+        pytest.skip(f"no PostgreSQL server answers on {PG_HOST}:{PG_PORT}")
+    import psycopg2
+
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    admin = psycopg2.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname="postgres")
+    admin.autocommit = True
+    with admin.cursor() as cursor:
+        cursor.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield name
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()
+
+
+def postgres_url(name: str) -> str:
+    return f"postgresql+psycopg2://{PG_USER}@{PG_HOST}:{PG_PORT}/{name}"
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """The same store test runs on SQLite and on a PostgreSQL database it creates and drops."""
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'store.db'}"
         return
-    if not _postgres_answers():
-        pytest.skip(f"no PostgreSQL server answers on {PG_HOST}:{PG_PORT}")
-    import psycopg2
-
-    name = f"rag_assets_test_{uuid.uuid4().hex[:12]}"
-    admin = psycopg2.connect(host=PG_HOST, port=PG_PORT, user="postgres", dbname="postgres")
-    admin.autocommit = True
-    with admin.cursor() as cursor:
-        cursor.execute(f'CREATE DATABASE "{name}"')
-    url = f"postgresql+psycopg2://postgres@{PG_HOST}:{PG_PORT}/{name}"
-    try:
-        yield url
-    finally:
-        get_engine(url).dispose()
-        with admin.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.close()
+    with postgres_database() as name:
+        url = postgres_url(name)
+        try:
+            yield url
+        finally:
+            get_engine(url).dispose()
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from rag_assets.llm.batch import BatchJournal, BatchSettings
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.factory import DEFAULT_MODEL, make_llm_client
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price
-from rag_assets.settings import DATABASE_URL_ENV, Settings
+from rag_assets.settings import DATABASE_URL_ENV, LLM_RPM_ENV, Settings
 from rag_assets.store.alert_repository import SqlAlertRepository
 from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import SqlCorpusRepository
@@ -34,6 +34,11 @@ from rag_assets.store.llm_batch_repository import SqlBatchJournal
 from rag_assets.store.llm_cache_repository import SqlLLMCache
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
+
+# The Dagster concurrency pool of every step that may call the LLM. Its limit lives in the instance
+# (dagster.yaml `concurrency: pools: default_limit`, or `dagster instance concurrency set anthropic N`)
+# and holds across runs, processes and workers; LLMResource.requests_per_minute paces each step.
+LLM_POOL = "anthropic"
 
 
 class StoreResource(dg.ConfigurableResource):
@@ -155,7 +160,9 @@ class LLMResource(dg.ConfigurableResource):
 
     ``provider`` may force ``anthropic`` (fails without a key) or ``offline``. ``judge_model`` (default:
     ``model``) scores answers. ``prices`` maps a model-id prefix to USD per million input and output
-    tokens, over the built-in table.
+    tokens, over the built-in table. ``requests_per_minute`` (default: no bound; from
+    ``RAG_ASSETS_LLM_RPM``) paces every request of a step's process per model; with the ``anthropic``
+    pool's limit it keeps the whole deployment under the account's rate limit.
 
     ``batch``: send a run's cache misses to Claude as Message Batches (half the price, answers within
     24 hours) once there are at least ``batch_min_calls`` of them; the first poll waits
@@ -171,6 +178,7 @@ class LLMResource(dg.ConfigurableResource):
     timeout_seconds: float = 60.0
     max_retries: int = 4
     max_concurrency: int = 4
+    requests_per_minute: int | None = None
     prices: dict[str, list[float]] = {}
     batch: bool = False
     batch_min_calls: int = BatchSettings.min_calls
@@ -183,8 +191,8 @@ class LLMResource(dg.ConfigurableResource):
         prices = {**DEFAULT_PRICES, **{prefix: Price(*pair) for prefix, pair in self.prices.items()}}
         return make_llm_client(self.provider, api_key=self.api_key, model=model or self.model, base_url=self.base_url,
                                timeout=self.timeout_seconds, max_retries=self.max_retries,
-                               max_concurrency=self.max_concurrency, prices=prices,
-                               batch=self.batch_settings(), journal=journal)
+                               max_concurrency=self.max_concurrency, requests_per_minute=self.requests_per_minute,
+                               prices=prices, batch=self.batch_settings(), journal=journal)
 
     def judge_client(self, *, journal: BatchJournal | None = None) -> LLMClient:
         """The judge may be another model than the generator (against self-preference bias)."""
@@ -232,8 +240,13 @@ class RagSystemResource(dg.ConfigurableResource):
 
 
 def llm_resource_from_env() -> LLMResource:
-    """The key is passed as an EnvVar reference (the UI shows its name, never its value)."""
-    return LLMResource(api_key=dg.EnvVar(API_KEY_ENV)) if os.environ.get(API_KEY_ENV) else LLMResource()
+    """The key and the rate are passed as EnvVar references (the UI shows their names, never the key)."""
+    options: dict[str, object] = {}
+    if os.environ.get(API_KEY_ENV):
+        options["api_key"] = dg.EnvVar(API_KEY_ENV)
+    if os.environ.get(LLM_RPM_ENV):
+        options["requests_per_minute"] = dg.EnvVar.int(LLM_RPM_ENV)
+    return LLMResource(**options)
 
 
 RESOURCES = {

@@ -28,10 +28,10 @@ class AnthropicClient(LLMClient):
     provider = ANTHROPIC
 
     def __init__(self, api_key: str, model: str, *, base_url: str | None = None, timeout: float = 60.0,
-                 max_retries: int = 4, max_concurrency: int = 4,
+                 max_retries: int = 4, max_concurrency: int = 4, requests_per_minute: int | None = None,
                  prices: Mapping[str, Price] = DEFAULT_PRICES, batch: BatchSettings | None = None,
                  journal: BatchJournal | None = None) -> None:
-        super().__init__(max_concurrency)
+        super().__init__(max_concurrency, requests_per_minute)
         if not api_key:
             raise ValueError("an Anthropic API key is required (set ANTHROPIC_API_KEY)")
         if batch is not None and journal is None:

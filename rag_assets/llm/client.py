@@ -1,8 +1,8 @@
 """The one LLM client interface used by generation, the reference RAG system and the judge.
 
 ``LLMClient.run(calls)`` answers a batch of calls: cache look-ups first, then the provider for
-the misses with bounded concurrency, schema validation with one repair attempt, and a result per
-call (an answer or a recorded error). Subclasses implement ``_ask`` (one request), and may answer
+the misses with bounded concurrency (and, if set, a requests-per-minute pace), schema validation
+with one repair attempt, and a result per call (an answer or a recorded error). Subclasses implement ``_ask`` (one request), and may answer
 many misses at once in ``_in_bulk`` (the Anthropic client's Message Batches path): a bulk reply
 takes the place of the first request and goes through the same validation, repair and caching,
 so a call's result is what the direct path would record.
@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rag_assets.llm.cache import CachedAnswer, LLMCache, cache_key
+from rag_assets.llm.rate_limit import shared_pacer
 from rag_assets.llm.results import LLMCall, LLMResult
 from rag_assets.llm.templates import PromptTemplate
 
@@ -92,10 +93,13 @@ class LLMClient(ABC):
     provider: str
     model: str
 
-    def __init__(self, max_concurrency: int = 4) -> None:
+    def __init__(self, max_concurrency: int = 4, requests_per_minute: int | None = None) -> None:
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
+        if requests_per_minute is not None and requests_per_minute < 1:
+            raise ValueError("requests_per_minute must be at least 1 (or None for no bound)")
         self.max_concurrency = max_concurrency
+        self.requests_per_minute = requests_per_minute
 
     @abstractmethod
     async def _ask(self, template: PromptTemplate, inputs: dict[str, Any], system: str,
@@ -110,6 +114,11 @@ class LLMClient(ABC):
 
     def uses_cache(self) -> bool:
         return True
+
+    async def _pace(self) -> None:
+        """Wait for this process's next send slot when a requests-per-minute bound is set."""
+        if self.requests_per_minute:
+            await shared_pacer(self.provider, self.model, self.requests_per_minute).wait()
 
     def cost(self, input_tokens: int, output_tokens: int) -> float | None:
         """What so many tokens would cost with this client's model (None when unpriced)."""
@@ -173,6 +182,7 @@ class LLMClient(ABC):
                 reply = first
             else:
                 async with semaphore:
+                    await self._pace()
                     try:
                         reply = await self._ask(template, request.call.inputs, request.system, messages)
                     except ApiCallError as exc:

@@ -22,6 +22,7 @@ def make_llm_client(
     timeout: float = 60.0,
     max_retries: int = 4,
     max_concurrency: int = 4,
+    requests_per_minute: int | None = None,
     prices: Mapping[str, Price] = DEFAULT_PRICES,
     batch: BatchSettings | None = None,
     journal: BatchJournal | None = None,
@@ -39,4 +40,5 @@ def make_llm_client(
     from rag_assets.llm.anthropic_client import AnthropicClient
 
     return AnthropicClient(api_key, model, base_url=base_url, timeout=timeout, max_retries=max_retries,
-                           max_concurrency=max_concurrency, prices=prices, batch=batch, journal=journal)
+                           max_concurrency=max_concurrency, requests_per_minute=requests_per_minute, prices=prices,
+                           batch=batch, journal=journal)

@@ -5,7 +5,7 @@ import dagster as dg
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.assets.golden import golden_set
 from rag_assets.defs.partitions import corpus_versions
-from rag_assets.defs.resources import LLMResource, RagSystemResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, StoreResource
 from rag_assets.errors import RagAssetsError
 from rag_assets.rag.models import RagQuery
 from rag_assets.rag.system import run_rag
@@ -44,6 +44,7 @@ class ABConfig(dg.Config):
     group_name="evaluation",
     owners=OWNERS,
     kinds={"python", "anthropic"},
+    pool=LLM_POOL,
     check_specs=[dg.AssetCheckSpec(
         AB_CHECK, asset="ab_comparison", partitions_def=corpus_versions, description=(
             "The candidate system is not REJECTed against the current one: no significant faithfulness drop beyond "

@@ -9,7 +9,7 @@ from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.metadata import llm_metadata, provider_label
 from rag_assets.defs.partitions import corpus_versions
-from rag_assets.defs.resources import LLMResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
 from rag_assets.errors import RagAssetsError
 from rag_assets.report.markdown import markdown_table
 from rag_assets.scoring.embedding import make_embedder
@@ -63,6 +63,7 @@ def _checks() -> list[dg.AssetCheckSpec]:
     group_name="evaluation",
     owners=OWNERS,
     kinds={"python", "anthropic", "html"},
+    pool=LLM_POOL,
     code_version="+".join(t.ref for t in JUDGE_TEMPLATES),
     automation_condition=EAGER_PAST_CHECKS,
     check_specs=_checks(),

@@ -6,7 +6,7 @@ from rag_assets.corpus.models import sha256_hex
 from rag_assets.defs.assets.corpus import OWNERS, corpus_snapshot
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.partitions import corpus_versions
-from rag_assets.defs.resources import LLMResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
 from rag_assets.generation.generate import estimate, run_generation
 from rag_assets.generation.planning import plan_tasks
 from rag_assets.generation.models import DEFAULT_TYPE_MIX, GenerationConfig
@@ -37,6 +37,7 @@ class GenerationRunConfig(dg.Config):
     owners=OWNERS,
     kinds={"python", "anthropic"},
     code_version=GENERATE_QUESTIONS.ref,
+    pool=LLM_POOL,
     automation_condition=dg.AutomationCondition.eager(),
     description=(
         "Candidate questions of six types (factual, multi_hop, abstractive, comparative, adversarial, "

@@ -7,7 +7,7 @@ from rag_assets.defs.assets.curation import curated_decisions
 from rag_assets.defs.automation import GOLDEN_SET
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.metadata import llm_metadata
-from rag_assets.defs.resources import LLMResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
 from rag_assets.golden.build import build_golden, diff_golden
 from rag_assets.golden.export import export_golden
 from rag_assets.golden.statements import extract_statements
@@ -20,6 +20,7 @@ from rag_assets.report.markdown import markdown_table
     group_name="golden",
     owners=OWNERS,
     kinds={"python", "sql", "json"},
+    pool=LLM_POOL,
     code_version="golden-set-v1",
     automation_condition=GOLDEN_SET,
     description=(

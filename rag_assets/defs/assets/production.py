@@ -7,7 +7,7 @@ import dagster as dg
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.metadata import llm_metadata, provider_label
 from rag_assets.defs.partitions import production_days
-from rag_assets.defs.resources import CorpusResource, LLMResource, ProductionLogsResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL, CorpusResource, LLMResource, ProductionLogsResource, StoreResource
 from rag_assets.errors import RagAssetsError
 from rag_assets.golden.models import GoldenItem
 from rag_assets.production.coverage import CoverageGap, coverage_gaps, gaps_to_candidates
@@ -117,6 +117,7 @@ def _history_table(previous: list[ProductionDay], today: date, means: dict[str, 
     owners=OWNERS,
     kinds={"python", "anthropic"},
     code_version="+".join(t.ref for t in JUDGE_TEMPLATES),
+    pool=LLM_POOL,
     check_specs=_drift_checks(),
     description=(
         "One day of production traffic from the query logs: a reproducible random sample (seeded by the day) "

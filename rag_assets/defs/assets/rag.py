@@ -8,7 +8,7 @@ from rag_assets.defs.assets.golden import golden_set
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.partitions import corpus_versions
-from rag_assets.defs.resources import LLMResource, RagSystemResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, StoreResource
 from rag_assets.errors import RagAssetsError
 from rag_assets.rag.models import RagQuery
 from rag_assets.rag.prompts import RAG_ANSWER
@@ -23,6 +23,7 @@ from rag_assets.report.markdown import markdown_table
     owners=OWNERS,
     kinds={"python", "anthropic"},
     code_version=RAG_ANSWER.ref,
+    pool=LLM_POOL,
     automation_condition=EAGER_PAST_CHECKS,
     description=(
         "The configured RAG system (the built-in BM25 reference system, your Python callable, or your HTTP "
