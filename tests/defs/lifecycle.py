@@ -69,9 +69,11 @@ def review_as_expert(version: str, name: str, decide: Callable[[int, dict], dict
 
 
 def inbox_tick(instance: dg.DagsterInstance, cursor: str | None = None) -> dg.SensorResult:
-    context = dg.build_sensor_context(instance_ref=instance.get_ref(), definitions=defs, resources=defs.resources,
-                                      cursor=cursor)
-    return curation_inbox_sensor(context)
+    # entered and left like the daemon does: a context left open keeps its instance registered as the
+    # process's definitions-state storage after the instance is gone, breaking later loads
+    with dg.build_sensor_context(instance_ref=instance.get_ref(), definitions=defs, resources=defs.resources,
+                                 cursor=cursor) as context:
+        return curation_inbox_sensor(context)
 
 
 def run_sensor_requests(instance: dg.DagsterInstance, result: dg.SensorResult) -> list[dg.ExecuteInProcessResult]:

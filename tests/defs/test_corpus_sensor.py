@@ -11,9 +11,11 @@ from rag_assets.defs.sensors import corpus_sensor
 
 def _tick(instance: dg.DagsterInstance, cursor: str | None) -> dg.SensorResult | dg.SkipReason:
     """One tick with the resources the code location gives the sensor (the defs' own)."""
-    context = dg.build_sensor_context(instance_ref=instance.get_ref(), definitions=defs, resources=defs.resources,
-                                      cursor=cursor)
-    return corpus_sensor(context)
+    # entered and left like the daemon does: a context left open keeps its instance registered as the
+    # process's definitions-state storage after the instance is gone, breaking later loads
+    with dg.build_sensor_context(instance_ref=instance.get_ref(), definitions=defs, resources=defs.resources,
+                                 cursor=cursor) as context:
+        return corpus_sensor(context)
 
 
 def _apply(instance: dg.DagsterInstance, result: dg.SensorResult) -> None:

@@ -111,8 +111,8 @@ def test_a_question_unlike_any_golden_item_is_a_coverage_gap_queued_for_review(p
 
 
 def _tick(instance: dg.DagsterInstance, cursor: str | None) -> dg.SensorResult:
-    context = dg.build_sensor_context(instance=instance, definitions=defs, resources=defs.resources, cursor=cursor)
-    return production_logs_sensor(context)
+    with dg.build_sensor_context(instance=instance, definitions=defs, resources=defs.resources, cursor=cursor) as context:
+        return production_logs_sensor(context)
 
 
 def test_the_sensor_requests_each_logged_day_once_and_again_only_for_days_whose_records_changed(production_logs: Path):
