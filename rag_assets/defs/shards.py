@@ -14,7 +14,8 @@ import dagster as dg
 
 from rag_assets.shards import Shard, plan_shards
 
-SHARD_SIZE_HELP = "items per shard step; each shard runs as its own step, on its own worker when the executor has them"
+SHARD_SIZE_HELP = ("work items (golden items, generation tasks) per shard; each shard is its own step, run on its own "
+                   "worker when the executor has them")
 
 
 def shard_outputs(total: int, shard_size: int) -> Iterator[dg.DynamicOutput[Shard]]:
