@@ -15,6 +15,7 @@ from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.golden import golden_set
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.checks import golden_set_pinned, golden_set_quality, rag_answers_pinned
+from rag_assets.defs.executors import executor_from_env
 from rag_assets.defs.jobs import curation_import_job, lifecycle_job
 from rag_assets.defs.resources import RESOURCES
 from rag_assets.defs.schedules import reevaluation_job, reevaluation_schedule
@@ -28,4 +29,5 @@ defs = dg.Definitions(
     sensors=[corpus_sensor, curation_inbox_sensor, automation_sensor, run_failure_alerts],
     schedules=[reevaluation_schedule],
     resources=RESOURCES,
+    executor=executor_from_env(),
 )
