@@ -10,7 +10,7 @@ from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.metadata import llm_metadata, provider_label
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import LLMResource, StoreResource
-from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, to_every_op
+from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset
 from rag_assets.errors import RagAssetsError
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import OFFLINE
@@ -180,15 +180,13 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
     ]
 
 
-@dg.config_mapping
-def _evaluation_config(config: EvaluationConfig) -> dict:
-    return to_every_op(config, (plan_judge_shards, judge_shard, score_evaluation))
-
-
-@dg.graph_asset(
-    partitions_def=corpus_versions,
-    ins={"rag_answers": dg.AssetIn(dagster_type=dg.Nothing)},
-    config=_evaluation_config,
+evaluation = sharded_asset(
+    name="evaluation",
+    upstream="rag_answers",
+    config=EvaluationConfig,
+    plan=plan_judge_shards,
+    shard=judge_shard,
+    merge=score_evaluation,
     group_name="evaluation",
     owners=OWNERS,
     kinds={"python", "anthropic", "html"},
@@ -204,6 +202,3 @@ def _evaluation_config(config: EvaluationConfig) -> dict:
         "(shard_size), one step each, merged by score_evaluation."
     ),
 )
-def evaluation(rag_answers):
-    rag_run_id, shards = plan_judge_shards(after=rag_answers)
-    return score_evaluation(rag_run_id, shards.map(lambda shard: judge_shard(rag_run_id, shard)).collect())

@@ -6,9 +6,8 @@ from pydantic import Field
 from rag_assets.corpus.models import sha256_hex
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.metadata import llm_metadata
-from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import LLMResource, StoreResource
-from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, to_every_op
+from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset
 from rag_assets.generation.generate import ask_generator, collect_candidates, estimate
 from rag_assets.generation.planning import GenerationTask, plan_tasks
 from rag_assets.generation.models import DEFAULT_TYPE_MIX, GenerationConfig
@@ -104,15 +103,13 @@ def save_candidates(context: dg.OpExecutionContext, config: GenerationRunConfig,
     yield dg.Output(None, output_name="result", metadata=metadata, data_version=dg.DataVersion(data_version))
 
 
-@dg.config_mapping
-def _generation_config(config: GenerationRunConfig) -> dict:
-    return to_every_op(config, (plan_generation_shards, generate_shard, save_candidates))
-
-
-@dg.graph_asset(
-    partitions_def=corpus_versions,
-    ins={"corpus_snapshot": dg.AssetIn(dagster_type=dg.Nothing)},
-    config=_generation_config,
+question_candidates = sharded_asset(
+    name="question_candidates",
+    upstream="corpus_snapshot",
+    config=GenerationRunConfig,
+    plan=plan_generation_shards,
+    shard=generate_shard,
+    merge=save_candidates,
     group_name="generation",
     owners=OWNERS,
     kinds={"python", "anthropic"},
@@ -127,11 +124,6 @@ def _generation_config(config: GenerationRunConfig) -> dict:
         "one step each; save_candidates dedupes across all of them."
     ),
 )
-def question_candidates(corpus_snapshot):
-    tasks, shards = plan_generation_shards(after=corpus_snapshot)
-    return save_candidates(tasks, shards.map(lambda shard: generate_shard(tasks, shard)).collect())
-
-
 
 
 def _requeue_stale_items(store: StoreResource, version: str, chunks) -> list:

@@ -9,9 +9,8 @@ from pydantic import Field
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.metadata import llm_metadata
-from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import LLMResource, RagSystemResource, StoreResource
-from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, to_every_op
+from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset
 from rag_assets.errors import RagAssetsError
 from rag_assets.llm.results import LLMStats
 from rag_assets.rag.models import RagQuery, RagResponse
@@ -123,15 +122,13 @@ def save_rag_run(context: dg.OpExecutionContext, store: StoreResource, plan: Rag
     yield dg.Output(None, output_name="result", metadata=metadata, data_version=dg.DataVersion(run.run_id))
 
 
-@dg.config_mapping
-def _rag_config(config: RagRunConfig) -> dict:
-    return to_every_op(config, (plan_rag_shards,))
-
-
-@dg.graph_asset(
-    partitions_def=corpus_versions,
-    ins={"golden_set": dg.AssetIn(dagster_type=dg.Nothing)},
-    config=_rag_config,
+rag_answers = sharded_asset(
+    name="rag_answers",
+    upstream="golden_set",
+    config=RagRunConfig,
+    plan=plan_rag_shards,
+    shard=answer_shard,
+    merge=save_rag_run,
     group_name="rag",
     owners=OWNERS,
     kinds={"python", "anthropic"},
@@ -145,6 +142,3 @@ def _rag_config(config: RagRunConfig) -> dict:
         "The items are answered in shards (shard_size), one step each, saved as one run by save_rag_run."
     ),
 )
-def rag_answers(golden_set):
-    plan, shards = plan_rag_shards(after=golden_set)
-    return save_rag_run(plan, shards.map(lambda shard: answer_shard(plan, shard)).collect())
