@@ -48,7 +48,6 @@ def test_every_shard_size_gives_the_same_scores_with_one_step_per_shard(project_
     version = current_version()
     stage_sample_review(version)
     with dg.instance_for_test() as instance:
-        run_job(instance, "lifecycle", version)
         items = metadata(run_job(instance, "lifecycle", version), "evaluation")["items"]
         repo = RESOURCES["store"].evaluations()
         scores = {}
@@ -57,7 +56,7 @@ def test_every_shard_size_gives_the_same_scores_with_one_step_per_shard(project_
             assert sorted(_shard_outputs(result)) == [s.key for s in plan_shards(items, shard_size)]
             assert sum(m["items"] for m in _shard_outputs(result).values()) == items
             scores[shard_size] = repo.item_values(metadata(result, "evaluation")["evaluation_id"])
-        assert len(_shard_outputs(_evaluate(instance, version, 3))) == math.ceil(items / 3)
+        assert len(plan_shards(items, 3)) == math.ceil(items / 3) > 1
         assert scores[3] == scores[items]
 
 
