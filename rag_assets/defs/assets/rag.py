@@ -6,6 +6,7 @@ import dagster as dg
 import numpy as np
 from pydantic import Field
 
+from rag_assets.corpus.models import SnapshotChunk
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.metadata import llm_metadata
@@ -42,10 +43,10 @@ class ShardAnswers:
     stats: LLMStats | None  # the reference system's LLM tally; user systems have none
 
 
-def _system(version: str, store: StoreResource, llm: LLMResource, rag: RagSystemResource) -> RagSystem:
+def _system(version: str, chunks: list[SnapshotChunk], store: StoreResource, llm: LLMResource,
+            rag: RagSystemResource) -> RagSystem:
     try:
-        return rag.system(version, store.corpus().snapshot_chunks(version), llm.client(), store.llm_cache(),
-                          store.index_dir())
+        return rag.system(version, chunks, llm.client(), store.llm_cache(), store.index_dir())
     except (RagAssetsError, ValueError) as exc:
         raise dg.Failure(description=f"cannot set up the RAG system: {exc}") from exc
 
@@ -59,7 +60,7 @@ def plan_rag_shards(context: dg.OpExecutionContext, config: RagRunConfig, store:
     golden = store.golden().latest_version([version])
     if golden is None:
         raise dg.Failure(description=f"no golden-set version for {version} yet; review candidates first")
-    system = _system(version, store, llm, rag)
+    system = _system(version, store.corpus().snapshot_chunks(version), store, llm, rag)
     yield dg.Output(RagPlan(golden.number, system.name, config_hash(system), system.config()), output_name="plan")
     yield from shard_outputs(len(store.golden().version_members(golden.number)), config.shard_size)
 
@@ -69,8 +70,8 @@ def answer_shard(context: dg.OpExecutionContext, store: StoreResource, llm: LLMR
                  plan: RagPlan, shard: Shard) -> dg.Output[ShardAnswers]:
     version = context.partition_key
     items = shard.take(store.golden().version_items(plan.golden_version))
-    system = _system(version, store, llm, rag)
     chunks = store.corpus().snapshot_chunks(version)
+    system = _system(version, chunks, store, llm, rag)
     responses = run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items],
                         {c.chunk_id: c.text for c in chunks})
     stats = getattr(system, "stats", None)
