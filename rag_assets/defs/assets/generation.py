@@ -14,7 +14,7 @@ from rag_assets.generation.models import DEFAULT_TYPE_MIX, GenerationConfig
 from rag_assets.generation.prompts import GENERATE_QUESTIONS
 from rag_assets.golden.build import classify
 from rag_assets.golden.requeue import requeue_candidates
-from rag_assets.llm.results import LLMResult
+from rag_assets.llm.results import LLMResult, LLMStats
 from rag_assets.report.markdown import markdown_table
 from rag_assets.shards import Shard
 
@@ -64,7 +64,8 @@ def generate_shard(config: GenerationRunConfig, llm: LLMResource, store: StoreRe
     _, client = _settings(config, llm)
     results = ask_generator(shard.take(tasks), client, store.llm_cache())
     return dg.Output(results, metadata={"tasks": dg.MetadataValue.int(len(results)),
-                                        "failed_calls": dg.MetadataValue.int(sum(1 for r in results if not r.ok))})
+                                        "failed_calls": dg.MetadataValue.int(sum(1 for r in results if not r.ok)),
+                                        **llm_metadata(LLMStats().add(results))})
 
 
 @dg.op(out={"result": dg.Out(dg.Nothing)})
