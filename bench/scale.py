@@ -9,8 +9,10 @@ Then the evaluation asset scores it with each judge (``offline``: the determinis
 ``fake``: the real SDK against the project's fake Messages API on 127.0.0.1, answering after
 ``latency`` seconds) on each executor (in-process; the multiprocess executor with ``workers``
 processes; celery on the machine's Redis with a worker of ``workers`` processes that the benchmark
-starts and stops). Each run is cold (empty LLM cache) and then repeated unchanged. Each run is a
+starts and stops). Each run is cold (empty LLM cache) and then repeated unchanged (the offline
+judge is free and deterministic, so it is not cached: its re-run redoes the work). Each run is a
 fresh process, so its peak RSS (the largest of its processes, workers included) is its own.
+``calls`` are requests counted at the fake server, or the offline judge's calls.
 """
 
 from __future__ import annotations
