@@ -40,7 +40,7 @@ def _phase(root: str, db: str) -> dict:
     }
 
 
-def _corpus_folder(path: Path, scratch: Path) -> Path:
+def corpus_folder(path: Path, scratch: Path) -> Path:
     if path.is_dir():
         return path
     with tarfile.open(path) as archive:
@@ -59,7 +59,7 @@ def main() -> None:
         print(json.dumps(_phase(str(args.path), args.db)))
         return
     with tempfile.TemporaryDirectory() as scratch:
-        root = _corpus_folder(args.path.resolve(), Path(scratch) / "corpus")
+        root = corpus_folder(args.path.resolve(), Path(scratch) / "corpus")
         db = str(Path(scratch) / "bench.db")
         print(f"{'phase':<6} {'files':>6} {'MB':>6} {'chunks':>7} {'read':>6} {'seconds':>8} {'peak RSS MB':>12}")
         for phase in ("cold", "warm"):

@@ -16,6 +16,7 @@ from rag_assets.defs.assets.golden import golden_set
 from rag_assets.defs.assets.production import production_sample
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.checks import golden_set_pinned, golden_set_quality, rag_answers_pinned
+from rag_assets.defs.executors import executor_from_env
 from rag_assets.defs.jobs import curation_import_job, lifecycle_job, production_job
 from rag_assets.defs.resources import RESOURCES
 from rag_assets.defs.schedules import reevaluation_job, reevaluation_schedule
@@ -30,4 +31,5 @@ defs = dg.Definitions(
     sensors=[corpus_sensor, curation_inbox_sensor, production_logs_sensor, automation_sensor, run_failure_alerts],
     schedules=[reevaluation_schedule],
     resources=RESOURCES,
+    executor=executor_from_env(),
 )

@@ -78,19 +78,23 @@ def _vet(task: GenerationTask, item: dict, corpus_version: str, result: LLMResul
     )
 
 
-def run_generation(
+def ask_generator(tasks: Sequence[GenerationTask], client: LLMClient, cache: LLMCache | None) -> list[LLMResult]:
+    """The generation calls of some tasks (one shard's), in task order."""
+    return client.run([LLMCall(t.task_id, GENERATE_QUESTIONS, t.inputs()) for t in tasks], cache)
+
+
+def collect_candidates(
     tasks: Sequence[GenerationTask],
-    client: LLMClient,
-    cache: LLMCache | None,
+    results: Sequence[LLMResult],
     corpus_version: str,
     existing_questions: Iterable[str] = (),
     dedupe_threshold: float = 0.8,
 ) -> GenerationOutcome:
+    """Vet and dedupe the answers of every task at once: near-duplicates are found across shards."""
     outcome = GenerationOutcome(tasks=len(tasks))
-    results = client.run([LLMCall(t.task_id, GENERATE_QUESTIONS, t.inputs()) for t in tasks], cache)
     outcome.stats.add(results)
     dedupe = NearDuplicateFilter(dedupe_threshold, existing_questions)
-    for task, result in zip(tasks, results):
+    for task, result in zip(tasks, results, strict=True):
         if not result.ok:
             outcome.failures.append(result)
             continue
@@ -103,3 +107,15 @@ def run_generation(
             else:
                 outcome.candidates.append(vetted)
     return outcome
+
+
+def run_generation(
+    tasks: Sequence[GenerationTask],
+    client: LLMClient,
+    cache: LLMCache | None,
+    corpus_version: str,
+    existing_questions: Iterable[str] = (),
+    dedupe_threshold: float = 0.8,
+) -> GenerationOutcome:
+    return collect_candidates(tasks, ask_generator(tasks, client, cache), corpus_version, existing_questions,
+                              dedupe_threshold)

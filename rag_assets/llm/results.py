@@ -100,6 +100,17 @@ class LLMStats:
                 self.cost_usd += result.cost_usd
         return self
 
+    def merge(self, other: LLMStats) -> LLMStats:
+        """Add another tally (one shard's) to this one."""
+        if other.calls:
+            self.provider, self.model = other.provider, other.model
+        for name in ("calls", "requests", "cache_hits", "cache_misses", "retries", "repairs", "api_errors",
+                     "parse_errors", "input_tokens", "output_tokens", "cost_usd", "unpriced_calls"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for template, count in other.by_template.items():
+            self.by_template[template] = self.by_template.get(template, 0) + count
+        return self
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "llm_provider": self.provider,

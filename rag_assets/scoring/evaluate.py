@@ -57,6 +57,15 @@ class EvaluationOutcome:
     def judge_failure_rate(self) -> float:
         return self.judge_failures / self.judge_calls if self.judge_calls else 0.0
 
+    @classmethod
+    def merge(cls, parts: Sequence[EvaluationOutcome], k: int) -> EvaluationOutcome:
+        """One outcome from the outcomes of the shards of one golden set, in shard order."""
+        stats = LLMStats()
+        for part in parts:
+            stats.merge(part.stats)
+        return cls([item for part in parts for item in part.items], stats, sum(p.judge_calls for p in parts),
+                   sum(p.judge_failures for p in parts), k)
+
 
 def _chunks(response: RagResponse, versions: Mapping[str, str | None]) -> list[dict]:
     return [{"chunk_id": r.chunk_id, "text": r.text, "version": versions.get(r.chunk_id)} for r in response.retrieved]

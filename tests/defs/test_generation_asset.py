@@ -21,11 +21,11 @@ def _version() -> str:
     return plan_snapshot(corpus.resolved_root(), corpus.chunker(), store.corpus()).version_id
 
 
-def _materialize(instance, version: str, llm: LLMResource, max_tasks: int = 60):
+def _materialize(instance, version: str, llm: LLMResource, max_tasks: int = 60, shard_size: int = 20):
     return dg.materialize(
         [corpus_snapshot, question_candidates], partition_key=version, instance=instance,
         resources={**RESOURCES, "llm": llm},
-        run_config={"ops": {"question_candidates": {"config": {"max_tasks": max_tasks}}}},
+        run_config={"ops": {"question_candidates": {"config": {"max_tasks": max_tasks, "shard_size": shard_size}}}},
     )
 
 
@@ -44,6 +44,23 @@ def test_offline_generation_materializes_with_every_type_and_says_it_is_offline(
     assert all(meta[f"candidates_{t}"] > 0 for t in
                ("factual", "multi_hop", "abstractive", "comparative", "adversarial", "terminology"))
     assert meta["candidates"] == meta["new_candidates"] > 40
+
+
+def test_generation_in_many_shards_makes_the_candidates_of_one_shard(project_env: Path):
+    version = _version()
+    candidate_ids = []
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(corpus_versions.name, [version])
+        for shard_size in (7, 60):
+            result = _materialize(instance, version, LLMResource(), shard_size=shard_size)
+            shards = {e.step_key for e in result.all_events
+                      if e.is_step_success and e.step_key.startswith("question_candidates.generate_shard[")}
+            assert len(shards) == -(-60 // shard_size)
+            event = instance.get_latest_materialization_event(question_candidates.key).asset_materialization
+            candidate_ids.append(event.tags["dagster/data_version"])  # a hash of the stored candidate ids
+            meta = _metadata(instance)
+    assert candidate_ids[0] == candidate_ids[1]
+    assert meta["tasks"] == 60 and meta["new_candidates"] == 0 and meta["candidates"] > 40
 
 
 def test_with_a_key_claude_is_used_through_the_sdk_and_the_key_never_leaks(

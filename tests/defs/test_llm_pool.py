@@ -3,10 +3,15 @@
 from rag_assets.definitions import defs
 from rag_assets.defs.resources import LLM_POOL
 
+#: steps that hold the llm resource only to plan, validate config or label results: they send no request
+PLANNING_STEPS = {"plan_generation_shards", "plan_rag_shards", "plan_judge_shards", "score_evaluation"}
 
-def test_exactly_the_steps_with_the_llm_resource_are_in_the_anthropic_pool():
-    nodes = defs.resolve_job_def("lifecycle").graph.node_defs
-    pooled = {node.name for node in nodes if node.pool == LLM_POOL}
-    with_llm = {node.name for node in nodes if "llm" in node.required_resource_keys}
-    assert pooled == with_llm == {"question_candidates", "golden_set", "rag_answers", "evaluation", "ab_comparison"}
-    assert {node.pool for node in nodes} == {LLM_POOL, None}
+
+def test_exactly_the_steps_that_call_the_llm_are_in_the_anthropic_pool():
+    for job, expected in (("lifecycle", {"generate_shard", "golden_set", "answer_shard", "judge_shard", "ab_comparison"}),
+                          ("production", {"production_sample"})):
+        ops = list(defs.resolve_job_def(job).graph.iterate_op_defs())
+        pooled = {op.name for op in ops if op.pool == LLM_POOL}
+        with_llm = {op.name for op in ops if "llm" in op.required_resource_keys}
+        assert pooled == expected and pooled == with_llm - PLANNING_STEPS
+        assert {op.pool for op in ops} <= {LLM_POOL, None}

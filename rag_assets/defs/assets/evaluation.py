@@ -3,33 +3,38 @@
 import math
 
 import dagster as dg
+from pydantic import Field
 
 from rag_assets.defs.assets.corpus import OWNERS
-from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.metadata import llm_metadata, provider_label
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
+from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset
 from rag_assets.errors import RagAssetsError
+from rag_assets.llm.client import LLMClient
+from rag_assets.llm.results import OFFLINE
 from rag_assets.report.markdown import markdown_table
-from rag_assets.scoring.embedding import make_embedder
-from rag_assets.scoring.evaluate import JUDGE_METRICS, evaluate, retrieval_metric_names
+from rag_assets.scoring.embedding import Embedder, make_embedder
+from rag_assets.scoring.evaluate import JUDGE_METRICS, EvaluationOutcome, evaluate, retrieval_metric_names
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
 from rag_assets.scoring.report import build_report, summary_markdown
 from rag_assets.scoring.scorecard import Scorecard, score_gates
-from rag_assets.llm.results import OFFLINE
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
+from rag_assets.shards import Shard
 
 THRESHOLDS_CHECK = "evaluation_thresholds"
 REGRESSION_CHECK = "evaluation_regression"
 FAILURE_BUDGET_CHECK = "judge_failure_budget"
+JUDGE_CODE_VERSION = "+".join(t.ref for t in JUDGE_TEMPLATES)
 
 
 class EvaluationConfig(dg.Config):
     """k for the retrieval metrics; the threshold profile (auto, general, high_stakes, developer, offline)
     or a file;
     the baseline evaluation id (default: the previous passing one); the regression gate's alpha and
-    allowed drops; the judge failure budget; the embedder; the severity of failed gates."""
+    allowed drops; the judge failure budget; the embedder; the severity of failed gates; golden items
+    per judge shard."""
 
     k: int = 5
     profile: str = "auto"
@@ -40,58 +45,78 @@ class EvaluationConfig(dg.Config):
     max_judge_failure_rate: float = 0.05
     embedder: str = "hashing"
     severity: str = "ERROR"
+    shard_size: int = Field(default=250, description=SHARD_SIZE_HELP)
 
 
-def _checks() -> list[dg.AssetCheckSpec]:
-    return [
-        dg.AssetCheckSpec(THRESHOLDS_CHECK, asset="evaluation", blocking=True, partitions_def=corpus_versions, description=(
-            "Every metric of the threshold profile (general, high_stakes, developer; offline for the offline judge; "
-            "or the user's file) is at or above its minimum.")),
-        dg.AssetCheckSpec(REGRESSION_CHECK, asset="evaluation", blocking=True, partitions_def=corpus_versions, description=(
-            "Against the baseline (the previous passing evaluation, or a pinned one): no metric, overall or per "
-            "question type, dropped by more than its allowed delta with a significant paired permutation test; "
-            "a failure names the items that got worse.")),
-        dg.AssetCheckSpec(FAILURE_BUDGET_CHECK, asset="evaluation", blocking=True, partitions_def=corpus_versions, description=(
-            "The judge failed (API error or unparseable answer) on at most max_judge_failure_rate of its calls; "
-            "failed calls are excluded from the means, never replaced by a default.")),
-    ]
+CHECK_SPECS = [
+    dg.AssetCheckSpec(THRESHOLDS_CHECK, asset="evaluation", blocking=True, partitions_def=corpus_versions, description=(
+        "Every metric of the threshold profile (general, high_stakes, developer; offline for the offline judge; "
+        "or the user's file) is at or above its minimum.")),
+    dg.AssetCheckSpec(REGRESSION_CHECK, asset="evaluation", blocking=True, partitions_def=corpus_versions, description=(
+        "Against the baseline (the previous passing evaluation, or a pinned one): no metric, overall or per "
+        "question type, dropped by more than its allowed delta with a significant paired permutation test; "
+        "a failure names the items that got worse.")),
+    dg.AssetCheckSpec(FAILURE_BUDGET_CHECK, asset="evaluation", blocking=True, partitions_def=corpus_versions, description=(
+        "The judge failed (API error or unparseable answer) on at most max_judge_failure_rate of its calls; "
+        "failed calls are excluded from the means, never replaced by a default.")),
+]
 
 
-@dg.asset(
-    partitions_def=corpus_versions,
-    deps=[rag_answers],
-    group_name="evaluation",
-    owners=OWNERS,
-    kinds={"python", "anthropic", "html"},
-    pool=LLM_POOL,
-    code_version="+".join(t.ref for t in JUDGE_TEMPLATES),
-    automation_condition=EAGER_PAST_CHECKS,
-    check_specs=_checks(),
-    description=(
-        "Scores of the newest RAG run: retrieval metrics from the golden labels (precision, recall, nDCG, MRR, hit "
-        "rate at k, average precision) and judge metrics (faithfulness with hallucination types, answer relevance, "
-        "context precision and recall, citation accuracy, temporal faithfulness, decline accuracy), per item and "
-        "aggregated overall and per question type, with the threshold, regression and judge-failure gates, a "
-        "markdown summary, an HTML report with plots, and a history row."
-    ),
-)
-def evaluation(context: dg.AssetExecutionContext, config: EvaluationConfig, store: StoreResource, llm: LLMResource):
+class _Judging:
+    """The judge, thresholds and embedder a config names; an invalid config fails the step at once."""
+
+    def __init__(self, config: EvaluationConfig, llm: LLMResource, store: StoreResource) -> None:
+        try:
+            self.judge: LLMClient = llm.judge_client(journal=store.llm_batches())
+            self.profile = resolve_profile(config.profile, self.judge.provider == OFFLINE)
+            self.thresholds = load_thresholds(self.profile, config.thresholds_file)
+            self.embedder: Embedder = make_embedder(config.embedder)
+        except (RagAssetsError, ValueError) as exc:
+            raise dg.Failure(description=f"invalid evaluation config: {exc}") from exc
+
+
+@dg.op(ins={"after": dg.In(dg.Nothing)},
+       out={"rag_run_id": dg.Out(str), "shards": dg.DynamicOut(Shard)})
+def plan_judge_shards(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource,
+                      llm: LLMResource):
+    """Pins the newest RAG run (every shard scores the same one) and splits its golden items into shards."""
     version = context.partition_key
     run = store.rag().latest_run(version)
     if run is None:
         raise dg.Failure(description=f"no RAG run for {version}; materialize rag_answers first")
-    chunks = store.corpus().snapshot_chunks(version)
-    items = store.golden().version_items(run.golden_version)
-    try:
-        judge = llm.judge_client(journal=store.llm_batches())
-        profile = resolve_profile(config.profile, judge.provider == OFFLINE)
-        thresholds = load_thresholds(profile, config.thresholds_file)
-        embedder = make_embedder(config.embedder)
-    except (RagAssetsError, ValueError) as exc:
-        raise dg.Failure(description=f"invalid evaluation config: {exc}") from exc
+    _Judging(config, llm, store)
+    yield dg.Output(run.run_id, output_name="rag_run_id")
+    yield from shard_outputs(len(store.golden().version_members(run.golden_version)), config.shard_size)
+
+
+@dg.op(code_version=JUDGE_CODE_VERSION, pool=LLM_POOL)
+def judge_shard(config: EvaluationConfig, store: StoreResource, llm: LLMResource, rag_run_id: str,
+                shard: Shard) -> dg.Output[EvaluationOutcome]:
+    """Judges one shard's items; every answer lands in the LLM cache as it arrives."""
+    run = store.rag().run(rag_run_id)
+    chunks = store.corpus().snapshot_chunks(run.corpus_version)
+    items = shard.take(store.golden().version_items(run.golden_version))
+    judging = _Judging(config, llm, store)
     responses = {r.item_id: r for r in store.rag().results(run.run_id, {c.chunk_id: c.text for c in chunks})}
     outcome = evaluate(items, responses, {c.chunk_id: c.doc_version for c in chunks},
-                       {i.item_id: i.reference_statements for i in items}, judge, store.llm_cache(), embedder, config.k)
+                       {i.item_id: i.reference_statements for i in items}, judging.judge, store.llm_cache(),
+                       judging.embedder, config.k)
+    return dg.Output(outcome, metadata={"items": dg.MetadataValue.int(len(items)),
+                                        "judge_failures": dg.MetadataValue.int(outcome.judge_failures),
+                                        **llm_metadata(outcome.stats)})
+
+
+@dg.op(out={"result": dg.Out(dg.Nothing),
+            **{spec.get_python_identifier(): dg.Out(dg.Nothing, is_required=False) for spec in CHECK_SPECS}})
+def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource,
+                     llm: LLMResource, rag_run_id: str, outcomes: list[EvaluationOutcome]):
+    """Merges the shards, applies the gates, saves the evaluation and writes the report."""
+    version = context.partition_key
+    run = store.rag().run(rag_run_id)
+    items = store.golden().version_items(run.golden_version)
+    judging = _Judging(config, llm, store)
+    profile, thresholds = judging.profile, judging.thresholds
+    outcome = EvaluationOutcome.merge(outcomes, config.k)
     metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))
     repo = store.evaluations()
     lineage = store.corpus().lineage(version)
@@ -115,7 +140,9 @@ def evaluation(context: dg.AssetExecutionContext, config: EvaluationConfig, stor
     floats = {name: dg.MetadataValue.float(round(agg.mean, 4)) for name, agg in card.overall.items() if agg.mean is not None}
     floats.update({f"{name}_std": dg.MetadataValue.float(round(agg.std, 4))
                    for name, agg in card.overall.items() if agg.std is not None and not math.isnan(agg.std)})
-    yield dg.MaterializeResult(
+    yield dg.Output(
+        None,
+        output_name="result",
         metadata={
             "evaluation_id": dg.MetadataValue.text(evaluation_id),
             "rag_run": dg.MetadataValue.text(run.run_id),
@@ -136,18 +163,42 @@ def evaluation(context: dg.AssetExecutionContext, config: EvaluationConfig, stor
             **llm_metadata(outcome.stats),
         },
         data_version=dg.DataVersion(evaluation_id),
-        check_results=[
-            dg.AssetCheckResult(check_name=THRESHOLDS_CHECK, passed=gates.thresholds_passed, severity=severity,
-                                description=gates.thresholds_text(),
-                                metadata={"thresholds": dg.MetadataValue.md(gates.thresholds_markdown())}),
-            dg.AssetCheckResult(check_name=REGRESSION_CHECK, passed=gates.regression_passed, severity=severity,
-                                description=gates.regression_text(),
-                                metadata={"regressions": dg.MetadataValue.md(gates.regression_markdown()),
-                                          "baseline": dg.MetadataValue.text(gates.baseline_id or "none")}),
-            dg.AssetCheckResult(check_name=FAILURE_BUDGET_CHECK, passed=gates.failure_budget_passed, severity=severity,
-                                description=(f"judge failure rate {outcome.judge_failure_rate:.1%} "
-                                             f"(budget {config.max_judge_failure_rate:.1%})"),
-                                metadata={"failures": dg.MetadataValue.md(markdown_table(
-                                    ["item", "metric", "why"], card.failure_rows()))}),
-        ],
     )
+    yield from [
+        dg.AssetCheckResult(check_name=THRESHOLDS_CHECK, passed=gates.thresholds_passed, severity=severity,
+                            description=gates.thresholds_text(),
+                            metadata={"thresholds": dg.MetadataValue.md(gates.thresholds_markdown())}),
+        dg.AssetCheckResult(check_name=REGRESSION_CHECK, passed=gates.regression_passed, severity=severity,
+                            description=gates.regression_text(),
+                            metadata={"regressions": dg.MetadataValue.md(gates.regression_markdown()),
+                                      "baseline": dg.MetadataValue.text(gates.baseline_id or "none")}),
+        dg.AssetCheckResult(check_name=FAILURE_BUDGET_CHECK, passed=gates.failure_budget_passed, severity=severity,
+                            description=(f"judge failure rate {outcome.judge_failure_rate:.1%} "
+                                         f"(budget {config.max_judge_failure_rate:.1%})"),
+                            metadata={"failures": dg.MetadataValue.md(markdown_table(
+                                ["item", "metric", "why"], card.failure_rows()))}),
+    ]
+
+
+evaluation = sharded_asset(
+    name="evaluation",
+    upstream="rag_answers",
+    config=EvaluationConfig,
+    plan=plan_judge_shards,
+    shard=judge_shard,
+    merge=score_evaluation,
+    group_name="evaluation",
+    owners=OWNERS,
+    kinds={"python", "anthropic", "html"},
+    code_version=JUDGE_CODE_VERSION,
+    automation_condition=EAGER_PAST_CHECKS,
+    check_specs=CHECK_SPECS,
+    description=(
+        "Scores of the newest RAG run: retrieval metrics from the golden labels (precision, recall, nDCG, MRR, hit "
+        "rate at k, average precision) and judge metrics (faithfulness with hallucination types, answer relevance, "
+        "context precision and recall, citation accuracy, temporal faithfulness, decline accuracy), per item and "
+        "aggregated overall and per question type, with the threshold, regression and judge-failure gates, a "
+        "markdown summary, an HTML report with plots, and a history row. The golden items are judged in shards "
+        "(shard_size), one step each, merged by score_evaluation."
+    ),
+)

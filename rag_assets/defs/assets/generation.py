@@ -1,72 +1,85 @@
 """The question_candidates asset: LLM-generated questions for chunks not covered before."""
 
 import dagster as dg
+from pydantic import Field
 
 from rag_assets.corpus.models import sha256_hex
-from rag_assets.defs.assets.corpus import OWNERS, corpus_snapshot
+from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.metadata import llm_metadata
-from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
-from rag_assets.generation.generate import estimate, run_generation
-from rag_assets.generation.planning import plan_tasks
+from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset
+from rag_assets.generation.generate import ask_generator, collect_candidates, estimate
+from rag_assets.generation.planning import GenerationTask, plan_tasks
 from rag_assets.generation.models import DEFAULT_TYPE_MIX, GenerationConfig
 from rag_assets.generation.prompts import GENERATE_QUESTIONS
 from rag_assets.golden.build import classify
 from rag_assets.golden.requeue import requeue_candidates
+from rag_assets.llm.results import LLMResult, LLMStats
 from rag_assets.report.markdown import markdown_table
+from rag_assets.shards import Shard
 
 
 class GenerationRunConfig(dg.Config):
-    """Run config: the type mix (weights), questions per task, tasks per run, dedupe threshold, seed."""
+    """Run config: the type mix (weights), questions per task, tasks per run, dedupe threshold, seed, and
+    generation tasks per shard step."""
 
     type_mix: dict[str, float] = dict(DEFAULT_TYPE_MIX)
     per_task: int = 1
     max_tasks: int = 60
     dedupe_threshold: float = 0.8
     seed: int = 0
+    shard_size: int = Field(default=20, description=SHARD_SIZE_HELP)
 
     def to_domain(self) -> GenerationConfig:
         return GenerationConfig(type_mix=dict(self.type_mix), per_task=self.per_task, max_tasks=self.max_tasks,
                                 dedupe_threshold=self.dedupe_threshold, seed=self.seed)
 
 
-@dg.asset(
-    partitions_def=corpus_versions,
-    deps=[corpus_snapshot],
-    group_name="generation",
-    owners=OWNERS,
-    kinds={"python", "anthropic"},
-    code_version=GENERATE_QUESTIONS.ref,
-    pool=LLM_POOL,
-    automation_condition=dg.AutomationCondition.eager(),
-    description=(
-        "Candidate questions of six types (factual, multi_hop, abstractive, comparative, adversarial, "
-        "terminology) generated from chunks that no earlier corpus version covered, with reference "
-        "answers and relevant chunk ids; near-duplicates dropped. Claude when ANTHROPIC_API_KEY is set, "
-        "else the offline generator (labelled so). Golden items of earlier corpus versions whose evidence "
-        "changed here are re-queued for review as candidates too."
-    ),
-)
-def question_candidates(
-    context: dg.AssetExecutionContext, config: GenerationRunConfig, llm: LLMResource, store: StoreResource
-) -> dg.MaterializeResult:
+def _settings(config: GenerationRunConfig, llm: LLMResource, store: StoreResource):
+    try:
+        return config.to_domain(), llm.client(journal=store.llm_batches())
+    except ValueError as exc:
+        raise dg.Failure(description=f"invalid generation config: {exc}") from exc
+
+
+@dg.op(ins={"after": dg.In(dg.Nothing)}, out={"tasks": dg.Out(list), "shards": dg.DynamicOut(Shard)})
+def plan_generation_shards(context: dg.OpExecutionContext, config: GenerationRunConfig, llm: LLMResource,
+                           store: StoreResource):
+    """Plans the tasks once (for chunks no earlier version covered), so every shard works on the same list."""
     version = context.partition_key
     chunks = store.corpus().snapshot_chunks(version)
     if not chunks:
         raise dg.Failure(description=f"corpus snapshot {version} has no chunks in the store; materialize corpus_snapshot first")
-    repo = store.candidates()
-    try:
-        settings = config.to_domain()
-        client = llm.client(journal=store.llm_batches())
-    except ValueError as exc:
-        raise dg.Failure(description=f"invalid generation config: {exc}") from exc
-    tasks = plan_tasks(chunks, repo.covered_chunk_ids(excluding_version=version), settings)
+    settings, client = _settings(config, llm, store)
+    tasks = plan_tasks(chunks, store.candidates().covered_chunk_ids(excluding_version=version), settings)
     context.log.info(estimate(tasks, client).describe(client))
-    outcome = run_generation(tasks, client, store.llm_cache(), version, repo.questions(excluding_version=version),
-                             settings.dedupe_threshold)
+    yield dg.Output(tasks, output_name="tasks")
+    yield from shard_outputs(len(tasks), config.shard_size)
+
+
+@dg.op(code_version=GENERATE_QUESTIONS.ref, pool=LLM_POOL)
+def generate_shard(config: GenerationRunConfig, llm: LLMResource, store: StoreResource, tasks: list[GenerationTask],
+                   shard: Shard) -> dg.Output[list[LLMResult]]:
+    """Asks the generator for one shard's tasks; every answer lands in the LLM cache as it arrives."""
+    _, client = _settings(config, llm, store)
+    results = ask_generator(shard.take(tasks), client, store.llm_cache())
+    return dg.Output(results, metadata={"tasks": dg.MetadataValue.int(len(results)),
+                                        "failed_calls": dg.MetadataValue.int(sum(1 for r in results if not r.ok)),
+                                        **llm_metadata(LLMStats().add(results))})
+
+
+@dg.op(out={"result": dg.Out(dg.Nothing)})
+def save_candidates(context: dg.OpExecutionContext, config: GenerationRunConfig, store: StoreResource,
+                    tasks: list[GenerationTask], parts: list[list[LLMResult]]):
+    """Vets and dedupes the answers of all shards together, re-queues stale items and saves the candidates."""
+    version = context.partition_key
+    repo = store.candidates()
+    outcome = collect_candidates(tasks, [r for part in parts for r in part], version,
+                                 repo.questions(excluding_version=version), config.dedupe_threshold)
     if tasks and len(outcome.failures) == len(tasks):
         raise dg.Failure(description=f"every generation call failed; first error: {outcome.failures[0].error}",
                          metadata=llm_metadata(outcome.stats))
+    chunks = store.corpus().snapshot_chunks(version)
     requeued = _requeue_stale_items(store, version, chunks)
     new = repo.save(outcome.candidates + requeued)
     stored = repo.for_version(version)
@@ -88,7 +101,30 @@ def question_candidates(
         **llm_metadata(outcome.stats),
     }
     data_version = sha256_hex("\n".join(c.candidate_id for c in stored))[:16]
-    return dg.MaterializeResult(metadata=metadata, data_version=dg.DataVersion(data_version))
+    yield dg.Output(None, output_name="result", metadata=metadata, data_version=dg.DataVersion(data_version))
+
+
+question_candidates = sharded_asset(
+    name="question_candidates",
+    upstream="corpus_snapshot",
+    config=GenerationRunConfig,
+    plan=plan_generation_shards,
+    shard=generate_shard,
+    merge=save_candidates,
+    group_name="generation",
+    owners=OWNERS,
+    kinds={"python", "anthropic"},
+    code_version=GENERATE_QUESTIONS.ref,
+    automation_condition=dg.AutomationCondition.eager(),
+    description=(
+        "Candidate questions of six types (factual, multi_hop, abstractive, comparative, adversarial, "
+        "terminology) generated from chunks that no earlier corpus version covered, with reference "
+        "answers and relevant chunk ids; near-duplicates dropped. Claude when ANTHROPIC_API_KEY is set, "
+        "else the offline generator (labelled so). Golden items of earlier corpus versions whose evidence "
+        "changed here are re-queued for review as candidates too. The tasks are asked in shards (shard_size), "
+        "one step each; save_candidates dedupes across all of them."
+    ),
+)
 
 
 def _requeue_stale_items(store: StoreResource, version: str, chunks) -> list:

@@ -1,53 +1,94 @@
 """The rag_answers asset: the configured RAG system run over the current golden-set version."""
 
+from dataclasses import dataclass
+
 import dagster as dg
 import numpy as np
+from pydantic import Field
 
+from rag_assets.corpus.models import SnapshotChunk
 from rag_assets.defs.assets.corpus import OWNERS
-from rag_assets.defs.assets.golden import golden_set
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.metadata import llm_metadata
-from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, StoreResource
+from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset
 from rag_assets.errors import RagAssetsError
-from rag_assets.rag.models import RagQuery
+from rag_assets.llm.results import LLMStats
+from rag_assets.rag.models import RagQuery, RagResponse
 from rag_assets.rag.prompts import RAG_ANSWER
-from rag_assets.rag.system import config_hash, run_rag
+from rag_assets.rag.system import RagSystem, config_hash, run_rag
 from rag_assets.report.markdown import markdown_table
+from rag_assets.shards import Shard
 
 
-@dg.asset(
-    partitions_def=corpus_versions,
-    deps=[golden_set],
-    group_name="rag",
-    owners=OWNERS,
-    kinds={"python", "anthropic"},
-    code_version=RAG_ANSWER.ref,
-    pool=LLM_POOL,
-    automation_condition=EAGER_PAST_CHECKS,
-    description=(
-        "The configured RAG system (the built-in BM25 reference system, your Python callable, or your HTTP "
-        "endpoint) run over the newest golden-set version of this corpus version: answer, ranked retrieved "
-        "chunks with scores, citations, latency and tokens per item, or an error record; the run always "
-        "finishes. Records which golden version, system (name and config hash) and corpus version were used."
-    ),
-)
-def rag_answers(context: dg.AssetExecutionContext, store: StoreResource, llm: LLMResource,
-                rag: RagSystemResource) -> dg.MaterializeResult:
+class RagRunConfig(dg.Config):
+    """Golden items per RAG shard."""
+
+    shard_size: int = Field(default=250, description=SHARD_SIZE_HELP)
+
+
+@dataclass(frozen=True)
+class RagPlan:
+    """What every shard answers with: one golden version, one system (its identity, never secrets)."""
+
+    golden_version: int
+    system_name: str
+    system_config_hash: str
+    system_config: dict
+
+
+@dataclass(frozen=True)
+class ShardAnswers:
+    responses: list[RagResponse]
+    stats: LLMStats | None  # the reference system's LLM tally; user systems have none
+
+
+def _system(version: str, chunks: list[SnapshotChunk], store: StoreResource, llm: LLMResource,
+            rag: RagSystemResource) -> RagSystem:
+    try:
+        return rag.system(version, chunks, llm.client(journal=store.llm_batches()), store.llm_cache(), store.index_dir())
+    except (RagAssetsError, ValueError) as exc:
+        raise dg.Failure(description=f"cannot set up the RAG system: {exc}") from exc
+
+
+@dg.op(ins={"after": dg.In(dg.Nothing)}, out={"plan": dg.Out(RagPlan), "shards": dg.DynamicOut(Shard)})
+def plan_rag_shards(context: dg.OpExecutionContext, config: RagRunConfig, store: StoreResource, llm: LLMResource,
+                    rag: RagSystemResource):
+    """Pins the newest golden version and sets the system up once (the BM25 index is built here, and
+    only loaded by the shards)."""
     version = context.partition_key
     golden = store.golden().latest_version([version])
     if golden is None:
         raise dg.Failure(description=f"no golden-set version for {version} yet; review candidates first")
-    items = store.golden().version_items(golden.number)
+    system = _system(version, store.corpus().snapshot_chunks(version), store, llm, rag)
+    yield dg.Output(RagPlan(golden.number, system.name, config_hash(system), system.config()), output_name="plan")
+    yield from shard_outputs(len(store.golden().version_members(golden.number)), config.shard_size)
+
+
+@dg.op(code_version=RAG_ANSWER.ref, pool=LLM_POOL)
+def answer_shard(context: dg.OpExecutionContext, store: StoreResource, llm: LLMResource, rag: RagSystemResource,
+                 plan: RagPlan, shard: Shard) -> dg.Output[ShardAnswers]:
+    version = context.partition_key
+    items = shard.take(store.golden().version_items(plan.golden_version))
     chunks = store.corpus().snapshot_chunks(version)
-    try:
-        system = rag.system(version, chunks, llm.client(journal=store.llm_batches()), store.llm_cache(), store.index_dir())
-    except (RagAssetsError, ValueError) as exc:
-        raise dg.Failure(description=f"cannot set up the RAG system: {exc}") from exc
-    queries = [RagQuery(i.item_id, i.question, version) for i in items]
-    responses = run_rag(system, queries, {c.chunk_id: c.text for c in chunks})
-    run = store.rag().save_run(version, golden.number, system.name, config_hash(system), system.config(), responses,
-                               {i.item_id: i.revision for i in items})
+    system = _system(version, chunks, store, llm, rag)
+    responses = run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items],
+                        {c.chunk_id: c.text for c in chunks})
+    stats = getattr(system, "stats", None)
+    return dg.Output(ShardAnswers(responses, stats),
+                     metadata={"items": dg.MetadataValue.int(len(items)),
+                               "errors": dg.MetadataValue.int(sum(1 for r in responses if not r.ok)),
+                               **(llm_metadata(stats) if stats else {})})
+
+
+@dg.op(out={"result": dg.Out(dg.Nothing)})
+def save_rag_run(context: dg.OpExecutionContext, store: StoreResource, plan: RagPlan, parts: list[ShardAnswers]):
+    """Saves the shards' answers as one RAG run."""
+    version = context.partition_key
+    responses = [r for part in parts for r in part.responses]
+    items = store.golden().version_items(plan.golden_version)
+    run = store.rag().save_run(version, plan.golden_version, plan.system_name, plan.system_config_hash,
+                               plan.system_config, responses, {i.item_id: i.revision for i in items})
     latencies = np.array([r.latency_ms for r in responses]) if responses else np.zeros(1)
     errors: dict[str, int] = {}
     for response in responses:
@@ -55,10 +96,10 @@ def rag_answers(context: dg.AssetExecutionContext, store: StoreResource, llm: LL
             errors[response.error_kind] = errors.get(response.error_kind, 0) + 1
     metadata = {
         "rag_run": dg.MetadataValue.text(run.run_id),
-        "system": dg.MetadataValue.text(system.name),
+        "system": dg.MetadataValue.text(plan.system_name),
         "system_config_hash": dg.MetadataValue.text(run.system_config_hash),
-        "system_config": dg.MetadataValue.json(system.config()),
-        "golden_version": dg.MetadataValue.int(golden.number),
+        "system_config": dg.MetadataValue.json(plan.system_config),
+        "golden_version": dg.MetadataValue.int(plan.golden_version),
         "corpus_version": dg.MetadataValue.text(version),
         "items": dg.MetadataValue.int(len(responses)),
         "answered": dg.MetadataValue.int(sum(1 for r in responses if r.ok)),
@@ -73,6 +114,32 @@ def rag_answers(context: dg.AssetExecutionContext, store: StoreResource, llm: LL
         "failed_items": dg.MetadataValue.md(markdown_table(
             ["item", "kind", "error"], [(r.item_id, r.error_kind, r.error) for r in responses if not r.ok])),
     }
-    if hasattr(system, "stats"):
-        metadata.update(llm_metadata(system.stats))
-    return dg.MaterializeResult(metadata=metadata, data_version=dg.DataVersion(run.run_id))
+    tallies = [part.stats for part in parts if part.stats is not None]
+    if tallies:
+        stats = LLMStats()
+        for tally in tallies:
+            stats.merge(tally)
+        metadata.update(llm_metadata(stats))
+    yield dg.Output(None, output_name="result", metadata=metadata, data_version=dg.DataVersion(run.run_id))
+
+
+rag_answers = sharded_asset(
+    name="rag_answers",
+    upstream="golden_set",
+    config=RagRunConfig,
+    plan=plan_rag_shards,
+    shard=answer_shard,
+    merge=save_rag_run,
+    group_name="rag",
+    owners=OWNERS,
+    kinds={"python", "anthropic"},
+    code_version=RAG_ANSWER.ref,
+    automation_condition=EAGER_PAST_CHECKS,
+    description=(
+        "The configured RAG system (the built-in BM25 reference system, your Python callable, or your HTTP "
+        "endpoint) run over the newest golden-set version of this corpus version: answer, ranked retrieved "
+        "chunks with scores, citations, latency and tokens per item, or an error record; the run always "
+        "finishes. Records which golden version, system (name and config hash) and corpus version were used. "
+        "The items are answered in shards (shard_size), one step each, saved as one run by save_rag_run."
+    ),
+)

@@ -1,0 +1,153 @@
+"""Sharded steps: any shard size scores alike, and a killed run's finished shards are not paid for again."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import dagster as dg
+import pytest
+from sqlalchemy import func, select
+
+from rag_assets.defs.assets.evaluation import evaluation
+from rag_assets.defs.assets.rag import rag_answers
+from rag_assets.defs.resources import RESOURCES, LLMResource, RagSystemResource
+from rag_assets.scoring.evaluate import judge_calls
+from rag_assets.shards import plan_shards
+from rag_assets.store.tables import LLMCacheRow
+from tests.conftest import PROJECT_ROOT
+from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
+from tests.fakes.anthropic_server import FakeAnthropicServer
+from tests.fakes.claude_generation import API_KEY
+from tests.fakes.claude_judge import judge_responder
+from tests.fakes.rag_systems import KNOWN_CHUNK
+
+SHARDS = 4
+
+
+def _evaluate(instance: dg.DagsterInstance, version: str, shard_size: int, **resources) -> dg.ExecuteInProcessResult:
+    """Score the newest RAG run; gates may fail (the fake judge's scores are not the point here)."""
+    return dg.materialize([rag_answers, evaluation], selection=[evaluation], partition_key=version, instance=instance,
+                          resources={**RESOURCES, **resources}, raise_on_error=False,
+                          run_config={"ops": {"evaluation": {"config": {"shard_size": shard_size}}}})
+
+
+def _shard_outputs(result: dg.ExecuteInProcessResult) -> dict[str, dict]:
+    """Mapping key -> the metadata of that judge_shard step's output."""
+    return {e.step_key.split("[")[1].rstrip("]"): {k: v.value for k, v in e.event_specific_data.metadata.items()}
+            for e in result.all_events if e.is_successful_output and e.step_key.startswith("evaluation.judge_shard[")}
+
+
+def test_every_shard_size_gives_the_same_scores_with_one_step_per_shard(project_env: Path):
+    version = current_version()
+    stage_sample_review(version)
+    with dg.instance_for_test() as instance:
+        items = metadata(run_job(instance, "lifecycle", version), "evaluation")["items"]
+        repo = RESOURCES["store"].evaluations()
+        scores = {}
+        for shard_size in (items, 3):
+            result = _evaluate(instance, version, shard_size)
+            assert sorted(_shard_outputs(result)) == [s.key for s in plan_shards(items, shard_size)]
+            assert sum(m["items"] for m in _shard_outputs(result).values()) == items
+            scores[shard_size] = repo.item_values(metadata(result, "evaluation")["evaluation_id"])
+        assert len(plan_shards(items, 3)) == math.ceil(items / 3) > 1
+        assert scores[3] == scores[items]
+
+
+class _Gate:
+    """A judge that answers the first ``limit`` requests, then holds every later one until opened."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.admitted = limit, 0
+        self.opened, self.holding = threading.Event(), threading.Event()
+        self._lock = threading.Lock()
+
+    def __call__(self, body: dict):
+        with self._lock:
+            admit = self.admitted < self.limit or self.opened.is_set()
+            self.admitted += admit
+        if not admit:
+            self.holding.set()
+            self.opened.wait()
+        return judge_responder(body)
+
+
+def _wait(condition, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def _cached_claude_answers() -> int:
+    with RESOURCES["store"].engine().connect() as conn:
+        table = LLMCacheRow.__table__
+        return conn.execute(select(func.count()).select_from(table).where(table.c.provider == "anthropic")).scalar()
+
+
+@pytest.mark.slow
+def test_a_run_killed_after_half_its_shards_pays_on_rerun_only_for_the_other_half(project_env: Path, tmp_path: Path,
+                                                                                   monkeypatch: pytest.MonkeyPatch):
+    version = current_version()
+    stage_sample_review(version)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    (tmp_path / "dagster_home").mkdir()
+    instance = dg.DagsterInstance.get()
+    run_job(instance, "lifecycle", version)
+    store = RESOURCES["store"]
+    chunks = store.corpus().snapshot_chunks(version)
+    KNOWN_CHUNK["id"] = chunks[0].chunk_id  # the echoing system: every item's judge prompts are its own
+    dg.materialize([rag_answers], partition_key=version, instance=instance,
+                   resources={**RESOURCES, "rag": RagSystemResource(kind="callable", target="tests.fakes.rag_systems:good")})
+    run = store.rag().latest_run(version)
+    responses = {r.item_id: r for r in store.rag().results(run.run_id, {c.chunk_id: c.text for c in chunks})}
+    assert len({r.answer for r in responses.values()}) == len(responses)
+    items = store.golden().version_items(run.golden_version)
+    per_item = [len(judge_calls(i, responses[i.item_id], {c.chunk_id: c.doc_version for c in chunks},
+                                i.reference_statements)) for i in items]
+    shard_size = math.ceil(len(items) / SHARDS)
+    shards = plan_shards(len(items), shard_size)
+    assert len(shards) == SHARDS
+    first_half = sum(sum(s.take(per_item)) for s in shards[: SHARDS // 2])
+    total = sum(per_item)
+
+    gate = _Gate(first_half)
+    with FakeAnthropicServer(gate) as server:
+        env = {**os.environ, "ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url}
+        child = subprocess.Popen([sys.executable, "-m", "tests.defs.evaluation_in_child", version, str(shard_size)],
+                                 cwd=PROJECT_ROOT, env=env, start_new_session=True,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            _wait(lambda: gate.holding.is_set() or child.poll() is not None, 120, "the third shard's first request")
+            assert child.poll() is None, "the run ended before it reached the third shard"
+            _wait(lambda: _cached_claude_answers() == first_half, 30, "the answered calls to be cached")
+        finally:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait(timeout=30)
+        paid_before_kill = server.count()
+        gate.opened.set()  # the held requests are answered to a dead process and counted: not part of either run
+        _wait(lambda: server.in_flight == 0, 30, "the held requests to finish")
+        before_rerun = server.count()
+
+        rerun = _evaluate(instance, version, shard_size,
+                          llm=LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url))
+        paid_on_rerun = server.count() - before_rerun
+
+    assert paid_before_kill == first_half and paid_on_rerun == total - first_half
+    meta = metadata(rerun, "evaluation")
+    assert (meta["llm_cache_hits"], meta["llm_api_requests"]) == (first_half, total - first_half)
+    by_shard = _shard_outputs(rerun)
+    for shard in shards:
+        calls = sum(shard.take(per_item))
+        finished = shard.index < SHARDS // 2
+        assert (by_shard[shard.key]["llm_cache_hits"], by_shard[shard.key]["llm_api_requests"]) == (
+            (calls, 0) if finished else (0, calls)), shard.key
+    with pytest.raises(ProcessLookupError):
+        os.killpg(child.pid, 0)
