@@ -29,13 +29,19 @@ from tests.fakes.claude_judge import judge_responder
 from tests.fakes.rag_systems import KNOWN_CHUNK
 
 SHARDS = 4
+# Resolved once, at import: a Definitions built inside a test can meet a Dagster defs-state storage
+# left behind by an earlier test's instance in the same worker process.
+_JOBS = dg.Definitions(assets=[rag_answers, evaluation], resources=RESOURCES,
+                       jobs=[dg.define_asset_job("evaluate", selection="evaluation"),
+                             dg.define_asset_job("answer", selection="rag_answers")])
+EVALUATE, ANSWER = _JOBS.resolve_job_def("evaluate"), _JOBS.resolve_job_def("answer")
 
 
 def _evaluate(instance: dg.DagsterInstance, version: str, shard_size: int, **resources) -> dg.ExecuteInProcessResult:
     """Score the newest RAG run; gates may fail (the fake judge's scores are not the point here)."""
-    return dg.materialize([rag_answers, evaluation], selection=[evaluation], partition_key=version, instance=instance,
-                          resources={**RESOURCES, **resources}, raise_on_error=False,
-                          run_config={"ops": {"evaluation": {"config": {"shard_size": shard_size}}}})
+    return EVALUATE.execute_in_process(partition_key=version, instance=instance, resources={**RESOURCES, **resources},
+                                       raise_on_error=False,
+                                       run_config={"ops": {"evaluation": {"config": {"shard_size": shard_size}}}})
 
 
 def _shard_outputs(result: dg.ExecuteInProcessResult) -> dict[str, dict]:
@@ -104,8 +110,8 @@ def test_a_run_killed_after_half_its_shards_pays_on_rerun_only_for_the_other_hal
     store = RESOURCES["store"]
     chunks = store.corpus().snapshot_chunks(version)
     KNOWN_CHUNK["id"] = chunks[0].chunk_id  # the echoing system: every item's judge prompts are its own
-    dg.materialize([rag_answers], partition_key=version, instance=instance,
-                   resources={**RESOURCES, "rag": RagSystemResource(kind="callable", target="tests.fakes.rag_systems:good")})
+    ANSWER.execute_in_process(partition_key=version, instance=instance, resources={
+        **RESOURCES, "rag": RagSystemResource(kind="callable", target="tests.fakes.rag_systems:good")})
     run = store.rag().latest_run(version)
     responses = {r.item_id: r for r in store.rag().results(run.run_id, {c.chunk_id: c.text for c in chunks})}
     assert len({r.answer for r in responses.values()}) == len(responses)
