@@ -21,10 +21,16 @@ def _version() -> str:
     return plan_snapshot(corpus.resolved_root(), corpus.chunker(), store.corpus()).version_id
 
 
+# Resolved once, at import: a Definitions built inside a test can meet a Dagster defs-state storage
+# left behind by an earlier instance in the same worker process.
+GENERATE = dg.Definitions(assets=[corpus_snapshot, question_candidates], resources=RESOURCES,
+                          jobs=[dg.define_asset_job("generate", selection=[corpus_snapshot, question_candidates])]
+                          ).resolve_job_def("generate")
+
+
 def _materialize(instance, version: str, llm: LLMResource, max_tasks: int = 60, shard_size: int = 20):
-    return dg.materialize(
-        [corpus_snapshot, question_candidates], partition_key=version, instance=instance,
-        resources={**RESOURCES, "llm": llm},
+    return GENERATE.execute_in_process(
+        partition_key=version, instance=instance, resources={**RESOURCES, "llm": llm},
         run_config={"ops": {"question_candidates": {"config": {"max_tasks": max_tasks, "shard_size": shard_size}}}},
     )
 
