@@ -16,10 +16,14 @@ from rag_assets.production.logs import LogRead, read_logs
 from rag_assets.production.sampling import sample_day
 from rag_assets.production.scoring import PRODUCTION_METRICS, score_queries
 from rag_assets.report.markdown import markdown_table
-from rag_assets.scoring.aggregate import aggregate_all
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
+from rag_assets.scoring.scorecard import Scorecard
 from rag_assets.store.production_repository import ProductionDay
+
+
+#: The drop of a metric's daily mean that matters when a metric has no ``allowed_drops`` entry.
+DEFAULT_ALLOWED_DROP = 0.05
 
 
 def drift_check_name(metric: str) -> str:
@@ -33,7 +37,7 @@ class ProductionSampleConfig(dg.Config):
 
     sample_size: int = 30
     baseline_days: int = 7
-    allowed_drops: dict[str, float] = {metric: 0.05 for metric in PRODUCTION_METRICS}
+    allowed_drops: dict[str, float] = {metric: DEFAULT_ALLOWED_DROP for metric in PRODUCTION_METRICS}
     alpha: float = 0.05
     coverage_threshold: float = 0.35
     queue_coverage_gaps: bool = True
@@ -140,7 +144,8 @@ def production_sample(context: dg.AssetExecutionContext, config: ProductionSampl
     except (RagAssetsError, ValueError) as exc:
         raise dg.Failure(description=f"invalid production_sample config: {exc}") from exc
     outcome = score_queries(sample, judge, store.llm_cache(), embedder)
-    aggregates = aggregate_all(outcome.items, PRODUCTION_METRICS)
+    card = Scorecard.build(outcome, PRODUCTION_METRICS)
+    aggregates = card.overall
     repo = store.production()
     previous = repo.days(day, config.baseline_days)
     run_id = repo.save(day=day, judge=provider_label(outcome.stats), records=len(read.records),
@@ -150,14 +155,10 @@ def production_sample(context: dg.AssetExecutionContext, config: ProductionSampl
     for metric in PRODUCTION_METRICS:
         today_values = [item.values[metric] for item in outcome.items if metric in item.values]
         drift[metric] = detect_drift(repo.values(previous, metric), today_values,
-                                     config.allowed_drops.get(metric, 0.05), config.alpha, metric)
+                                     config.allowed_drops.get(metric, DEFAULT_ALLOWED_DROP), config.alpha, metric)
     version = store.corpus().latest_version(str(corpus.resolved_root()))
     gaps = coverage_gaps(read.records, _golden_items(store, version), embedder, config.coverage_threshold)
     queued = _queue_gaps(store, version, gaps, read) if config.queue_coverage_gaps else 0
-    hallucinations: dict[str, int] = {}
-    for item in outcome.items:
-        for verdict, count in item.hallucinations.items():
-            hallucinations[verdict] = hallucinations.get(verdict, 0) + count
     means = {m: aggregates[m].mean for m in PRODUCTION_METRICS}
     yield dg.MaterializeResult(
         metadata={
@@ -166,13 +167,13 @@ def production_sample(context: dg.AssetExecutionContext, config: ProductionSampl
             "log_folder": dg.MetadataValue.path(str(folder)),
             "records": dg.MetadataValue.int(len(read.records)),
             "sample_size": dg.MetadataValue.int(len(sample)),
-            "no_answer": dg.MetadataValue.int(sum(1 for item in outcome.items if item.rag_error)),
+            "no_answer": dg.MetadataValue.int(card.rag_errors),
             "bad_lines": dg.MetadataValue.int(len(read.bad_lines)),
             "bad_line_details": dg.MetadataValue.md(markdown_table(
                 ["file", "line", "problem"], [(b.file, b.line, b.reason) for b in read.bad_lines[:50]])),
             **{m: dg.MetadataValue.float(round(v, 4)) for m, v in means.items() if v is not None},
             **{f"{m}_failures": dg.MetadataValue.int(aggregates[m].failures) for m in PRODUCTION_METRICS},
-            **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in sorted(hallucinations.items())},
+            **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
             "drift_alerts": dg.MetadataValue.int(sum(1 for r in drift.values() if r.alert)),
             "previous_days": dg.MetadataValue.md(_history_table(previous, day, means, len(sample))),
             "coverage_gaps": dg.MetadataValue.int(len(gaps)),
@@ -184,6 +185,6 @@ def production_sample(context: dg.AssetExecutionContext, config: ProductionSampl
             "judge": dg.MetadataValue.text(provider_label(outcome.stats)),
             **llm_metadata(outcome.stats),
         },
-        check_results=[_drift_result(drift[m], config.allowed_drops.get(m, 0.05), config.baseline_days,
+        check_results=[_drift_result(drift[m], config.allowed_drops.get(m, DEFAULT_ALLOWED_DROP), config.baseline_days,
                                      drift["faithfulness"].alert) for m in PRODUCTION_METRICS],
     )
