@@ -55,3 +55,8 @@ def test_own_chunking_and_texts_only_score_like_the_same_retrieval_by_snapshot_i
         assert card["contexts_unmapped_share"] <= 0.10, (entry, card["contexts_unmapped_share"])
         assert abs(card["recall@5"] - yardstick) <= 0.1, (entry, card["recall@5"], yardstick)
     assert scored["snapshot_ids"][1]["contexts_unmapped_share"] == 0.0
+    assert set(scored["snapshot_ids"][0]["context_mapping"]) == {"chunk_id"}
+    assert scored["snapshot_ids"][0]["contexts_by_item"].count("\n") == 1, "a header only: no context given by text"
+    windows = scored["windows"][0]
+    assert set(windows["context_mapping"]) == {"contained", "spanning", "unmapped"}
+    assert windows["contexts_by_item"].endswith("_... and 4 more rows_"), "a row per item (the table stops at 50)"

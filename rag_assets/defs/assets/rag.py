@@ -112,6 +112,11 @@ def save_rag_run(context: dg.OpExecutionContext, store: StoreResource, plan: Rag
         "cost_usd": dg.MetadataValue.float(round(sum(r.cost_usd or 0.0 for r in responses), 6)),
         "contexts_unmapped_share": dg.MetadataValue.float(round(unmapped_share, 4)),
         "context_mapping": dg.MetadataValue.json(methods),
+        "contexts_by_item": dg.MetadataValue.md(markdown_table(
+            ["item", "contexts", "unmapped share", "mapping"],
+            [(r.item_id, len(r.retrieved), round(r.contexts_unmapped_share or 0.0, 3),
+              ", ".join(f"{m} {n}" for m, n in context_mapping([r])[1].items()))
+             for r in responses if r.ok and any(c.chunk_id is None for c in r.retrieved)])),
         "errors_by_kind": dg.MetadataValue.md(markdown_table(["kind", "items"], sorted(errors.items()))),
         "failed_items": dg.MetadataValue.md(markdown_table(
             ["item", "kind", "error"], [(r.item_id, r.error_kind, r.error) for r in responses if not r.ok])),
