@@ -27,19 +27,6 @@ def _needed(size: int, min_overlap: float) -> int:
     return max(1, math.ceil(min_overlap * size - 1e-9))
 
 
-def _shared(left: Mapping[str, int], right: Mapping[str, int]) -> int:
-    """Multiset intersection size."""
-    if len(left) > len(right):
-        left, right = right, left
-    get = right.get
-    total = 0
-    for token, count in left.items():
-        other = get(token)
-        if other:
-            total += count if count < other else other
-    return total
-
-
 # Chunks (evenly spread) that estimate how common a token is among all chunks. Estimates only
 # steer which tokens are looked up, never what matches.
 _FREQUENCY_SAMPLE = 2000
@@ -288,6 +275,8 @@ def credit(coverage: float) -> float:
     """Retrieval credit of a chunk a context covers ``coverage`` of: full from
     ``FULL_CREDIT_COVERAGE`` up, proportional below (a context holding 40% of a chunk earns 0.5)."""
     return min(1.0, coverage / FULL_CREDIT_COVERAGE)
+
+
 # A chunk joins a spanning context's mapping only if it holds at least this share of the context.
 _SPAN_PART = 0.2
 # How many of a context's rarest tokens (among the chunks) find the chunks it may straddle.
@@ -300,10 +289,11 @@ def map_contexts(texts: Sequence[str], chunks: Sequence[SnapshotChunk], *,
 
     First the rule of ``map_texts_to_chunks`` (pieces per document, else holders). A context that
     gets nothing there (a system's window straddling two of our chunks holds too little of either
-    and neither holds enough of it) is *spanning* when the chunks of one document that each hold
-    at least a fifth of it together hold ``min_overlap`` of it; it then maps onto those chunks.
-    The straddled chunks are found through the context's rarest tokens (a chunk holding a fifth
-    of a context shares some of them), then checked exactly. Anything else is unmapped.
+    and neither holds enough of it) is *spanning* when chunks of one document, each holding at
+    least a fifth of it, together hold ``min_overlap`` of it (taken greedily, most held first,
+    each adding a tenth; ``_cover``); it then maps onto those chunks. Candidate documents are those
+    with a chunk sharing one of the context's rarest tokens; their chunks are checked exactly.
+    Anything else is unmapped. Coverage is the share of the chunk's tokens the context holds.
     """
     counted, sizes, matches, chunk_counts, index = _match(texts, chunks, min_overlap)
     mapped: dict[str, ContextMapping] = {}
