@@ -59,8 +59,7 @@ def main() -> None:
                             version, reference_statements=(c.reference_answer,)) for c in outcome.candidates][: args.items]
         system = ReferenceRagSystem(Bm25Index.build(chunks), 5, OfflineClient(), None,
                                     {c.chunk_id: c.doc_version for c in chunks})
-        texts = {c.chunk_id: c.text for c in chunks}
-        responses = {r.item_id: r for r in run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], texts)}
+        responses = {r.item_id: r for r in run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], chunks)}
         versions = {c.chunk_id: c.doc_version for c in chunks}
         statements = {i.item_id: i.reference_statements for i in items}
         cache = SqlLLMCache(engine)

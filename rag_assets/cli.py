@@ -16,6 +16,9 @@ from pathlib import Path
 
 import dagster as dg
 
+from rag_assets.cli_summary import write_summary_json
+from rag_assets.cli_system import system_run_config
+from rag_assets.errors import ConfigError
 from rag_assets.settings import CORPUS_ROOT_ENV, Settings
 
 SAMPLE_REVIEWS = "sample"
@@ -46,7 +49,7 @@ KEY_FACTS: dict[str, tuple[str, ...]] = {
     "curation_queue": ("pending",),
     "curated_decisions": ("files_applied", "files_rejected", "decisions"),
     "golden_set": ("golden_version", "items", "added", "removed", "changed", "stale"),
-    "rag_answers": ("system", "answered", "errors", "declined", "latency_p95_ms"),
+    "rag_answers": ("system", "answered", "errors", "declined", "contexts_unmapped_share", "latency_p95_ms"),
     "evaluation": ("faithfulness", "answer_relevance", "context_precision", "context_recall", "hit_rate@5",
                    "judge_calls_per_item", "thresholds"),
     "ab_comparison": ("recommendation", "current", "candidate", "delta_faithfulness", "delta_recall@5"),
@@ -159,7 +162,8 @@ def _report_failures(results: Sequence[dg.ExecuteInProcessResult]) -> None:
 
 
 def run(corpus: str | None, review: str | None, use_sample_review: bool, thresholds: str | None = None,
-        profile: str | None = None, verbose: bool = False, production: bool = True) -> int:
+        profile: str | None = None, verbose: bool = False, production: bool = True, system: dict | None = None,
+        summary_json: str | None = None) -> int:
     if corpus:
         os.environ[CORPUS_ROOT_ENV] = str(Path(corpus).absolute())
     from rag_assets.definitions import defs
@@ -180,8 +184,10 @@ def run(corpus: str | None, review: str | None, use_sample_review: bool, thresho
         instance.add_dynamic_partitions(corpus_versions.name, [version])
     result = defs.resolve_job_def("lifecycle").execute_in_process(
         partition_key=version, instance=instance, raise_on_error=False, tags={"rag_assets/trigger": "cli"},
-        run_config=_evaluation_config(thresholds, profile))
+        run_config={**_evaluation_config(thresholds, profile), **(system or {})})
     results = [result, *(_run_production(instance, settings) if production and result.success else [])]
+    if summary_json:
+        write_summary_json(results, Path(summary_json))
     if verbose:
         print(summary(results))
     print("\n" + summary_table(results))
@@ -260,6 +266,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                             help="do not score the production logs (default folder: data/production_logs)")
     run_parser.add_argument("--profile", choices=["general", "high_stakes", "developer", "offline"],
                             help="a threshold profile (default: general with Claude as judge, offline without)")
+    run_parser.add_argument("--system", metavar="MODULE:FUNCTION",
+                            help="your RAG system as a Python callable (module on PYTHONPATH or in this directory)")
+    run_parser.add_argument("--system-url", metavar="URL", help="your RAG system as an HTTP endpoint (POST, JSON)")
+    run_parser.add_argument("--system-header", metavar="NAME=ENVVAR", action="append", default=[],
+                            help="an HTTP header for --system-url whose value is read from the environment variable "
+                                 "ENVVAR (repeatable; the value is never printed)")
+    run_parser.add_argument("--summary-json", metavar="FILE", help="also write the summary as JSON (for CI)")
     simulate_parser = commands.add_parser("simulate-review", help="decide the review queue as a simulated expert")
     simulate_parser.add_argument("--out", help="where to write the reviewed CSV (default: the bundled sample path)")
     import_parser = commands.add_parser("import-golden", help="import an existing golden set as accepted items")
@@ -271,8 +284,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus_parser.add_argument("out_dir")
     args = parser.parse_args(argv)
     if args.command == "run":
+        try:
+            system = system_run_config(args.system, args.system_url, args.system_header)
+        except ConfigError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         return run(args.corpus, args.review, not args.no_review, args.thresholds, args.profile, args.verbose,
-                   not args.no_production)
+                   not args.no_production, system, args.summary_json)
     if args.command == "simulate-review":
         return simulate(args.out)
     if args.command == "import-golden":

@@ -15,7 +15,7 @@ from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.golden import golden_set
 from rag_assets.defs.assets.production import production_sample
 from rag_assets.defs.assets.rag import rag_answers
-from rag_assets.defs.checks import golden_set_pinned, golden_set_quality, rag_answers_pinned
+from rag_assets.defs.checks import golden_set_pinned, golden_set_quality, rag_answers_error_budget, rag_answers_pinned
 from rag_assets.defs.executors import executor_from_env
 from rag_assets.defs.jobs import curation_import_job, lifecycle_job, production_job
 from rag_assets.defs.resources import RESOURCES
@@ -26,7 +26,7 @@ from rag_assets.defs.sensors import (automation_sensor, corpus_sensor, curation_
 defs = dg.Definitions(
     assets=[corpus_snapshot, question_candidates, curation_queue, curated_decisions, golden_set, rag_answers,
             evaluation, ab_comparison, production_sample],
-    asset_checks=[golden_set_quality, golden_set_pinned, rag_answers_pinned],
+    asset_checks=[golden_set_quality, golden_set_pinned, rag_answers_pinned, rag_answers_error_budget],
     jobs=[lifecycle_job, curation_import_job, reevaluation_job, production_job],
     sensors=[corpus_sensor, curation_inbox_sensor, production_logs_sensor, automation_sensor, run_failure_alerts],
     schedules=[reevaluation_schedule],

@@ -7,6 +7,7 @@ from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import GoldenPolicyResource, StoreResource
 from rag_assets.golden.quality import GoldenPolicy, golden_quality
+from rag_assets.rag.error_budget import DEFAULT_MAX_ERROR_RATE, error_budget
 from rag_assets.report.markdown import markdown_table
 
 
@@ -92,7 +93,7 @@ def rag_answers_pinned(context: dg.AssetCheckExecutionContext, store: StoreResou
         if missing:
             problems.append(f"{len(missing)} item(s) have neither an answer nor an error record: {', '.join(sorted(missing)[:10])}")
         for result in results.values():
-            unknown = [r.chunk_id for r in result.retrieved if r.chunk_id not in chunk_ids]
+            unknown = [i for r in result.retrieved for i in r.snapshot_ids if i not in chunk_ids]
             if unknown:
                 problems.append(f"item {result.item_id}: retrieved chunk(s) not in {corpus_version}: {', '.join(unknown)}")
             if result.ok and result.answer is None:
@@ -101,4 +102,40 @@ def rag_answers_pinned(context: dg.AssetCheckExecutionContext, store: StoreResou
         passed=not problems, severity=dg.AssetCheckSeverity.ERROR,
         description=f"{len(problems)} problem(s)" if problems else "every item answered or recorded, all chunks pinned",
         metadata={"problems": dg.MetadataValue.md(markdown_table(["problem"], [(p,) for p in problems]))},
+    )
+
+
+class ErrorBudgetConfig(dg.Config):
+    """The share of golden items the RAG system may fail on before the run is blocked."""
+
+    max_error_rate: float = DEFAULT_MAX_ERROR_RATE
+
+
+@dg.asset_check(
+    asset=rag_answers,
+    partitions_def=corpus_versions,
+    blocking=True,
+    description="Error budget of the RAG run: at most max_error_rate (default 5%) of the items errored (exception, "
+                "timeout, bad response, unknown chunk ids, HTTP error). Fails naming the top error kinds with one "
+                "example each, and so stops a broken system before it is scored.",
+)
+def rag_answers_error_budget(context: dg.AssetCheckExecutionContext, config: ErrorBudgetConfig,
+                             store: StoreResource) -> dg.AssetCheckResult:
+    run = store.rag().latest_run(context.partition_key)
+    if run is None:
+        return dg.AssetCheckResult(passed=False, severity=dg.AssetCheckSeverity.ERROR,
+                                   description="no RAG run for this corpus version")
+    try:
+        budget = error_budget(store.rag().results(run.run_id), config.max_error_rate)
+    except ValueError as exc:
+        raise dg.Failure(description=f"invalid error budget: {exc}") from exc
+    return dg.AssetCheckResult(
+        passed=budget.passed, severity=dg.AssetCheckSeverity.ERROR, description=budget.describe(),
+        metadata={
+            "error_rate": dg.MetadataValue.float(round(budget.error_rate, 4)),
+            "max_error_rate": dg.MetadataValue.float(budget.max_error_rate),
+            "errors_by_kind": dg.MetadataValue.md(markdown_table(
+                ["kind", "items", "example item", "example"],
+                [(k.kind, k.items, k.example_item, k.example) for k in budget.kinds])),
+        },
     )

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from rag_assets.corpus.models import ChunkRef, SnapshotChunk, sha256_hex
 from rag_assets.generation.models import Candidate
 from rag_assets.golden.build import StaleItem
-from rag_assets.golden.importers import map_texts_to_chunks
+from rag_assets.corpus.mapping import map_texts_to_chunks
 
 REQUEUE_PROVIDER = "curation"
 REQUEUE_REF = "requeue@1"

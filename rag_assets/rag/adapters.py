@@ -6,14 +6,17 @@ Both speak one JSON contract. Request (a dict for the callable, the POST body fo
 
 Response::
 
-    {"answer": "… [chunk_id] …" | null,
-     "retrieved": [{"chunk_id": "…", "score": 12.3, "text": "… (optional)"}, …],   # best first
-     "citations": [{"claim": "…", "chunk_id": "…"}, …],                             # optional
+    {"answer": "… [id] …" | null,
+     "retrieved": [{"chunk_id": "<snapshot id>", "score": 12.3},                   # best first; each entry
+                   {"id": "<own id>", "text": "…", "source": "docs/a.md"},         # one of these three
+                   {"text": "…"}, …],
+     "citations": [{"claim": "…", "chunk_id": "<snapshot or own id>"}, …],         # optional
      "usage": {"input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}}             # optional
 
-Chunk ids are the snapshot's (``corpus_snapshot`` / the golden set's ``relevant_chunks``). An
-exception, a timeout, a non-2xx answer after retries, a response that breaks the contract, or
-chunk ids the snapshot lacks each become an error record for that item; the run goes on.
+A ``chunk_id`` is the snapshot's (``corpus_snapshot`` / the golden set's ``relevant_chunks``); a
+context given by text is mapped onto the snapshot's chunks by the run (``rag_assets.rag.system``).
+An exception, a timeout, a non-2xx answer after retries, a response that breaks the contract, or
+snapshot chunk ids the snapshot lacks each become an error record for that item; the run goes on.
 """
 
 from __future__ import annotations
@@ -45,17 +48,34 @@ def _field(value: Any, kind: type | tuple[type, ...], where: str, optional: bool
     return value
 
 
+def parse_retrieved(row: Any, rank: int) -> RetrievedChunk:
+    """One ``retrieved`` entry (``rank`` from 1) by the open contract, or ContractError naming the field.
+
+    ``{"chunk_id": <snapshot id>}``, ``{"text": str}`` or ``{"id": <own id>, "text": str}``, each
+    optionally with ``"source"`` (document path relative to the corpus root) and ``"score"``. A
+    text without a snapshot id is mapped onto the snapshot's chunks by the run.
+    """
+    where = f"retrieved[{rank - 1}]"
+    _field(row, dict, where)
+    chunk_id = _field(row.get("chunk_id"), str, f"{where}.chunk_id", optional=True)
+    own_id = row.get("id")
+    if own_id is not None:
+        own_id = str(_field(own_id, (str, int), f"{where}.id"))
+    text = _field(row.get("text"), str, f"{where}.text", optional=True) or ""
+    source = _field(row.get("source"), str, f"{where}.source", optional=True)
+    score = _field(row.get("score", 0.0), (int, float), f"{where}.score", optional=True)
+    if not chunk_id and not text.strip():
+        raise ContractError(f"{where}: give 'chunk_id' (a snapshot chunk id) or a non-empty 'text'")
+    return RetrievedChunk(chunk_id or None, text, float(score or 0.0), rank, own_id=own_id, source=source,
+                          mapping="chunk_id" if chunk_id else "unmapped")
+
+
 def parse_output(item_id: str, payload: Any, latency_ms: float) -> RagResponse:
     """A response dict to a RagResponse, or ContractError naming the first field that is wrong."""
     _field(payload, dict, "response")
     answer = _field(payload.get("answer"), str, "answer", optional=True)
-    retrieved = []
-    for rank, row in enumerate(_field(payload.get("retrieved", []), list, "retrieved"), start=1):
-        _field(row, dict, f"retrieved[{rank - 1}]")
-        chunk_id = _field(row.get("chunk_id"), str, f"retrieved[{rank - 1}].chunk_id")
-        score = _field(row.get("score", 0.0), (int, float), f"retrieved[{rank - 1}].score")
-        text = _field(row.get("text"), str, f"retrieved[{rank - 1}].text", optional=True) or ""
-        retrieved.append(RetrievedChunk(chunk_id, text, float(score), rank))
+    retrieved = [parse_retrieved(row, rank)
+                 for rank, row in enumerate(_field(payload.get("retrieved", []), list, "retrieved"), start=1)]
     citations = []
     for index, row in enumerate(_field(payload.get("citations") or [], list, "citations")):
         _field(row, dict, f"citations[{index}]")

@@ -1,13 +1,16 @@
 """What a RAG system is asked and what it answers.
 
 The contract every system meets (the built-in reference one, a user's Python callable, a user's
-HTTP endpoint): given a question, return the answer, the ranked retrieved chunks, citations
-(claim -> chunk id), latency, tokens, and an error when it failed.
+HTTP endpoint): given a question, return the answer, the ranked retrieved contexts (snapshot chunk
+ids, or the system's own texts with its own ids), citations (claim -> id), latency, tokens, and an
+error when it failed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from rag_assets.corpus.mapping import ChunkMatch, credit
 
 
 @dataclass(frozen=True)
@@ -19,10 +22,44 @@ class RagQuery:
 
 @dataclass(frozen=True)
 class RetrievedChunk:
-    chunk_id: str
+    """One ranked context as the system returned it, and where it landed in the pinned snapshot.
+
+    ``chunk_id`` is set when the system named a snapshot chunk; otherwise the system gave a text
+    (maybe with its own ``own_id``), which the run maps onto snapshot chunks: ``matches`` with
+    their coverage, ``mapping`` the rule that found them (``chunk_id`` for named chunks,
+    ``contained``, ``spanning`` or ``unmapped``). Judges read ``text``, the words the system
+    really returned; retrieval metrics read the snapshot chunks.
+    """
+
+    chunk_id: str | None
     text: str
     score: float
     rank: int  # 1-based
+    own_id: str | None = None
+    source: str | None = None  # document path relative to the corpus root, as the system or the mapping says
+    matches: tuple[ChunkMatch, ...] = ()
+    mapping: str = "chunk_id"
+
+    @property
+    def key(self) -> str:
+        """The id the system knows this context by (judges and citations use it)."""
+        return self.chunk_id or self.own_id or f"context-{self.rank}"
+
+    @property
+    def snapshot_ids(self) -> tuple[str, ...]:
+        """The snapshot chunks this context stands for: the named one, or those it maps onto."""
+        return (self.chunk_id,) if self.chunk_id is not None else tuple(m.chunk_id for m in self.matches)
+
+    @property
+    def credits(self) -> dict[str, float]:
+        """Snapshot chunk id -> retrieval credit in (0, 1] (see ``rag_assets.corpus.mapping.credit``)."""
+        if self.chunk_id is not None:
+            return {self.chunk_id: 1.0}
+        return {m.chunk_id: credit(m.coverage) for m in self.matches}
+
+    @property
+    def unmapped(self) -> bool:
+        return self.chunk_id is None and not self.matches
 
 
 @dataclass(frozen=True)
@@ -50,6 +87,13 @@ class RagResponse:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    @property
+    def contexts_unmapped_share(self) -> float | None:
+        """Share of the returned contexts that stand for no snapshot chunk; None when none was returned."""
+        if not self.retrieved:
+            return None
+        return sum(1 for r in self.retrieved if r.unmapped) / len(self.retrieved)
 
 
 def failed(item_id: str, kind: str, message: str, latency_ms: float = 0.0) -> RagResponse:

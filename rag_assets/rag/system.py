@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from rag_assets.corpus.models import sha256_hex
+from rag_assets.corpus.mapping import ContextMapping, map_contexts
+from rag_assets.corpus.models import SnapshotChunk, sha256_hex
 from rag_assets.rag.models import RagQuery, RagResponse, RetrievedChunk
 
 
@@ -27,13 +28,19 @@ def config_hash(system: RagSystem) -> str:
     return sha256_hex(json.dumps({"name": system.name, **system.config()}, sort_keys=True, default=str))[:16]
 
 
-def _check_chunks(response: RagResponse, texts: Mapping[str, str], corpus_version: str) -> RagResponse:
-    """Fill chunk texts from the snapshot; chunk ids the snapshot lacks make the item an error."""
-    named = [r.chunk_id for r in response.retrieved] + [c.chunk_id for c in response.citations]
-    unknown = sorted({chunk_id for chunk_id in named if chunk_id not in texts})
-    retrieved = tuple(replace(r, text=r.text or texts[r.chunk_id]) for r in response.retrieved if r.chunk_id in texts)
+def _check_chunks(response: RagResponse, chunks: Mapping[str, SnapshotChunk],
+                  mapped: Mapping[str, ContextMapping], corpus_version: str) -> RagResponse:
+    """Fill the snapshot's text and document into named chunks and the mapping into text contexts;
+    snapshot chunk ids the snapshot lacks make the item an ``unknown_chunks`` error. A citation
+    may name a snapshot chunk or the id of a returned context."""
+    named = [r.chunk_id for r in response.retrieved if r.chunk_id is not None]
+    keys = {r.key for r in response.retrieved}
+    unknown = sorted({chunk_id for chunk_id in named if chunk_id not in chunks}
+                     | {c.chunk_id for c in response.citations if c.chunk_id not in chunks and c.chunk_id not in keys})
+    retrieved = tuple(_placed(r, chunks, mapped) for r in response.retrieved
+                      if r.chunk_id is None or r.chunk_id in chunks)
     response = replace(response, retrieved=retrieved,
-                       citations=tuple(c for c in response.citations if c.chunk_id in texts))
+                       citations=tuple(c for c in response.citations if c.chunk_id in chunks or c.chunk_id in keys))
     if unknown and response.ok:
         shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
         return replace(response, error=f"chunk ids not in corpus version {corpus_version}: {shown}",
@@ -41,15 +48,41 @@ def _check_chunks(response: RagResponse, texts: Mapping[str, str], corpus_versio
     return response
 
 
-def run_rag(system: RagSystem, queries: Sequence[RagQuery], texts: Mapping[str, str]) -> list[RagResponse]:
-    """Answer every query; the run always finishes, with an error record for each failed item."""
+def _placed(entry: RetrievedChunk, chunks: Mapping[str, SnapshotChunk],
+            mapped: Mapping[str, ContextMapping]) -> RetrievedChunk:
+    if entry.chunk_id is not None:
+        chunk = chunks[entry.chunk_id]
+        return replace(entry, text=entry.text or chunk.text, source=entry.source or chunk.path)
+    mapping = mapped[entry.text]
+    source = entry.source or (chunks[mapping.matches[0].chunk_id].path if mapping.mapped else None)
+    return replace(entry, matches=mapping.matches, mapping=mapping.method, source=source)
+
+
+def run_rag(system: RagSystem, queries: Sequence[RagQuery], chunks: Sequence[SnapshotChunk]) -> list[RagResponse]:
+    """Answer every query; the run always finishes, with an error record for each failed item.
+
+    Contexts returned as text are mapped onto ``chunks`` (the pinned snapshot) in one pass for
+    the whole batch (``rag_assets.corpus.mapping.map_contexts``)."""
     if not queries:
         return []
     responses = system.answer(queries)
     if len(responses) != len(queries):
         raise RuntimeError(f"RAG system {system.name} returned {len(responses)} responses for {len(queries)} queries")
+    contexts = list(dict.fromkeys(r.text for response in responses for r in response.retrieved if r.chunk_id is None))
+    mapped = dict(zip(contexts, map_contexts(contexts, chunks))) if contexts else {}
+    by_id = {c.chunk_id: c for c in chunks}
     corpus_version = queries[0].corpus_version
-    return [_check_chunks(r, texts, corpus_version) for r in responses]
+    return [_check_chunks(r, by_id, mapped, corpus_version) for r in responses]
+
+
+def context_mapping(responses: Sequence[RagResponse]) -> tuple[float, dict[str, int]]:
+    """Over the answered items: the share of returned contexts that map onto no snapshot chunk, and
+    how many contexts each method placed (``chunk_id``, ``contained``, ``spanning``, ``unmapped``)."""
+    contexts = [r for response in responses if response.ok for r in response.retrieved]
+    methods: dict[str, int] = {}
+    for context in contexts:
+        methods[context.mapping] = methods.get(context.mapping, 0) + 1
+    return (sum(1 for c in contexts if c.unmapped) / len(contexts) if contexts else 0.0), dict(sorted(methods.items()))
 
 
 def retrieved_from(rows: Sequence[Mapping[str, Any]]) -> tuple[RetrievedChunk, ...]:

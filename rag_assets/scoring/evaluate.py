@@ -17,11 +17,11 @@ from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import LLMCall, LLMResult, LLMStats
-from rag_assets.rag.models import RagResponse
+from rag_assets.rag.models import RagResponse, RetrievedChunk
 from rag_assets.scoring import formulas
 from rag_assets.scoring.embedding import Embedder
 from rag_assets.scoring.judge_prompts import ANSWER_QUESTIONS, CONTEXT_PRECISION, CONTEXT_RECALL, FAITHFULNESS
-from rag_assets.scoring.retrieval import retrieval_scores
+from rag_assets.scoring.retrieval import document_hit_rate_at_k, retrieval_scores
 
 JUDGE_METRICS = ("faithfulness", "answer_relevance", "context_precision", "context_recall", "citation_accuracy",
                  "temporal_faithfulness", "decline_accuracy")
@@ -29,8 +29,12 @@ CORE_METRICS = ("faithfulness", "answer_relevance", "context_precision", "contex
 ADVERSARIAL = "adversarial"
 
 
+UNMAPPED_SHARE = "contexts_unmapped_share"
+
+
 def retrieval_metric_names(k: int) -> tuple[str, ...]:
-    return (f"precision@{k}", f"recall@{k}", f"ndcg@{k}", f"mrr@{k}", f"hit_rate@{k}", "average_precision")
+    return (f"precision@{k}", f"recall@{k}", f"ndcg@{k}", f"mrr@{k}", f"hit_rate@{k}", "average_precision",
+            f"doc_hit_rate@{k}")
 
 
 @dataclass
@@ -57,6 +61,12 @@ class EvaluationOutcome:
     def judge_failure_rate(self) -> float:
         return self.judge_failures / self.judge_calls if self.judge_calls else 0.0
 
+    @property
+    def contexts_unmapped_share(self) -> float:
+        """Mean over the items that returned contexts of their unmapped share (0 when none did)."""
+        shares = [i.values[UNMAPPED_SHARE] for i in self.items if UNMAPPED_SHARE in i.values]
+        return sum(shares) / len(shares) if shares else 0.0
+
     @classmethod
     def merge(cls, parts: Sequence[EvaluationOutcome], k: int) -> EvaluationOutcome:
         """One outcome from the outcomes of the shards of one golden set, in shard order."""
@@ -67,8 +77,19 @@ class EvaluationOutcome:
                    sum(p.judge_failures for p in parts), k)
 
 
+def _version(chunk: RetrievedChunk, versions: Mapping[str, str | None]) -> str | None:
+    """The document version of a named chunk, or of the first snapshot chunk a context maps onto."""
+    ids = chunk.snapshot_ids
+    return versions.get(ids[0]) if ids else None
+
+
 def _chunks(response: RagResponse, versions: Mapping[str, str | None]) -> list[dict]:
-    return [{"chunk_id": r.chunk_id, "text": r.text, "version": versions.get(r.chunk_id)} for r in response.retrieved]
+    """What the judge reads: the texts the system really returned, under the ids it knows them by."""
+    return [{"chunk_id": r.key, "text": r.text, "version": _version(r, versions)} for r in response.retrieved]
+
+
+def _documents(chunk: RetrievedChunk, documents: Mapping[str, str]) -> set[str]:
+    return {documents[i] for i in chunk.snapshot_ids if i in documents} | ({chunk.source} if chunk.source else set())
 
 
 def judge_calls(item: GoldenItem, response: RagResponse, versions: Mapping[str, str | None],
@@ -98,11 +119,18 @@ def _set(scores: ItemScores, metric: str, value: float) -> None:
 
 
 def _score_item(item: GoldenItem, response: RagResponse, versions: Mapping[str, str | None],
-                results: Mapping[str, LLMResult], embedder: Embedder, k: int) -> ItemScores:
+                documents: Mapping[str, str], results: Mapping[str, LLMResult], embedder: Embedder,
+                k: int) -> ItemScores:
     scores = ItemScores(item.item_id, item.revision, item.question_type)
-    retrieved = [r.chunk_id for r in response.retrieved]
-    for metric, value in retrieval_scores(retrieved, {r.chunk_id: 1 for r in item.relevant_chunks}, k).items():
+    ranking = [r.chunk_id if r.chunk_id is not None else r.credits for r in response.retrieved]
+    for metric, value in retrieval_scores(ranking, {r.chunk_id: 1 for r in item.relevant_chunks}, k).items():
         _set(scores, metric, value)
+    _set(scores, f"doc_hit_rate@{k}", document_hit_rate_at_k(
+        [_documents(r, documents) for r in response.retrieved],
+        {documents[r.chunk_id] for r in item.relevant_chunks if r.chunk_id in documents}, k))
+    if response.contexts_unmapped_share is not None:
+        _set(scores, UNMAPPED_SHARE, response.contexts_unmapped_share)
+    retrieved = [r.key for r in response.retrieved]
     faith = results.get("faithfulness")
     if faith is not None and faith.ok:
         value, counts = formulas.faithfulness(faith.output)
@@ -110,7 +138,7 @@ def _score_item(item: GoldenItem, response: RagResponse, versions: Mapping[str, 
         scores.hallucinations = {v: n for v, n in counts.items() if v != "grounded"}
         accuracy, scores.fabricated_citations = formulas.citation_accuracy(response.citations, set(retrieved), faith.output)
         _set(scores, "citation_accuracy", accuracy)
-        retrieved_versions = {r.chunk_id: versions.get(r.chunk_id) for r in response.retrieved}
+        retrieved_versions = {r.key: _version(r, versions) for r in response.retrieved}
         _set(scores, "temporal_faithfulness", formulas.temporal_faithfulness(item.question, retrieved_versions, faith.output))
     elif faith is not None:
         _fail(scores, ("faithfulness", "citation_accuracy", "temporal_faithfulness"), faith)
@@ -138,8 +166,14 @@ def _score_item(item: GoldenItem, response: RagResponse, versions: Mapping[str, 
 
 def evaluate(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], versions: Mapping[str, str | None],
              statements: Mapping[str, Sequence[str]], client: LLMClient, cache: LLMCache | None,
-             embedder: Embedder, k: int) -> EvaluationOutcome:
-    """Score every item of the golden set on the RAG run's responses."""
+             embedder: Embedder, k: int, documents: Mapping[str, str] | None = None) -> EvaluationOutcome:
+    """Score every item of the golden set on the RAG run's responses.
+
+    Retrieval metrics rank the snapshot chunks each returned context stands for (with partial
+    credit, see ``scoring.retrieval``); ``documents`` (snapshot chunk id -> document path) gives
+    the document hit rate, left undefined without it. Judges read the returned texts. Each answered
+    item also records ``contexts_unmapped_share``, kept out of the gated metrics.
+    """
     calls: list[LLMCall] = []
     for item in items:
         response = responses.get(item.item_id)
@@ -157,5 +191,6 @@ def evaluate(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], 
             scored.append(ItemScores(item.item_id, item.revision, item.question_type,
                                      rag_error=response.error if response else "no RAG response for this item"))
             continue
-        scored.append(_score_item(item, response, versions, by_item.get(item.item_id, {}), embedder, k))
+        scored.append(_score_item(item, response, versions, documents or {}, by_item.get(item.item_id, {}),
+                                  embedder, k))
     return EvaluationOutcome(scored, LLMStats().add(results), len(results), sum(1 for r in results if not r.ok), k)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
+from rag_assets.corpus.mapping import ChunkMatch
 from rag_assets.rag.models import Citation, RagResponse, RetrievedChunk
 from rag_assets.store.engine import batched, write_transaction
 from rag_assets.store.tables import RagResultRow, RagRunRow
@@ -30,6 +31,24 @@ class RagRun:
     errors: int
 
 
+def _retrieved_row(chunk: RetrievedChunk) -> list | dict:
+    """A named snapshot chunk as ``[chunk_id, score, rank]`` (its text is the snapshot's); a context
+    given by text as an object that keeps the system's text, ids, source and mapping."""
+    if chunk.chunk_id is not None:
+        return [chunk.chunk_id, chunk.score, chunk.rank]
+    return {"text": chunk.text, "score": chunk.score, "rank": chunk.rank, "id": chunk.own_id, "source": chunk.source,
+            "matches": [[m.chunk_id, m.coverage] for m in chunk.matches], "mapping": chunk.mapping}
+
+
+def _retrieved(row: list | dict, texts: Mapping[str, str]) -> RetrievedChunk:
+    if isinstance(row, list):
+        chunk_id, score, rank = row
+        return RetrievedChunk(chunk_id, texts.get(chunk_id, ""), score, rank)
+    return RetrievedChunk(None, row["text"], row["score"], row["rank"], own_id=row["id"], source=row["source"],
+                          matches=tuple(ChunkMatch(chunk_id, coverage) for chunk_id, coverage in row["matches"]),
+                          mapping=row["mapping"])
+
+
 class SqlRagRepository:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -40,7 +59,7 @@ class SqlRagRepository:
                      len(responses), sum(1 for r in responses if not r.ok))
         rows = [{
             "run_id": run.run_id, "item_id": r.item_id, "item_revision": revisions[r.item_id], "answer": r.answer,
-            "retrieved_json": json.dumps([[c.chunk_id, c.score, c.rank] for c in r.retrieved]),
+            "retrieved_json": json.dumps([_retrieved_row(c) for c in r.retrieved]),
             "citations_json": json.dumps([[c.claim, c.chunk_id] for c in r.citations]),
             "latency_ms": r.latency_ms, "input_tokens": r.input_tokens, "output_tokens": r.output_tokens,
             "cost_usd": r.cost_usd, "error": r.error, "error_kind": r.error_kind,
@@ -80,8 +99,7 @@ class SqlRagRepository:
         texts = texts or {}
         return [RagResponse(
             item_id=r["item_id"], answer=r["answer"],
-            retrieved=tuple(RetrievedChunk(cid, texts.get(cid, ""), score, rank)
-                            for cid, score, rank in json.loads(r["retrieved_json"])),
+            retrieved=tuple(_retrieved(row, texts) for row in json.loads(r["retrieved_json"])),
             citations=tuple(Citation(claim, cid) for claim, cid in json.loads(r["citations_json"])),
             latency_ms=r["latency_ms"], input_tokens=r["input_tokens"], output_tokens=r["output_tokens"],
             cost_usd=r["cost_usd"], error=r["error"], error_kind=r["error_kind"], extra=json.loads(r["extra_json"]),

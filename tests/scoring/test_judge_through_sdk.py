@@ -46,8 +46,7 @@ def world(tmp_path: Path):
     items = [GoldenItem(c.candidate_id, 1, c.question_type, c.question, c.reference_answer, c.relevant_chunks, version,
                         reference_statements=(c.reference_answer,)) for c in outcome.candidates][:12]
     system = ReferenceRagSystem(Bm25Index.build(chunks), 5, OfflineClient(), None, {c.chunk_id: c.doc_version for c in chunks})
-    responses = {r.item_id: r for r in run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items],
-                                                 {c.chunk_id: c.text for c in chunks})}
+    responses = {r.item_id: r for r in run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], chunks)}
     return items, responses, {c.chunk_id: c.doc_version for c in chunks}, SqlLLMCache(engine)
 
 

@@ -62,7 +62,7 @@ def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig, store: St
         raise dg.Failure(description=f"no golden-set version for {version} yet")
     items = store.golden().version_items(golden.number)
     chunks = store.corpus().snapshot_chunks(version)
-    texts, versions = {c.chunk_id: c.text for c in chunks}, {c.chunk_id: c.doc_version for c in chunks}
+    versions = {c.chunk_id: c.doc_version for c in chunks}
     metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))
     journal = store.llm_batches()
     judge, embedder = llm.judge_client(journal=journal), make_embedder(config.embedder)
@@ -73,9 +73,9 @@ def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig, store: St
             system = resource.system(version, chunks, llm.client(journal=journal), store.llm_cache(), store.index_dir())
         except (RagAssetsError, ValueError) as exc:
             raise dg.Failure(description=f"cannot set up the {role} system {spec.name}: {exc}") from exc
-        responses = {r.item_id: r for r in run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], texts)}
+        responses = {r.item_id: r for r in run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], chunks)}
         outcome = evaluate(items, responses, versions, {i.item_id: i.reference_statements for i in items}, judge,
-                           store.llm_cache(), embedder, config.k)
+                           store.llm_cache(), embedder, config.k, {c.chunk_id: c.path for c in chunks})
         values[role], types = Scorecard.build(outcome, metrics).values()
     comparison = compare_systems(values["current"], values["candidate"], types, metrics, config.alpha,
                                  faithfulness_bound=config.faithfulness_bound)

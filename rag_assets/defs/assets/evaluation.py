@@ -100,7 +100,7 @@ def judge_shard(config: EvaluationConfig, store: StoreResource, llm: LLMResource
     responses = {r.item_id: r for r in store.rag().results(run.run_id, {c.chunk_id: c.text for c in chunks})}
     outcome = evaluate(items, responses, {c.chunk_id: c.doc_version for c in chunks},
                        {i.item_id: i.reference_statements for i in items}, judging.judge, store.llm_cache(),
-                       judging.embedder, config.k)
+                       judging.embedder, config.k, {c.chunk_id: c.path for c in chunks})
     return dg.Output(outcome, metadata={"items": dg.MetadataValue.int(len(items)),
                                         "judge_failures": dg.MetadataValue.int(outcome.judge_failures),
                                         **llm_metadata(outcome.stats)})
@@ -151,6 +151,7 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
             "judge": dg.MetadataValue.text(provider_label(outcome.stats)),
             "items": dg.MetadataValue.int(len(items)),
             "rag_errors": dg.MetadataValue.int(card.rag_errors),
+            "contexts_unmapped_share": dg.MetadataValue.float(round(outcome.contexts_unmapped_share, 4)),
             "judge_failures": dg.MetadataValue.int(outcome.judge_failures),
             "judge_failure_rate": dg.MetadataValue.float(round(outcome.judge_failure_rate, 4)),
             "judge_calls_per_item": dg.MetadataValue.float(round(outcome.judge_calls / max(1, len(items)), 2)),

@@ -16,7 +16,7 @@ from rag_assets.errors import RagAssetsError
 from rag_assets.llm.results import LLMStats
 from rag_assets.rag.models import RagQuery, RagResponse
 from rag_assets.rag.prompts import RAG_ANSWER
-from rag_assets.rag.system import RagSystem, config_hash, run_rag
+from rag_assets.rag.system import RagSystem, config_hash, context_mapping, run_rag
 from rag_assets.report.markdown import markdown_table
 from rag_assets.shards import Shard
 
@@ -72,8 +72,7 @@ def answer_shard(context: dg.OpExecutionContext, store: StoreResource, llm: LLMR
     items = shard.take(store.golden().version_items(plan.golden_version))
     chunks = store.corpus().snapshot_chunks(version)
     system = _system(version, chunks, store, llm, rag)
-    responses = run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items],
-                        {c.chunk_id: c.text for c in chunks})
+    responses = run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], chunks)
     stats = getattr(system, "stats", None)
     return dg.Output(ShardAnswers(responses, stats),
                      metadata={"items": dg.MetadataValue.int(len(items)),
@@ -94,6 +93,7 @@ def save_rag_run(context: dg.OpExecutionContext, store: StoreResource, plan: Rag
     for response in responses:
         if response.error_kind:
             errors[response.error_kind] = errors.get(response.error_kind, 0) + 1
+    unmapped_share, methods = context_mapping(responses)
     metadata = {
         "rag_run": dg.MetadataValue.text(run.run_id),
         "system": dg.MetadataValue.text(plan.system_name),
@@ -110,6 +110,13 @@ def save_rag_run(context: dg.OpExecutionContext, store: StoreResource, plan: Rag
         "input_tokens": dg.MetadataValue.int(sum(r.input_tokens for r in responses)),
         "output_tokens": dg.MetadataValue.int(sum(r.output_tokens for r in responses)),
         "cost_usd": dg.MetadataValue.float(round(sum(r.cost_usd or 0.0 for r in responses), 6)),
+        "contexts_unmapped_share": dg.MetadataValue.float(round(unmapped_share, 4)),
+        "context_mapping": dg.MetadataValue.json(methods),
+        "contexts_by_item": dg.MetadataValue.md(markdown_table(
+            ["item", "contexts", "unmapped share", "mapping"],
+            [(r.item_id, len(r.retrieved), round(r.contexts_unmapped_share or 0.0, 3),
+              ", ".join(f"{m} {n}" for m, n in context_mapping([r])[1].items()))
+             for r in responses if r.ok and any(c.chunk_id is None for c in r.retrieved)])),
         "errors_by_kind": dg.MetadataValue.md(markdown_table(["kind", "items"], sorted(errors.items()))),
         "failed_items": dg.MetadataValue.md(markdown_table(
             ["item", "kind", "error"], [(r.item_id, r.error_kind, r.error) for r in responses if not r.ok])),

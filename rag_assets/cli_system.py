@@ -1,0 +1,69 @@
+"""``rag-assets run --system / --system-url / --system-header``: try a RAG system without editing code.
+
+The flags become run config of the ``rag`` resource (``RagSystemResource``), so the run records
+which system answered exactly as a deployment's config would. Header values are never taken from
+the command line: ``NAME=ENVVAR`` names the environment variable that holds the value, and the run
+config carries only the reference ``${ENVVAR}``, which the HTTP adapter resolves when it sends.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping, Sequence
+
+from rag_assets.errors import ConfigError
+from rag_assets.rag.adapters import load_callable
+
+_HEADER = re.compile(r"^([A-Za-z0-9!#$%&'*+.^_`|~-]+)=([A-Za-z_][A-Za-z0-9_]*)$")
+
+
+def importable_from_here() -> None:
+    """Let ``module:function`` name a module in the current directory, as ``python -m`` would,
+    in this process and in step processes it starts."""
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if here not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([here, *paths])
+
+
+def header_templates(pairs: Sequence[str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``NAME=ENVVAR`` pairs as ``{NAME: "${ENVVAR}"}``; ConfigError naming the pair or the unset variable."""
+    environ = os.environ if environ is None else environ
+    headers: dict[str, str] = {}
+    for pair in pairs:
+        match = _HEADER.match(pair)
+        if match is None:
+            raise ConfigError(f"--system-header {pair!r}: expected NAME=ENVVAR (the value is read from the "
+                              "environment variable ENVVAR, never given on the command line)")
+        name, variable = match.groups()
+        if variable not in environ:
+            raise ConfigError(f"--system-header {name}: environment variable {variable} is not set")
+        headers[name] = f"${{{variable}}}"
+    return headers
+
+
+def system_run_config(target: str | None, url: str | None, headers: Sequence[str] = (),
+                      environ: Mapping[str, str] | None = None) -> dict:
+    """The run config selecting the system the flags name; {} for the configured (default) one.
+
+    A callable is loaded once here, so a typo fails before any step runs.
+    """
+    if target and url:
+        raise ConfigError("give --system or --system-url, not both")
+    if headers and not url:
+        raise ConfigError("--system-header needs --system-url")
+    if target:
+        importable_from_here()
+        load_callable(target)
+        config: dict = {"kind": "callable", "target": target}
+    elif url:
+        config = {"kind": "http", "target": url}
+        if headers:
+            config["headers"] = header_templates(headers, environ)
+    else:
+        return {}
+    return {"resources": {"rag": {"config": config}}}

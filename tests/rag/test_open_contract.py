@@ -1,0 +1,150 @@
+"""The open retrieval contract: parsing each form of a retrieved entry, mapping texts onto the
+snapshot (contained, spanning, unmapped), the run that fills it in, the store round trip, graded
+retrieval credit and the error budget, on hand-computed cases."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from rag_assets.corpus.mapping import ChunkMatch, map_contexts
+from rag_assets.corpus.models import SnapshotChunk, sha256_hex
+from rag_assets.rag.adapters import ContractError, parse_output, parse_retrieved
+from rag_assets.rag.error_budget import error_budget
+from rag_assets.rag.models import RagQuery, RagResponse, RetrievedChunk, failed
+from rag_assets.rag.system import context_mapping, run_rag
+from rag_assets.scoring.retrieval import (
+    average_precision, document_hit_rate_at_k, hit_rate_at_k, ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank,
+)
+from rag_assets.store.engine import get_engine
+from rag_assets.store.rag_repository import SqlRagRepository
+
+
+def _words(first: int, last: int) -> str:
+    return " ".join(f"w{n}" for n in range(first, last + 1))
+
+
+def _chunk(chunk_id: str, path: str, text: str) -> SnapshotChunk:
+    return SnapshotChunk(chunk_id, sha256_hex(text), path, path, None, None, "", text)
+
+
+CHUNKS = [_chunk("a", "doc.md", _words(1, 10)), _chunk("b", "doc.md", _words(11, 20)),
+          _chunk("c", "other.md", _words(21, 30))]
+
+
+def test_each_form_of_a_retrieved_entry_parses_and_keeps_what_the_system_said():
+    named = parse_retrieved({"chunk_id": "a", "score": 2}, 1)
+    assert (named.chunk_id, named.score, named.mapping, named.key) == ("a", 2.0, "chunk_id", "a")
+    own = parse_retrieved({"id": 7, "text": "x y", "source": "doc.md", "score": 1.5}, 2)
+    assert (own.chunk_id, own.own_id, own.text, own.source, own.key) == (None, "7", "x y", "doc.md", "7")
+    bare = parse_retrieved({"text": "x y"}, 3)
+    assert (bare.key, bare.score, bare.mapping) == ("context-3", 0.0, "unmapped")
+
+
+@pytest.mark.parametrize("row, message", [
+    ({"id": "own-1"}, "retrieved[0]: give 'chunk_id' (a snapshot chunk id) or a non-empty 'text'"),
+    ({"text": "  "}, "retrieved[0]: give 'chunk_id' (a snapshot chunk id) or a non-empty 'text'"),
+    ({"text": 3}, "retrieved[0].text: expected str, got int"),
+    ({"chunk_id": "a", "source": 5}, "retrieved[0].source: expected str, got int"),
+    ({"text": "x", "id": [1]}, "retrieved[0].id: expected str or int, got list"),
+    ({"text": "x", "score": "high"}, "retrieved[0].score: expected int or float, got str"),
+])
+def test_a_broken_entry_names_its_field(row, message):
+    with pytest.raises(ContractError) as raised:
+        parse_retrieved(row, 1)
+    assert str(raised.value) == message
+
+
+def test_a_context_maps_contained_spanning_or_not_at_all():
+    inside, across, nowhere = map_contexts([_words(1, 9), _words(7, 14), "nothing here at all"], CHUNKS)
+    assert (inside.method, inside.matches) == ("contained", (ChunkMatch("a", 0.9),))
+    assert (across.method, across.matches) == ("spanning", (ChunkMatch("a", 0.4), ChunkMatch("b", 0.4)))
+    assert (nowhere.method, nowhere.matches, nowhere.mapped) == ("unmapped", (), False)
+
+
+def test_a_context_spanning_two_documents_is_not_stitched_together():
+    (mapping,) = map_contexts([_words(16, 25)], CHUNKS)
+    assert mapping.method == "unmapped"
+
+
+class _Fixed:
+    """A system that answers every query with one payload, as a user's callable would."""
+
+    name = "fixed"
+
+    def __init__(self, payload: dict) -> None:
+        self.payload = payload
+
+    def config(self) -> dict:
+        return {}
+
+    def answer(self, queries):
+        return [parse_output(q.item_id, self.payload, 1.0) for q in queries]
+
+
+def test_the_run_maps_text_contexts_fills_named_chunks_and_accepts_citations_of_own_ids():
+    payload = {"answer": "w2 [own-1]", "citations": [{"claim": "w2", "chunk_id": "own-1"}],
+               "retrieved": [{"id": "own-1", "text": _words(7, 14)}, {"chunk_id": "c"}, {"text": "unrelated words"}]}
+    (response,) = run_rag(_Fixed(payload), [RagQuery("i1", "q?", "cv-1")], CHUNKS)
+    spanning, named, lost = response.retrieved
+    assert response.ok and response.citations[0].chunk_id == "own-1"
+    assert (spanning.mapping, spanning.source, spanning.credits) == ("spanning", "doc.md", {"a": 0.5, "b": 0.5})
+    assert (named.text, named.source, named.credits) == (_words(21, 30), "other.md", {"c": 1.0})
+    assert lost.unmapped and response.contexts_unmapped_share == pytest.approx(1 / 3)
+    assert context_mapping([response]) == (pytest.approx(1 / 3), {"chunk_id": 1, "spanning": 1, "unmapped": 1})
+
+
+def test_unknown_snapshot_ids_and_citations_of_nothing_returned_are_unknown_chunks_errors():
+    payload = {"answer": "x", "retrieved": [{"chunk_id": "zz"}, {"text": _words(1, 9)}],
+               "citations": [{"claim": "x", "chunk_id": "ghost"}]}
+    (response,) = run_rag(_Fixed(payload), [RagQuery("i1", "q?", "cv-1")], CHUNKS)
+    assert (response.error_kind, response.error) == ("unknown_chunks", "chunk ids not in corpus version cv-1: ghost, zz")
+
+
+def test_the_store_keeps_own_ids_texts_sources_and_the_mapping(tmp_path: Path):
+    payload = {"answer": "w2", "retrieved": [{"id": "own-1", "text": _words(7, 14), "source": "doc.md", "score": 3},
+                                             {"chunk_id": "a", "score": 1}]}
+    responses = run_rag(_Fixed(payload), [RagQuery("i1", "q?", "cv-1")], CHUNKS)
+    repo = SqlRagRepository(get_engine(f"sqlite:///{tmp_path / 'store.db'}"))
+    run = repo.save_run("cv-1", 1, "fixed", "h", {}, responses, {"i1": 1})
+    (back,) = repo.results(run.run_id, {c.chunk_id: c.text for c in CHUNKS})
+    assert back.retrieved[0] == responses[0].retrieved[0]
+    assert back.retrieved[1] == RetrievedChunk("a", _words(1, 10), 1.0, 2)
+
+
+def test_partial_credit_accumulates_per_chunk_and_each_rank_earns_what_it_adds():
+    ranking = [{"a": 0.5}, "x", {"a": 0.5, "b": 1.0}]
+    relevance = {"a": 1, "b": 1, "c": 1}
+    assert precision_at_k(ranking, relevance, 3) == pytest.approx(1.5 / 3)
+    assert recall_at_k(ranking, relevance, 3) == pytest.approx(2 / 3)
+    assert recall_at_k(ranking, relevance, 1) == pytest.approx(0.5 / 3)
+    assert hit_rate_at_k(ranking, relevance, 1) == 0.5 and hit_rate_at_k(ranking, relevance, 3) == 1.0
+    assert reciprocal_rank(ranking, relevance) == 0.5
+    assert average_precision(ranking, relevance) == pytest.approx((0.5 * 0.5 + 1.0 * 0.5) / 3)
+    assert ndcg_at_k(ranking, relevance, 3) == pytest.approx((0.5 + 1.5 / 2) / (1 + 1 / math.log2(3) + 0.5))
+
+
+def test_document_hit_rate_looks_at_the_documents_of_the_top_k():
+    documents = [{"a.md"}, set(), {"b.md", "c.md"}]
+    assert document_hit_rate_at_k(documents, {"b.md"}, 2) == 0.0
+    assert document_hit_rate_at_k(documents, {"b.md"}, 3) == 1.0
+    assert math.isnan(document_hit_rate_at_k(documents, set(), 3))
+
+
+def _responses(errors: int, total: int = 20) -> list[RagResponse]:
+    kinds = ["unknown_chunks", "unknown_chunks", "timeout"]
+    return [failed(f"q{n}", kinds[n % 3], f"boom {n}") if n < errors else RagResponse(f"q{n}", "ok")
+            for n in range(total)]
+
+
+def test_the_error_budget_passes_at_the_limit_and_fails_above_it_naming_kinds_with_an_example():
+    assert error_budget(_responses(1)).passed
+    budget = error_budget(_responses(3))
+    assert not budget.passed and budget.error_rate == pytest.approx(0.15)
+    assert budget.describe() == ("3 of 20 items errored (15.0%, budget 5.0%); unknown_chunks x2, e.g. q0: boom 0; "
+                                 "timeout x1, e.g. q2: boom 2")
+    assert error_budget(_responses(3), max_error_rate=0.2).passed
+    with pytest.raises(ValueError, match="max_error_rate must be in"):
+        error_budget([], 1.5)

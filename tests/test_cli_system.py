@@ -1,0 +1,102 @@
+"""``rag-assets run --system / --system-url / --system-header / --summary-json`` on the sample corpus."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rag_assets.cli import main
+from rag_assets.cli_system import header_templates, system_run_config
+from rag_assets.errors import ConfigError
+from rag_assets.settings import Settings
+from tests.conftest import PROJECT_ROOT
+
+
+@pytest.fixture
+def checkout(project_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A checkout's curation folder (with the bundled simulated review) and a fresh DAGSTER_HOME."""
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    root = Settings.from_env().curation_root
+    shutil.copytree(PROJECT_ROOT / "data" / "curation" / "sample", root / "sample")
+    return root
+
+
+def test_a_callable_in_the_current_directory_is_scored_and_the_summary_json_says_so(
+        checkout: Path, sample_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]):
+    team = tmp_path / "team"
+    team.mkdir()
+    shutil.copyfile(PROJECT_ROOT / "tests" / "rag" / "own_chunking_system.py", team / "team_rag.py")
+    monkeypatch.chdir(team)
+    monkeypatch.syspath_prepend(str(tmp_path / "elsewhere"))  # so sys.path, which the CLI extends, is restored after
+    monkeypatch.setenv("PYTHONPATH", "")
+    monkeypatch.setenv("OWN_RAG_DOCS", str(sample_corpus))
+    summary = tmp_path / "out" / "summary.json"
+    code = main(["run", "--no-production", "--system", "team_rag:windows", "--summary-json", str(summary)])
+    out = capsys.readouterr().out
+    data = json.loads(summary.read_text())
+    (version, rag), = data["assets"]["rag_answers"].items()
+    assert (rag["system"], rag["items"], rag["answered"], rag["errors"]) == ("team_rag:windows", 54, 54, 0)
+    assert 0 <= rag["contexts_unmapped_share"] <= 0.10 and set(rag["context_mapping"]) <= {"contained", "spanning", "unmapped"}
+    evaluation = data["assets"]["evaluation"][version]
+    assert evaluation["contexts_unmapped_share"] <= 0.10 and 0 < evaluation["recall@5"] <= 1
+    checks = {(c["asset"], c["check"]): c for c in data["checks"]}
+    assert checks[("rag_answers", "rag_answers_error_budget")]["passed"]
+    assert checks[("rag_answers", "rag_answers_error_budget")]["description"].startswith("0 of 54 items errored")
+    assert all(c["partition"] == version for c in data["checks"])
+    failed = sorted(name for (_, name), c in checks.items() if not c["passed"])
+    assert code == (1 if failed else 0) and f"checks: {len(checks) - len(failed)} passed, {len(failed)} failed" in out
+
+
+def test_an_unreachable_endpoint_errs_on_every_item_and_the_error_budget_stops_the_run(
+        checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    summary = tmp_path / "summary.json"
+    code = main(["run", "--no-production", "--system-url", "http://127.0.0.1:9/rag", "--summary-json", str(summary)])
+    out = capsys.readouterr().out
+    data = json.loads(summary.read_text())
+    assert code == 1 and "evaluation" not in data["assets"]
+    (rag,) = data["assets"]["rag_answers"].values()
+    assert (rag["system"], rag["answered"], rag["errors"]) == ("http://127.0.0.1:9/rag", 0, 54)
+    budget = next(c for c in data["checks"] if c["check"] == "rag_answers_error_budget")
+    assert not budget["passed"]
+    assert budget["description"].startswith("54 of 54 items errored (100.0%, budget 5.0%); http_error x54, e.g. ")
+    assert "FAILED rag_answers.rag_answers_error_budget [" in out
+
+
+def test_header_values_come_from_the_environment_and_only_their_names_reach_the_run_config():
+    environ = {"TEAM_RAG_TOKEN": "Bearer s3cret-value"}
+    assert header_templates(["Authorization=TEAM_RAG_TOKEN"], environ) == {"Authorization": "${TEAM_RAG_TOKEN}"}
+    config = system_run_config(None, "http://127.0.0.1:8000/rag", ["Authorization=TEAM_RAG_TOKEN"], environ)
+    assert config == {"resources": {"rag": {"config": {
+        "kind": "http", "target": "http://127.0.0.1:8000/rag", "headers": {"Authorization": "${TEAM_RAG_TOKEN}"}}}}}
+    assert "s3cret" not in json.dumps(config)
+    assert system_run_config(None, None) == {}
+
+
+@pytest.mark.parametrize("target, url, headers, message", [
+    (None, "http://h/rag", ["Authorization: Bearer abc"], "--system-header 'Authorization: Bearer abc': expected NAME=ENVVAR"),
+    (None, "http://h/rag", ["Authorization=NOT_SET_ANYWHERE"], "--system-header Authorization: environment variable "
+                                                                "NOT_SET_ANYWHERE is not set"),
+    (None, None, ["X-Key=HOME"], "--system-header needs --system-url"),
+    ("a:b", "http://h/rag", [], "give --system or --system-url, not both"),
+    ("no_such_team_module:answer", None, [], "cannot load RAG system 'no_such_team_module:answer'"),
+])
+def test_bad_system_flags_are_config_errors(target, url, headers, message):
+    with pytest.raises(ConfigError) as raised:
+        system_run_config(target, url, headers, {"HOME": "/root"})
+    assert str(raised.value).startswith(message)
+
+
+def test_the_cli_exits_2_on_bad_system_flags_without_printing_a_secret(
+        project_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    monkeypatch.setenv("TEAM_RAG_TOKEN", "Bearer s3cret-value")
+    assert main(["run", "--system-url", "http://127.0.0.1:9/rag", "--system-header", "Authorization=TEAM_RAG_TOKEN",
+                 "--system-header", "X-Team=MISSING_TEAM_VAR"]) == 2
+    captured = capsys.readouterr()
+    assert "environment variable MISSING_TEAM_VAR is not set" in captured.err
+    assert "s3cret" not in captured.out + captured.err
+    assert main(["run", "--system", "no_such_team_module:answer"]) == 2
+    assert "cannot load RAG system 'no_such_team_module:answer'" in capsys.readouterr().err
