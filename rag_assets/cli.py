@@ -296,6 +296,32 @@ def import_golden(path: str, file_format: str, chunks: str | None) -> int:
     return 0
 
 
+def export(file_format: str, number: int | None, out: str | None) -> int:
+    """Write a golden-set version (the newest by default) in one of the export formats."""
+    from rag_assets.defs.resources import RESOURCES
+    from rag_assets.errors import ConfigError
+    from rag_assets.golden.export import FORMATS, write_golden
+
+    store = RESOURCES["store"]
+    versions = {v.number: v for v in store.golden().versions()}
+    if not versions or (number is not None and number not in versions):
+        known = f"versions: {', '.join(map(str, versions))}" if versions else "no version yet; run `rag-assets run`"
+        print(f"error: no golden-set version {number or ''} in {store.describe()} ({known})", file=sys.stderr)
+        return 2
+    chosen = versions[number if number is not None else max(versions)]
+    items = store.golden().version_items(chosen.number)
+    ids = {r.chunk_id for item in items for r in item.relevant_chunks}
+    texts = {chunk_id: text for chunk_id, (_, text) in store.corpus().chunk_texts(ids).items()}
+    target = Path(out) if out else Path(f"golden-v{chosen.number}{FORMATS[file_format]}")
+    try:
+        write_golden(items, target, file_format, texts)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"golden set v{chosen.number} ({len(items)} items, corpus {chosen.corpus_version}) written to {target}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rag-assets", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"rag-assets {importlib.metadata.version('rag_assets')}")
@@ -321,6 +347,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus_parser.add_argument("chunks_json")
     corpus_parser.add_argument("out_dir")
     commands.add_parser("ui", help="start dagster dev on the runs this CLI made (its DAGSTER_HOME)")
+    export_parser = commands.add_parser("export", help="write a golden-set version as jsonl, ragas, csv or parquet")
+    export_parser.add_argument("--format", required=True, choices=["jsonl", "ragas", "csv", "parquet"],
+                               dest="file_format")
+    export_parser.add_argument("--golden-version", type=int, help="the version number (default: the newest)")
+    export_parser.add_argument("--out", help="the file to write (default: golden-v<N>.<format> here)")
     args = parser.parse_args(argv)
     problems = environment_problems()
     if problems:
@@ -336,6 +367,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    not args.no_production)
     if args.command == "simulate-review":
         return simulate(args.out)
+    if args.command == "export":
+        return export(args.file_format, args.golden_version, args.out)
     if args.command == "import-golden":
         return import_golden(args.path, args.file_format, args.chunks)
     from rag_assets.golden.importers import json_chunks_to_corpus

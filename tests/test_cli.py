@@ -1,11 +1,15 @@
 """The README's first command, minus the install: the CLI runs the lifecycle on the sample corpus."""
 
+import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from rag_assets.cli import KEY_FACTS, main, ui_command
+from rag_assets.golden.export import FORMATS
+from rag_assets.golden.importers import read_ragas_testset
 from rag_assets.settings import Settings
 from tests.conftest import PROJECT_ROOT
 
@@ -19,7 +23,8 @@ def checkout_curation(project_env: Path) -> Path:
 
 
 def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
-        project_env: Path, checkout_curation: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+        project_env: Path, checkout_curation: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path_factory: pytest.TempPathFactory):
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     assert main(["run"]) == 0
     out = capsys.readouterr().out
@@ -52,6 +57,21 @@ def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
     assert main(["run", "--verbose"]) == 0
     again = capsys.readouterr().out
     assert "new_version              False" in again and "golden_version=1, items=54, added=54" in again
+
+    exports = tmp_path_factory.mktemp("exports")
+    for file_format in ("jsonl", "ragas", "csv", "parquet"):
+        assert main(["export", "--format", file_format, "--out", str(exports / f"g{FORMATS[file_format]}")]) == 0
+    assert "golden set v1 (54 items, corpus cv-" in capsys.readouterr().out
+    assert (exports / "g.jsonl").read_bytes() == Path(closing["golden set (JSONL)"]).read_bytes(), "the asset's export"
+    ours = [json.loads(line) for line in (exports / "g.jsonl").read_text(encoding="utf-8").splitlines()]
+    for frame in (pd.read_csv(exports / "g.csv"), pd.read_parquet(exports / "g.parquet")):
+        assert frame["item_id"].tolist() == [r["item_id"] for r in ours]
+        assert [json.loads(cell) for cell in frame["relevant_chunks"]] == [r["relevant_chunks"] for r in ours]
+    ragas = read_ragas_testset(exports / "g.ragas.jsonl")
+    assert [i.question for i in ragas] == [r["question"] for r in ours]
+    assert main(["export", "--format", "csv", "--golden-version", "7"]) == 2
+    err = capsys.readouterr().err
+    assert "no golden-set version 7" in err and "(versions: 1)" in err
 
 
 def test_run_without_a_review_fails_the_golden_checks_and_says_what_to_do(
