@@ -1,38 +1,59 @@
 """``rag-assets``: run the lifecycle for the current corpus version and print a summary.
 
 Runs go through Dagster (``execute_in_process`` on a persistent instance), so they show up in
-``dagster dev`` when that is started with the same DAGSTER_HOME.
+``dagster dev`` when that is started with the same DAGSTER_HOME (``rag-assets ui`` does that).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib.metadata
 import json
 import os
 import shutil
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 from pathlib import Path
 
 import dagster as dg
 
 from rag_assets.cli_summary import write_summary_json
 from rag_assets.cli_system import system_run_config
+from rag_assets.console import event_log
 from rag_assets.errors import ConfigError
-from rag_assets.settings import CORPUS_ROOT_ENV, Settings
+from rag_assets.settings import CORPUS_ROOT_ENV, Settings, environment_problems
+
+DESCRIPTION = ("Run the lifecycle of a RAG golden set (corpus snapshot, candidate questions, expert review, "
+               "golden set, RAG answers, scores) as Dagster assets, and print what happened.")
+EPILOG = ("Settings come from environment variables (RAG_ASSETS_HOME, RAG_ASSETS_CORPUS_ROOT, ANTHROPIC_API_KEY, ...; "
+          "the README lists them all). Each is checked before anything is written.")
 
 SAMPLE_REVIEWS = "sample"
 
 
+def _dagster_home(settings: Settings) -> Path:
+    """DAGSTER_HOME when set, else a folder in the project's home (made on first use)."""
+    if os.environ.get("DAGSTER_HOME"):
+        return Path(os.environ["DAGSTER_HOME"])
+    home = settings.home / "dagster"
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "dagster.yaml"
+    if not config.exists():
+        config.write_text("telemetry:\n  enabled: false\n")
+    return home
+
+
 def _instance(settings: Settings) -> dg.DagsterInstance:
-    if not os.environ.get("DAGSTER_HOME"):
-        home = settings.home / "dagster"
-        home.mkdir(parents=True, exist_ok=True)
-        config = home / "dagster.yaml"
-        if not config.exists():
-            config.write_text("telemetry:\n  enabled: false\n")
-        os.environ["DAGSTER_HOME"] = str(home)
+    os.environ["DAGSTER_HOME"] = str(_dagster_home(settings))
     return dg.DagsterInstance.get()
+
+
+def ui_command(settings: Settings) -> tuple[list[str], dict[str, str]]:
+    """``dagster dev`` on the code location, with the DAGSTER_HOME the CLI's runs are kept in."""
+    env = {**os.environ, "DAGSTER_HOME": str(_dagster_home(settings))}
+    return [str(Path(sys.executable).with_name("dagster")), "dev", "-m", "rag_assets.definitions"], env
 
 
 def _shown(entry: dg.MetadataValue) -> str | None:
@@ -154,6 +175,20 @@ def _run_production(instance: dg.DagsterInstance, settings: Settings) -> list[dg
                                    tags={"rag_assets/trigger": "cli"}) for day in days]
 
 
+#: Files a run leaves for a person, by the metadata label that names them.
+ARTIFACTS = {"report": "report", "export_jsonl": "golden set (JSONL)", "export_ragas": "golden set (ragas)",
+             "review_csv": "review file"}
+
+
+def artifacts(results: Sequence[dg.ExecuteInProcessResult]) -> dict[str, str]:
+    """The newest path of each artifact the runs wrote (report, golden-set exports, review file)."""
+    found: dict[str, str] = {}
+    for event in (e for result in results for e in result.get_asset_materialization_events()):
+        metadata = event.step_materialization_data.materialization.metadata
+        found.update({ARTIFACTS[label]: str(entry.value) for label, entry in metadata.items() if label in ARTIFACTS})
+    return found
+
+
 def _report_failures(results: Sequence[dg.ExecuteInProcessResult]) -> None:
     for result in results:
         for event in result.all_events:
@@ -166,18 +201,32 @@ def run(corpus: str | None, review: str | None, use_sample_review: bool, thresho
         summary_json: str | None = None) -> int:
     if corpus:
         os.environ[CORPUS_ROOT_ENV] = str(Path(corpus).absolute())
+    settings = Settings.from_env()
+    if not settings.corpus_root.is_dir():
+        print(f"error: corpus root {settings.corpus_root} does not exist. Run rag-assets from the project folder "
+              f"(the one holding data/corpus), or pass --corpus DIR, or set {CORPUS_ROOT_ENV}.", file=sys.stderr)
+        return 2
+    terminal = sys.stderr
+    with event_log(settings.home, stream=verbose) as log:
+        return _run(settings, review, use_sample_review, thresholds, profile, verbose, production, system, summary_json,
+                    log, terminal)
+
+
+def _run(settings: Settings, review: str | None, use_sample_review: bool, thresholds: str | None,
+         profile: str | None, verbose: bool, production: bool, system: dict | None, summary_json: str | None,
+         log: Path | None, out: TextIO) -> int:
+    """The run itself; ``out`` is the terminal's stderr, while sys.stderr may be the event log."""
     from rag_assets.definitions import defs
     from rag_assets.defs.partitions import corpus_versions
     from rag_assets.defs.resources import RESOURCES
     from rag_assets.errors import RagAssetsError
 
-    settings = Settings.from_env()
     try:
         version = _plan_version()
         if review or use_sample_review:
             _stage_review(review, version, settings)
     except (RagAssetsError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {exc}", file=out)
         return 2
     instance = _instance(settings)
     if not instance.has_dynamic_partition(corpus_versions.name, version):
@@ -190,16 +239,19 @@ def run(corpus: str | None, review: str | None, use_sample_review: bool, thresho
         write_summary_json(results, Path(summary_json))
     if verbose:
         print(summary(results))
-    print("\n" + summary_table(results))
-    print(f"\nstore: {RESOURCES['store'].describe()}\ndagster: DAGSTER_HOME={os.environ['DAGSTER_HOME']}")
-    print("open the UI: DAGSTER_HOME=<that folder> dagster dev -w workspace.yaml")
-    _report_failures(results)
+    print("\n" + summary_table(results) + "\n")
+    for label, path in {**artifacts(results), "store": RESOURCES["store"].describe(), "event log": log}.items():
+        if path:
+            print(f"{label}: {path}")
+    print(f"open the UI: rag-assets ui   (DAGSTER_HOME={os.environ['DAGSTER_HOME']} dagster dev -m rag_assets.definitions)")
+    with contextlib.redirect_stderr(out):
+        _report_failures(results)
     if not result.success:
         print(f"\nrun {result.run_id} failed for corpus version {version}. If the golden set is empty, review the "
-              f"candidates in {settings.curation_root / 'outbox'} and drop the file in the inbox.", file=sys.stderr)
+              f"candidates in {settings.curation_root / 'outbox'} and drop the file in the inbox.", file=out)
         return 1
     if not all(r.success for r in results):
-        print("\na production_sample run failed (see above)", file=sys.stderr)
+        print("\na production_sample run failed (see above)", file=out)
         return 1
     print(f"\nrun {result.run_id} succeeded for corpus version {version}"
           + (f"; {len(results) - 1} production days scored" if len(results) > 1 else ""))
@@ -252,8 +304,35 @@ def import_golden(path: str, file_format: str, chunks: str | None) -> int:
     return 0
 
 
+def export(file_format: str, number: int | None, out: str | None) -> int:
+    """Write a golden-set version (the newest by default) in one of the export formats."""
+    from rag_assets.defs.resources import RESOURCES
+    from rag_assets.errors import ConfigError
+    from rag_assets.golden.export import FORMATS, write_golden
+
+    store = RESOURCES["store"]
+    versions = {v.number: v for v in store.golden().versions()}
+    if not versions or (number is not None and number not in versions):
+        known = f"versions: {', '.join(map(str, versions))}" if versions else "no version yet; run `rag-assets run`"
+        print(f"error: no golden-set version {number or ''} in {store.describe()} ({known})", file=sys.stderr)
+        return 2
+    chosen = versions[number if number is not None else max(versions)]
+    items = store.golden().version_items(chosen.number)
+    ids = {r.chunk_id for item in items for r in item.relevant_chunks}
+    texts = {chunk_id: text for chunk_id, (_, text) in store.corpus().chunk_texts(ids).items()}
+    target = Path(out) if out else Path(f"golden-v{chosen.number}{FORMATS[file_format]}")
+    try:
+        write_golden(items, target, file_format, texts)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"golden set v{chosen.number} ({len(items)} items, corpus {chosen.corpus_version}) written to {target}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="rag-assets", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="rag-assets", description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"rag-assets {importlib.metadata.version('rag_assets')}")
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="run the lifecycle job on the corpus and print a summary")
     run_parser.add_argument("--corpus", help=f"corpus root (default: ${CORPUS_ROOT_ENV} or ./data/corpus)")
@@ -282,7 +361,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus_parser = commands.add_parser("corpus-from-json", help="turn a pre-chunked JSON corpus into a corpus folder")
     corpus_parser.add_argument("chunks_json")
     corpus_parser.add_argument("out_dir")
+    commands.add_parser("ui", help="start dagster dev on the runs this CLI made (its DAGSTER_HOME)")
+    export_parser = commands.add_parser("export", help="write a golden-set version as jsonl, ragas, csv or parquet")
+    export_parser.add_argument("--format", required=True, choices=["jsonl", "ragas", "csv", "parquet"],
+                               dest="file_format")
+    export_parser.add_argument("--golden-version", type=int, help="the version number (default: the newest)")
+    export_parser.add_argument("--out", help="the file to write (default: golden-v<N>.<format> here)")
     args = parser.parse_args(argv)
+    problems = environment_problems()
+    if problems:
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return 2
+    if args.command == "ui":
+        command, env = ui_command(Settings.from_env())
+        print(" ".join(command), flush=True)
+        os.execve(command[0], command, env)
     if args.command == "run":
         try:
             system = system_run_config(args.system, args.system_url, args.system_header)
@@ -293,6 +387,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    not args.no_production, system, args.summary_json)
     if args.command == "simulate-review":
         return simulate(args.out)
+    if args.command == "export":
+        return export(args.file_format, args.golden_version, args.out)
     if args.command == "import-golden":
         return import_golden(args.path, args.file_format, args.chunks)
     from rag_assets.golden.importers import json_chunks_to_corpus

@@ -7,10 +7,13 @@ from the environment and never copied into Dagster config, which the UI displays
 
 from __future__ import annotations
 
+import datetime as dt
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from rag_assets.errors import ConfigError
 
 HOME_ENV = "RAG_ASSETS_HOME"
 DATABASE_URL_ENV = "RAG_ASSETS_DATABASE_URL"
@@ -33,6 +36,46 @@ DEFAULT_PRODUCTION_START = "2026-01-01"
 SQLITE_FILE_NAME = "rag_assets.db"
 
 
+def _bad(name: str, shown: str, expected: str, example: str) -> ConfigError:
+    """The one-line message of every bad setting: the variable, its value, what it takes, an example."""
+    return ConfigError(f"{name}={shown} is not {expected}; for example {name}={example}")
+
+
+def _positive_number(env: Mapping[str, str], name: str, kind: Callable[[str], float], example: str,
+                     expected: str) -> float | None:
+    value = env.get(name)
+    if not value:
+        return None
+    try:
+        number = kind(value)
+    except ValueError:
+        number = 0
+    if number <= 0:
+        raise _bad(name, repr(value), expected, example)
+    return number
+
+
+def _checked_database_url(value: str) -> str:
+    """A URL SQLAlchemy can open (``postgres://`` is not one: it says ``postgresql+psycopg2://``).
+
+    The value is shown with its password masked, or not at all when it does not parse.
+    """
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    example = "postgresql+psycopg2://user:password@host:5432/db"
+    try:
+        url = make_url(value)
+    except ArgumentError:
+        raise _bad(DATABASE_URL_ENV, "(not shown)", "a SQLAlchemy URL", example) from None
+    try:
+        url.get_dialect()
+    except NoSuchModuleError:
+        raise _bad(DATABASE_URL_ENV, repr(url.render_as_string(hide_password=True)),
+                   "a SQLAlchemy URL with a known dialect", example) from None
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     """Where the project keeps its state and what it reads by default."""
@@ -50,28 +93,50 @@ class Settings:
             home=Path(env.get(HOME_ENV) or DEFAULT_HOME).expanduser().absolute(),
             corpus_root=Path(env.get(CORPUS_ROOT_ENV) or DEFAULT_CORPUS_ROOT).expanduser().absolute(),
             curation_root=Path(env.get(CURATION_ROOT_ENV) or DEFAULT_CURATION_ROOT).expanduser().absolute(),
-            database_url=env.get(DATABASE_URL_ENV) or None,
+            database_url=_checked_database_url(env[DATABASE_URL_ENV]) if env.get(DATABASE_URL_ENV) else None,
             production_logs=Path(env.get(PRODUCTION_LOGS_ENV) or DEFAULT_PRODUCTION_LOGS).expanduser().absolute(),
         )
 
     @staticmethod
     def sensor_interval(default: int, environ: Mapping[str, str] | None = None) -> int:
         """Seconds between sensor ticks; RAG_ASSETS_SENSOR_INTERVAL lowers it (tests, demos)."""
-        value = (os.environ if environ is None else environ).get(SENSOR_INTERVAL_ENV)
-        return int(value) if value else default
+        env = os.environ if environ is None else environ
+        seconds = _positive_number(env, SENSOR_INTERVAL_ENV, int, "30", "a whole number of seconds above 0")
+        return int(seconds) if seconds else default
 
     @staticmethod
     def production_start(environ: Mapping[str, str] | None = None) -> str:
         """First day of the production_sample partitions (ISO date); fixed when the code location loads."""
-        return (os.environ if environ is None else environ).get(PRODUCTION_START_ENV) or DEFAULT_PRODUCTION_START
+        value = (os.environ if environ is None else environ).get(PRODUCTION_START_ENV) or DEFAULT_PRODUCTION_START
+        try:
+            dt.date.fromisoformat(value)
+        except ValueError:
+            raise _bad(PRODUCTION_START_ENV, repr(value), "an ISO date (YYYY-MM-DD)", DEFAULT_PRODUCTION_START) from None
+        return value
 
     @staticmethod
     def alert_webhook(environ: Mapping[str, str] | None = None) -> str | None:
-        return (os.environ if environ is None else environ).get(ALERT_WEBHOOK_ENV) or None
+        value = (os.environ if environ is None else environ).get(ALERT_WEBHOOK_ENV) or None
+        if value and not value.startswith(("http://", "https://")):
+            raise _bad(ALERT_WEBHOOK_ENV, "(not shown: it may hold a token)", "an http(s) URL",
+                       "https://hooks.example.com/T000/B000")
+        return value
 
     @staticmethod
     def evaluation_cron(environ: Mapping[str, str] | None = None) -> str:
-        return (os.environ if environ is None else environ).get(EVALUATION_CRON_ENV) or "0 6 * * *"
+        from dagster._utils.schedules import is_valid_cron_string
+
+        value = (os.environ if environ is None else environ).get(EVALUATION_CRON_ENV) or "0 6 * * *"
+        if not is_valid_cron_string(value):
+            raise _bad(EVALUATION_CRON_ENV, repr(value), "a cron expression", "'0 6 * * *' (or @daily)")
+        return value
+
+    @staticmethod
+    def llm_requests_per_minute(environ: Mapping[str, str] | None = None) -> int | None:
+        """A per-process pace for LLM requests, or None for no pace."""
+        env = os.environ if environ is None else environ
+        value = _positive_number(env, LLM_RPM_ENV, int, "50", "a whole number of requests per minute above 0")
+        return int(value) if value else None
 
     @property
     def store_url(self) -> str:
@@ -79,3 +144,22 @@ class Settings:
         if self.database_url:
             return self.database_url
         return f"sqlite:///{self.home / SQLITE_FILE_NAME}"
+
+
+def environment_problems(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Every environment variable that holds a value the project cannot use, one line each.
+
+    The CLI asks this before it writes anything, so a typo stops it at once with a line naming the
+    variable, the value and an example instead of a traceback half-way through a run.
+    """
+    readers: list[Callable[[], object]] = [
+        lambda: Settings.from_env(environ), lambda: Settings.sensor_interval(30, environ),
+        lambda: Settings.production_start(environ), lambda: Settings.evaluation_cron(environ),
+        lambda: Settings.alert_webhook(environ), lambda: Settings.llm_requests_per_minute(environ)]
+    problems = []
+    for read in readers:
+        try:
+            read()
+        except ConfigError as exc:
+            problems.append(str(exc))
+    return problems

@@ -1,11 +1,15 @@
 """The README's first command, minus the install: the CLI runs the lifecycle on the sample corpus."""
 
+import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from rag_assets.cli import main
+from rag_assets.cli import KEY_FACTS, main, ui_command
+from rag_assets.golden.export import FORMATS
+from rag_assets.golden.importers import read_ragas_testset
 from rag_assets.settings import Settings
 from tests.conftest import PROJECT_ROOT
 
@@ -19,7 +23,8 @@ def checkout_curation(project_env: Path) -> Path:
 
 
 def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
-        project_env: Path, checkout_curation: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+        project_env: Path, checkout_curation: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path_factory: pytest.TempPathFactory):
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     assert main(["run"]) == 0
     out = capsys.readouterr().out
@@ -38,10 +43,35 @@ def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
     assert "checks: 34 passed, 3 failed" in out, "the lifecycle's 9 checks pass; the planted bad day alerts"
     assert "FAILED production_sample.drift_faithfulness [2026-11-26]: DRIFT faithfulness:" in out
     assert "7 production days scored" in out
+    captured_lines = out.splitlines()
+    assert not any("DEBUG" in line or "Warning" in line for line in captured_lines), "events go to the log file"
+    table = [line for line in captured_lines if line.split(" ")[0] in KEY_FACTS or line.startswith("  FAILED")]
+    assert len(table) == 8 + 7 + 3, "one line per materialized asset and partition, one per failed check"
+    assert len(captured_lines) - len(table) <= 17, f"the table, the files and one closing line: {captured_lines}"
+    closing = dict(line.split(": ", 1) for line in captured_lines if line.startswith(("report: ", "golden set (", "event log: ")))
+    assert Path(closing["report"]).is_file() and closing["report"].endswith(".html")
+    assert Path(closing["golden set (JSONL)"]).name == "golden-v1.jsonl" and Path(closing["golden set (ragas)"]).is_file()
+    assert "RUN_START" in Path(closing["event log"]).read_text(encoding="utf-8")
+    assert f"DAGSTER_HOME={project_env / 'dagster'} dagster dev -m rag_assets.definitions" in out
     assert (project_env / "dagster" / "dagster.yaml").exists(), "runs are kept for dagster dev"
     assert main(["run", "--verbose"]) == 0
     again = capsys.readouterr().out
     assert "new_version              False" in again and "golden_version=1, items=54, added=54" in again
+
+    exports = tmp_path_factory.mktemp("exports")
+    for file_format in ("jsonl", "ragas", "csv", "parquet"):
+        assert main(["export", "--format", file_format, "--out", str(exports / f"g{FORMATS[file_format]}")]) == 0
+    assert "golden set v1 (54 items, corpus cv-" in capsys.readouterr().out
+    assert (exports / "g.jsonl").read_bytes() == Path(closing["golden set (JSONL)"]).read_bytes(), "the asset's export"
+    ours = [json.loads(line) for line in (exports / "g.jsonl").read_text(encoding="utf-8").splitlines()]
+    for frame in (pd.read_csv(exports / "g.csv"), pd.read_parquet(exports / "g.parquet")):
+        assert frame["item_id"].tolist() == [r["item_id"] for r in ours]
+        assert [json.loads(cell) for cell in frame["relevant_chunks"]] == [r["relevant_chunks"] for r in ours]
+    ragas = read_ragas_testset(exports / "g.ragas.jsonl")
+    assert [i.question for i in ragas] == [r["question"] for r in ours]
+    assert main(["export", "--format", "csv", "--golden-version", "7"]) == 2
+    err = capsys.readouterr().err
+    assert "no golden-set version 7" in err and "(versions: 1)" in err
 
 
 def test_run_without_a_review_fails_the_golden_checks_and_says_what_to_do(
@@ -58,3 +88,56 @@ def test_run_without_a_review_fails_the_golden_checks_and_says_what_to_do(
 def test_run_on_a_missing_corpus_says_so_and_exits_2(project_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     assert main(["run", "--corpus", str(tmp_path / "missing")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("variable", "value", "expected"), [
+    ("RAG_ASSETS_SENSOR_INTERVAL", "5s", "RAG_ASSETS_SENSOR_INTERVAL='5s' is not a whole number of seconds above 0; "
+                                         "for example RAG_ASSETS_SENSOR_INTERVAL=30"),
+    ("RAG_ASSETS_PRODUCTION_START", "2026/01/01", "RAG_ASSETS_PRODUCTION_START='2026/01/01' is not an ISO date"),
+    ("RAG_ASSETS_EVALUATION_CRON", "daily", "RAG_ASSETS_EVALUATION_CRON='daily' is not a cron expression"),
+    ("RAG_ASSETS_DATABASE_URL", "postgres://ana:s3cret@db/rag",
+     "RAG_ASSETS_DATABASE_URL='postgres://ana:***@db/rag' is not a SQLAlchemy URL with a known dialect; "
+     "for example RAG_ASSETS_DATABASE_URL=postgresql+psycopg2://"),
+    ("RAG_ASSETS_LLM_RPM", "fast", "RAG_ASSETS_LLM_RPM='fast' is not a whole number of requests per minute above 0"),
+    ("RAG_ASSETS_ALERT_WEBHOOK", "hooks.example.com/x?token=abc", "RAG_ASSETS_ALERT_WEBHOOK=(not shown"),
+])
+def test_a_bad_setting_stops_with_one_line_and_exit_2_before_anything_is_written(
+        project_env: Path, checkout_curation: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], variable: str, value: str, expected: str):
+    monkeypatch.setenv(variable, value)
+    before = sorted(p.relative_to(checkout_curation) for p in checkout_curation.rglob("*"))
+    assert main(["run"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith(f"error: {expected}") and captured.err.count("\n") == 1
+    assert "s3cret" not in captured.err and "token=abc" not in captured.err, "a URL's secret is never shown"
+    assert not project_env.exists(), "no store, no Dagster home"
+    assert sorted(p.relative_to(checkout_curation) for p in checkout_curation.rglob("*")) == before, "nothing staged"
+
+
+def test_run_from_another_folder_stops_at_once_and_says_what_to_do(
+        project_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    monkeypatch.delenv("RAG_ASSETS_CORPUS_ROOT")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run"]) == 2
+    err = capsys.readouterr().err
+    assert f"corpus root {tmp_path / 'data' / 'corpus'} does not exist" in err
+    assert "Run rag-assets from the project folder" in err and "--corpus DIR" in err
+    assert not project_env.exists()
+
+
+def test_version_and_plain_help(capsys: pytest.CaptureFixture[str]):
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out.strip() == "rag-assets 0.1.0"
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert "``" not in text and ":func:" not in text and "Run the lifecycle of a RAG golden set" in text
+
+
+def test_ui_starts_dagster_dev_on_the_clis_dagster_home(project_env: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    command, env = ui_command(Settings.from_env())
+    assert Path(command[0]).name == "dagster" and Path(command[0]).exists()
+    assert command[1:] == ["dev", "-m", "rag_assets.definitions"]
+    assert env["DAGSTER_HOME"] == str(project_env / "dagster")

@@ -244,7 +244,7 @@ def llm_resource_from_env() -> LLMResource:
     options: dict[str, object] = {}
     if os.environ.get(API_KEY_ENV):
         options["api_key"] = dg.EnvVar(API_KEY_ENV)
-    if os.environ.get(LLM_RPM_ENV):
+    if Settings.llm_requests_per_minute():
         options["requests_per_minute"] = dg.EnvVar.int(LLM_RPM_ENV)
     return LLMResource(**options)
 

@@ -3,6 +3,7 @@
 import json
 
 import dagster as dg
+from dagster._core.definitions.data_version import DATA_VERSION_TAG
 
 from rag_assets.corpus.manifest import fingerprint
 from rag_assets.corpus.models import sha256_hex
@@ -13,7 +14,8 @@ from rag_assets.defs.assets.corpus import corpus_snapshot
 from rag_assets.defs.jobs import curation_import_job, production_job
 from rag_assets.defs.partitions import corpus_versions, production_days
 from rag_assets.defs.resources import CorpusResource, CurationResource, ProductionLogsResource, StoreResource
-from rag_assets.production.logs import log_files, read_log_file
+from rag_assets.defs.assets.production import production_sample
+from rag_assets.production.logs import day_digests, log_files, read_log_file, read_logs
 from rag_assets.errors import RagAssetsError
 from rag_assets.settings import Settings
 
@@ -88,12 +90,23 @@ def curation_inbox_sensor(context: dg.SensorEvaluationContext, curation: Curatio
 
 
 def _day_digests(path) -> dict[str, str]:
-    """Per day in a log file, a digest of that day's records (their ids), so appending to a file
-    re-requests only the days it changed."""
-    ids: dict[str, list[str]] = {}
-    for record in read_log_file(path).records:
-        ids.setdefault(record.day.isoformat(), []).append(record.query_id)
-    return {day: sha256_hex("\n".join(sorted(found)))[:16] for day, found in ids.items()}
+    """Per day in a log file, a digest of that day's records, so appending to a file re-requests
+    only the days it changed."""
+    return day_digests(read_log_file(path).records)
+
+
+def _already_scored(instance: dg.DagsterInstance, folder, days: list[str]) -> set[str]:
+    """The days whose newest production_sample materialization (by the CLI, a backfill or this
+    sensor) has the data version the day's records give now: scoring them again would change nothing."""
+    current = day_digests(read_logs(folder).records) if days else {}
+    scored = set()
+    for day in days:
+        records = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=production_sample.key, asset_partitions=[day]), limit=1).records
+        materialization = records[0].asset_materialization if records else None
+        if materialization is not None and materialization.tags.get(DATA_VERSION_TAG) == current.get(day):
+            scored.add(day)
+    return scored
 
 
 @dg.sensor(
@@ -122,9 +135,13 @@ def production_logs_sensor(context: dg.SensorEvaluationContext, production_logs:
                 pending[day] = sha256_hex(pending.get(day, "") + path.name + day_digest)[:16]
     first, last = production_days.get_first_partition_key(), production_days.get_last_partition_key()
     requests, too_early = [], []
+    ready = [day for day in pending if first <= day and last is not None and day <= last]
+    scored = _already_scored(context.instance, production_logs.folder(), ready)
     for day in sorted(pending):
         if day < first:
             too_early.append(day)
+            del pending[day]
+        elif day in scored:
             del pending[day]
         elif last is not None and day <= last:
             requests.append(dg.RunRequest(run_key=f"{day}:{pending.pop(day)}", partition_key=day,

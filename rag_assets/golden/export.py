@@ -1,4 +1,9 @@
-"""Write a golden-set version as files a user can keep in git: JSONL, and the ragas test-set format."""
+"""Write a golden-set version as files a user can keep in git or load elsewhere.
+
+Formats: ``jsonl`` (ours, one item per line), ``ragas`` (the ragas test-set JSONL), ``csv`` (ours,
+flat, the chunk list as JSON in its cell) and ``parquet`` (ours, for pandas/Arrow users; needs the
+``parquet`` extra).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +13,11 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from rag_assets.errors import ConfigError
 from rag_assets.golden.importers import write_ragas_testset
 from rag_assets.golden.models import GoldenItem
+
+FORMATS = {"jsonl": ".jsonl", "ragas": ".ragas.jsonl", "csv": ".csv", "parquet": ".parquet"}
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -20,20 +28,48 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(temp, path)
 
 
-def export_golden(items: Sequence[GoldenItem], number: int, folder: Path,
-                  chunk_texts: Mapping[str, str]) -> tuple[Path, Path]:
-    """``golden-v{number}.jsonl`` (our format) and ``golden-v{number}.ragas.jsonl``; returns both paths."""
-    ours = folder / f"golden-v{number}.jsonl"
-    lines = [json.dumps({
+def golden_records(items: Sequence[GoldenItem]) -> list[dict]:
+    """Our format: one record per item, its relevant chunks with the content hash it was pinned to."""
+    return [{
         "item_id": i.item_id, "revision": i.revision, "question_type": i.question_type, "question": i.question,
         "reference_answer": i.reference_answer, "corpus_version": i.corpus_version, "origin": i.origin,
         "relevant_chunks": [{"chunk_id": r.chunk_id, "content_hash": r.content_hash} for r in i.relevant_chunks],
-    }, ensure_ascii=False, sort_keys=True) for i in items]
-    _write_atomic(ours, "".join(line + "\n" for line in lines))
-    ragas = folder / f"golden-v{number}.ragas.jsonl"
-    write_ragas_testset([{
-        "item_id": i.item_id, "question": i.question, "reference_answer": i.reference_answer,
-        "question_type": i.question_type, "relevant_chunk_ids": [r.chunk_id for r in i.relevant_chunks],
-        "reference_contexts": [chunk_texts[r.chunk_id] for r in i.relevant_chunks if r.chunk_id in chunk_texts],
-    } for i in items], ragas)
-    return ours, ragas
+    } for i in items]
+
+
+def write_golden(items: Sequence[GoldenItem], path: Path, file_format: str, chunk_texts: Mapping[str, str]) -> Path:
+    """Write ``items`` to ``path`` in ``file_format`` (one of FORMATS), replacing it atomically."""
+    if file_format == "ragas":
+        write_ragas_testset([{
+            "item_id": i.item_id, "question": i.question, "reference_answer": i.reference_answer,
+            "question_type": i.question_type, "relevant_chunk_ids": [r.chunk_id for r in i.relevant_chunks],
+            "reference_contexts": [chunk_texts[r.chunk_id] for r in i.relevant_chunks if r.chunk_id in chunk_texts],
+        } for i in items], path)
+        return path
+    records = golden_records(items)
+    if file_format == "jsonl":
+        _write_atomic(path, "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records))
+        return path
+    if file_format not in FORMATS:
+        raise ConfigError(f"export format must be one of {', '.join(FORMATS)}, got {file_format!r}")
+    import pandas as pd
+
+    frame = pd.DataFrame([{**r, "relevant_chunks": json.dumps(r["relevant_chunks"])} for r in records])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.tmp")
+    if file_format == "csv":
+        frame.to_csv(temp, index=False, encoding="utf-8")
+    else:
+        try:
+            frame.to_parquet(temp, index=False)
+        except ImportError as exc:
+            raise ConfigError("parquet export needs pyarrow: pip install 'rag_assets[parquet]'") from exc
+    os.replace(temp, path)
+    return path
+
+
+def export_golden(items: Sequence[GoldenItem], number: int, folder: Path,
+                  chunk_texts: Mapping[str, str]) -> tuple[Path, Path]:
+    """``golden-v{number}.jsonl`` (our format) and ``golden-v{number}.ragas.jsonl``; returns both paths."""
+    return tuple(write_golden(items, folder / f"golden-v{number}{FORMATS[kind]}", kind, chunk_texts)
+                 for kind in ("jsonl", "ragas"))

@@ -217,3 +217,12 @@ def read_logs(folder: str | Path, day: date | None = None) -> LogRead:
         records.extend(read.records)
         bad.extend(read.bad_lines)
     return LogRead(records, bad)
+
+
+def day_digests(records: list[ProductionQuery]) -> dict[str, str]:
+    """Per day, a digest of that day's records (their ids): the production_sample partition's data
+    version, and what the log sensor compares to decide whether a day needs scoring again."""
+    ids: dict[str, set[str]] = {}
+    for record in records:
+        ids.setdefault(record.day.isoformat(), set()).add(record.query_id)
+    return {day: sha256_hex("\n".join(sorted(found)))[:16] for day, found in ids.items()}

@@ -136,6 +136,20 @@ def test_the_sensor_requests_each_logged_day_once_and_again_only_for_days_whose_
         assert "2999-01-01" in json.loads(waiting.cursor)["pending"]
 
 
+def test_the_sensor_does_not_request_days_already_scored_for_the_same_records(production_logs: Path):
+    """`rag-assets run` scores days before `dagster dev` starts: its sensor (fresh cursor) must not score them again."""
+    with dg.instance_for_test() as instance:
+        for day in DAYS[:2]:
+            _day(instance, day, sample_size=5)
+        first = _tick(instance, None)
+        assert sorted(r.partition_key for r in first.run_requests) == DAYS[2:]
+        record = json.loads((production_logs / f"served-{DAYS[0]}.jsonl").read_text().splitlines()[0])
+        with (production_logs / f"served-{DAYS[0]}.jsonl").open("a") as handle:
+            handle.write(json.dumps({**record, "query_id": "late-1"}) + "\n")
+        changed = _tick(instance, first.cursor)
+        assert [r.partition_key for r in changed.run_requests] == [DAYS[0]], "new records: scored again"
+
+
 def test_the_production_logs_default_to_the_bundled_folder(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("RAG_ASSETS_PRODUCTION_LOGS", raising=False)
     monkeypatch.chdir(PROJECT_ROOT)

@@ -12,7 +12,7 @@ from rag_assets.errors import RagAssetsError
 from rag_assets.golden.models import GoldenItem
 from rag_assets.production.coverage import CoverageGap, coverage_gaps, gaps_to_candidates
 from rag_assets.production.drift import DriftResult, detect_drift
-from rag_assets.production.logs import LogRead, read_logs
+from rag_assets.production.logs import LogRead, day_digests, read_logs
 from rag_assets.production.sampling import sample_day
 from rag_assets.production.scoring import PRODUCTION_METRICS, score_queries
 from rag_assets.report.markdown import markdown_table
@@ -187,4 +187,5 @@ def production_sample(context: dg.AssetExecutionContext, config: ProductionSampl
         },
         check_results=[_drift_result(drift[m], config.allowed_drops.get(m, DEFAULT_ALLOWED_DROP), config.baseline_days,
                                      drift["faithfulness"].alert) for m in PRODUCTION_METRICS],
+        data_version=dg.DataVersion(day_digests(read.records).get(day.isoformat(), "no-records")),
     )
