@@ -211,6 +211,8 @@ class RagSystemResource(dg.ConfigurableResource):
 
     ``kind``: ``reference`` (built-in BM25 + the llm resource's model or the offline extractive
     generator), ``callable`` (``target`` = ``module:function``) or ``http`` (``target`` = URL).
+    ``headers`` (HTTP) are templates: ``{"Authorization": "Bearer ${RAG_ASSETS_SYSTEM_TOKEN}"}``
+    names the env var holding the secret, so the UI shows the name and never the value.
     """
 
     kind: str = "reference"
@@ -220,6 +222,8 @@ class RagSystemResource(dg.ConfigurableResource):
     timeout_seconds: float = 30.0
     max_concurrency: int = 4
     retries: int = 2
+    headers: dict[str, str] = {}
+    max_response_bytes: int = 5_000_000
 
     def system(self, corpus_version: str, chunks, llm: LLMClient, cache, index_dir: Path):
         from rag_assets.errors import ConfigError
@@ -235,7 +239,8 @@ class RagSystemResource(dg.ConfigurableResource):
         if self.kind == "callable":
             return CallableRagSystem(self.target, self.k, self.timeout_seconds, self.max_concurrency)
         if self.kind == "http":
-            return HttpRagSystem(self.target, self.k, self.timeout_seconds, self.max_concurrency, self.retries, self.name)
+            return HttpRagSystem(self.target, self.k, self.timeout_seconds, self.max_concurrency, self.retries, self.name,
+                                 self.headers, self.max_response_bytes)
         raise ConfigError(f"RAG system kind must be reference, callable or http, got {self.kind!r}")
 
 

@@ -6,10 +6,16 @@ Both speak one JSON contract. Request (a dict for the callable, the POST body fo
 
 Response::
 
-    {"answer": "… [chunk_id] …" | null,
+    {"answer": "… [chunk_id] …",                                                   # a string, never null
+     "declined": false,                                                          # optional
+     "reason": "…",                                                              # optional, why it declined
      "retrieved": [{"chunk_id": "…", "score": 12.3, "text": "… (optional)"}, …],   # best first
      "citations": [{"claim": "…", "chunk_id": "…"}, …],                             # optional
      "usage": {"input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}}             # optional
+
+A decline is explicit: ``"declined": true`` (the answer may then be empty or null), or an empty
+answer with a ``"reason"``. A null, missing or unexplained empty answer breaks the contract, so a
+system that crashed into ``null`` is not scored as a polite decline.
 
 Chunk ids are the snapshot's (``corpus_snapshot`` / the golden set's ``relevant_chunks``). An
 exception, a timeout, a non-2xx answer after retries, a response that breaks the contract, or
@@ -18,18 +24,23 @@ chunk ids the snapshot lacks each become an error record for that item; the run 
 
 from __future__ import annotations
 
+import http.client
 import importlib
 import json
+import math
 import threading
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 from rag_assets.errors import ConfigError
+from rag_assets.rag.http_transport import HttpReply, ResponseTooLarge, post, redact, resolve_headers
 from rag_assets.rag.models import Citation, RagQuery, RagResponse, RetrievedChunk, failed
+
+
+DEFAULT_MAX_RESPONSE_BYTES = 5_000_000
 
 
 class ContractError(ValueError):
@@ -45,10 +56,66 @@ def _field(value: Any, kind: type | tuple[type, ...], where: str, optional: bool
     return value
 
 
+def _answer(payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The answer text and the decline marker (``extra``) the scorers read, as the reference system records it."""
+    declined = _field(payload.get("declined", False), bool, "declined")
+    reason = _field(payload.get("reason"), str, "reason", optional=True)
+    answer = payload.get("answer")
+    if answer is None and not declined:
+        raise ContractError("answer: missing" if "answer" not in payload else
+                            'answer: null; a decline is "declined": true or an empty answer with a "reason"')
+    answer = _field(answer, str, "answer", optional=True) or ""
+    if not answer and not declined:
+        if "declined" in payload:
+            raise ContractError('answer: empty while "declined" is false')
+        if not reason:
+            raise ContractError('answer: empty; a decline is "declined": true or an empty answer with a "reason"')
+        declined = True
+    return answer, {"declined": declined, **({"reason": reason} if reason else {})}
+
+
+def _citations(payload: dict[str, Any]) -> tuple[Citation, ...]:
+    citations = []
+    for index, row in enumerate(_field(payload.get("citations") or [], list, "citations")):
+        _field(row, dict, f"citations[{index}]")
+        citations.append(Citation(_field(row.get("claim", ""), str, f"citations[{index}].claim"),
+                                  _field(row.get("chunk_id"), str, f"citations[{index}].chunk_id")))
+    return tuple(citations)
+
+
+_MAX_COUNT = 2**31  # what the store's integer columns hold; a larger token count is garbage, not usage
+
+
+def _count(value: Any, where: str) -> int:
+    if not 0 <= _field(value, int, where) < _MAX_COUNT:
+        raise ContractError(f"{where}: expected a count from 0 to {_MAX_COUNT - 1}, got {repr(value)[:40]}")
+    return value
+
+
+def _cost(value: Any, where: str) -> float | None:
+    if _field(value, (int, float), where, optional=True) is None:
+        return None
+    try:
+        cost = float(value)
+    except OverflowError:
+        cost = math.inf
+    if not (math.isfinite(cost) and cost >= 0):
+        raise ContractError(f"{where}: expected a finite number >= 0, got {repr(value)[:40]}")
+    return cost
+
+
+def _usage(payload: dict[str, Any]) -> dict[str, Any]:
+    """Token counts are integers (never floats or strings); the cost is a number >= 0 or null (unknown)."""
+    usage = _field(payload.get("usage") or {}, dict, "usage")
+    return {"input_tokens": _count(usage.get("input_tokens", 0), "usage.input_tokens"),
+            "output_tokens": _count(usage.get("output_tokens", 0), "usage.output_tokens"),
+            "cost_usd": _cost(usage.get("cost_usd"), "usage.cost_usd")}
+
+
 def parse_output(item_id: str, payload: Any, latency_ms: float) -> RagResponse:
     """A response dict to a RagResponse, or ContractError naming the first field that is wrong."""
     _field(payload, dict, "response")
-    answer = _field(payload.get("answer"), str, "answer", optional=True)
+    answer, extra = _answer(payload)
     retrieved = []
     for rank, row in enumerate(_field(payload.get("retrieved", []), list, "retrieved"), start=1):
         _field(row, dict, f"retrieved[{rank - 1}]")
@@ -56,15 +123,8 @@ def parse_output(item_id: str, payload: Any, latency_ms: float) -> RagResponse:
         score = _field(row.get("score", 0.0), (int, float), f"retrieved[{rank - 1}].score")
         text = _field(row.get("text"), str, f"retrieved[{rank - 1}].text", optional=True) or ""
         retrieved.append(RetrievedChunk(chunk_id, text, float(score), rank))
-    citations = []
-    for index, row in enumerate(_field(payload.get("citations") or [], list, "citations")):
-        _field(row, dict, f"citations[{index}]")
-        citations.append(Citation(_field(row.get("claim", ""), str, f"citations[{index}].claim"),
-                                  _field(row.get("chunk_id"), str, f"citations[{index}].chunk_id")))
-    usage = _field(payload.get("usage") or {}, dict, "usage")
-    return RagResponse(item_id=item_id, answer=answer, retrieved=tuple(retrieved), citations=tuple(citations),
-                       latency_ms=latency_ms, input_tokens=int(usage.get("input_tokens", 0)),
-                       output_tokens=int(usage.get("output_tokens", 0)), cost_usd=usage.get("cost_usd"))
+    return RagResponse(item_id=item_id, answer=answer, retrieved=tuple(retrieved), citations=_citations(payload),
+                       latency_ms=latency_ms, extra=extra, **_usage(payload))
 
 
 def _request(query: RagQuery, k: int) -> dict[str, Any]:
@@ -133,57 +193,70 @@ class CallableRagSystem:
 
 
 class HttpRagSystem:
-    """POSTs the request JSON to ``url`` per item; retries connection errors and 5xx with backoff."""
+    """POSTs the request JSON to ``url`` per item; retries connection errors and 5xx with backoff.
+
+    ``timeout`` is a deadline for each whole request, ``max_response_bytes`` caps the body, and
+    ``headers`` are templates whose ``${VARIABLE}`` parts are read from the environment (see
+    ``http_transport``); what goes wrong becomes that item's error, never the run's.
+    """
 
     def __init__(self, url: str, k: int = 5, timeout: float = 30.0, max_concurrency: int = 4, retries: int = 2,
-                 name: str | None = None) -> None:
+                 name: str | None = None, headers: Mapping[str, str] | None = None,
+                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> None:
         if not url.startswith(("http://", "https://")):
             raise ConfigError(f"an HTTP RAG system needs an http(s) URL, got {url!r}")
         self.url, self.k, self.timeout, self.retries = url, k, timeout, retries
-        self.max_concurrency = max_concurrency
+        self.max_concurrency, self.max_response_bytes = max_concurrency, max_response_bytes
         self.name = name or url
+        self.header_templates = dict(headers or {})
+        self._headers, self._secrets = resolve_headers(self.header_templates)
 
     def config(self) -> dict[str, Any]:
-        return {"kind": "http", "url": self.url, "k": self.k, "timeout": self.timeout, "retries": self.retries}
+        """Header templates (env var names), never their values."""
+        return {"kind": "http", "url": self.url, "k": self.k, "timeout": self.timeout, "retries": self.retries,
+                "max_response_bytes": self.max_response_bytes,
+                **({"headers": self.header_templates} if self.header_templates else {})}
 
-    def _post(self, body: bytes) -> tuple[int, bytes]:
-        request = urllib.request.Request(self.url, data=body, method="POST",
-                                         headers={"Content-Type": "application/json", "Accept": "application/json"})
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return response.status, response.read()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read()
+    def _post(self, body: bytes) -> HttpReply:
+        return post(self.url, body, {"Content-Type": "application/json", "Accept": "application/json", **self._headers},
+                    self.timeout, self.max_response_bytes)
 
-    def _one(self, query: RagQuery) -> RagResponse:
+    def _attempts(self, query: RagQuery) -> RagResponse:
         body = json.dumps(_request(query, self.k)).encode("utf-8")
         started = time.perf_counter()
-        status, payload, problem = 0, b"", ""
+        reply, problem = HttpReply(0, b""), ""
         for attempt in range(self.retries + 1):
             try:
-                status, payload = self._post(body)
-                problem = ""
+                reply, problem = self._post(body), ""
             except TimeoutError:
                 return failed(query.item_id, "timeout", f"no answer within {self.timeout:g} s",
                               (time.perf_counter() - started) * 1000)
-            except (urllib.error.URLError, ConnectionError, OSError) as exc:
-                status, problem = 0, f"connection failed: {getattr(exc, 'reason', exc)}"
-            if status and status < 500:
+            except ResponseTooLarge as exc:
+                return failed(query.item_id, "bad_response", str(exc), (time.perf_counter() - started) * 1000)
+            except (OSError, http.client.HTTPException) as exc:
+                reply, problem = HttpReply(0, b""), f"connection failed: {type(exc).__name__}: {exc}"
+            if reply.status and reply.status < 500:
                 break
             if attempt < self.retries:
                 time.sleep(0.2 * 2**attempt)
         latency = (time.perf_counter() - started) * 1000
         if problem:
             return failed(query.item_id, "http_error", f"{problem} (after {self.retries} retries)", latency)
-        if not 200 <= status < 300:
-            return failed(query.item_id, "http_error", f"HTTP {status}: {payload[:200].decode('utf-8', 'replace')}",
-                          latency)
+        if not 200 <= reply.status < 300:
+            return failed(query.item_id, "http_error",
+                          f"HTTP {reply.status}: {reply.body[:200].decode('utf-8', 'replace')}", latency)
         try:
-            return parse_output(query.item_id, json.loads(payload), latency)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            return failed(query.item_id, "bad_response", f"response is not JSON: {exc}", latency)
+            return parse_output(query.item_id, json.loads(reply.body), latency)
         except ContractError as exc:
             return failed(query.item_id, "bad_response", str(exc), latency)
+        except ValueError as exc:  # not UTF-8 or not JSON
+            return failed(query.item_id, "bad_response", f"response: not JSON: {exc}", latency)
+        except RecursionError:
+            return failed(query.item_id, "bad_response", "response: JSON nesting too deep", latency)
+
+    def _one(self, query: RagQuery) -> RagResponse:
+        response = self._attempts(query)
+        return replace(response, error=redact(response.error, self._secrets)) if response.error else response
 
     def answer(self, queries: Sequence[RagQuery]) -> list[RagResponse]:
         with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
