@@ -131,14 +131,20 @@ def _request(query: RagQuery, k: int) -> dict[str, Any]:
     return {"item_id": query.item_id, "question": query.question, "corpus_version": query.corpus_version, "k": k}
 
 
-def load_callable(target: str) -> Callable[[dict[str, Any]], Any]:
+def load_target(target: str) -> Any:
+    """The attribute a ``module:attribute`` target names (the module found on ``sys.path``)."""
     module_name, _, attribute = target.partition(":")
     if not module_name or not attribute:
-        raise ConfigError(f"a callable RAG system is given as 'module:function', got {target!r}")
+        raise ConfigError(f"a RAG system is given as 'module:function' (a chain or query engine as "
+                          f"'module:attribute'), got {target!r}")
     try:
-        function = getattr(importlib.import_module(module_name), attribute)
+        return getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as exc:
         raise ConfigError(f"cannot load RAG system {target!r}: {exc}") from exc
+
+
+def load_callable(target: str) -> Callable[[dict[str, Any]], Any]:
+    function = load_target(target)
     if not callable(function):
         raise ConfigError(f"{target!r} is not callable")
     return function
@@ -147,18 +153,21 @@ def load_callable(target: str) -> Callable[[dict[str, Any]], Any]:
 class CallableRagSystem:
     """Calls ``function(request_dict)`` per item, at most ``max_concurrency`` at once, each within ``timeout``.
 
+    ``function`` defaults to the one ``target`` names; the framework adapters pass their own
+    (a LangChain chain or LlamaIndex query engine wrapped to speak the contract) with their ``kind``.
     A call that overruns its timeout is recorded as such and abandoned (Python cannot stop a
     thread); its thread finishes in the background.
     """
 
-    def __init__(self, target: str, k: int = 5, timeout: float = 30.0, max_concurrency: int = 4) -> None:
-        self.name, self.target, self.k, self.timeout = target, target, k, timeout
-        self.function = load_callable(target)
+    def __init__(self, target: str, k: int = 5, timeout: float = 30.0, max_concurrency: int = 4,
+                 function: Callable[[dict[str, Any]], Any] | None = None, kind: str = "callable") -> None:
+        self.name, self.target, self.k, self.timeout, self.kind = target, target, k, timeout, kind
+        self.function = function or load_callable(target)
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self.max_concurrency = max_concurrency
 
     def config(self) -> dict[str, Any]:
-        return {"kind": "callable", "target": self.target, "k": self.k, "timeout": self.timeout}
+        return {"kind": self.kind, "target": self.target, "k": self.k, "timeout": self.timeout}
 
     def _one(self, query: RagQuery) -> RagResponse:
         outcome: dict[str, Any] = {}
@@ -181,6 +190,8 @@ class CallableRagSystem:
             return failed(query.item_id, "timeout", f"no answer within {self.timeout:g} s", latency)
         if "error" in outcome:
             exc = outcome["error"]
+            if isinstance(exc, ContractError):  # an adapter's wrapper found the framework's output unusable
+                return failed(query.item_id, "bad_response", str(exc), latency)
             return failed(query.item_id, "exception", f"{type(exc).__name__}: {exc}", latency)
         try:
             return parse_output(query.item_id, outcome["value"], latency)
