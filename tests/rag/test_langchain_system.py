@@ -9,6 +9,7 @@ from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableLambda
 
+from rag_assets.defs.resources import RagSystemResource
 from rag_assets.errors import ConfigError
 from rag_assets.rag.langchain_system import LangChainRagSystem, chain_response, load_chain, retrieval_chain
 from rag_assets.rag.models import RagQuery
@@ -73,6 +74,15 @@ def test_a_chain_whose_output_does_not_fit_is_an_item_error_naming_what_is_wrong
     system = LangChainRagSystem(RunnableLambda(lambda _: output), "team:chain", input_key=None)
     [response] = system.answer([RagQuery("i1", "q?", "cv")])
     assert (response.error_kind, response.error) == ("bad_response", error)
+
+
+def test_the_rag_resource_names_a_chain_by_module_attribute(tmp_path):
+    resource = RagSystemResource(kind="langchain", target=TARGET, k=3, timeout_seconds=9, input_key="input")
+    system = resource.system("cv", [], None, None, tmp_path, corpus_root=SAMPLE_CORPUS)
+    assert system.config() == {"kind": "langchain", "target": TARGET, "k": 3, "timeout": 9.0, "input_key": "input"}
+    assert system.function(REQUEST)["retrieved"][0]["source"] == "v2/limits.md"
+    with pytest.raises(ConfigError, match="kind must be reference, callable, http, langchain or llamaindex, got 'haystack'"):
+        RagSystemResource(kind="haystack", target=TARGET).system("cv", [], None, None, tmp_path)
 
 
 def test_a_target_that_is_no_runnable_is_a_config_error():

@@ -9,6 +9,7 @@ import pytest
 from llama_index.core import VectorStoreIndex
 from llama_index.core.llms import MockLLM
 
+from rag_assets.defs.resources import RagSystemResource
 from rag_assets.errors import ConfigError
 from rag_assets.rag.llamaindex_system import LlamaIndexRagSystem, load_engine
 from rag_assets.rag.models import RagQuery
@@ -49,6 +50,12 @@ def test_a_streaming_engine_is_an_item_error_naming_the_result():
     [response] = LlamaIndexRagSystem(engine, "team:engine").answer([RagQuery("i1", QUESTION, "cv")])
     assert (response.error_kind, response.error) == (
         "bad_response", "query engine result: expected a Response (streaming off), got StreamingResponse")
+
+
+def test_the_rag_resource_names_a_query_engine_by_module_attribute(tmp_path):
+    system = RagSystemResource(kind="llamaindex", target=TARGET).system("cv", [], None, None, tmp_path, SAMPLE_CORPUS)
+    assert system.config() == {"kind": "llamaindex", "target": TARGET, "k": 5, "timeout": 30.0}
+    assert system.root == SAMPLE_CORPUS and system.function({"question": QUESTION})["retrieved"][0]["source"] == "v2/limits.md"
 
 
 def test_a_target_that_is_no_query_engine_is_a_config_error():
