@@ -27,7 +27,6 @@ from __future__ import annotations
 import http.client
 import importlib
 import json
-import math
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -41,6 +40,7 @@ from rag_assets.rag.models import Citation, RagQuery, RagResponse, RetrievedChun
 
 
 DEFAULT_MAX_RESPONSE_BYTES = 5_000_000
+FINITE_LIMIT = 1e300  # numbers beyond are garbage (and ints beyond float range cannot be scores)
 
 
 class ContractError(ValueError):
@@ -48,11 +48,14 @@ class ContractError(ValueError):
 
 
 def _field(value: Any, kind: type | tuple[type, ...], where: str, optional: bool = False) -> Any:
+    """``value`` if it is of ``kind`` (never a bool for a number; a float-typed number is finite)."""
     if value is None and optional:
         return None
     if not isinstance(value, kind) or isinstance(value, bool) and kind in (int, float, (int, float)):
         expected = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
         raise ContractError(f"{where}: expected {expected}, got {type(value).__name__}")
+    if kind in (float, (int, float)) and not abs(value) < FINITE_LIMIT:  # NaN, infinities, ints no float holds
+        raise ContractError(f"{where}: expected a finite number, got {repr(value)[:40]}")
     return value
 
 
@@ -95,13 +98,9 @@ def _count(value: Any, where: str) -> int:
 def _cost(value: Any, where: str) -> float | None:
     if _field(value, (int, float), where, optional=True) is None:
         return None
-    try:
-        cost = float(value)
-    except OverflowError:
-        cost = math.inf
-    if not (math.isfinite(cost) and cost >= 0):
-        raise ContractError(f"{where}: expected a finite number >= 0, got {repr(value)[:40]}")
-    return cost
+    if value < 0:
+        raise ContractError(f"{where}: expected a number >= 0, got {value!r}")
+    return float(value)
 
 
 def _usage(payload: dict[str, Any]) -> dict[str, Any]:

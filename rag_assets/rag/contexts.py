@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rag_assets.rag.adapters import FINITE_LIMIT
+
 SOURCE_KEYS = ("source", "file_path", "file_name")
 SCORE_KEYS = ("score", "relevance_score")
-_LARGEST = 1e300  # a finite score (NaN fails the comparison too)
 
 
 def relative_source(source: str, root: Path | None) -> str:
@@ -26,7 +27,8 @@ def context_entry(own_id: Any, text: str, metadata: Mapping[str, Any], root: Pat
                   score: Any = None) -> dict[str, Any]:
     """``{"id", "text", "source", "score"}``, each key only when the framework knows it.
 
-    The score is the one given, else the first numeric ``score``/``relevance_score`` in the metadata.
+    The score is the one given, else the first numeric ``score``/``relevance_score`` in the metadata
+    (finite: NaN fails the comparison).
     """
     entry: dict[str, Any] = {"text": text}
     if own_id not in (None, ""):
@@ -36,7 +38,7 @@ def context_entry(own_id: Any, text: str, metadata: Mapping[str, Any], root: Pat
         entry["source"] = relative_source(source, root)
     candidates = [score, *(metadata.get(key) for key in SCORE_KEYS)]
     found = next((c for c in candidates if isinstance(c, (int, float)) and not isinstance(c, bool)
-                  and abs(c) < _LARGEST), None)
+                  and abs(c) < FINITE_LIMIT), None)
     if found is not None:
         entry["score"] = float(found)
     return entry

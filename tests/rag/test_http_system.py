@@ -76,7 +76,7 @@ def test_an_error_message_that_echoes_the_secret_shows_stars(server, monkeypatch
     monkeypatch.setenv(TOKEN_ENV, TOKEN)
     server.canned = json.dumps({"answer": "x", "usage": {"cost_usd": -1, "input_tokens": 1}}).encode()
     system = HttpRagSystem(server.base_url + "/canned", headers={"X-Api-Key": f"${{{TOKEN_ENV}}}"}, retries=0)
-    assert system.answer(QUERIES)[0].error == "usage.cost_usd: expected a finite number >= 0, got -1"
+    assert system.answer(QUERIES)[0].error == "usage.cost_usd: expected a number >= 0, got -1"
     system.url = server.base_url + "/echo-auth"
     assert system.answer(QUERIES)[0].error == 'HTTP 403: {"got": "***"}'
 
@@ -142,12 +142,12 @@ def test_the_cap_is_configurable():
     ({"answer": "a", "usage": {"input_tokens": 10**40}},
      f"usage.input_tokens: expected a count from 0 to 2147483647, got {str(10**40)[:40]}"),
     ({"answer": "a", "usage": {"cost_usd": "0.01"}}, "usage.cost_usd: expected int or float, got str"),
-    ({"answer": "a", "usage": {"cost_usd": 10**400}}, f"usage.cost_usd: expected a finite number >= 0, got {str(10**400)[:40]}"),
+    ({"answer": "a", "usage": {"cost_usd": 10**400}}, f"usage.cost_usd: expected a finite number, got {str(10**400)[:40]}"),
     ({"answer": "a", "usage": [1]}, "usage: expected dict, got list"),
     ({"answer": "a", "citations": {"claim": "x"}}, "citations: expected list, got dict"),
     ({"answer": "a", "citations": [{"claim": "x", "chunk_id": 5}]}, "citations[0].chunk_id: expected str, got int"),
     (["answer"], "response: expected dict, got list"),
-    (b'{"answer": "a", "usage": {"cost_usd": NaN}}', "usage.cost_usd: expected a finite number >= 0, got nan"),
+    (b'{"answer": "a", "usage": {"cost_usd": NaN}}', "usage.cost_usd: expected a finite number, got nan"),
     (b'{"answer": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "response: JSON nesting too deep"),
     (b'{"answer": "trunc', "response: not JSON: Unterminated string starting at: line 1 column 12 (char 11)"),
     (b'{"answer": "\xff"}', "response: not JSON: 'utf-8' codec can't decode byte 0xff in position 12: invalid start byte"),
