@@ -36,7 +36,10 @@ class FakeRagHttpServer:
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                try:
+                    self.wfile.write(body)
+                except OSError:  # the client gave up (its deadline passed); nothing left to tell it
+                    pass
 
             def _stream(self, path: str, total: int | None, pieces) -> None:
                 """Without ``total`` the body has no Content-Length and ends when the server closes."""
