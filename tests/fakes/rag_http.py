@@ -64,8 +64,8 @@ class FakeRagHttpServer:
                 if self.path == "/canned":
                     self._send(200, server.canned)
                 elif self.path == "/secure":
-                    if self.headers.get("Authorization") == f"Bearer {TOKEN}":
-                        self._send(200, json.dumps(good(request)).encode())
+                    if self.headers.get("Authorization") == f"Bearer {TOKEN}":  # about the token, not chunks
+                        self._send(200, json.dumps({**good(request), "retrieved": [], "citations": []}).encode())
                     else:
                         self._send(401, b'{"error": "bad or missing token"}')
                 elif self.path == "/echo-auth":  # a careless server that shows what it was sent
