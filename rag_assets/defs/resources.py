@@ -210,7 +210,11 @@ class RagSystemResource(dg.ConfigurableResource):
     """Which RAG system answers the golden set.
 
     ``kind``: ``reference`` (built-in BM25 + the llm resource's model or the offline extractive
-    generator), ``callable`` (``target`` = ``module:function``) or ``http`` (``target`` = URL).
+    generator), ``callable`` (``target`` = ``module:function``), ``http`` (``target`` = URL), or
+    ``langchain`` / ``llamaindex`` (``target`` = ``module:attribute``, a chain or query engine or a
+    function that builds one; LangChain chains are invoked with ``{input_key: question}``).
+    ``headers`` (HTTP) are templates: ``{"Authorization": "Bearer ${RAG_ASSETS_SYSTEM_TOKEN}"}``
+    names the env var holding the secret, so the UI shows the name and never the value.
     """
 
     kind: str = "reference"
@@ -220,12 +224,18 @@ class RagSystemResource(dg.ConfigurableResource):
     timeout_seconds: float = 30.0
     max_concurrency: int = 4
     retries: int = 2
+    headers: dict[str, str] = {}
+    max_response_bytes: int = 5_000_000
+    input_key: str | None = "input"
 
-    def system(self, corpus_version: str, chunks, llm: LLMClient, cache, index_dir: Path):
+    def system(self, corpus_version: str, chunks, llm: LLMClient, cache, index_dir: Path,
+               corpus_root: Path | None = None):
+        """``corpus_root`` (the snapshot's) makes a framework's absolute document paths relative."""
         from rag_assets.errors import ConfigError
         from rag_assets.rag.adapters import CallableRagSystem, HttpRagSystem
         from rag_assets.rag.bm25 import index_for
         from rag_assets.rag.reference import ReferenceRagSystem
+        from rag_assets.rag.system import FRAMEWORKS, framework_system
 
         if self.kind == "reference":
             return ReferenceRagSystem(index_for(corpus_version, chunks, index_dir), self.k, llm, cache,
@@ -235,8 +245,13 @@ class RagSystemResource(dg.ConfigurableResource):
         if self.kind == "callable":
             return CallableRagSystem(self.target, self.k, self.timeout_seconds, self.max_concurrency)
         if self.kind == "http":
-            return HttpRagSystem(self.target, self.k, self.timeout_seconds, self.max_concurrency, self.retries, self.name)
-        raise ConfigError(f"RAG system kind must be reference, callable or http, got {self.kind!r}")
+            return HttpRagSystem(self.target, self.k, self.timeout_seconds, self.max_concurrency, self.retries, self.name,
+                                 self.headers, self.max_response_bytes)
+        if self.kind in FRAMEWORKS:
+            return framework_system(self.kind, self.target, corpus_root, input_key=self.input_key, k=self.k,
+                                    timeout=self.timeout_seconds, max_concurrency=self.max_concurrency)
+        raise ConfigError(f"RAG system kind must be reference, callable, http, {' or '.join(FRAMEWORKS)}, "
+                          f"got {self.kind!r}")
 
 
 def llm_resource_from_env() -> LLMResource:

@@ -6,12 +6,18 @@ Both speak one JSON contract. Request (a dict for the callable, the POST body fo
 
 Response::
 
-    {"answer": "… [id] …" | null,
+    {"answer": "… [id] …",                                                         # a string, never null
+     "declined": false,                                                          # optional
+     "reason": "…",                                                              # optional, why it declined
      "retrieved": [{"chunk_id": "<snapshot id>", "score": 12.3},                   # best first; each entry
                    {"id": "<own id>", "text": "…", "source": "docs/a.md"},         # one of these three
                    {"text": "…"}, …],
      "citations": [{"claim": "…", "chunk_id": "<snapshot or own id>"}, …],         # optional
      "usage": {"input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}}             # optional
+
+A decline is explicit: ``"declined": true`` (the answer may then be empty or null), or an empty
+answer with a ``"reason"``. A null, missing or unexplained empty answer breaks the contract, so a
+system that crashed into ``null`` is not scored as a polite decline.
 
 A ``chunk_id`` is the snapshot's (``corpus_snapshot`` / the golden set's ``relevant_chunks``); a
 context given by text is mapped onto the snapshot's chunks by the run (``rag_assets.rag.system``).
@@ -21,18 +27,23 @@ snapshot chunk ids the snapshot lacks each become an error record for that item;
 
 from __future__ import annotations
 
+import http.client
 import importlib
 import json
 import threading
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 from rag_assets.errors import ConfigError
+from rag_assets.rag.http_transport import HttpReply, ResponseTooLarge, post, redact, resolve_headers
 from rag_assets.rag.models import Citation, RagQuery, RagResponse, RetrievedChunk, failed
+
+
+DEFAULT_MAX_RESPONSE_BYTES = 5_000_000
+FINITE_LIMIT = 1e300  # numbers beyond are garbage (and ints beyond float range cannot be scores)
 
 
 class ContractError(ValueError):
@@ -40,11 +51,15 @@ class ContractError(ValueError):
 
 
 def _field(value: Any, kind: type | tuple[type, ...], where: str, optional: bool = False) -> Any:
+    """``value`` if it is of ``kind`` (never a bool unless ``kind`` says bool; a float-typed number is finite)."""
     if value is None and optional:
         return None
-    if not isinstance(value, kind) or isinstance(value, bool) and kind in (int, float, (int, float)):
-        expected = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kind) or isinstance(value, bool) and bool not in kinds:
+        expected = " or ".join(k.__name__ for k in kinds)
         raise ContractError(f"{where}: expected {expected}, got {type(value).__name__}")
+    if kind in (float, (int, float)) and not abs(value) < FINITE_LIMIT:  # NaN, infinities, ints no float holds
+        raise ContractError(f"{where}: expected a finite number, got {repr(value)[:40]}")
     return value
 
 
@@ -70,35 +85,86 @@ def parse_retrieved(row: Any, rank: int) -> RetrievedChunk:
                           mapping="chunk_id" if chunk_id else "unmapped")
 
 
-def parse_output(item_id: str, payload: Any, latency_ms: float) -> RagResponse:
-    """A response dict to a RagResponse, or ContractError naming the first field that is wrong."""
-    _field(payload, dict, "response")
-    answer = _field(payload.get("answer"), str, "answer", optional=True)
-    retrieved = [parse_retrieved(row, rank)
-                 for rank, row in enumerate(_field(payload.get("retrieved", []), list, "retrieved"), start=1)]
+def _answer(payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The answer text and the decline marker (``extra``) the scorers read, as the reference system records it."""
+    declined = _field(payload.get("declined", False), bool, "declined")
+    reason = _field(payload.get("reason"), str, "reason", optional=True)
+    answer = payload.get("answer")
+    if answer is None and not declined:
+        raise ContractError("answer: missing" if "answer" not in payload else
+                            'answer: null; a decline is "declined": true or an empty answer with a "reason"')
+    answer = _field(answer, str, "answer", optional=True) or ""
+    if not answer and not declined:
+        if "declined" in payload:
+            raise ContractError('answer: empty while "declined" is false')
+        if not reason:
+            raise ContractError('answer: empty; a decline is "declined": true or an empty answer with a "reason"')
+        declined = True
+    return answer, {"declined": declined, **({"reason": reason} if reason else {})}
+
+
+def _citations(payload: dict[str, Any]) -> tuple[Citation, ...]:
     citations = []
     for index, row in enumerate(_field(payload.get("citations") or [], list, "citations")):
         _field(row, dict, f"citations[{index}]")
         citations.append(Citation(_field(row.get("claim", ""), str, f"citations[{index}].claim"),
                                   _field(row.get("chunk_id"), str, f"citations[{index}].chunk_id")))
+    return tuple(citations)
+
+
+_MAX_COUNT = 2**31  # what the store's integer columns hold; a larger token count is garbage, not usage
+
+
+def _count(value: Any, where: str) -> int:
+    if not 0 <= _field(value, int, where) < _MAX_COUNT:
+        raise ContractError(f"{where}: expected a count from 0 to {_MAX_COUNT - 1}, got {repr(value)[:40]}")
+    return value
+
+
+def _cost(value: Any, where: str) -> float | None:
+    if _field(value, (int, float), where, optional=True) is None:
+        return None
+    if value < 0:
+        raise ContractError(f"{where}: expected a number >= 0, got {value!r}")
+    return float(value)
+
+
+def _usage(payload: dict[str, Any]) -> dict[str, Any]:
+    """Token counts are integers (never floats or strings); the cost is a number >= 0 or null (unknown)."""
     usage = _field(payload.get("usage") or {}, dict, "usage")
-    return RagResponse(item_id=item_id, answer=answer, retrieved=tuple(retrieved), citations=tuple(citations),
-                       latency_ms=latency_ms, input_tokens=int(usage.get("input_tokens", 0)),
-                       output_tokens=int(usage.get("output_tokens", 0)), cost_usd=usage.get("cost_usd"))
+    return {"input_tokens": _count(usage.get("input_tokens", 0), "usage.input_tokens"),
+            "output_tokens": _count(usage.get("output_tokens", 0), "usage.output_tokens"),
+            "cost_usd": _cost(usage.get("cost_usd"), "usage.cost_usd")}
+
+
+def parse_output(item_id: str, payload: Any, latency_ms: float) -> RagResponse:
+    """A response dict to a RagResponse, or ContractError naming the first field that is wrong."""
+    _field(payload, dict, "response")
+    answer, extra = _answer(payload)
+    retrieved = [parse_retrieved(row, rank)
+                 for rank, row in enumerate(_field(payload.get("retrieved", []), list, "retrieved"), start=1)]
+    return RagResponse(item_id=item_id, answer=answer, retrieved=tuple(retrieved), citations=_citations(payload),
+                       latency_ms=latency_ms, extra=extra, **_usage(payload))
 
 
 def _request(query: RagQuery, k: int) -> dict[str, Any]:
     return {"item_id": query.item_id, "question": query.question, "corpus_version": query.corpus_version, "k": k}
 
 
-def load_callable(target: str) -> Callable[[dict[str, Any]], Any]:
+def load_target(target: str) -> Any:
+    """The attribute a ``module:attribute`` target names (the module found on ``sys.path``)."""
     module_name, _, attribute = target.partition(":")
     if not module_name or not attribute:
-        raise ConfigError(f"a callable RAG system is given as 'module:function', got {target!r}")
+        raise ConfigError(f"a RAG system is given as 'module:function' (a chain or query engine as "
+                          f"'module:attribute'), got {target!r}")
     try:
-        function = getattr(importlib.import_module(module_name), attribute)
+        return getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as exc:
         raise ConfigError(f"cannot load RAG system {target!r}: {exc}") from exc
+
+
+def load_callable(target: str) -> Callable[[dict[str, Any]], Any]:
+    function = load_target(target)
     if not callable(function):
         raise ConfigError(f"{target!r} is not callable")
     return function
@@ -107,18 +173,21 @@ def load_callable(target: str) -> Callable[[dict[str, Any]], Any]:
 class CallableRagSystem:
     """Calls ``function(request_dict)`` per item, at most ``max_concurrency`` at once, each within ``timeout``.
 
+    ``function`` defaults to the one ``target`` names; the framework adapters pass their own
+    (a LangChain chain or LlamaIndex query engine wrapped to speak the contract) with their ``kind``.
     A call that overruns its timeout is recorded as such and abandoned (Python cannot stop a
     thread); its thread finishes in the background.
     """
 
-    def __init__(self, target: str, k: int = 5, timeout: float = 30.0, max_concurrency: int = 4) -> None:
-        self.name, self.target, self.k, self.timeout = target, target, k, timeout
-        self.function = load_callable(target)
+    def __init__(self, target: str, k: int = 5, timeout: float = 30.0, max_concurrency: int = 4,
+                 function: Callable[[dict[str, Any]], Any] | None = None, kind: str = "callable") -> None:
+        self.name, self.target, self.k, self.timeout, self.kind = target, target, k, timeout, kind
+        self.function = function or load_callable(target)
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self.max_concurrency = max_concurrency
 
     def config(self) -> dict[str, Any]:
-        return {"kind": "callable", "target": self.target, "k": self.k, "timeout": self.timeout}
+        return {"kind": self.kind, "target": self.target, "k": self.k, "timeout": self.timeout}
 
     def _one(self, query: RagQuery) -> RagResponse:
         outcome: dict[str, Any] = {}
@@ -141,6 +210,8 @@ class CallableRagSystem:
             return failed(query.item_id, "timeout", f"no answer within {self.timeout:g} s", latency)
         if "error" in outcome:
             exc = outcome["error"]
+            if isinstance(exc, ContractError):  # an adapter's wrapper found the framework's output unusable
+                return failed(query.item_id, "bad_response", str(exc), latency)
             return failed(query.item_id, "exception", f"{type(exc).__name__}: {exc}", latency)
         try:
             return parse_output(query.item_id, outcome["value"], latency)
@@ -153,57 +224,70 @@ class CallableRagSystem:
 
 
 class HttpRagSystem:
-    """POSTs the request JSON to ``url`` per item; retries connection errors and 5xx with backoff."""
+    """POSTs the request JSON to ``url`` per item; retries connection errors and 5xx with backoff.
+
+    ``timeout`` is a deadline for each whole request, ``max_response_bytes`` caps the body, and
+    ``headers`` are templates whose ``${VARIABLE}`` parts are read from the environment (see
+    ``http_transport``); what goes wrong becomes that item's error, never the run's.
+    """
 
     def __init__(self, url: str, k: int = 5, timeout: float = 30.0, max_concurrency: int = 4, retries: int = 2,
-                 name: str | None = None) -> None:
+                 name: str | None = None, headers: Mapping[str, str] | None = None,
+                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> None:
         if not url.startswith(("http://", "https://")):
             raise ConfigError(f"an HTTP RAG system needs an http(s) URL, got {url!r}")
         self.url, self.k, self.timeout, self.retries = url, k, timeout, retries
-        self.max_concurrency = max_concurrency
+        self.max_concurrency, self.max_response_bytes = max_concurrency, max_response_bytes
         self.name = name or url
+        self.header_templates = dict(headers or {})
+        self._headers, self._secrets = resolve_headers(self.header_templates)
 
     def config(self) -> dict[str, Any]:
-        return {"kind": "http", "url": self.url, "k": self.k, "timeout": self.timeout, "retries": self.retries}
+        """Header templates (env var names), never their values."""
+        return {"kind": "http", "url": self.url, "k": self.k, "timeout": self.timeout, "retries": self.retries,
+                "max_response_bytes": self.max_response_bytes,
+                **({"headers": self.header_templates} if self.header_templates else {})}
 
-    def _post(self, body: bytes) -> tuple[int, bytes]:
-        request = urllib.request.Request(self.url, data=body, method="POST",
-                                         headers={"Content-Type": "application/json", "Accept": "application/json"})
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return response.status, response.read()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read()
+    def _post(self, body: bytes) -> HttpReply:
+        return post(self.url, body, {"Content-Type": "application/json", "Accept": "application/json", **self._headers},
+                    self.timeout, self.max_response_bytes)
 
-    def _one(self, query: RagQuery) -> RagResponse:
+    def _attempts(self, query: RagQuery) -> RagResponse:
         body = json.dumps(_request(query, self.k)).encode("utf-8")
         started = time.perf_counter()
-        status, payload, problem = 0, b"", ""
+        reply, problem = HttpReply(0, b""), ""
         for attempt in range(self.retries + 1):
             try:
-                status, payload = self._post(body)
-                problem = ""
+                reply, problem = self._post(body), ""
             except TimeoutError:
                 return failed(query.item_id, "timeout", f"no answer within {self.timeout:g} s",
                               (time.perf_counter() - started) * 1000)
-            except (urllib.error.URLError, ConnectionError, OSError) as exc:
-                status, problem = 0, f"connection failed: {getattr(exc, 'reason', exc)}"
-            if status and status < 500:
+            except ResponseTooLarge as exc:
+                return failed(query.item_id, "bad_response", str(exc), (time.perf_counter() - started) * 1000)
+            except (OSError, http.client.HTTPException) as exc:
+                reply, problem = HttpReply(0, b""), f"connection failed: {type(exc).__name__}: {exc}"
+            if reply.status and reply.status < 500:
                 break
             if attempt < self.retries:
                 time.sleep(0.2 * 2**attempt)
         latency = (time.perf_counter() - started) * 1000
         if problem:
             return failed(query.item_id, "http_error", f"{problem} (after {self.retries} retries)", latency)
-        if not 200 <= status < 300:
-            return failed(query.item_id, "http_error", f"HTTP {status}: {payload[:200].decode('utf-8', 'replace')}",
-                          latency)
+        if not 200 <= reply.status < 300:
+            return failed(query.item_id, "http_error",
+                          f"HTTP {reply.status}: {reply.body[:200].decode('utf-8', 'replace')}", latency)
         try:
-            return parse_output(query.item_id, json.loads(payload), latency)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            return failed(query.item_id, "bad_response", f"response is not JSON: {exc}", latency)
+            return parse_output(query.item_id, json.loads(reply.body), latency)
         except ContractError as exc:
             return failed(query.item_id, "bad_response", str(exc), latency)
+        except ValueError as exc:  # not UTF-8 or not JSON
+            return failed(query.item_id, "bad_response", f"response: not JSON: {exc}", latency)
+        except RecursionError:
+            return failed(query.item_id, "bad_response", "response: JSON nesting too deep", latency)
+
+    def _one(self, query: RagQuery) -> RagResponse:
+        response = self._attempts(query)
+        return replace(response, error=redact(response.error, self._secrets)) if response.error else response
 
     def answer(self, queries: Sequence[RagQuery]) -> list[RagResponse]:
         with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:

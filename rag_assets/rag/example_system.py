@@ -30,7 +30,8 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     best = ranked[0] if ranked else None
     first = next(iter(sentences(best.text)), None) if best else None
     return {
-        "answer": f"{first} [{best.chunk_id}]" if first else None,
+        "answer": f"{first} [{best.chunk_id}]" if first else "",
+        "declined": not first,
         "retrieved": [{"chunk_id": c.chunk_id, "score": float(len(wanted & set(content_words(c.text))))} for c in ranked],
         "citations": [{"claim": first, "chunk_id": best.chunk_id}] if first else [],
     }

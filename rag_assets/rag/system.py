@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Protocol
 
 from rag_assets.corpus.mapping import ContextMapping, map_contexts
 from rag_assets.corpus.models import SnapshotChunk, sha256_hex
+from rag_assets.errors import ConfigError
 from rag_assets.rag.models import RagQuery, RagResponse, RetrievedChunk
 
 
@@ -22,6 +24,24 @@ class RagSystem(Protocol):
 
     def answer(self, queries: Sequence[RagQuery]) -> list[RagResponse]:
         """One response per query, in order; a failure is a response with ``error`` set."""
+
+
+FRAMEWORKS = ("langchain", "llamaindex")
+
+
+def framework_system(kind: str, target: str, corpus_root: Path | None, *, input_key: str | None = "input", k: int = 5,
+                     timeout: float = 30.0, max_concurrency: int = 4) -> RagSystem:
+    """A LangChain chain or LlamaIndex query engine named ``module:attribute`` (the object, or a
+    function that builds it). Imported only when asked for, so the extras stay optional."""
+    if kind == "langchain":
+        from rag_assets.rag.langchain_system import LangChainRagSystem, load_chain
+
+        return LangChainRagSystem(load_chain(target), target, corpus_root, input_key, k, timeout, max_concurrency)
+    if kind == "llamaindex":
+        from rag_assets.rag.llamaindex_system import LlamaIndexRagSystem, load_engine
+
+        return LlamaIndexRagSystem(load_engine(target), target, corpus_root, k, timeout, max_concurrency)
+    raise ConfigError(f"a framework RAG system is one of {', '.join(FRAMEWORKS)}, got {kind!r}")
 
 
 def config_hash(system: RagSystem) -> str:

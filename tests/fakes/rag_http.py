@@ -10,9 +10,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from tests.fakes.rag_systems import KNOWN_CHUNK, good
 
 
+TOKEN = "tok-7d41c0ffee-never-shown"  # what /secure wants after "Bearer "
+HUGE_BYTES = 50_000_000
+
+
 class FakeRagHttpServer:
+    """``/canned`` answers with ``canned`` (bytes set by the test); ``/secure`` wants ``Bearer TOKEN``
+    (``/echo-auth`` refuses and echoes the X-Api-Key header);
+    ``/drip`` sends its body one byte every 2 s; ``/huge`` sends 50 MB (``/huge-undeclared``
+    without a Content-Length)."""
+
     def __init__(self) -> None:
         self.hits: dict[str, int] = {}
+        self.canned = b"{}"
+        self.sent: dict[str, int] = {}
         self._lock = threading.Lock()
         server = self
 
@@ -25,13 +36,50 @@ class FakeRagHttpServer:
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                try:
+                    self.wfile.write(body)
+                except OSError:  # the client gave up (its deadline passed); nothing left to tell it
+                    pass
+
+            def _stream(self, path: str, total: int | None, pieces) -> None:
+                """Without ``total`` the body has no Content-Length and ends when the server closes."""
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                if total is not None:
+                    self.send_header("Content-Length", str(total))
+                self.end_headers()
+                try:
+                    for piece in pieces:
+                        self.wfile.write(piece)
+                        self.wfile.flush()
+                        with server._lock:
+                            server.sent[path] = server.sent.get(path, 0) + len(piece)
+                except OSError:  # the client hung up, as it should
+                    pass
 
             def do_POST(self) -> None:
                 request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with server._lock:
                     count = server.hits[self.path] = server.hits.get(self.path, 0) + 1
-                if self.path == "/good":
+                if self.path == "/canned":
+                    self._send(200, server.canned)
+                elif self.path == "/secure":
+                    if self.headers.get("Authorization") == f"Bearer {TOKEN}":  # about the token, not chunks
+                        self._send(200, json.dumps({**good(request), "retrieved": [], "citations": []}).encode())
+                    else:
+                        self._send(401, b'{"error": "bad or missing token"}')
+                elif self.path == "/echo-auth":  # a careless server that shows what it was sent
+                    self._send(403, json.dumps({"got": self.headers.get("X-Api-Key")}).encode())
+                elif self.path == "/drip":
+                    def drip():
+                        for byte in b'{"answer": "late"}':
+                            time.sleep(2)
+                            yield bytes([byte])
+                    self._stream("/drip", 18, drip())
+                elif self.path in ("/huge", "/huge-undeclared"):
+                    self._stream(self.path, HUGE_BYTES if self.path == "/huge" else None,
+                                 (b" " * 1_000_000 for _ in range(HUGE_BYTES // 1_000_000)))
+                elif self.path == "/good":
                     self._send(200, json.dumps(good(request)).encode())
                 elif self.path == "/flaky":
                     self._send(503 if count % 2 else 200, json.dumps(good(request)).encode())
@@ -67,4 +115,4 @@ class FakeRagHttpServer:
         self._thread.join(5)
 
 
-__all__ = ["FakeRagHttpServer", "KNOWN_CHUNK"]
+__all__ = ["FakeRagHttpServer", "KNOWN_CHUNK", "TOKEN", "HUGE_BYTES"]

@@ -1,6 +1,7 @@
 """The rag_answers asset: the configured RAG system run over the current golden-set version."""
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import dagster as dg
 import numpy as np
@@ -45,8 +46,10 @@ class ShardAnswers:
 
 def _system(version: str, chunks: list[SnapshotChunk], store: StoreResource, llm: LLMResource,
             rag: RagSystemResource) -> RagSystem:
+    snapshot = store.corpus().get_snapshot(version)
     try:
-        return rag.system(version, chunks, llm.client(journal=store.llm_batches()), store.llm_cache(), store.index_dir())
+        return rag.system(version, chunks, llm.client(journal=store.llm_batches()), store.llm_cache(), store.index_dir(),
+                          Path(snapshot.corpus_root) if snapshot else None)
     except (RagAssetsError, ValueError) as exc:
         raise dg.Failure(description=f"cannot set up the RAG system: {exc}") from exc
 

@@ -1,0 +1,118 @@
+"""One POST to a user's RAG endpoint, bounded in time and size, with secret headers from env vars.
+
+urllib's ``timeout`` bounds each socket read, so a server that drips a byte every few seconds
+never times out; here a timer shuts the socket down at the deadline, which ends whatever read is
+blocked, so ``timeout`` is a deadline for the whole request (connect, headers and body). The body
+is read in pieces and abandoned past ``max_bytes``, so a runaway response never sits in memory.
+
+Header values are templates: ``"Bearer ${RAG_ASSETS_SYSTEM_TOKEN}"`` names the environment
+variable that holds the secret, so the configuration (shown in the UI, hashed into the run) holds
+only the name. Values are read when the system is set up; they are never returned by ``config()``
+and are blanked out of error messages.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import socket
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from rag_assets.errors import ConfigError
+
+_ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_SECRET_HEADER = re.compile(r"authorization|cookie|token|key|secret|password|auth", re.IGNORECASE)
+_PIECE = 64 * 1024
+
+
+class ResponseTooLarge(Exception):
+    """The body went past the size cap; reading stopped there."""
+
+
+@dataclass(frozen=True)
+class HttpReply:
+    status: int
+    body: bytes
+
+
+def resolve_headers(templates: Mapping[str, str], environ: Mapping[str, str] | None = None) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The headers to send and the secret values in them (to blank out of messages).
+
+    A header whose name suggests a credential must take its value from an env var: a literal
+    secret in the config would be shown in the UI and stored with the run.
+    """
+    environ = os.environ if environ is None else environ
+    headers: dict[str, str] = {}
+    secrets: list[str] = []
+    for name, template in templates.items():
+        names = _ENV_REFERENCE.findall(template)
+        if not names and _SECRET_HEADER.search(name):
+            raise ConfigError(f"header {name}: a credential must come from an environment variable, "
+                              f"written as ${{VARIABLE}} in the value (e.g. 'Bearer ${{RAG_ASSETS_SYSTEM_TOKEN}}')")
+        missing = [var for var in names if not environ.get(var)]
+        if missing:
+            raise ConfigError(f"header {name}: environment variable {', '.join(missing)} is not set")
+        secrets.extend(environ[var] for var in names)
+        headers[name] = _ENV_REFERENCE.sub(lambda match: environ[match.group(1)], template)
+    return headers, tuple(sorted(set(secrets), key=len, reverse=True))
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return text
+
+
+def post(url: str, body: bytes, headers: Mapping[str, str], timeout: float, max_bytes: int) -> HttpReply:
+    """POST ``body``; TimeoutError past ``timeout`` seconds in all, ResponseTooLarge past ``max_bytes``.
+
+    Connection failures raise OSError or http.client.HTTPException; any status is returned as is.
+    """
+    parts = urlsplit(url)
+    connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    connection = connection_class(parts.hostname or "", parts.port, timeout=timeout)
+    expired = threading.Event()
+    sockets: list[socket.socket] = []  # the connection drops its socket once the response is open; keep it
+
+    def cut() -> None:
+        expired.set()
+        for sock in sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    timer = threading.Timer(timeout, cut)
+    timer.daemon = True
+    timer.start()
+    try:
+        connection.connect()
+        sockets.append(connection.sock)
+        if expired.is_set():  # the deadline passed while connecting, before cut() could see the socket
+            raise TimeoutError
+        connection.request("POST", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), body,
+                           dict(headers))
+        response = connection.getresponse()
+        declared = response.getheader("Content-Length", "")
+        if declared.isdigit() and int(declared) > max_bytes:
+            raise ResponseTooLarge(f"response: body of {int(declared)} bytes is over the {max_bytes}-byte cap")
+        pieces, size = [], 0
+        while piece := response.read1(_PIECE):
+            size += len(piece)
+            if size > max_bytes:
+                raise ResponseTooLarge(f"response: body cut at the {max_bytes}-byte cap")
+            pieces.append(piece)
+        if expired.is_set():
+            raise TimeoutError(f"no complete answer within {timeout:g} s")
+        return HttpReply(response.status, b"".join(pieces))
+    except (OSError, http.client.HTTPException) as exc:
+        if expired.is_set() or isinstance(exc, TimeoutError):
+            raise TimeoutError(f"no complete answer within {timeout:g} s") from exc
+        raise
+    finally:
+        timer.cancel()
+        connection.close()
