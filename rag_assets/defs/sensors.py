@@ -111,7 +111,11 @@ def production_logs_sensor(context: dg.SensorEvaluationContext, production_logs:
     cursor = json.loads(context.cursor) if context.cursor else {"files": {}, "pending": {}}
     files, pending = cursor["files"], cursor["pending"]
     for path in log_files(production_logs.folder()):
-        digest = file_sha256(path)
+        try:
+            digest = file_sha256(path)
+        except OSError as exc:  # removed or unreadable between listing and reading: look again next tick
+            context.log.warning(f"cannot read log file {path.name}: {exc.strerror or exc}")
+            continue
         if files.get(path.name, {}).get("sha") == digest:
             continue
         before = files.get(path.name, {}).get("days", {})

@@ -18,11 +18,17 @@ A log folder holds ``*.jsonl`` files, one JSON object per line, one line per ser
 Logs are written by other systems, so bad content is expected: a line that does not follow the
 schema becomes a :class:`BadLine` naming the file, the 1-based line and the offending field
 (``"retrieved[1].chunk_id: expected a string"``) and the read goes on. Blank lines are ignored.
+
+Every line goes through one bounded parse: at most :data:`MAX_LINE_BYTES` bytes and
+:data:`MAX_DEPTH` levels of nesting (checked before ``json.loads``, so no RecursionError), and a
+timestamp must be convertible to UTC (``9999-12-31T23:30:00-05:00`` is not). Nothing a line holds
+can make the read raise: one line never stops a day.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -30,6 +36,13 @@ from typing import Any
 
 from rag_assets.corpus.models import sha256_hex
 from rag_assets.rag.models import Citation, RagResponse, RetrievedChunk
+
+#: A served query with its retrieved chunks fits easily; a longer line is a producer bug or an attack.
+MAX_LINE_BYTES = 1_000_000
+#: The schema nests four levels (record > retrieved > chunk > value); far deeper is never a log record.
+MAX_DEPTH = 16
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(rb"[^\[\]{}]")
 
 
 @dataclass(frozen=True)
@@ -120,7 +133,37 @@ def _timestamp(value: Any) -> datetime:
         raise _Invalid("timestamp: not ISO-8601") from None
     if parsed.tzinfo is None:
         raise _Invalid("timestamp: no timezone (add an offset or Z)")
+    try:
+        parsed.astimezone(UTC)  # the day is taken in UTC; year 9999 with a negative offset overflows
+    except OverflowError:
+        raise _Invalid(f"timestamp: {text} is out of range (cannot be converted to UTC)") from None
     return parsed
+
+
+def _nesting_depth(raw: bytes) -> int:
+    """How deep the brackets of a JSON text nest (strings ignored); cheap when there are few brackets."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
+        return 0
+    depth = deepest = 0
+    for bracket in _NOT_BRACKET.sub(b"", _JSON_STRING.sub(b"", raw)):
+        depth += 1 if bracket in b"[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _load(raw: bytes) -> dict[str, Any]:
+    """One line as a JSON object, within the size and depth limits."""
+    if len(raw) > MAX_LINE_BYTES:
+        raise _Invalid(f"record: the line is {len(raw):,} bytes, over the {MAX_LINE_BYTES:,}-byte limit")
+    if _nesting_depth(raw) > MAX_DEPTH:
+        raise _Invalid(f"record: JSON nested deeper than {MAX_DEPTH} levels")
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise _Invalid("not valid UTF-8") from None
+    except json.JSONDecodeError as exc:
+        raise _Invalid(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+    return _object(record, "record")
 
 
 def _parse(record: dict[str, Any], default_id: str) -> ProductionQuery:
@@ -179,18 +222,16 @@ def read_log_file(path: Path, day: date | None = None) -> LogRead:
     A bad line is reported on the day of its nearest valid neighbour, so a day's report shows the
     bad lines written that day; a file with no valid line at all is reported on every day.
     """
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError as exc:
+        return LogRead([], [BadLine(path.name, 0, f"file: cannot be read: {exc.strerror or exc}")])
     parsed: list[ProductionQuery | BadLine] = []
-    for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
+    for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
-            try:
-                record = json.loads(raw.decode("utf-8"))
-            except UnicodeDecodeError:
-                raise _Invalid("not valid UTF-8") from None
-            except json.JSONDecodeError as exc:
-                raise _Invalid(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
-            parsed.append(_parse(_object(record, "record"), sha256_hex(f"{path.name}\0{number}")[:16]))
+            parsed.append(_parse(_load(raw), sha256_hex(f"{path.name}\0{number}")[:16]))
         except _Invalid as exc:
             parsed.append(BadLine(path.name, number, str(exc)))
     nearest = _nearest_days([entry.day if isinstance(entry, ProductionQuery) else None for entry in parsed])

@@ -140,3 +140,20 @@ def test_the_production_logs_default_to_the_bundled_folder(monkeypatch: pytest.M
     monkeypatch.delenv("RAG_ASSETS_PRODUCTION_LOGS", raising=False)
     monkeypatch.chdir(PROJECT_ROOT)
     assert Settings.from_env().production_logs == BUNDLED_LOGS
+
+
+def test_the_sensor_and_the_day_survive_lines_that_overflow_or_nest_without_end(production_logs: Path):
+    record = json.loads((production_logs / f"served-{DAYS[0]}.jsonl").read_text().splitlines()[0])
+    (production_logs / "hostile.jsonl").write_text("\n".join([
+        json.dumps({**record, "query_id": "overflow", "timestamp": "9999-12-31T23:30:00-05:00"}),
+        "[" * 100_000 + "]" * 100_000,
+        json.dumps({**record, "query_id": "hostile-ok"}),
+    ]) + "\n")
+    with dg.instance_for_test() as instance:
+        tick = _tick(instance, None)
+        assert sorted(r.partition_key for r in tick.run_requests) == DAYS
+        result = _day(instance, DAYS[0], sample_size=2)
+    assert result.success
+    details = result.asset_materializations_for_node("production_sample")[0].metadata["bad_line_details"].value
+    assert "| hostile.jsonl | 1 | timestamp: 9999-12-31T23:30:00-05:00 is out of range" in details
+    assert "| hostile.jsonl | 2 | record: JSON nested deeper than 16 levels |" in details

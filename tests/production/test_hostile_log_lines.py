@@ -1,0 +1,38 @@
+"""Hostile production-log lines: each one is a bad line naming its field; none stops the read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rag_assets.production.logs import MAX_DEPTH, MAX_LINE_BYTES, read_logs
+
+from tests.production.test_logs import _record, _write
+
+
+def _reasons(folder: Path) -> dict[int, str]:
+    read = read_logs(folder)
+    assert [r.query_id for r in read.records] == ["good"]
+    return {bad.line: bad.reason for bad in read.bad_lines}
+
+
+def test_a_timestamp_that_overflows_in_utc_is_a_bad_line_naming_the_timestamp(tmp_path: Path) -> None:
+    _write(tmp_path / "a.jsonl", [json.dumps(_record(timestamp="9999-12-31T23:30:00-05:00")),
+                                  json.dumps(_record(query_id="good"))])
+
+    assert _reasons(tmp_path) == {
+        1: "timestamp: 9999-12-31T23:30:00-05:00 is out of range (cannot be converted to UTC)"}
+
+
+def test_deep_nesting_and_oversized_lines_are_bad_lines_not_exceptions(tmp_path: Path) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    nested_field = json.dumps(_record(feedback={"comment": "x"})).replace('{"comment": "x"}', "[" * 40 + "]" * 40)
+    strings_with_brackets = json.dumps(_record(query_id="good", question="[" * 500 + "?"))
+    huge = json.dumps(_record(answer="x" * MAX_LINE_BYTES))
+    _write(tmp_path / "a.jsonl", [deep, nested_field, strings_with_brackets, huge])
+
+    assert _reasons(tmp_path) == {
+        1: f"record: JSON nested deeper than {MAX_DEPTH} levels",
+        2: f"record: JSON nested deeper than {MAX_DEPTH} levels",
+        4: f"record: the line is {len(huge.encode()):,} bytes, over the {MAX_LINE_BYTES:,}-byte limit",
+    }
