@@ -216,12 +216,15 @@ def _nearest_days(days: list[date | None]) -> list[date | None]:
     return [f if f is not None else b for f, b in zip(forward, reversed(backward))]
 
 
-def read_log_file(path: Path, day: date | None = None) -> LogRead:
+def read_log_file(path: Path, day: date | None = None, seen: dict[str, str] | None = None) -> LogRead:
     """Read one log file; keep only ``day`` when given. Never raises for bad content.
 
     A bad line is reported on the day of its nearest valid neighbour, so a day's report shows the
     bad lines written that day; a file with no valid line at all is reported on every day.
+    A ``query_id`` already in ``seen`` (id -> where it was first read; updated here) is a
+    duplicate: the first line is kept and the later one reported on its own day.
     """
+    seen = {} if seen is None else seen
     try:
         lines = path.read_bytes().splitlines()
     except OSError as exc:
@@ -231,12 +234,19 @@ def read_log_file(path: Path, day: date | None = None) -> LogRead:
         if not raw.strip():
             continue
         try:
-            parsed.append(_parse(_load(raw), sha256_hex(f"{path.name}\0{number}")[:16]))
+            query = _parse(_load(raw), sha256_hex(f"{path.name}\0{number}")[:16])
         except _Invalid as exc:
             parsed.append(BadLine(path.name, number, str(exc)))
+            continue
+        if query.query_id in seen:
+            parsed.append(BadLine(path.name, number, f"query_id: duplicate of {seen[query.query_id]} (the first is "
+                                                     "kept)", query.day))
+        else:
+            seen[query.query_id] = f"{path.name} line {number}"
+            parsed.append(query)
     nearest = _nearest_days([entry.day if isinstance(entry, ProductionQuery) else None for entry in parsed])
     records = [entry for entry in parsed if isinstance(entry, ProductionQuery) and (day is None or entry.day == day)]
-    bad = [replace(entry, day=near) for entry, near in zip(parsed, nearest) if isinstance(entry, BadLine)]
+    bad = [replace(entry, day=entry.day or near) for entry, near in zip(parsed, nearest) if isinstance(entry, BadLine)]
     return LogRead(records, [b for b in bad if day is None or b.day in (None, day)])
 
 
@@ -248,13 +258,14 @@ def log_files(folder: str | Path) -> list[Path]:
 def read_logs(folder: str | Path, day: date | None = None) -> LogRead:
     """Read every log file of ``folder``; keep only ``day`` when given.
 
-    Never raises for bad content: invalid lines are reported in ``bad_lines``. Records of other
-    days are skipped silently, since they are valid, just not asked for.
+    Never raises for bad content: invalid lines and repeated query ids are reported in
+    ``bad_lines``. Records of other days are skipped silently, since they are valid, just not asked for.
     """
     records: list[ProductionQuery] = []
     bad: list[BadLine] = []
+    seen: dict[str, str] = {}
     for path in log_files(folder):
-        read = read_log_file(path, day)
+        read = read_log_file(path, day, seen)
         records.extend(read.records)
         bad.extend(read.bad_lines)
     return LogRead(records, bad)

@@ -157,3 +157,15 @@ def test_the_sensor_and_the_day_survive_lines_that_overflow_or_nest_without_end(
     details = result.asset_materializations_for_node("production_sample")[0].metadata["bad_line_details"].value
     assert "| hostile.jsonl | 1 | timestamp: 9999-12-31T23:30:00-05:00 is out of range" in details
     assert "| hostile.jsonl | 2 | record: JSON nested deeper than 16 levels |" in details
+
+
+def test_a_day_with_a_repeated_query_id_is_scored_and_the_repeat_reported(production_logs: Path):
+    path = production_logs / f"served-{DAYS[0]}.jsonl"
+    first = path.read_text().splitlines()[0]
+    with path.open("a") as handle:
+        handle.write(first + "\n")
+    with dg.instance_for_test() as instance:
+        result = _day(instance, DAYS[0], sample_size=1000)
+    assert result.success
+    details = result.asset_materializations_for_node("production_sample")[0].metadata["bad_line_details"].value
+    assert f"duplicate of served-{DAYS[0]}.jsonl line 1 (the first is kept)" in details

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 from rag_assets.production.logs import MAX_DEPTH, MAX_LINE_BYTES, read_logs
@@ -36,3 +37,17 @@ def test_deep_nesting_and_oversized_lines_are_bad_lines_not_exceptions(tmp_path:
         2: f"record: JSON nested deeper than {MAX_DEPTH} levels",
         4: f"record: the line is {len(huge.encode()):,} bytes, over the {MAX_LINE_BYTES:,}-byte limit",
     }
+
+
+def test_a_repeated_query_id_is_reported_as_a_duplicate_on_its_day_and_the_first_line_kept(tmp_path: Path) -> None:
+    line = json.dumps(_record(query_id="good"))
+    _write(tmp_path / "a.jsonl", [line, line])
+    _write(tmp_path / "b.jsonl", [json.dumps(_record(query_id="good", question="Other?"))])
+
+    read = read_logs(tmp_path, date(2024, 5, 1))
+
+    assert [(r.query_id, r.question) for r in read.records] == [("good", "How do I rotate an API key?")]
+    assert [(b.file, b.line, b.reason, b.day) for b in read.bad_lines] == [
+        ("a.jsonl", 2, "query_id: duplicate of a.jsonl line 1 (the first is kept)", date(2024, 5, 1)),
+        ("b.jsonl", 1, "query_id: duplicate of a.jsonl line 1 (the first is kept)", date(2024, 5, 1)),
+    ]
