@@ -39,6 +39,7 @@ from rag_assets.curation.models import (
     ReviewRow,
 )
 from rag_assets.errors import ReviewFileRejected
+from rag_assets.text.control import control_character_problem
 
 __all__ = ["read_review_file"]
 
@@ -182,6 +183,12 @@ def _csv_cell(raw: str) -> tuple[str | None, str | None]:
     return value, None
 
 
+def _control_problems(row: int, column: str, value: str | None) -> list[ReviewProblem]:
+    """The control-character rule of :mod:`rag_assets.text.control`, for one cell."""
+    problem = control_character_problem(value) if value else None
+    return [ReviewProblem(row, column, f"{problem}; remove it")] if problem else []
+
+
 def _formula_problem(row: int, column: str, character: str) -> ReviewProblem:
     return ReviewProblem(
         row, column, f"starts with {character!r} (a spreadsheet formula); remove it or prefix it with an apostrophe"
@@ -234,6 +241,7 @@ def _parse_csv(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
             value, formula = _csv_cell(raw)
             if formula is not None and name in EDITABLE_COLUMNS:
                 problems.append(_formula_problem(row, name, formula))
+            problems.extend(_control_problems(row, name, value))
             values[name] = value
         records.append(_Record(row, values))
     if header is None:
@@ -311,6 +319,7 @@ def _parse_jsonl(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
             if value is not None and not isinstance(value, str):
                 line_problems.append(ReviewProblem(row, name, f"expected a string or null, found {_json_kind(value)}"))
                 continue
+            line_problems.extend(_control_problems(row, name, value))
             values[name] = (value or "").strip() or None
         problems.extend(line_problems)
         records.append(None if line_problems else _Record(row, values))

@@ -36,6 +36,7 @@ from typing import Any
 
 from rag_assets.corpus.models import sha256_hex
 from rag_assets.rag.models import Citation, RagResponse, RetrievedChunk
+from rag_assets.text.control import control_character_problem
 
 #: A served query with its retrieved chunks fits easily; a longer line is a producer bug or an attack.
 MAX_LINE_BYTES = 1_000_000
@@ -103,6 +104,9 @@ def _string(value: Any, where: str, *, required: bool = True) -> str | None:
         raise _Invalid(f"{where}: missing")
     if not isinstance(value, str):
         raise _Invalid(f"{where}: expected a string")
+    problem = control_character_problem(value)
+    if problem:
+        raise _Invalid(f"{where}: {problem}")
     return value
 
 

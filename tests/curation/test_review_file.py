@@ -493,3 +493,18 @@ def test_rejection_message_lists_the_problems(tmp_path: Path) -> None:
 
     with pytest.raises(ReviewFileRejected, match=r"rejected \(1 problem\(s\)\):\n  - row 2, candidate_id: unknown"):
         read_review_file(path, KNOWN)
+
+
+def test_nul_and_control_characters_in_cells_reject_the_file_naming_row_and_column(tmp_path: Path) -> None:
+    rows = [decided("q-001", "accept", notes="ok\x00"), decided("q-002", "reject", reviewer="b\x1bob"),
+            decided("q-003", "edit", edited_answer="Two\tlines:\r\nfine")]
+    write_csv(tmp_path / "r.csv", rows)
+    expected = ["row 2, notes: contains the control character U+0000 at character 3; remove it",
+                "row 3, reviewer: contains the control character U+001B at character 2; remove it"]
+    assert problems_of(tmp_path / "r.csv") == expected
+
+    with (tmp_path / "r.jsonl").open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row) + "\n")
+    assert problems_of(tmp_path / "r.jsonl") == [line.replace("row 2", "row 1").replace("row 3", "row 2")
+                                                 for line in expected]

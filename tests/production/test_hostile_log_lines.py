@@ -51,3 +51,11 @@ def test_a_repeated_query_id_is_reported_as_a_duplicate_on_its_day_and_the_first
         ("a.jsonl", 2, "query_id: duplicate of a.jsonl line 1 (the first is kept)", date(2024, 5, 1)),
         ("b.jsonl", 1, "query_id: duplicate of a.jsonl line 1 (the first is kept)", date(2024, 5, 1)),
     ]
+
+
+def test_nul_in_a_logged_question_is_a_bad_line_naming_the_question(tmp_path: Path) -> None:
+    _write(tmp_path / "a.jsonl", [json.dumps(_record(question="Rotate\u0000key?")), json.dumps(_record(query_id="good")),
+                                  json.dumps(_record(retrieved=[{"chunk_id": "c\u0007", "text": "t", "score": 1}]))])
+
+    assert _reasons(tmp_path) == {1: "question: contains the control character U+0000 at character 7",
+                                  3: "retrieved[0].chunk_id: contains the control character U+0007 at character 2"}
