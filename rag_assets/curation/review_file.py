@@ -422,7 +422,7 @@ def _validate(
     invalid_decisions, ge_problems = _check_with_great_expectations(decided)
     problems.extend(ge_problems)
 
-    kept: dict[str, tuple[int, tuple[str, str | None, str | None]]] = {}
+    kept: dict[tuple[str, str], tuple[int, tuple[str, str | None, str | None]]] = {}
     rows: list[ReviewRow] = []
     for record in decided:
         row, candidate = record.row, record.get("candidate_id")
@@ -440,13 +440,16 @@ def _validate(
             continue
 
         content = (decision.value, edits["edited_question"], edits["edited_answer"])
-        if candidate in kept:  # the same decision twice is fine; keep the first row
-            first_row, first = kept[candidate]
+        # one reviewer deciding twice the same way is fine (the first row is kept); two reviewers
+        # may disagree, which the store holds as a conflict (see rag_assets.curation.agreement)
+        key = (candidate, record.get("reviewer") or "")
+        if key in kept:
+            first_row, first = kept[key]
             if first != content:
                 message = f"rows {first_row} and {row} disagree on candidate {candidate}: {_difference(first, content)}"
                 problems.append(ReviewProblem(row, "candidate_id", message))
             continue
-        kept[candidate] = (row, content)
+        kept[key] = (row, content)
         rows.append(
             ReviewRow(
                 row=row,

@@ -215,8 +215,9 @@ def test_identical_duplicates_are_kept_once_and_undecided_rows_are_counted(tmp_p
 
     review = read_review_file(path, KNOWN)
 
-    assert review.rows == (
+    assert review.rows == (  # a second reviewer's decision is kept beside the first (see curation.agreement)
         ReviewRow(2, "q-001", "cv-A", Decision.EDIT, "How long do refunds take?", None, "first", "ana"),
+        ReviewRow(4, "q-001", "cv-A", Decision.EDIT, "How long do refunds take?", None, "again", "bo"),
         ReviewRow(6, "q-004", "cv-A", Decision.REJECT, None, None, None, "ana"),
     )
     assert review.undecided == 2
