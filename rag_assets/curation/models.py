@@ -12,10 +12,15 @@ class Decision(str, Enum):
     EDIT = "edit"
 
 
-# The review file's columns, in the order the outbox writes them. Experts fill the last five.
+#: How many data rows the writer wrote, repeated on every row: a column survives sorting, filtering
+#: and every spreadsheet's save (a trailer row would not survive a sort). A file whose row count
+#: differs lost rows; an expert who removes rows on purpose clears (or deletes) this column.
+ROWS_WRITTEN = "rows_written"
+
+# The review file's columns, in the order the outbox writes them. Experts fill decision .. reviewer.
 OUTBOX_COLUMNS: tuple[str, ...] = (
     "candidate_id", "corpus_version", "question_type", "question", "reference_answer", "source_document",
-    "chunk_excerpt", "decision", "edited_question", "edited_answer", "notes", "reviewer",
+    "chunk_excerpt", "decision", "edited_question", "edited_answer", "notes", "reviewer", ROWS_WRITTEN,
 )
 REQUIRED_COLUMNS: tuple[str, ...] = (
     "candidate_id", "corpus_version", "decision", "edited_question", "edited_answer", "notes", "reviewer",

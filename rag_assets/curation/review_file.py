@@ -32,6 +32,7 @@ from rag_assets.curation.models import (
     EDITABLE_COLUMNS,
     OUTBOX_COLUMNS,
     REQUIRED_COLUMNS,
+    ROWS_WRITTEN,
     Decision,
     ReviewFile,
     ReviewLimits,
@@ -102,6 +103,7 @@ def _read(path: Path, known_candidates: Mapping[str, str], limits: ReviewLimits)
     if len(records) > limits.max_rows:
         raise _file_problem(f"file has {len(records):,} data rows, over the {limits.max_rows:,}-row limit")
     complete = [record for record in records if record is not None]
+    problems.extend(_completeness_problems(complete, len(records)))
     rows, undecided, corpus_version = _validate(complete, known_candidates, problems)
     if problems:
         raise _Rejected(*problems)
@@ -399,6 +401,25 @@ def _identity_problems(
     elif candidate in known_candidates and known_candidates[candidate] != row_version:
         message = f"candidate {candidate} belongs to corpus version {known_candidates[candidate]}, not {row_version}"
         problems.append(ReviewProblem(row, "corpus_version", message))
+    return problems
+
+
+def _completeness_problems(records: list[_Record], data_rows: int) -> list[ReviewProblem]:
+    """The file still has the rows it was written with (``rows_written``, see curation.models)."""
+    problems, declared = [], set()
+    for record in records:
+        value = record.get(ROWS_WRITTEN)
+        if value is None:
+            continue
+        if not value.isdigit():
+            problems.append(ReviewProblem(record.row, ROWS_WRITTEN, f"expected the number of rows the file was "
+                                                                    f"written with, found {value!r}"))
+        else:
+            declared.add(int(value))
+    problems += [ReviewProblem(None, ROWS_WRITTEN, (
+        f"the file has {data_rows:,} data rows but was written with {count:,}: rows were lost (a file cut short?). "
+        f"Leave rows undecided rather than deleting them; to remove rows on purpose, clear the {ROWS_WRITTEN} column"))
+        for count in sorted(declared) if count != data_rows]
     return problems
 
 

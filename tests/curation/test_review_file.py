@@ -32,6 +32,7 @@ def outbox_row(candidate_id: str, corpus_version: str = "cv-A", **cells: str) ->
         "edited_answer": "",
         "notes": "",
         "reviewer": "",
+        "rows_written": "",
     }
     row.update(cells)
     return row
@@ -387,7 +388,7 @@ def test_header_with_commas_but_rows_with_semicolons(tmp_path: Path) -> None:
     path.write_text("\r\n".join([",".join(OUTBOX_COLUMNS), *rows]) + "\r\n", encoding="utf-8")
 
     message = (
-        "expected 12 fields, found 3: the row splits into 12 fields on ';', but the header uses ','; "
+        "expected 13 fields, found 3: the row splits into 13 fields on ';', but the header uses ','; "
         "save the whole file with one delimiter"
     )
     # the sample question holds one comma and the chunk excerpt one more: 3 fields on ','
@@ -398,7 +399,7 @@ def test_row_with_missing_fields(tmp_path: Path) -> None:
     path = tmp_path / "review.csv"
     path.write_text(",".join(OUTBOX_COLUMNS) + "\nq-001,cv-A,factual\n", encoding="utf-8")
 
-    assert problems_of(path) == ["row 2: expected 12 fields, found 3"]
+    assert problems_of(path) == ["row 2: expected 13 fields, found 3"]
 
 
 def test_truncated_file_with_an_unterminated_quote(tmp_path: Path) -> None:
@@ -509,3 +510,32 @@ def test_nul_and_control_characters_in_cells_reject_the_file_naming_row_and_colu
             handle.write(json.dumps(row) + "\n")
     assert problems_of(tmp_path / "r.jsonl") == [line.replace("row 2", "row 1").replace("row 3", "row 2")
                                                  for line in expected]
+
+
+# --- completeness ------------------------------------------------------------------------------
+
+
+def test_a_file_cut_at_a_row_boundary_is_rejected_and_a_deliberate_removal_is_not(tmp_path: Path) -> None:
+    rows = [outbox_row(c) for c in ("q-001", "q-002", "q-003", "q-004")]
+    write_review_files(rows, tmp_path / "out.csv", tmp_path / "out.jsonl")
+    with (tmp_path / "out.csv").open(encoding="utf-8-sig", newline="") as handle:
+        table = [{**row, "decision": "accept", "reviewer": "ana"} for row in csv.DictReader(handle)]
+    assert {row["rows_written"] for row in table} == {"4"}
+    lost = ("file, rows_written: the file has 2 data rows but was written with 4: rows were lost (a file cut short?). "
+            "Leave rows undecided rather than deleting them; to remove rows on purpose, clear the rows_written column")
+
+    cut = write_csv(tmp_path / "cut.csv", table[:2])
+    assert problems_of(cut) == [lost]
+    jsonl_lines = (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "cut.jsonl").write_text("\n".join(jsonl_lines[:2]) + "\n", encoding="utf-8")
+    assert problems_of(tmp_path / "cut.jsonl") == [lost]
+
+    on_purpose = write_csv(tmp_path / "partial.csv", [{**row, "rows_written": ""} for row in table[:2]])
+    assert [r.candidate_id for r in read_review_file(on_purpose, KNOWN).rows] == ["q-001", "q-002"]
+    # sorted by the spreadsheet and saved with ';' as a European locale does: every row and its count survive
+    resorted = write_csv(tmp_path / "sorted.csv", sorted(table, key=lambda r: r["candidate_id"], reverse=True),
+                         delimiter=";")
+    assert len(read_review_file(resorted, KNOWN).rows) == 4
+    garbled = write_csv(tmp_path / "garbled.csv", [{**table[0], "rows_written": "four"}, *table[1:]])
+    assert problems_of(garbled) == ["row 2, rows_written: expected the number of rows the file was written with, "
+                                    "found 'four'"]

@@ -49,7 +49,10 @@ def outbox_rows(version: str) -> list[dict]:
 
 
 def review_as_expert(version: str, name: str, decide: Callable[[int, dict], dict | None]) -> Path:
-    """Open the outbox CSV as a spreadsheet would, fill decision cells, save it into the inbox."""
+    """Open the outbox CSV as a spreadsheet would, fill decision cells, save it into the inbox.
+
+    Rows ``decide`` answers None for are deleted on purpose, so (the documented rule) the
+    rows_written column is cleared when any row is left out."""
     source = Settings.from_env().curation_root / "outbox" / f"review-{version}.csv"
     with source.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
@@ -59,6 +62,8 @@ def review_as_expert(version: str, name: str, decide: Callable[[int, dict], dict
         change = decide(index, row)
         if change is not None:
             decided.append({**row, **change})
+    if len(decided) < len(rows):
+        decided = [{**row, "rows_written": ""} for row in decided]
     target = Settings.from_env().curation_root / "inbox" / name
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("w", encoding="utf-8-sig", newline="") as handle:
