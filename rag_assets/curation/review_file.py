@@ -21,6 +21,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from rag_assets.curation.models import (
     ReviewProblem,
     ReviewRow,
 )
+from rag_assets.curation.review_writer import FORMULA_TRIGGERS
 from rag_assets.errors import ReviewFileRejected
 from rag_assets.text.control import control_character_problem
 
@@ -47,8 +49,7 @@ __all__ = ["read_review_file"]
 _FORMATS = {".csv": "csv", ".jsonl": "jsonl"}
 _DELIMITERS = (",", ";", "\t")
 _DELIMITER_NAMES = {",": "','", ";": "';'", "\t": "tab"}
-# The characters the writer neutralises with a leading apostrophe (see review_writer.neutralise).
-_NEUTRALISED = frozenset({"=", "+", "-", "@", "\t", "\r"})
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _DECISIONS = tuple(decision.value for decision in Decision)
 _KNOWN_COLUMNS = frozenset(OUTBOX_COLUMNS)
 _FIELD_ORDER = {name: position for position, name in enumerate(OUTBOX_COLUMNS)}
@@ -173,14 +174,16 @@ def _csv_cell(raw: str) -> tuple[str | None, str | None]:
 
     One leading apostrophe before (more apostrophes and) a neutralised character is the writer's
     escape, see ``review_writer.neutralise``: strip exactly that one and take the rest literally.
-    Otherwise strip surrounding whitespace and look for a formula."""
-    if raw[:1] == "'" and raw.lstrip("'")[:1] in _NEUTRALISED:
+    Otherwise strip surrounding whitespace and apply OWASP's CSV-injection rule: a cell starting
+    with ``=``, ``+``, ``-``, ``@``, tab or carriage return (before or after the surrounding
+    whitespace) is a formula unless it is a plain number such as ``-3.5``."""
+    if raw[:1] == "'" and raw.lstrip("'")[:1] in FORMULA_TRIGGERS:
         return raw[1:].strip() or None, None
     value = raw.strip()
     if not value:
         return None, None
-    first, second = value[0], value[1:2]
-    if first in "=@" or (first in "+-" and second and second not in "0123456789 "):
+    first = raw[0] if raw[0] in FORMULA_TRIGGERS else value[0]
+    if first in FORMULA_TRIGGERS and not _PLAIN_NUMBER.fullmatch(value):
         return value, first
     return value, None
 

@@ -433,6 +433,7 @@ def test_formula_cells_in_editable_columns(tmp_path: Path) -> None:
     hint = "(a spreadsheet formula); remove it or prefix it with an apostrophe"
     assert problems_of(path) == [
         f"row 2, edited_answer: starts with '=' {hint}",
+        f"row 2, notes: starts with '-' {hint}",  # OWASP: only a plain number may start with '-'
         f"row 3, edited_question: starts with '+' {hint}",
         f"row 3, reviewer: starts with '@' {hint}",
         f"row 4, notes: starts with '-' {hint}",
@@ -539,3 +540,21 @@ def test_a_file_cut_at_a_row_boundary_is_rejected_and_a_deliberate_removal_is_no
     garbled = write_csv(tmp_path / "garbled.csv", [{**table[0], "rows_written": "four"}, *table[1:]])
     assert problems_of(garbled) == ["row 2, rows_written: expected the number of rows the file was written with, "
                                     "found 'four'"]
+
+
+def test_formula_cells_follow_owasp_every_trigger_character_except_plain_numbers(tmp_path: Path) -> None:
+    cells = ["-2+3+cmd|' /C calc'!A0", "+1+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0", "=1+1",
+             "\t=1+1", "\r=1+1", "- see the ticket", "-3.5", "+49", "1e-3", "'-2+3+cmd|' /C calc'!A0"]
+    rows = [decided(f"q-00{i}", "reject", notes=cell) for i, cell in enumerate(cells[:4], start=1)]
+    rows += [decided("q-001", "reject", notes=cell, reviewer=f"r{i}") for i, cell in enumerate(cells[4:], start=5)]
+    path = write_csv(tmp_path / "r.csv", rows)
+
+    def formula(row: int, character: str) -> str:
+        return (f"row {row}, notes: starts with {character!r} (a spreadsheet formula); remove it or prefix it with "
+                "an apostrophe")
+
+    assert problems_of(path) == [formula(2, "-"), formula(3, "+"), formula(4, "@"), formula(5, "="),
+                                 formula(6, "\t"), formula(7, "\r"), formula(8, "-")]
+    accepted = write_csv(tmp_path / "ok.csv", rows[7:])
+    assert [row.notes for row in read_review_file(accepted, KNOWN).rows] == [
+        "-3.5", "+49", "1e-3", "-2+3+cmd|' /C calc'!A0"]
