@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -26,6 +26,8 @@ REQUIRED_COLUMNS: tuple[str, ...] = (
     "candidate_id", "corpus_version", "decision", "edited_question", "edited_answer", "notes", "reviewer",
 )
 EDITABLE_COLUMNS: tuple[str, ...] = ("decision", "edited_question", "edited_answer", "notes", "reviewer")
+#: Read-only text an expert might overwrite by mistake, and the column an edit belongs in.
+EDIT_COLUMN_FOR: dict[str, str] = {"question": "edited_question", "reference_answer": "edited_answer"}
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ class ReviewRow:
     edited_answer: str | None
     notes: str | None
     reviewer: str
+    # the read-only cells as the file has them, to catch an edit made in the wrong column
+    shown: dict[str, str | None] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,14 @@ import io
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from rag_assets.curation.models import (
+    EDIT_COLUMN_FOR,
     EDITABLE_COLUMNS,
     OUTBOX_COLUMNS,
     REQUIRED_COLUMNS,
@@ -44,7 +45,7 @@ from rag_assets.curation.review_writer import FORMULA_TRIGGERS
 from rag_assets.errors import ReviewFileRejected
 from rag_assets.text.control import control_character_problem
 
-__all__ = ["read_review_file"]
+__all__ = ["read_only_edits", "read_review_file"]
 
 _FORMATS = {".csv": "csv", ".jsonl": "jsonl"}
 _DELIMITERS = (",", ";", "\t")
@@ -484,9 +485,30 @@ def _validate(
                 edited_answer=edits["edited_answer"],
                 notes=record.get("notes"),
                 reviewer=record.get("reviewer") or "",
+                shown={name: record.get(name) for name in EDIT_COLUMN_FOR if name in record.values},
             )
         )
     return tuple(rows), undecided, version
+
+
+def _flat(text: str | None) -> str:
+    """Text as compared for an edit: a spreadsheet may re-wrap lines or trim spaces, which is no edit."""
+    return " ".join((text or "").split())
+
+
+def read_only_edits(rows: Iterable[ReviewRow], originals: Mapping[str, Mapping[str, str]]) -> list[ReviewProblem]:
+    """Decided rows whose read-only ``question`` / ``reference_answer`` cell differs from what was
+    written (``originals``: candidate id -> column -> text): the edit would be lost, so the file is
+    rejected naming the column the edit belongs in."""
+    problems = []
+    for row in rows:
+        for column, value in row.shown.items():
+            original = originals.get(row.candidate_id, {}).get(column)
+            if original is not None and _flat(value) != _flat(original):
+                problems.append(ReviewProblem(row.row, column, (
+                    f"{column} is read-only and was changed; put the new text in {EDIT_COLUMN_FOR[column]} "
+                    f"with decision 'edit' (and leave {column} as written)")))
+    return problems
 
 
 def _difference(first: tuple[str, str | None, str | None], later: tuple[str, str | None, str | None]) -> str:

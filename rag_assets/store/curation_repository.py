@@ -26,6 +26,7 @@ from sqlalchemy.engine import Connection, Engine
 from rag_assets.corpus.models import ChunkRef
 from rag_assets.curation.agreement import ADJUDICATOR_PREFIX, Content, ReviewerAgreement, agreed, pairwise_agreement, standing
 from rag_assets.curation.models import Decision, ReviewFile, ReviewProblem, ReviewRow
+from rag_assets.curation.review_file import read_only_edits
 from rag_assets.errors import ReviewFileRejected
 from rag_assets.generation.models import Candidate
 from rag_assets.golden.models import ExternalItem
@@ -77,6 +78,9 @@ class SqlCurationRepository:
                                   "this corpus version (its evidence vanished); it can only be rejected")
                     for row in review.rows
                     if row.decision != Decision.REJECT and _evidence_vanished(candidates[row.candidate_id])]
+        problems += read_only_edits(review.rows, {c.candidate_id: {"question": c.question,
+                                                                   "reference_answer": c.reference_answer}
+                                                  for c in candidates.values()})
         if problems:
             raise ReviewFileRejected(review.path, problems)
 
