@@ -45,9 +45,10 @@ from rag_assets.curation.review_writer import FORMULA_TRIGGERS
 from rag_assets.errors import ReviewFileRejected
 from rag_assets.text.control import control_character_problem
 
-__all__ = ["read_only_edits", "read_review_file"]
+__all__ = ["REVIEW_FORMATS", "declared_version", "read_only_edits", "read_review_file", "unsupported_reason"]
 
-_FORMATS = {".csv": "csv", ".jsonl": "jsonl"}
+#: The one set of review file suffixes (suffix -> format): the inbox takes these and rejects the rest.
+REVIEW_FORMATS = {".csv": "csv", ".jsonl": "jsonl"}
 _DELIMITERS = (",", ";", "\t")
 _DELIMITER_NAMES = {",": "','", ";": "';'", "\t": "tab"}
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
@@ -92,10 +93,9 @@ def read_review_file(
 
 
 def _read(path: Path, known_candidates: Mapping[str, str], limits: ReviewLimits) -> ReviewFile:
-    file_format = _FORMATS.get(path.suffix.lower())
+    file_format = REVIEW_FORMATS.get(path.suffix.lower())
     if file_format is None:
-        what = f"unsupported file type {path.suffix!r}" if path.suffix else "file has no suffix"
-        raise _file_problem(f"{what}; save the review file as .csv or .jsonl")
+        raise _file_problem(unsupported_reason(path))
     data = _read_bytes(path, limits)
     text = _decode(data)
     if not text.strip():
@@ -117,6 +117,29 @@ def _read(path: Path, known_candidates: Mapping[str, str], limits: ReviewLimits)
         rows=rows,
         undecided=undecided,
     )
+
+
+def unsupported_reason(path: Path) -> str:
+    """Why ``path`` (a folder, or a file of another type) is not a review file."""
+    accepted = " or ".join(REVIEW_FORMATS)
+    if path.is_dir():
+        return f"a folder; the inbox takes review files ({accepted}) directly, not folders"
+    what = f"unsupported file type {path.suffix!r}" if path.suffix else "file has no suffix"
+    return f"{what}; save the review file as {accepted}"
+
+
+def declared_version(path: Path, limits: ReviewLimits = ReviewLimits()) -> str | None:
+    """The corpus version most rows of a review file name, parsed as :func:`read_review_file` parses
+    it (any delimiter, header case, blank or undecided first rows), or None when it names none."""
+    file_format = REVIEW_FORMATS.get(path.suffix.lower())
+    if file_format is None:
+        return None
+    try:
+        text = _decode(_read_bytes(path, limits))
+        records, _ = _parse_csv(text) if file_format == "csv" else _parse_jsonl(text)
+    except _Rejected:
+        return None
+    return _corpus_version([record for record in records if record is not None])[0] or None
 
 
 def _read_bytes(path: Path, limits: ReviewLimits) -> bytes:

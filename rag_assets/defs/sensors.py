@@ -6,7 +6,8 @@ import dagster as dg
 
 from rag_assets.corpus.manifest import fingerprint
 from rag_assets.corpus.models import sha256_hex
-from rag_assets.curation.inbox import declared_corpus_version, file_sha256, inbox_files, reject_file
+from rag_assets.curation.inbox import (declared_corpus_version, file_sha256, inbox_files, reject_file,
+                                     reject_unsupported, unsupported_entries)
 from rag_assets.curation.models import ReviewProblem
 from rag_assets.corpus.snapshot import plan_snapshot
 from rag_assets.defs.assets.corpus import corpus_snapshot
@@ -66,6 +67,9 @@ def curation_inbox_sensor(context: dg.SensorEvaluationContext, curation: Curatio
     seen: list[str] = json.loads(context.cursor) if context.cursor else []
     known = set(context.instance.get_dynamic_partitions(corpus_versions.name))
     requests, rejected = [], []
+    for entry in unsupported_entries(folders.inbox):
+        reject_unsupported(entry, folders)
+        rejected.append(entry.name)
     for path in inbox_files(folders.inbox):
         digest = file_sha256(path)
         if digest in seen:
@@ -82,7 +86,8 @@ def curation_inbox_sensor(context: dg.SensorEvaluationContext, curation: Curatio
             reject_file(path, folders, digest, [ReviewProblem(None, "corpus_version", problem)])
             rejected.append(path.name)
     if rejected:
-        context.log.warning(f"rejected without a run (unknown corpus version): {', '.join(rejected)}")
+        context.log.warning(f"rejected without a run (not a review file, or no known corpus version): "
+                            f"{', '.join(rejected)}")
     return dg.SensorResult(run_requests=requests, cursor=json.dumps(seen[-CURSOR_MEMORY:]),
                            skip_reason=None if requests else "no new reviewed file in the inbox")
 

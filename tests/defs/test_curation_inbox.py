@@ -1,0 +1,58 @@
+"""The inbox sensor: anything that is not a review file goes to rejected/ with a reason; a review
+naming its corpus version only in the corpus_version column is routed by that column."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dagster as dg
+
+from rag_assets.curation.models import OUTBOX_COLUMNS
+from rag_assets.defs.partitions import corpus_versions
+from rag_assets.settings import Settings
+from tests.defs.lifecycle import inbox_tick
+
+VERSION = "cv-0123456789ab"
+
+
+def test_folders_and_other_file_types_are_rejected_with_a_reason_and_lock_files_left_alone(project_env: Path):
+    curation = Settings.from_env().curation_root
+    inbox = curation / "inbox"
+    (inbox / "batch-2").mkdir(parents=True)
+    (inbox / "batch-2" / f"review-{VERSION}.csv").write_text("candidate_id\n")
+    (inbox / "review.xlsx").write_bytes(b"PK\x03\x04")
+    (inbox / "notes").write_text("no suffix")
+    (inbox / ".~lock.review.csv#").write_text("ana,host")
+
+    with dg.instance_for_test() as instance:
+        result = inbox_tick(instance)
+
+    assert result.run_requests == []
+    assert sorted(p.name for p in inbox.iterdir()) == [".~lock.review.csv#"]
+    rejected = curation / "rejected"
+    assert (rejected / "batch-2" / f"review-{VERSION}.csv").exists() and (rejected / "review.xlsx").exists()
+    reasons = {name: json.loads((rejected / f"{name}.errors.json").read_text())[0]["problem"]
+               for name in ("batch-2", "review.xlsx", "notes")}
+    assert reasons == {"batch-2": "a folder; the inbox takes review files (.csv or .jsonl) directly, not folders",
+                       "review.xlsx": "unsupported file type '.xlsx'; save the review file as .csv or .jsonl",
+                       "notes": "file has no suffix; save the review file as .csv or .jsonl"}
+
+
+def test_a_review_named_without_its_corpus_version_is_routed_by_its_column(project_env: Path):
+    inbox = Settings.from_env().curation_root / "inbox"
+    inbox.mkdir(parents=True)
+    header = ";".join(name.upper() for name in OUTBOX_COLUMNS)
+    undecided_first = ";" * (len(OUTBOX_COLUMNS) - 1)
+    row = ";".join(VERSION if name == "corpus_version" else "" for name in OUTBOX_COLUMNS)
+    (inbox / "my review (ana).csv").write_text("\r\n".join([header, undecided_first, row]) + "\r\n",
+                                               encoding="utf-8-sig")
+    line = {name: VERSION if name == "corpus_version" else None for name in OUTBOX_COLUMNS}
+    (inbox / "tool-output.jsonl").write_text("\n" + json.dumps(line) + "\n")
+
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
+        result = inbox_tick(instance)
+
+    assert sorted((r.partition_key, r.run_config["ops"]["curated_decisions"]["config"]["files"][0])
+                  for r in result.run_requests) == [(VERSION, "my review (ana).csv"), (VERSION, "tool-output.jsonl")]
