@@ -24,11 +24,12 @@ def current_version() -> str:
 
 
 def run_job(instance: dg.DagsterInstance, job: str, version: str, run_config: dict | None = None,
-            expect_success: bool = True) -> dg.ExecuteInProcessResult:
+            expect_success: bool = True, tags: dict[str, str] | None = None) -> dg.ExecuteInProcessResult:
     if not instance.has_dynamic_partition(corpus_versions.name, version):
         instance.add_dynamic_partitions(corpus_versions.name, [version])
     result = defs.resolve_job_def(job).execute_in_process(partition_key=version, instance=instance,
-                                                          run_config=run_config or {}, raise_on_error=False)
+                                                          run_config=run_config or {}, raise_on_error=False,
+                                                          tags=tags)
     assert result.success == expect_success, [e.step_failure_data.error.message for e in result.all_events
                                              if e.is_step_failure]
     return result

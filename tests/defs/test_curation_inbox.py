@@ -56,3 +56,44 @@ def test_a_review_named_without_its_corpus_version_is_routed_by_its_column(proje
 
     assert sorted((r.partition_key, r.run_config["ops"]["curated_decisions"]["config"]["files"][0])
                   for r in result.run_requests) == [(VERSION, "my review (ana).csv"), (VERSION, "tool-output.jsonl")]
+
+
+def test_an_import_that_failed_because_the_store_was_down_is_retried_a_bounded_number_of_times(
+        project_env: Path, monkeypatch):
+    from rag_assets.defs.sensors import IMPORT_ATTEMPTS
+    from tests.defs.lifecycle import run_job
+
+    inbox = Settings.from_env().curation_root / "inbox"
+    inbox.mkdir(parents=True)
+    path = inbox / f"review-{VERSION}.csv"
+    path.write_text(",".join(OUTBOX_COLUMNS) + "\r\n", encoding="utf-8")
+
+    def run(request: dg.RunRequest, instance: dg.DagsterInstance, **kwargs) -> dg.ExecuteInProcessResult:
+        return run_job(instance, "curation_import", request.partition_key, request.run_config, **kwargs,
+                       tags={**request.tags, "dagster/run_key": request.run_key})
+
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
+        first = inbox_tick(instance)
+        assert [r.run_key for r in first.run_requests] == [digest := first.run_requests[0].run_key]
+        monkeypatch.setenv("RAG_ASSETS_DATABASE_URL", "postgresql+psycopg://nobody@127.0.0.1:1/down")
+        run(first.run_requests[0], instance, expect_success=False)
+        assert path.exists(), "a failure of the store leaves the file in the inbox"
+
+        cursor, keys = first.cursor, [digest]
+        for attempt in range(2, IMPORT_ATTEMPTS + 1):
+            tick = inbox_tick(instance, cursor)
+            (request,) = tick.run_requests
+            assert (request.run_key, request.tags["rag_assets/attempt"]) == (f"{digest}:{attempt}", str(attempt))
+            keys.append(request.run_key)
+            run(request, instance, expect_success=False)
+            cursor = tick.cursor
+        given_up = inbox_tick(instance, cursor)
+        assert given_up.run_requests == [] and not path.exists()
+        report = (Settings.from_env().curation_root / "rejected" / f"{path.name}.errors.txt").read_text()
+        assert f"the import failed {IMPORT_ATTEMPTS} times" in report and "is the store up?" in report
+
+        path.write_text(",".join(OUTBOX_COLUMNS) + "\r\n", encoding="utf-8")  # dropped again, store back up
+        monkeypatch.delenv("RAG_ASSETS_DATABASE_URL")
+        again = inbox_tick(instance, given_up.cursor)
+        assert [r.run_key for r in again.run_requests] == [f"{digest}:{IMPORT_ATTEMPTS + 1}"], "run keys stay unique"
