@@ -40,6 +40,9 @@ from rag_assets.text.control import control_character_problem
 
 #: A served query with its retrieved chunks fits easily; a longer line is a producer bug or an attack.
 MAX_LINE_BYTES = 1_000_000
+#: A question longer than this is pasted data, not a question; it would also become a review-file cell
+#: (a coverage gap) that no expert can read and that could push the file past the importer's size limit.
+MAX_QUESTION_CHARS = 4_000
 #: The schema nests four levels (record > retrieved > chunk > value); far deeper is never a log record.
 MAX_DEPTH = 16
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
@@ -174,6 +177,8 @@ def _parse(record: dict[str, Any], default_id: str) -> ProductionQuery:
     question = _string(record.get("question"), "question")
     if not question.strip():
         raise _Invalid("question: blank")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise _Invalid(f"question: {len(question):,} characters, over the {MAX_QUESTION_CHARS:,}-character limit")
     if "retrieved" not in record:
         raise _Invalid("retrieved: missing")
     retrieved = []

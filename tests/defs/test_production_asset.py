@@ -169,3 +169,22 @@ def test_a_day_with_a_repeated_query_id_is_scored_and_the_repeat_reported(produc
     assert result.success
     details = result.asset_materializations_for_node("production_sample")[0].metadata["bad_line_details"].value
     assert f"duplicate of served-{DAYS[0]}.jsonl line 1 (the first is kept)" in details
+
+
+def test_a_20_mb_logged_question_never_reaches_the_review_outbox(production_logs: Path):
+    from rag_assets.curation.review_file import read_review_file
+
+    record = json.loads((production_logs / f"served-{DAYS[0]}.jsonl").read_text().splitlines()[0])
+    huge = "Is there a dark mode? " + "x" * 20_000_000
+    (production_logs / "huge.jsonl").write_text(json.dumps({**record, "query_id": "huge", "question": huge}) + "\n")
+    version = current_version()
+    with dg.instance_for_test() as instance:
+        run_job(instance, "lifecycle", version, expect_success=False)
+        result = _day(instance, DAYS[0], sample_size=2)
+        dg.materialize([curation_queue], partition_key=version, instance=instance, resources=RESOURCES)
+    details = result.asset_materializations_for_node("production_sample")[0].metadata["bad_line_details"].value
+    assert "| huge.jsonl | 1 | record: the line is 20,00" in details
+    outbox = Settings.from_env().curation_root / "outbox" / f"review-{version}.csv"
+    assert outbox.stat().st_size < 1_000_000
+    known = RESOURCES["store"].candidates().corpus_versions_by_id()
+    assert read_review_file(outbox, known).undecided > 0, "the outbox stays importable"

@@ -59,3 +59,15 @@ def test_nul_in_a_logged_question_is_a_bad_line_naming_the_question(tmp_path: Pa
 
     assert _reasons(tmp_path) == {1: "question: contains the control character U+0000 at character 7",
                                   3: "retrieved[0].chunk_id: contains the control character U+0007 at character 2"}
+
+
+def test_an_overlong_question_is_a_bad_line_naming_the_question(tmp_path: Path) -> None:
+    from rag_assets.production.logs import MAX_QUESTION_CHARS
+
+    _write(tmp_path / "a.jsonl", [json.dumps(_record(question="why? " * 1000)), json.dumps(_record(query_id="good")),
+                                  json.dumps(_record(question="q" * 20_000_000))])
+
+    assert MAX_QUESTION_CHARS == 4_000
+    reasons = _reasons(tmp_path)
+    assert reasons[1] == "question: 5,000 characters, over the 4,000-character limit"
+    assert reasons[3].startswith("record: the line is 20,000,1") and reasons[3].endswith("over the 1,000,000-byte limit")
