@@ -16,9 +16,16 @@ from pathlib import Path
 
 import dagster as dg
 
+from rag_assets.defs.orphaned_runs import fail_orphaned_runs, process_tags
 from rag_assets.settings import CORPUS_ROOT_ENV, Settings
 
 SAMPLE_REVIEWS = "sample"
+
+
+#: The instance the CLI makes under the project home. Run monitoring fails runs that never start (a
+#: ``dagster dev`` on the same home runs its daemon); runs of a killed CLI are failed by orphaned_runs.
+CLI_INSTANCE_YAML = ("telemetry:\n  enabled: false\nrun_monitoring:\n  enabled: true\n  start_timeout_seconds: 180\n"
+                     "  cancel_timeout_seconds: 180\n  poll_interval_seconds: 60\n")
 
 
 def _instance(settings: Settings) -> dg.DagsterInstance:
@@ -26,10 +33,13 @@ def _instance(settings: Settings) -> dg.DagsterInstance:
         home = settings.home / "dagster"
         home.mkdir(parents=True, exist_ok=True)
         config = home / "dagster.yaml"
-        if not config.exists():
-            config.write_text("telemetry:\n  enabled: false\n")
+        if not config.exists() or config.read_text() == "telemetry:\n  enabled: false\n":  # the earlier default
+            config.write_text(CLI_INSTANCE_YAML)
         os.environ["DAGSTER_HOME"] = str(home)
-    return dg.DagsterInstance.get()
+    instance = dg.DagsterInstance.get()
+    for run_id in fail_orphaned_runs(instance):
+        print(f"run {run_id} was left STARTED by a rag-assets process that is gone; marked FAILED")
+    return instance
 
 
 def _shown(entry: dg.MetadataValue) -> str | None:
@@ -148,7 +158,7 @@ def _run_production(instance: dg.DagsterInstance, settings: Settings) -> list[dg
         print(f"production logs: {settings.production_logs} -> days {days[0]} .. {days[-1]}")
     job = defs.resolve_job_def("production")
     return [job.execute_in_process(partition_key=day, instance=instance, raise_on_error=False,
-                                   tags={"rag_assets/trigger": "cli"}) for day in days]
+                                   tags={"rag_assets/trigger": "cli", **process_tags()}) for day in days]
 
 
 def _report_failures(results: Sequence[dg.ExecuteInProcessResult]) -> None:
@@ -179,7 +189,7 @@ def run(corpus: str | None, review: str | None, use_sample_review: bool, thresho
     if not instance.has_dynamic_partition(corpus_versions.name, version):
         instance.add_dynamic_partitions(corpus_versions.name, [version])
     result = defs.resolve_job_def("lifecycle").execute_in_process(
-        partition_key=version, instance=instance, raise_on_error=False, tags={"rag_assets/trigger": "cli"},
+        partition_key=version, instance=instance, raise_on_error=False, tags={"rag_assets/trigger": "cli", **process_tags()},
         run_config=_evaluation_config(thresholds, profile))
     results = [result, *(_run_production(instance, settings) if production and result.success else [])]
     if verbose:
