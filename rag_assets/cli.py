@@ -176,6 +176,7 @@ def run(corpus: str | None, review: str | None, use_sample_review: bool, thresho
     from rag_assets.defs.partitions import corpus_versions
     from rag_assets.defs.resources import RESOURCES
     from rag_assets.errors import RagAssetsError
+    from rag_assets.store.lock import store_run_lock
 
     settings = Settings.from_env()
     try:
@@ -185,13 +186,15 @@ def run(corpus: str | None, review: str | None, use_sample_review: bool, thresho
     except (RagAssetsError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    instance = _instance(settings)
-    if not instance.has_dynamic_partition(corpus_versions.name, version):
-        instance.add_dynamic_partitions(corpus_versions.name, [version])
-    result = defs.resolve_job_def("lifecycle").execute_in_process(
-        partition_key=version, instance=instance, raise_on_error=False, tags={"rag_assets/trigger": "cli", **process_tags()},
-        run_config=_evaluation_config(thresholds, profile))
-    results = [result, *(_run_production(instance, settings) if production and result.success else [])]
+    # one run per store at a time: a second one says so in one line and waits (see rag_assets.store.lock)
+    with store_run_lock(RESOURCES["store"].engine(), lambda line: print(line, file=sys.stderr)):
+        instance = _instance(settings)
+        if not instance.has_dynamic_partition(corpus_versions.name, version):
+            instance.add_dynamic_partitions(corpus_versions.name, [version])
+        result = defs.resolve_job_def("lifecycle").execute_in_process(
+            partition_key=version, instance=instance, raise_on_error=False,
+            tags={"rag_assets/trigger": "cli", **process_tags()}, run_config=_evaluation_config(thresholds, profile))
+        results = [result, *(_run_production(instance, settings) if production and result.success else [])]
     if verbose:
         print(summary(results))
     print("\n" + summary_table(results))
