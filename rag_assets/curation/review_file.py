@@ -7,8 +7,11 @@ and the field. Nothing from a rejected file is ever applied.
 
 The CSV side undoes what :mod:`rag_assets.curation.review_writer` does: a leading apostrophe the
 writer put before a formula character is stripped again. A cell in an expert-editable column that
-still starts like a formula is rejected rather than guessed at. JSONL is never opened in a
-spreadsheet, so its strings are taken literally (no apostrophe stripping, no formula rule).
+still starts like a formula (OWASP's rule: ``=``, ``+``, ``-``, ``@``, tab or CR, unless a plain
+number) is rejected rather than guessed at. JSONL is never opened in a spreadsheet, so its strings
+are taken literally (no apostrophe stripping, no formula rule). In both, a cell with a control
+character (:mod:`rag_assets.text.control`) is rejected, and a file whose row count differs from
+its ``rows_written`` column lost rows and is rejected.
 
 The decision and reviewer rules run through great-expectations (see
 :mod:`rag_assets.quality.expectations`) over a DataFrame indexed by row number.
