@@ -22,6 +22,7 @@ import dagster as dg
 from rag_assets.cli_summary import write_summary_json
 from rag_assets.cli_system import system_run_config
 from rag_assets.console import event_log
+from rag_assets.defs.orphaned_runs import fail_orphaned_runs, process_tags
 from rag_assets.errors import ConfigError
 from rag_assets.settings import CORPUS_ROOT_ENV, Settings, environment_problems
 
@@ -33,6 +34,12 @@ EPILOG = ("Settings come from environment variables (RAG_ASSETS_HOME, RAG_ASSETS
 SAMPLE_REVIEWS = "sample"
 
 
+#: The instance the CLI makes under the project home. Run monitoring fails runs that never start (a
+#: ``dagster dev`` on the same home runs its daemon); runs of a killed CLI are failed by orphaned_runs.
+CLI_INSTANCE_YAML = ("telemetry:\n  enabled: false\nrun_monitoring:\n  enabled: true\n  start_timeout_seconds: 180\n"
+                     "  cancel_timeout_seconds: 180\n  poll_interval_seconds: 60\n")
+
+
 def _dagster_home(settings: Settings) -> Path:
     """DAGSTER_HOME when set, else a folder in the project's home (made on first use)."""
     if os.environ.get("DAGSTER_HOME"):
@@ -40,14 +47,17 @@ def _dagster_home(settings: Settings) -> Path:
     home = settings.home / "dagster"
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
-    if not config.exists():
-        config.write_text("telemetry:\n  enabled: false\n")
+    if not config.exists() or config.read_text() == "telemetry:\n  enabled: false\n":  # the earlier default
+        config.write_text(CLI_INSTANCE_YAML)
     return home
 
 
 def _instance(settings: Settings) -> dg.DagsterInstance:
     os.environ["DAGSTER_HOME"] = str(_dagster_home(settings))
-    return dg.DagsterInstance.get()
+    instance = dg.DagsterInstance.get()
+    for run_id in fail_orphaned_runs(instance):
+        print(f"run {run_id} was left STARTED by a rag-assets process that is gone; marked FAILED")
+    return instance
 
 
 def ui_command(settings: Settings) -> tuple[list[str], dict[str, str]]:
@@ -172,7 +182,7 @@ def _run_production(instance: dg.DagsterInstance, settings: Settings) -> list[dg
         print(f"production logs: {settings.production_logs} -> days {days[0]} .. {days[-1]}")
     job = defs.resolve_job_def("production")
     return [job.execute_in_process(partition_key=day, instance=instance, raise_on_error=False,
-                                   tags={"rag_assets/trigger": "cli"}) for day in days]
+                                   tags={"rag_assets/trigger": "cli", **process_tags()}) for day in days]
 
 
 #: Files a run leaves for a person, by the metadata label that names them.
@@ -220,6 +230,7 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
     from rag_assets.defs.partitions import corpus_versions
     from rag_assets.defs.resources import RESOURCES
     from rag_assets.errors import RagAssetsError
+    from rag_assets.store.lock import store_run_lock
 
     try:
         version = _plan_version()
@@ -228,13 +239,16 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
     except (RagAssetsError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=out)
         return 2
-    instance = _instance(settings)
-    if not instance.has_dynamic_partition(corpus_versions.name, version):
-        instance.add_dynamic_partitions(corpus_versions.name, [version])
-    result = defs.resolve_job_def("lifecycle").execute_in_process(
-        partition_key=version, instance=instance, raise_on_error=False, tags={"rag_assets/trigger": "cli"},
-        run_config={**_evaluation_config(thresholds, profile), **(system or {})})
-    results = [result, *(_run_production(instance, settings) if production and result.success else [])]
+    # one run per store at a time: a second one says so in one line and waits (see rag_assets.store.lock)
+    with store_run_lock(RESOURCES["store"].engine(), lambda line: print(line, file=out)):
+        instance = _instance(settings)
+        if not instance.has_dynamic_partition(corpus_versions.name, version):
+            instance.add_dynamic_partitions(corpus_versions.name, [version])
+        result = defs.resolve_job_def("lifecycle").execute_in_process(
+            partition_key=version, instance=instance, raise_on_error=False,
+            tags={"rag_assets/trigger": "cli", **process_tags()},
+            run_config={**_evaluation_config(thresholds, profile), **(system or {})})
+        results = [result, *(_run_production(instance, settings) if production and result.success else [])]
     if summary_json:
         write_summary_json(results, Path(summary_json))
     if verbose:

@@ -24,6 +24,7 @@ from rag_assets.corpus.models import (
     sha256_hex,
 )
 from rag_assets.errors import CorpusError
+from rag_assets.text.control import control_character_problem
 
 @dataclass(frozen=True)
 class ScannedFile:
@@ -117,6 +118,9 @@ def decode_document(data: bytes, path: str) -> LoadedDocument:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise LoaderError(f"not valid UTF-8 (invalid byte at offset {exc.start})") from exc
+    problem = control_character_problem(text)
+    if problem:
+        raise LoaderError(f"{problem}: a binary or damaged file, not text")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     loader = loader_for(path)
     assert loader is not None, "scan() only yields files with a loader"

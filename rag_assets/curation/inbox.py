@@ -7,7 +7,6 @@ nothing from it is applied. A failure of the store itself leaves the file in the
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import re
@@ -15,10 +14,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rag_assets.corpus.models import sha256_hex
 from rag_assets.curation.models import ReviewFile, ReviewLimits, ReviewProblem
+from rag_assets.curation.review_file import REVIEW_FORMATS, declared_version, unsupported_reason
 from rag_assets.errors import ReviewFileRejected
 
-REVIEW_SUFFIXES = (".csv", ".jsonl")
+REVIEW_SUFFIXES = tuple(REVIEW_FORMATS)
 _VERSION_IN_NAME = re.compile(r"cv-[0-9a-f]{12}")
 
 
@@ -54,10 +55,24 @@ class ImportResult:
     summary: dict[str, int] = field(default_factory=dict)
 
 
+def _ignored(path: Path) -> bool:
+    """Hidden files and office lock files (``.~lock.x.csv#``, ``~$x.csv``): a save in progress, not a submission."""
+    return path.name.startswith((".", "~$"))
+
+
 def inbox_files(inbox: Path) -> list[Path]:
+    """The review files waiting in the inbox, by name."""
     if not inbox.is_dir():
         return []
-    return sorted(p for p in inbox.iterdir() if p.is_file() and p.suffix.lower() in REVIEW_SUFFIXES)
+    return sorted(p for p in inbox.iterdir() if p.is_file() and p.suffix.lower() in REVIEW_SUFFIXES and not _ignored(p))
+
+
+def unsupported_entries(inbox: Path) -> list[Path]:
+    """Folders and files of other types in the inbox: they are rejected, never left there unmentioned."""
+    if not inbox.is_dir():
+        return []
+    return sorted(p for p in inbox.iterdir() if not _ignored(p) and (not p.is_file() or p.suffix.lower()
+                                                                     not in REVIEW_SUFFIXES))
 
 
 def file_sha256(path: Path) -> str:
@@ -65,20 +80,14 @@ def file_sha256(path: Path) -> str:
 
 
 def declared_corpus_version(path: Path) -> str | None:
-    """The corpus version a file says it is for: in its name, else in its first data row."""
+    """The corpus version a file says it is for: in its name, else in its corpus_version column."""
     match = _VERSION_IN_NAME.search(path.name)
-    if match:
-        return match.group(0)
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            if path.suffix.lower() == ".jsonl":
-                first = json.loads(handle.readline())
-                value = first.get("corpus_version") if isinstance(first, dict) else None
-            else:
-                value = next(csv.DictReader(handle), {}).get("corpus_version")
-    except (OSError, UnicodeDecodeError, ValueError, csv.Error):
-        return None
-    return value.strip() if isinstance(value, str) and value.strip() else None
+    return match.group(0) if match else declared_version(path)
+
+
+def reject_unsupported(path: Path, folders: CurationFolders) -> ImportResult:
+    """Move a folder or a file that is no review file to rejected/ with the reason beside it."""
+    return reject_file(path, folders, sha256_hex(path.name), [ReviewProblem(None, None, unsupported_reason(path))])
 
 
 def _unique_target(folder: Path, name: str, sha256: str) -> Path:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -12,15 +12,22 @@ class Decision(str, Enum):
     EDIT = "edit"
 
 
-# The review file's columns, in the order the outbox writes them. Experts fill the last five.
+#: How many data rows the writer wrote, repeated on every row: a column survives sorting, filtering
+#: and every spreadsheet's save (a trailer row would not survive a sort). A file whose row count
+#: differs lost rows; an expert who removes rows on purpose clears (or deletes) this column.
+ROWS_WRITTEN = "rows_written"
+
+# The review file's columns, in the order the outbox writes them. Experts fill decision .. reviewer.
 OUTBOX_COLUMNS: tuple[str, ...] = (
     "candidate_id", "corpus_version", "question_type", "question", "reference_answer", "source_document",
-    "chunk_excerpt", "decision", "edited_question", "edited_answer", "notes", "reviewer",
+    "chunk_excerpt", "decision", "edited_question", "edited_answer", "notes", "reviewer", ROWS_WRITTEN,
 )
 REQUIRED_COLUMNS: tuple[str, ...] = (
     "candidate_id", "corpus_version", "decision", "edited_question", "edited_answer", "notes", "reviewer",
 )
 EDITABLE_COLUMNS: tuple[str, ...] = ("decision", "edited_question", "edited_answer", "notes", "reviewer")
+#: Read-only text an expert might overwrite by mistake, and the column an edit belongs in.
+EDIT_COLUMN_FOR: dict[str, str] = {"question": "edited_question", "reference_answer": "edited_answer"}
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,8 @@ class ReviewRow:
     edited_answer: str | None
     notes: str | None
     reviewer: str
+    # the read-only cells as the file has them, to catch an edit made in the wrong column
+    shown: dict[str, str | None] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)

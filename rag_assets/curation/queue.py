@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rag_assets.corpus.models import SnapshotChunk
+from rag_assets.curation.agreement import ADJUDICATOR_PREFIX, Content
 from rag_assets.curation.models import OUTBOX_COLUMNS
 from rag_assets.generation.models import Candidate
 
@@ -15,9 +16,19 @@ def outbox_paths(outbox: Path, corpus_version: str) -> tuple[Path, Path]:
     return outbox / f"review-{corpus_version}.csv", outbox / f"review-{corpus_version}.jsonl"
 
 
+def _conflict_note(decisions: Mapping[str, Content]) -> str:
+    stood = "; ".join(f"{reviewer}: {' / '.join(part for part in content if part)}"
+                      for reviewer, content in sorted(decisions.items()))
+    return (f"CONFLICT between reviewers ({stood}). Decide it again (each reviewer's latest decision counts) "
+            f"or as reviewer {ADJUDICATOR_PREFIX}<name> to settle it.")
+
+
 def review_rows(candidates: Sequence[Candidate], chunks: Mapping[str, SnapshotChunk],
-                excerpt_chars: int = 400) -> list[dict[str, str]]:
-    """One row per candidate with the evidence an expert needs and empty decision columns."""
+                excerpt_chars: int = 400, conflicts: Mapping[str, Mapping[str, Content]] | None = None
+                ) -> list[dict[str, str]]:
+    """One row per candidate with the evidence an expert needs and empty decision columns; a
+    candidate in ``conflicts`` (id -> the reviewers' standing decisions) says so first."""
+    conflicts = conflicts or {}
     rows = []
     for candidate in candidates:
         shown = candidate.relevant_chunks or candidate.source_chunks
@@ -27,6 +38,8 @@ def review_rows(candidates: Sequence[Candidate], chunks: Mapping[str, SnapshotCh
         if candidate.origin_item_id:
             excerpt = (f"RE-REVIEW of golden item {candidate.origin_item_id}: its evidence changed in this corpus "
                        f"version.\n{excerpt or '(no matching chunk left: reject it)'}")
+        if candidate.candidate_id in conflicts:
+            excerpt = f"{_conflict_note(conflicts[candidate.candidate_id])}\n{excerpt}"
         row = {column: "" for column in OUTBOX_COLUMNS}
         row.update(candidate_id=candidate.candidate_id, corpus_version=candidate.corpus_version,
                    question_type=candidate.question_type, question=candidate.question,

@@ -7,8 +7,11 @@ and the field. Nothing from a rejected file is ever applied.
 
 The CSV side undoes what :mod:`rag_assets.curation.review_writer` does: a leading apostrophe the
 writer put before a formula character is stripped again. A cell in an expert-editable column that
-still starts like a formula is rejected rather than guessed at. JSONL is never opened in a
-spreadsheet, so its strings are taken literally (no apostrophe stripping, no formula rule).
+still starts like a formula (OWASP's rule: ``=``, ``+``, ``-``, ``@``, tab or CR, unless a plain
+number) is rejected rather than guessed at. JSONL is never opened in a spreadsheet, so its strings
+are taken literally (no apostrophe stripping, no formula rule). In both, a cell with a control
+character (:mod:`rag_assets.text.control`) is rejected, and a file whose row count differs from
+its ``rows_written`` column lost rows and is rejected.
 
 The decision and reviewer rules run through great-expectations (see
 :mod:`rag_assets.quality.expectations`) over a DataFrame indexed by row number.
@@ -21,32 +24,37 @@ import csv
 import hashlib
 import io
 import json
+import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from rag_assets.curation.models import (
+    EDIT_COLUMN_FOR,
     EDITABLE_COLUMNS,
     OUTBOX_COLUMNS,
     REQUIRED_COLUMNS,
+    ROWS_WRITTEN,
     Decision,
     ReviewFile,
     ReviewLimits,
     ReviewProblem,
     ReviewRow,
 )
+from rag_assets.curation.review_writer import FORMULA_TRIGGERS
 from rag_assets.errors import ReviewFileRejected
+from rag_assets.text.control import control_character_problem
 
-__all__ = ["read_review_file"]
+__all__ = ["REVIEW_FORMATS", "declared_version", "read_only_edits", "read_review_file", "unsupported_reason"]
 
-_FORMATS = {".csv": "csv", ".jsonl": "jsonl"}
+#: The one set of review file suffixes (suffix -> format): the inbox takes these and rejects the rest.
+REVIEW_FORMATS = {".csv": "csv", ".jsonl": "jsonl"}
 _DELIMITERS = (",", ";", "\t")
 _DELIMITER_NAMES = {",": "','", ";": "';'", "\t": "tab"}
-# The characters the writer neutralises with a leading apostrophe (see review_writer.neutralise).
-_NEUTRALISED = frozenset({"=", "+", "-", "@", "\t", "\r"})
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _DECISIONS = tuple(decision.value for decision in Decision)
 _KNOWN_COLUMNS = frozenset(OUTBOX_COLUMNS)
 _FIELD_ORDER = {name: position for position, name in enumerate(OUTBOX_COLUMNS)}
@@ -88,10 +96,9 @@ def read_review_file(
 
 
 def _read(path: Path, known_candidates: Mapping[str, str], limits: ReviewLimits) -> ReviewFile:
-    file_format = _FORMATS.get(path.suffix.lower())
+    file_format = REVIEW_FORMATS.get(path.suffix.lower())
     if file_format is None:
-        what = f"unsupported file type {path.suffix!r}" if path.suffix else "file has no suffix"
-        raise _file_problem(f"{what}; save the review file as .csv or .jsonl")
+        raise _file_problem(unsupported_reason(path))
     data = _read_bytes(path, limits)
     text = _decode(data)
     if not text.strip():
@@ -101,6 +108,7 @@ def _read(path: Path, known_candidates: Mapping[str, str], limits: ReviewLimits)
     if len(records) > limits.max_rows:
         raise _file_problem(f"file has {len(records):,} data rows, over the {limits.max_rows:,}-row limit")
     complete = [record for record in records if record is not None]
+    problems.extend(_completeness_problems(complete, len(records)))
     rows, undecided, corpus_version = _validate(complete, known_candidates, problems)
     if problems:
         raise _Rejected(*problems)
@@ -112,6 +120,29 @@ def _read(path: Path, known_candidates: Mapping[str, str], limits: ReviewLimits)
         rows=rows,
         undecided=undecided,
     )
+
+
+def unsupported_reason(path: Path) -> str:
+    """Why ``path`` (a folder, or a file of another type) is not a review file."""
+    accepted = " or ".join(REVIEW_FORMATS)
+    if path.is_dir():
+        return f"a folder; the inbox takes review files ({accepted}) directly, not folders"
+    what = f"unsupported file type {path.suffix!r}" if path.suffix else "file has no suffix"
+    return f"{what}; save the review file as {accepted}"
+
+
+def declared_version(path: Path, limits: ReviewLimits = ReviewLimits()) -> str | None:
+    """The corpus version most rows of a review file name, parsed as :func:`read_review_file` parses
+    it (any delimiter, header case, blank or undecided first rows), or None when it names none."""
+    file_format = REVIEW_FORMATS.get(path.suffix.lower())
+    if file_format is None:
+        return None
+    try:
+        text = _decode(_read_bytes(path, limits))
+        records, _ = _parse_csv(text) if file_format == "csv" else _parse_jsonl(text)
+    except _Rejected:
+        return None
+    return _corpus_version([record for record in records if record is not None])[0] or None
 
 
 def _read_bytes(path: Path, limits: ReviewLimits) -> bytes:
@@ -170,16 +201,24 @@ def _csv_cell(raw: str) -> tuple[str | None, str | None]:
 
     One leading apostrophe before (more apostrophes and) a neutralised character is the writer's
     escape, see ``review_writer.neutralise``: strip exactly that one and take the rest literally.
-    Otherwise strip surrounding whitespace and look for a formula."""
-    if raw[:1] == "'" and raw.lstrip("'")[:1] in _NEUTRALISED:
+    Otherwise strip surrounding whitespace and apply OWASP's CSV-injection rule: a cell starting
+    with ``=``, ``+``, ``-``, ``@``, tab or carriage return (before or after the surrounding
+    whitespace) is a formula unless it is a plain number such as ``-3.5``."""
+    if raw[:1] == "'" and raw.lstrip("'")[:1] in FORMULA_TRIGGERS:
         return raw[1:].strip() or None, None
     value = raw.strip()
     if not value:
         return None, None
-    first, second = value[0], value[1:2]
-    if first in "=@" or (first in "+-" and second and second not in "0123456789 "):
+    first = raw[0] if raw[0] in FORMULA_TRIGGERS else value[0]
+    if first in FORMULA_TRIGGERS and not _PLAIN_NUMBER.fullmatch(value):
         return value, first
     return value, None
+
+
+def _control_problems(row: int, column: str, value: str | None) -> list[ReviewProblem]:
+    """The control-character rule of :mod:`rag_assets.text.control`, for one cell."""
+    problem = control_character_problem(value) if value else None
+    return [ReviewProblem(row, column, f"{problem}; remove it")] if problem else []
 
 
 def _formula_problem(row: int, column: str, character: str) -> ReviewProblem:
@@ -234,6 +273,7 @@ def _parse_csv(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
             value, formula = _csv_cell(raw)
             if formula is not None and name in EDITABLE_COLUMNS:
                 problems.append(_formula_problem(row, name, formula))
+            problems.extend(_control_problems(row, name, value))
             values[name] = value
         records.append(_Record(row, values))
     if header is None:
@@ -311,6 +351,7 @@ def _parse_jsonl(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
             if value is not None and not isinstance(value, str):
                 line_problems.append(ReviewProblem(row, name, f"expected a string or null, found {_json_kind(value)}"))
                 continue
+            line_problems.extend(_control_problems(row, name, value))
             values[name] = (value or "").strip() or None
         problems.extend(line_problems)
         records.append(None if line_problems else _Record(row, values))
@@ -393,6 +434,25 @@ def _identity_problems(
     return problems
 
 
+def _completeness_problems(records: list[_Record], data_rows: int) -> list[ReviewProblem]:
+    """The file still has the rows it was written with (``rows_written``, see curation.models)."""
+    problems, declared = [], set()
+    for record in records:
+        value = record.get(ROWS_WRITTEN)
+        if value is None:
+            continue
+        if not value.isdigit():
+            problems.append(ReviewProblem(record.row, ROWS_WRITTEN, f"expected the number of rows the file was "
+                                                                    f"written with, found {value!r}"))
+        else:
+            declared.add(int(value))
+    problems += [ReviewProblem(None, ROWS_WRITTEN, (
+        f"the file has {data_rows:,} data rows but was written with {count:,}: rows were lost (a file cut short?). "
+        f"Leave rows undecided rather than deleting them; to remove rows on purpose, clear the {ROWS_WRITTEN} column"))
+        for count in sorted(declared) if count != data_rows]
+    return problems
+
+
 def _decision_problem(row: int, decision: Decision, edits: dict[str, str | None]) -> ReviewProblem | None:
     given = [name for name in _EDITED if edits[name] is not None]
     if decision is Decision.EDIT and not given:
@@ -413,7 +473,7 @@ def _validate(
     invalid_decisions, ge_problems = _check_with_great_expectations(decided)
     problems.extend(ge_problems)
 
-    kept: dict[str, tuple[int, tuple[str, str | None, str | None]]] = {}
+    kept: dict[tuple[str, str], tuple[int, tuple[str, str | None, str | None]]] = {}
     rows: list[ReviewRow] = []
     for record in decided:
         row, candidate = record.row, record.get("candidate_id")
@@ -431,13 +491,16 @@ def _validate(
             continue
 
         content = (decision.value, edits["edited_question"], edits["edited_answer"])
-        if candidate in kept:  # the same decision twice is fine; keep the first row
-            first_row, first = kept[candidate]
+        # one reviewer deciding twice the same way is fine (the first row is kept); two reviewers
+        # may disagree, which the store holds as a conflict (see rag_assets.curation.agreement)
+        key = (candidate, record.get("reviewer") or "")
+        if key in kept:
+            first_row, first = kept[key]
             if first != content:
                 message = f"rows {first_row} and {row} disagree on candidate {candidate}: {_difference(first, content)}"
                 problems.append(ReviewProblem(row, "candidate_id", message))
             continue
-        kept[candidate] = (row, content)
+        kept[key] = (row, content)
         rows.append(
             ReviewRow(
                 row=row,
@@ -448,9 +511,30 @@ def _validate(
                 edited_answer=edits["edited_answer"],
                 notes=record.get("notes"),
                 reviewer=record.get("reviewer") or "",
+                shown={name: record.get(name) for name in EDIT_COLUMN_FOR if name in record.values},
             )
         )
     return tuple(rows), undecided, version
+
+
+def _flat(text: str | None) -> str:
+    """Text as compared for an edit: a spreadsheet may re-wrap lines or trim spaces, which is no edit."""
+    return " ".join((text or "").split())
+
+
+def read_only_edits(rows: Iterable[ReviewRow], originals: Mapping[str, Mapping[str, str]]) -> list[ReviewProblem]:
+    """Decided rows whose read-only ``question`` / ``reference_answer`` cell differs from what was
+    written (``originals``: candidate id -> column -> text): the edit would be lost, so the file is
+    rejected naming the column the edit belongs in."""
+    problems = []
+    for row in rows:
+        for column, value in row.shown.items():
+            original = originals.get(row.candidate_id, {}).get(column)
+            if original is not None and _flat(value) != _flat(original):
+                problems.append(ReviewProblem(row.row, column, (
+                    f"{column} is read-only and was changed; put the new text in {EDIT_COLUMN_FOR[column]} "
+                    f"with decision 'edit' (and leave {column} as written)")))
+    return problems
 
 
 def _difference(first: tuple[str, str | None, str | None], later: tuple[str, str | None, str | None]) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from rag_assets.curation.models import OUTBOX_COLUMNS
+from rag_assets.curation.models import OUTBOX_COLUMNS, ROWS_WRITTEN
 
 __all__ = ["FORMULA_TRIGGERS", "neutralise", "write_review_files"]
 
@@ -71,8 +71,10 @@ def _write_atomically(path: Path, encoding: str, write: Callable[[IO[str]], None
 
 def write_review_files(rows: Sequence[Mapping[str, str | None]], csv_path: Path, jsonl_path: Path) -> None:
     """Write ``rows`` (dicts keyed by OUTBOX_COLUMNS; a missing key or None is an empty cell) to
-    ``csv_path`` and ``jsonl_path``. Each file is replaced atomically."""
-    table = [_cells(row, number) for number, row in enumerate(rows, start=1)]
+    ``csv_path`` and ``jsonl_path``. Each file is replaced atomically. Every row carries the row
+    count in ``rows_written``, so the reader can tell a file that lost rows."""
+    count = str(len(rows))
+    table = [_cells({**row, ROWS_WRITTEN: count}, number) for number, row in enumerate(rows, start=1)]
 
     def write_csv(handle: IO[str]) -> None:
         writer = csv.writer(handle, delimiter=",", quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")

@@ -7,7 +7,8 @@ from dagster._core.definitions.data_version import DATA_VERSION_TAG
 
 from rag_assets.corpus.manifest import fingerprint
 from rag_assets.corpus.models import sha256_hex
-from rag_assets.curation.inbox import declared_corpus_version, file_sha256, inbox_files, reject_file
+from rag_assets.curation.inbox import (declared_corpus_version, file_sha256, inbox_files, reject_file,
+                                     reject_unsupported, unsupported_entries)
 from rag_assets.curation.models import ReviewProblem
 from rag_assets.corpus.snapshot import plan_snapshot
 from rag_assets.defs.assets.corpus import corpus_snapshot
@@ -51,6 +52,35 @@ def corpus_sensor(
 
 
 CURSOR_MEMORY = 2000
+#: How many runs one inbox file gets: a run that fails (store down, crash) leaves the file in the
+#: inbox, and a later tick requests it again until this many have failed; then it is rejected.
+IMPORT_ATTEMPTS = 3
+_ENDED = (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED, dg.DagsterRunStatus.SUCCESS)
+
+
+def _inbox_cursor(raw: str | None) -> dict[str, dict]:
+    """file hash -> {"requests": runs ever requested, "attempts": runs in the current round, "run_key": the
+    last one, None once the round ended in a rejection}; an old cursor (a list of hashes) had one request each."""
+    loaded = json.loads(raw) if raw else {}
+    if isinstance(loaded, list):
+        return {digest: {"requests": 1, "attempts": 1, "run_key": digest} for digest in loaded}
+    return loaded
+
+
+def _run_ended(instance: dg.DagsterInstance, run_key: str) -> tuple[bool, str | None]:
+    """(whether the run of ``run_key`` has ended, its id); no run at all means the request was dropped: ended."""
+    runs = instance.get_runs(filters=dg.RunsFilter(tags={"dagster/run_key": run_key}), limit=1)
+    return (True, None) if not runs else (runs[0].status in _ENDED, runs[0].run_id)
+
+
+def _import_request(path, digest: str, version: str | None, state: dict, attempts: int) -> dg.RunRequest:
+    """A run for ``path``; run keys stay unique per file hash (Dagster runs a run key once)."""
+    number = state.get("requests", 0) + 1
+    state.update(requests=number, attempts=attempts, run_key=digest if number == 1 else f"{digest}:{number}")
+    return dg.RunRequest(
+        run_key=state["run_key"], partition_key=version,
+        tags={"rag_assets/trigger": "curation_inbox", "rag_assets/attempt": str(attempts)},
+        run_config={"ops": {"curated_decisions": {"config": {"files": [path.name]}}}})
 
 
 @dg.sensor(
@@ -59,33 +89,51 @@ CURSOR_MEMORY = 2000
     minimum_interval_seconds=Settings.sensor_interval(15),
     description=(
         "Watches the curation inbox. Each new reviewed file (by content hash, the cursor) that names a known "
-        "corpus version gets one run of curation_import for that partition (run key = file hash). A file that "
-        "names no known corpus version is moved to rejected/ with a report at once."
+        "corpus version gets one run of curation_import for that partition (run key = file hash). A file still in "
+        f"the inbox after its run ended (store down, crash) is requested again, up to {IMPORT_ATTEMPTS} runs, then "
+        "rejected. A file that names no known corpus version, a folder or another file type is moved to rejected/ "
+        "with a report at once."
     ),
 )
 def curation_inbox_sensor(context: dg.SensorEvaluationContext, curation: CurationResource) -> dg.SensorResult:
     folders = curation.folders()
-    seen: list[str] = json.loads(context.cursor) if context.cursor else []
+    seen = _inbox_cursor(context.cursor)
     known = set(context.instance.get_dynamic_partitions(corpus_versions.name))
-    requests, rejected = [], []
+    requests, rejected, retried = [], [], []
+    for entry in unsupported_entries(folders.inbox):
+        reject_unsupported(entry, folders)
+        rejected.append(entry.name)
     for path in inbox_files(folders.inbox):
         digest = file_sha256(path)
-        if digest in seen:
-            continue
-        seen.append(digest)
         version = declared_corpus_version(path)
-        if version in known:
-            requests.append(dg.RunRequest(
-                run_key=digest, partition_key=version, tags={"rag_assets/trigger": "curation_inbox"},
-                run_config={"ops": {"curated_decisions": {"config": {"files": [path.name]}}}}))
+        state = seen.setdefault(digest, {})
+        if state.get("run_key"):
+            ended, run_id = _run_ended(context.instance, state["run_key"])
+            if not ended:
+                continue
+            if state["attempts"] >= IMPORT_ATTEMPTS:
+                reject_file(path, folders, digest, [ReviewProblem(None, None, (
+                    f"the import failed {state['attempts']} times (last run: {run_id or 'never started'}); nothing "
+                    "was applied. Fix the cause (is the store up?) and drop the file in the inbox again"))])
+                state.update(attempts=0, run_key=None)
+                rejected.append(path.name)
+                continue
+            requests.append(_import_request(path, digest, version, state, state["attempts"] + 1))
+            retried.append(path.name)
+        elif version in known:
+            requests.append(_import_request(path, digest, version, state, 1))
         else:
             problem = (f"names corpus version {version!r}, which has no partition (known: {', '.join(sorted(known)) or 'none'})"
                        if version else "names no corpus version (neither in its file name nor in a corpus_version column)")
             reject_file(path, folders, digest, [ReviewProblem(None, "corpus_version", problem)])
             rejected.append(path.name)
+    if retried:
+        context.log.warning(f"import requested again (the last run ended with the file still in the inbox): "
+                            f"{', '.join(retried)}")
     if rejected:
-        context.log.warning(f"rejected without a run (unknown corpus version): {', '.join(rejected)}")
-    return dg.SensorResult(run_requests=requests, cursor=json.dumps(seen[-CURSOR_MEMORY:]),
+        context.log.warning(f"rejected without a run (not a review file, no known corpus version, or failed "
+                            f"{IMPORT_ATTEMPTS} times): {', '.join(rejected)}")
+    return dg.SensorResult(run_requests=requests, cursor=json.dumps(dict(list(seen.items())[-CURSOR_MEMORY:])),
                            skip_reason=None if requests else "no new reviewed file in the inbox")
 
 
@@ -97,8 +145,12 @@ def _day_digests(path) -> dict[str, str]:
 
 def _already_scored(instance: dg.DagsterInstance, folder, days: list[str]) -> set[str]:
     """The days whose newest production_sample materialization (by the CLI, a backfill or this
-    sensor) has the data version the day's records give now: scoring them again would change nothing."""
-    current = day_digests(read_logs(folder).records) if days else {}
+    sensor) has the data version the day's records give now: scoring them again would change nothing.
+    A log that cannot be read now counts as changed: the run is requested, never lost."""
+    try:
+        current = day_digests(read_logs(folder).records) if days else {}
+    except OSError:
+        return set()
     scored = set()
     for day in days:
         records = instance.fetch_materializations(
@@ -124,7 +176,11 @@ def production_logs_sensor(context: dg.SensorEvaluationContext, production_logs:
     cursor = json.loads(context.cursor) if context.cursor else {"files": {}, "pending": {}}
     files, pending = cursor["files"], cursor["pending"]
     for path in log_files(production_logs.folder()):
-        digest = file_sha256(path)
+        try:
+            digest = file_sha256(path)
+        except OSError as exc:  # removed or unreadable between listing and reading: look again next tick
+            context.log.warning(f"cannot read log file {path.name}: {exc.strerror or exc}")
+            continue
         if files.get(path.name, {}).get("sha") == digest:
             continue
         before = files.get(path.name, {}).get("days", {})

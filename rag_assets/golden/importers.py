@@ -39,6 +39,7 @@ from rag_assets.golden.models import ExternalItem
 __all__ = [
     "ExternalDataError",
     "RAGAS_COLUMNS",
+    "content_id",
     "json_chunks_to_corpus",
     "map_external_items",
     "map_texts_to_chunks",
@@ -225,6 +226,13 @@ def read_anthropic_docs_dataset(dataset_json: Path, chunks_json: Path) -> list[E
 # ragas test sets (CSV or JSONL)
 # --------------------------------------------------------------------------------------------
 
+
+def content_id(prefix: str, question: str, reference: str) -> str:
+    """The id of an imported item that has none: a hash of its question and reference (whitespace
+    normalised), never its row number, which a second file reuses for another question."""
+    flat = [" ".join(text.split()) for text in (question, reference)]
+    return f"{prefix}-{sha256_hex(chr(0).join(flat))[:16]}"
+
 RAGAS_COLUMNS = ("user_input", "reference_contexts", "reference", "synthesizer_name")
 EXTRA_COLUMNS = ("item_id", "question_type", "relevant_chunk_ids")
 
@@ -345,7 +353,8 @@ def read_ragas_testset(path: Path) -> list[ExternalItem]:
 
     Required columns: ``user_input``, ``reference``, ``reference_contexts`` (a list of strings; in
     CSV a JSON or Python-literal list). Optional: ``synthesizer_name`` (mapped onto our question
-    types), ``id`` or ``item_id`` (else ``ragas-<row number>``), and the extras this module writes,
+    types), ``id`` or ``item_id`` (else :func:`content_id` of question and reference, so the same
+    item gets the same id in every file and two files never collide), and the extras this module writes,
     ``question_type`` (wins over the synthesizer name) and ``relevant_chunk_ids``.
     """
     path = Path(path)
@@ -359,11 +368,12 @@ def read_ragas_testset(path: Path) -> list[ExternalItem]:
         if row.get("reference_contexts") is None:
             raise ExternalDataError(f"{where}: field 'reference_contexts' is missing")
         contexts = _parse_list(row["reference_contexts"], where, "reference_contexts")
-        item_id = (_cell_str(row, "id", where, required=False)
-                   or _cell_str(row, "item_id", where, required=False)
-                   or f"ragas-{number}").strip()
+        given = (_cell_str(row, "id", where, required=False) or _cell_str(row, "item_id", where, required=False)
+                 or "").strip()
+        item_id = given or content_id("ragas", question, reference)
         if item_id in seen:
-            raise ExternalDataError(f"{where}: id {item_id!r} repeats the id of row {seen[item_id]}")
+            what = f"id {item_id!r} repeats the id" if given else "the same user_input and reference as"
+            raise ExternalDataError(f"{where}: {what} of row {seen[item_id]}")
         seen[item_id] = number
         question_type = (_cell_str(row, "question_type", where, required=False)
                          or question_type_from_synthesizer(_cell_str(row, "synthesizer_name", where, required=False))

@@ -18,11 +18,17 @@ A log folder holds ``*.jsonl`` files, one JSON object per line, one line per ser
 Logs are written by other systems, so bad content is expected: a line that does not follow the
 schema becomes a :class:`BadLine` naming the file, the 1-based line and the offending field
 (``"retrieved[1].chunk_id: expected a string"``) and the read goes on. Blank lines are ignored.
+
+Every line goes through one bounded parse: at most :data:`MAX_LINE_BYTES` bytes and
+:data:`MAX_DEPTH` levels of nesting (checked before ``json.loads``, so no RecursionError), and a
+timestamp must be convertible to UTC (``9999-12-31T23:30:00-05:00`` is not). Nothing a line holds
+can make the read raise: one line never stops a day.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -30,6 +36,17 @@ from typing import Any
 
 from rag_assets.corpus.models import sha256_hex
 from rag_assets.rag.models import Citation, RagResponse, RetrievedChunk
+from rag_assets.text.control import control_character_problem
+
+#: A served query with its retrieved chunks fits easily; a longer line is a producer bug or an attack.
+MAX_LINE_BYTES = 1_000_000
+#: A question longer than this is pasted data, not a question; it would also become a review-file cell
+#: (a coverage gap) that no expert can read and that could push the file past the importer's size limit.
+MAX_QUESTION_CHARS = 4_000
+#: The schema nests four levels (record > retrieved > chunk > value); far deeper is never a log record.
+MAX_DEPTH = 16
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(rb"[^\[\]{}]")
 
 
 @dataclass(frozen=True)
@@ -90,6 +107,9 @@ def _string(value: Any, where: str, *, required: bool = True) -> str | None:
         raise _Invalid(f"{where}: missing")
     if not isinstance(value, str):
         raise _Invalid(f"{where}: expected a string")
+    problem = control_character_problem(value)
+    if problem:
+        raise _Invalid(f"{where}: {problem}")
     return value
 
 
@@ -120,13 +140,45 @@ def _timestamp(value: Any) -> datetime:
         raise _Invalid("timestamp: not ISO-8601") from None
     if parsed.tzinfo is None:
         raise _Invalid("timestamp: no timezone (add an offset or Z)")
+    try:
+        parsed.astimezone(UTC)  # the day is taken in UTC; year 9999 with a negative offset overflows
+    except OverflowError:
+        raise _Invalid(f"timestamp: {text} is out of range (cannot be converted to UTC)") from None
     return parsed
+
+
+def _nesting_depth(raw: bytes) -> int:
+    """How deep the brackets of a JSON text nest (strings ignored); cheap when there are few brackets."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
+        return 0
+    depth = deepest = 0
+    for bracket in _NOT_BRACKET.sub(b"", _JSON_STRING.sub(b"", raw)):
+        depth += 1 if bracket in b"[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _load(raw: bytes) -> dict[str, Any]:
+    """One line as a JSON object, within the size and depth limits."""
+    if len(raw) > MAX_LINE_BYTES:
+        raise _Invalid(f"record: the line is {len(raw):,} bytes, over the {MAX_LINE_BYTES:,}-byte limit")
+    if _nesting_depth(raw) > MAX_DEPTH:
+        raise _Invalid(f"record: JSON nested deeper than {MAX_DEPTH} levels")
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise _Invalid("not valid UTF-8") from None
+    except json.JSONDecodeError as exc:
+        raise _Invalid(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+    return _object(record, "record")
 
 
 def _parse(record: dict[str, Any], default_id: str) -> ProductionQuery:
     question = _string(record.get("question"), "question")
     if not question.strip():
         raise _Invalid("question: blank")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise _Invalid(f"question: {len(question):,} characters, over the {MAX_QUESTION_CHARS:,}-character limit")
     if "retrieved" not in record:
         raise _Invalid("retrieved: missing")
     retrieved = []
@@ -173,29 +225,37 @@ def _nearest_days(days: list[date | None]) -> list[date | None]:
     return [f if f is not None else b for f, b in zip(forward, reversed(backward))]
 
 
-def read_log_file(path: Path, day: date | None = None) -> LogRead:
+def read_log_file(path: Path, day: date | None = None, seen: dict[str, str] | None = None) -> LogRead:
     """Read one log file; keep only ``day`` when given. Never raises for bad content.
 
     A bad line is reported on the day of its nearest valid neighbour, so a day's report shows the
     bad lines written that day; a file with no valid line at all is reported on every day.
+    A ``query_id`` already in ``seen`` (id -> where it was first read; updated here) is a
+    duplicate: the first line is kept and the later one reported on its own day.
     """
+    seen = {} if seen is None else seen
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError as exc:
+        return LogRead([], [BadLine(path.name, 0, f"file: cannot be read: {exc.strerror or exc}")])
     parsed: list[ProductionQuery | BadLine] = []
-    for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
+    for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
-            try:
-                record = json.loads(raw.decode("utf-8"))
-            except UnicodeDecodeError:
-                raise _Invalid("not valid UTF-8") from None
-            except json.JSONDecodeError as exc:
-                raise _Invalid(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
-            parsed.append(_parse(_object(record, "record"), sha256_hex(f"{path.name}\0{number}")[:16]))
+            query = _parse(_load(raw), sha256_hex(f"{path.name}\0{number}")[:16])
         except _Invalid as exc:
             parsed.append(BadLine(path.name, number, str(exc)))
+            continue
+        if query.query_id in seen:
+            parsed.append(BadLine(path.name, number, f"query_id: duplicate of {seen[query.query_id]} (the first is "
+                                                     "kept)", query.day))
+        else:
+            seen[query.query_id] = f"{path.name} line {number}"
+            parsed.append(query)
     nearest = _nearest_days([entry.day if isinstance(entry, ProductionQuery) else None for entry in parsed])
     records = [entry for entry in parsed if isinstance(entry, ProductionQuery) and (day is None or entry.day == day)]
-    bad = [replace(entry, day=near) for entry, near in zip(parsed, nearest) if isinstance(entry, BadLine)]
+    bad = [replace(entry, day=entry.day or near) for entry, near in zip(parsed, nearest) if isinstance(entry, BadLine)]
     return LogRead(records, [b for b in bad if day is None or b.day in (None, day)])
 
 
@@ -207,13 +267,14 @@ def log_files(folder: str | Path) -> list[Path]:
 def read_logs(folder: str | Path, day: date | None = None) -> LogRead:
     """Read every log file of ``folder``; keep only ``day`` when given.
 
-    Never raises for bad content: invalid lines are reported in ``bad_lines``. Records of other
-    days are skipped silently, since they are valid, just not asked for.
+    Never raises for bad content: invalid lines and repeated query ids are reported in
+    ``bad_lines``. Records of other days are skipped silently, since they are valid, just not asked for.
     """
     records: list[ProductionQuery] = []
     bad: list[BadLine] = []
+    seen: dict[str, str] = {}
     for path in log_files(folder):
-        read = read_log_file(path, day)
+        read = read_log_file(path, day, seen)
         records.extend(read.records)
         bad.extend(read.bad_lines)
     return LogRead(records, bad)

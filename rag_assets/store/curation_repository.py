@@ -7,6 +7,11 @@ What a decision does:
   revision is kept);
 - reject: the candidate is rejected; an item it re-queued is retired.
 Every decision row keeps reviewer, time, file and row; a file (by content hash) applies once.
+
+Several reviewers (see :mod:`rag_assets.curation.agreement`): a decision takes effect only while
+the decisions standing for its candidate agree; a second reviewer who agrees is recorded beside
+the first, one who disagrees turns the candidate into a ``conflict`` and leaves the golden set as
+it was until the reviewers agree or an adjudicator decides. Never last writer wins.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from rag_assets.corpus.models import ChunkRef
+from rag_assets.curation.agreement import ADJUDICATOR_PREFIX, Content, ReviewerAgreement, agreed, pairwise_agreement, standing
 from rag_assets.curation.models import Decision, ReviewFile, ReviewProblem, ReviewRow
+from rag_assets.curation.review_file import read_only_edits
 from rag_assets.errors import ReviewFileRejected
 from rag_assets.generation.models import Candidate
 from rag_assets.golden.models import ExternalItem
@@ -29,6 +36,7 @@ from rag_assets.store.golden_repository import add_revision, current_content, it
 from rag_assets.store.tables import CandidateRow, ReviewDecisionRow, ReviewImportRow
 
 CANDIDATE = CandidateRow.__table__
+CONFLICT = "conflict"  # the candidate status while its reviewers disagree
 DECISION = ReviewDecisionRow.__table__
 IMPORT = ReviewImportRow.__table__
 
@@ -41,6 +49,14 @@ class ApplyOutcome:
     edited: int = 0
     rejected: int = 0
     revisions_added: int = 0
+    agreements: int = 0  # decisions that agreed with what already stood: recorded, nothing else to do
+    conflicts: int = 0  # decisions that disagreed with another reviewer's: the candidate awaits adjudication
+
+
+@dataclass(frozen=True)
+class Conflict:
+    candidate_id: str
+    decisions: dict[str, Content]  # reviewer -> the decision that stands
 
 
 class SqlCurationRepository:
@@ -62,6 +78,9 @@ class SqlCurationRepository:
                                   "this corpus version (its evidence vanished); it can only be rejected")
                     for row in review.rows
                     if row.decision != Decision.REJECT and _evidence_vanished(candidates[row.candidate_id])]
+        problems += read_only_edits(review.rows, {c.candidate_id: {"question": c.question,
+                                                                   "reference_answer": c.reference_answer}
+                                                  for c in candidates.values()})
         if problems:
             raise ReviewFileRejected(review.path, problems)
 
@@ -71,14 +90,44 @@ class SqlCurationRepository:
             conn.execute(insert(IMPORT).values(sha256=review.sha256, file_name=Path(review.path).name,
                                                corpus_version=review.corpus_version, decisions=len(review.rows),
                                                undecided=review.undecided))
-            counts = {"accepted": 0, "edited": 0, "rejected": 0, "revisions_added": 0}
+            counts = {"accepted": 0, "edited": 0, "rejected": 0, "revisions_added": 0, "agreements": 0, "conflicts": 0}
             for row in review.rows:
-                added = _apply_row(conn, review, row, candidates[row.candidate_id])
-                counts["revisions_added"] += added
-                counts[{"accept": "accepted", "edit": "edited", "reject": "rejected"}[row.decision.value]] += 1
+                history = _history(conn, row.candidate_id)
+                before, after = standing(history), standing([*history, (row.reviewer, _content(row))])
+                decision_id = _record(conn, review, row)
+                verdict = agreed(after)
+                if verdict is None:
+                    conn.execute(update(CANDIDATE).where(CANDIDATE.c.candidate_id == row.candidate_id)
+                                 .values(status=CONFLICT))
+                    counts["conflicts"] += 1
+                elif before and agreed(before) == verdict:
+                    counts["agreements"] += 1
+                else:
+                    counts["revisions_added"] += _apply_row(conn, row, candidates[row.candidate_id], decision_id)
+                    counts[{"accept": "accepted", "edit": "edited", "reject": "rejected"}[row.decision.value]] += 1
             return ApplyOutcome(decisions=len(review.rows), **counts)
 
         return retry_transaction(self.engine, work)
+
+    def conflicts(self, corpus_version: str) -> list[Conflict]:
+        """The candidates of ``corpus_version`` whose standing decisions disagree, by id."""
+        with self.engine.connect() as conn:
+            ids = conn.execute(select(CANDIDATE.c.candidate_id).where(
+                CANDIDATE.c.corpus_version == corpus_version, CANDIDATE.c.status == CONFLICT)
+                .order_by(CANDIDATE.c.candidate_id)).scalars().all()
+            return [Conflict(candidate_id, standing(_history(conn, candidate_id))) for candidate_id in ids]
+
+    def reviewer_agreement(self, corpus_version: str) -> list[ReviewerAgreement]:
+        """Cohen's kappa (and the raw share) of every two reviewers who decided the same candidates
+        of ``corpus_version``, on each reviewer's latest decision; adjudicators are not raters."""
+        latest: dict[str, dict[str, str]] = {}
+        query = (select(DECISION.c.candidate_id, DECISION.c.reviewer, DECISION.c.decision)
+                 .where(DECISION.c.corpus_version == corpus_version).order_by(DECISION.c.decision_id))
+        with self.engine.connect() as conn:
+            for candidate_id, reviewer, decision in conn.execute(query):
+                if not reviewer.startswith((ADJUDICATOR_PREFIX, "import:")):
+                    latest.setdefault(candidate_id, {})[reviewer] = decision
+        return pairwise_agreement(latest)
 
     def import_items(self, mapped: Sequence[tuple[ExternalItem, tuple[ChunkRef, ...]]], corpus_version: str,
                      source: str, file_name: str, sha256: str) -> int:
@@ -110,12 +159,27 @@ def _evidence_vanished(candidate: Candidate) -> bool:
     return candidate.question_type != "adversarial" and not candidate.relevant_chunks
 
 
-def _apply_row(conn: Connection, review: ReviewFile, row: ReviewRow, candidate: Candidate) -> int:
-    """Record one decision and what it does to the golden items; returns revisions added."""
-    decision_id = conn.execute(insert(DECISION).values(
+def _content(row: ReviewRow) -> Content:
+    return (row.decision.value, row.edited_question, row.edited_answer)
+
+
+def _history(conn: Connection, candidate_id: str) -> list[tuple[str, Content]]:
+    """Every decision recorded for a candidate, oldest first, as (reviewer, content)."""
+    query = (select(DECISION.c.reviewer, DECISION.c.decision, DECISION.c.edited_question, DECISION.c.edited_answer)
+             .where(DECISION.c.candidate_id == candidate_id).order_by(DECISION.c.decision_id))
+    return [(reviewer, (decision, question, answer)) for reviewer, decision, question, answer in conn.execute(query)]
+
+
+def _record(conn: Connection, review: ReviewFile, row: ReviewRow) -> int:
+    """Keep one decision row (who, what, file and row); returns its id."""
+    return conn.execute(insert(DECISION).values(
         candidate_id=row.candidate_id, corpus_version=row.corpus_version, decision=row.decision.value,
         edited_question=row.edited_question, edited_answer=row.edited_answer, notes=row.notes, reviewer=row.reviewer,
         source_file=Path(review.path).name, source_sha256=review.sha256, source_row=row.row)).inserted_primary_key[0]
+
+
+def _apply_row(conn: Connection, row: ReviewRow, candidate: Candidate, decision_id: int) -> int:
+    """What one recorded decision does to the candidate and its golden item; returns revisions added."""
     conn.execute(update(CANDIDATE).where(CANDIDATE.c.candidate_id == row.candidate_id).values(status=row.decision.value))
     item_id = candidate.origin_item_id or candidate.candidate_id
     state = item_state(conn, item_id)

@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import SQLModel, create_engine
 
 from rag_assets.store import tables  # noqa: F401  (registers the tables on SQLModel.metadata)
+from rag_assets.store.lock import SCHEMA_LOCK_KEY
 
 T = TypeVar("T")
 
@@ -60,8 +61,18 @@ def get_engine(url: str) -> Engine:
         event.listen(engine, "begin", _sqlite_begin)
     else:
         engine = create_engine(url, pool_pre_ping=True)
-    SQLModel.metadata.create_all(engine)
+    _create_schema(engine)
     return engine
+
+
+def _create_schema(engine: Engine) -> None:
+    """Create missing tables, one process at a time: two processes on a fresh database would both
+    see a table missing and the second CREATE would fail. SQLite serialises on BEGIN IMMEDIATE,
+    PostgreSQL on a transaction-scoped advisory lock."""
+    with write_transaction(engine) as conn:
+        if engine.dialect.name == "postgresql":
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({SCHEMA_LOCK_KEY})")
+        SQLModel.metadata.create_all(conn)
 
 
 def _sqlite_begin(conn: Connection) -> None:

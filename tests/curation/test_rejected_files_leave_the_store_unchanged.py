@@ -73,7 +73,7 @@ def _cases(version: str, good: list[dict]) -> dict[str, tuple[bytes, str]]:
         "empty.csv": (b"", "file: file is empty: no header row"),
         "latin1.csv": (_csv([{**first, "notes": "caf"}]).replace(b"caf", b"caf\xe9"), "file: not valid UTF-8 (invalid byte at offset"),
         "semicolon-rows.csv": (_csv([first]) + _csv([second], delimiter=";").split(b"\r\n", 1)[1],
-                               "row 3: expected 12 fields, found 3: the row splits into 12 fields on ';', but the header uses ','; save the whole file with one delimiter"),
+                               "row 3: expected 13 fields, found 3: the row splits into 13 fields on ';', but the header uses ','; save the whole file with one delimiter"),
         "truncated.csv": (truncated[: truncated.rindex(b',"') + 12], "row 4: malformed CSV: unexpected end of data"),
         "formula.csv": (_csv([{**first, "notes": "=HYPERLINK(\"http://x\")"}]),
                         "row 2, notes: starts with '=' (a spreadsheet formula)"),

@@ -32,6 +32,7 @@ def outbox_row(candidate_id: str, corpus_version: str = "cv-A", **cells: str) ->
         "edited_answer": "",
         "notes": "",
         "reviewer": "",
+        "rows_written": "",
     }
     row.update(cells)
     return row
@@ -215,8 +216,9 @@ def test_identical_duplicates_are_kept_once_and_undecided_rows_are_counted(tmp_p
 
     review = read_review_file(path, KNOWN)
 
-    assert review.rows == (
+    assert review.rows == (  # a second reviewer's decision is kept beside the first (see curation.agreement)
         ReviewRow(2, "q-001", "cv-A", Decision.EDIT, "How long do refunds take?", None, "first", "ana"),
+        ReviewRow(4, "q-001", "cv-A", Decision.EDIT, "How long do refunds take?", None, "again", "bo"),
         ReviewRow(6, "q-004", "cv-A", Decision.REJECT, None, None, None, "ana"),
     )
     assert review.undecided == 2
@@ -386,7 +388,7 @@ def test_header_with_commas_but_rows_with_semicolons(tmp_path: Path) -> None:
     path.write_text("\r\n".join([",".join(OUTBOX_COLUMNS), *rows]) + "\r\n", encoding="utf-8")
 
     message = (
-        "expected 12 fields, found 3: the row splits into 12 fields on ';', but the header uses ','; "
+        "expected 13 fields, found 3: the row splits into 13 fields on ';', but the header uses ','; "
         "save the whole file with one delimiter"
     )
     # the sample question holds one comma and the chunk excerpt one more: 3 fields on ','
@@ -397,7 +399,7 @@ def test_row_with_missing_fields(tmp_path: Path) -> None:
     path = tmp_path / "review.csv"
     path.write_text(",".join(OUTBOX_COLUMNS) + "\nq-001,cv-A,factual\n", encoding="utf-8")
 
-    assert problems_of(path) == ["row 2: expected 12 fields, found 3"]
+    assert problems_of(path) == ["row 2: expected 13 fields, found 3"]
 
 
 def test_truncated_file_with_an_unterminated_quote(tmp_path: Path) -> None:
@@ -431,6 +433,7 @@ def test_formula_cells_in_editable_columns(tmp_path: Path) -> None:
     hint = "(a spreadsheet formula); remove it or prefix it with an apostrophe"
     assert problems_of(path) == [
         f"row 2, edited_answer: starts with '=' {hint}",
+        f"row 2, notes: starts with '-' {hint}",  # OWASP: only a plain number may start with '-'
         f"row 3, edited_question: starts with '+' {hint}",
         f"row 3, reviewer: starts with '@' {hint}",
         f"row 4, notes: starts with '-' {hint}",
@@ -493,3 +496,65 @@ def test_rejection_message_lists_the_problems(tmp_path: Path) -> None:
 
     with pytest.raises(ReviewFileRejected, match=r"rejected \(1 problem\(s\)\):\n  - row 2, candidate_id: unknown"):
         read_review_file(path, KNOWN)
+
+
+def test_nul_and_control_characters_in_cells_reject_the_file_naming_row_and_column(tmp_path: Path) -> None:
+    rows = [decided("q-001", "accept", notes="ok\x00"), decided("q-002", "reject", reviewer="b\x1bob"),
+            decided("q-003", "edit", edited_answer="Two\tlines:\r\nfine")]
+    write_csv(tmp_path / "r.csv", rows)
+    expected = ["row 2, notes: contains the control character U+0000 at character 3; remove it",
+                "row 3, reviewer: contains the control character U+001B at character 2; remove it"]
+    assert problems_of(tmp_path / "r.csv") == expected
+
+    with (tmp_path / "r.jsonl").open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row) + "\n")
+    assert problems_of(tmp_path / "r.jsonl") == [line.replace("row 2", "row 1").replace("row 3", "row 2")
+                                                 for line in expected]
+
+
+# --- completeness ------------------------------------------------------------------------------
+
+
+def test_a_file_cut_at_a_row_boundary_is_rejected_and_a_deliberate_removal_is_not(tmp_path: Path) -> None:
+    rows = [outbox_row(c) for c in ("q-001", "q-002", "q-003", "q-004")]
+    write_review_files(rows, tmp_path / "out.csv", tmp_path / "out.jsonl")
+    with (tmp_path / "out.csv").open(encoding="utf-8-sig", newline="") as handle:
+        table = [{**row, "decision": "accept", "reviewer": "ana"} for row in csv.DictReader(handle)]
+    assert {row["rows_written"] for row in table} == {"4"}
+    lost = ("file, rows_written: the file has 2 data rows but was written with 4: rows were lost (a file cut short?). "
+            "Leave rows undecided rather than deleting them; to remove rows on purpose, clear the rows_written column")
+
+    cut = write_csv(tmp_path / "cut.csv", table[:2])
+    assert problems_of(cut) == [lost]
+    jsonl_lines = (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "cut.jsonl").write_text("\n".join(jsonl_lines[:2]) + "\n", encoding="utf-8")
+    assert problems_of(tmp_path / "cut.jsonl") == [lost]
+
+    on_purpose = write_csv(tmp_path / "partial.csv", [{**row, "rows_written": ""} for row in table[:2]])
+    assert [r.candidate_id for r in read_review_file(on_purpose, KNOWN).rows] == ["q-001", "q-002"]
+    # sorted by the spreadsheet and saved with ';' as a European locale does: every row and its count survive
+    resorted = write_csv(tmp_path / "sorted.csv", sorted(table, key=lambda r: r["candidate_id"], reverse=True),
+                         delimiter=";")
+    assert len(read_review_file(resorted, KNOWN).rows) == 4
+    garbled = write_csv(tmp_path / "garbled.csv", [{**table[0], "rows_written": "four"}, *table[1:]])
+    assert problems_of(garbled) == ["row 2, rows_written: expected the number of rows the file was written with, "
+                                    "found 'four'"]
+
+
+def test_formula_cells_follow_owasp_every_trigger_character_except_plain_numbers(tmp_path: Path) -> None:
+    cells = ["-2+3+cmd|' /C calc'!A0", "+1+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0", "=1+1",
+             "\t=1+1", "\r=1+1", "- see the ticket", "-3.5", "+49", "1e-3", "'-2+3+cmd|' /C calc'!A0"]
+    rows = [decided(f"q-00{i}", "reject", notes=cell) for i, cell in enumerate(cells[:4], start=1)]
+    rows += [decided("q-001", "reject", notes=cell, reviewer=f"r{i}") for i, cell in enumerate(cells[4:], start=5)]
+    path = write_csv(tmp_path / "r.csv", rows)
+
+    def formula(row: int, character: str) -> str:
+        return (f"row {row}, notes: starts with {character!r} (a spreadsheet formula); remove it or prefix it with "
+                "an apostrophe")
+
+    assert problems_of(path) == [formula(2, "-"), formula(3, "+"), formula(4, "@"), formula(5, "="),
+                                 formula(6, "\t"), formula(7, "\r"), formula(8, "-")]
+    accepted = write_csv(tmp_path / "ok.csv", rows[7:])
+    assert [row.notes for row in read_review_file(accepted, KNOWN).rows] == [
+        "-3.5", "+49", "1e-3", "-2+3+cmd|' /C calc'!A0"]

@@ -24,11 +24,12 @@ def current_version() -> str:
 
 
 def run_job(instance: dg.DagsterInstance, job: str, version: str, run_config: dict | None = None,
-            expect_success: bool = True) -> dg.ExecuteInProcessResult:
+            expect_success: bool = True, tags: dict[str, str] | None = None) -> dg.ExecuteInProcessResult:
     if not instance.has_dynamic_partition(corpus_versions.name, version):
         instance.add_dynamic_partitions(corpus_versions.name, [version])
     result = defs.resolve_job_def(job).execute_in_process(partition_key=version, instance=instance,
-                                                          run_config=run_config or {}, raise_on_error=False)
+                                                          run_config=run_config or {}, raise_on_error=False,
+                                                          tags=tags)
     assert result.success == expect_success, [e.step_failure_data.error.message for e in result.all_events
                                              if e.is_step_failure]
     return result
@@ -49,7 +50,10 @@ def outbox_rows(version: str) -> list[dict]:
 
 
 def review_as_expert(version: str, name: str, decide: Callable[[int, dict], dict | None]) -> Path:
-    """Open the outbox CSV as a spreadsheet would, fill decision cells, save it into the inbox."""
+    """Open the outbox CSV as a spreadsheet would, fill decision cells, save it into the inbox.
+
+    Rows ``decide`` answers None for are deleted on purpose, so (the documented rule) the
+    rows_written column is cleared when any row is left out."""
     source = Settings.from_env().curation_root / "outbox" / f"review-{version}.csv"
     with source.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
@@ -59,6 +63,8 @@ def review_as_expert(version: str, name: str, decide: Callable[[int, dict], dict
         change = decide(index, row)
         if change is not None:
             decided.append({**row, **change})
+    if len(decided) < len(rows):
+        decided = [{**row, "rows_written": ""} for row in decided]
     target = Settings.from_env().curation_root / "inbox" / name
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("w", encoding="utf-8-sig", newline="") as handle:

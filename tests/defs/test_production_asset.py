@@ -154,3 +154,51 @@ def test_the_production_logs_default_to_the_bundled_folder(monkeypatch: pytest.M
     monkeypatch.delenv("RAG_ASSETS_PRODUCTION_LOGS", raising=False)
     monkeypatch.chdir(PROJECT_ROOT)
     assert Settings.from_env().production_logs == BUNDLED_LOGS
+
+
+def test_the_sensor_and_the_day_survive_lines_that_overflow_or_nest_without_end(production_logs: Path):
+    record = json.loads((production_logs / f"served-{DAYS[0]}.jsonl").read_text().splitlines()[0])
+    (production_logs / "hostile.jsonl").write_text("\n".join([
+        json.dumps({**record, "query_id": "overflow", "timestamp": "9999-12-31T23:30:00-05:00"}),
+        "[" * 100_000 + "]" * 100_000,
+        json.dumps({**record, "query_id": "hostile-ok"}),
+    ]) + "\n")
+    with dg.instance_for_test() as instance:
+        tick = _tick(instance, None)
+        assert sorted(r.partition_key for r in tick.run_requests) == DAYS
+        result = _day(instance, DAYS[0], sample_size=2)
+    assert result.success
+    details = result.asset_materializations_for_node("production_sample")[0].metadata["bad_line_details"].value
+    assert "| hostile.jsonl | 1 | timestamp: 9999-12-31T23:30:00-05:00 is out of range" in details
+    assert "| hostile.jsonl | 2 | record: JSON nested deeper than 16 levels |" in details
+
+
+def test_a_day_with_a_repeated_query_id_is_scored_and_the_repeat_reported(production_logs: Path):
+    path = production_logs / f"served-{DAYS[0]}.jsonl"
+    first = path.read_text().splitlines()[0]
+    with path.open("a") as handle:
+        handle.write(first + "\n")
+    with dg.instance_for_test() as instance:
+        result = _day(instance, DAYS[0], sample_size=1000)
+    assert result.success
+    details = result.asset_materializations_for_node("production_sample")[0].metadata["bad_line_details"].value
+    assert f"duplicate of served-{DAYS[0]}.jsonl line 1 (the first is kept)" in details
+
+
+def test_a_20_mb_logged_question_never_reaches_the_review_outbox(production_logs: Path):
+    from rag_assets.curation.review_file import read_review_file
+
+    record = json.loads((production_logs / f"served-{DAYS[0]}.jsonl").read_text().splitlines()[0])
+    huge = "Is there a dark mode? " + "x" * 20_000_000
+    (production_logs / "huge.jsonl").write_text(json.dumps({**record, "query_id": "huge", "question": huge}) + "\n")
+    version = current_version()
+    with dg.instance_for_test() as instance:
+        run_job(instance, "lifecycle", version, expect_success=False)
+        result = _day(instance, DAYS[0], sample_size=2)
+        dg.materialize([curation_queue], partition_key=version, instance=instance, resources=RESOURCES)
+    details = result.asset_materializations_for_node("production_sample")[0].metadata["bad_line_details"].value
+    assert "| huge.jsonl | 1 | record: the line is 20,00" in details
+    outbox = Settings.from_env().curation_root / "outbox" / f"review-{version}.csv"
+    assert outbox.stat().st_size < 1_000_000
+    known = RESOURCES["store"].candidates().corpus_versions_by_id()
+    assert read_review_file(outbox, known).undecided > 0, "the outbox stays importable"

@@ -17,6 +17,7 @@ from rag_assets.corpus.models import ChunkerConfig, SnapshotChunk, sha256_hex
 from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.golden.importers import (
     ExternalDataError,
+    content_id,
     json_chunks_to_corpus,
     map_external_items,
     map_texts_to_chunks,
@@ -323,7 +324,9 @@ def test_a_ragas_csv_with_python_literal_lists_and_synthesizer_names(tmp_path: P
         encoding="utf-8")
     items = read_ragas_testset(path)
     assert [(i.external_id, i.question_type) for i in items] == [
-        ("ragas-1", "factual"), ("ragas-2", "multi_hop"), ("ragas-3", "abstractive"), ("ragas-4", "factual")]
+        (content_id("ragas", q, a), t) for q, a, t in (("Q one?", "A one.", "factual"), ("Q two?", "A two.", "multi_hop"),
+                                                      ("Q three?", "A three.", "abstractive"),
+                                                      ("Q four?", "A four.", "factual"))]
     assert items[0].relevant_texts == ("first context", "it's quoted")
     assert items[1].relevant_texts == ("json context",) and items[2].relevant_texts == ()
 
@@ -392,3 +395,23 @@ def test_the_anthropic_docs_set_maps_onto_a_snapshot_of_its_own_corpus(tmp_path:
         average = sum(len(refs) for _, refs in mapped) / len(mapped)
         print(f"\nanthropic_docs: 232 external chunks -> {len(chunks)} snapshot chunks; "
               f"{len(mapped)}/100 items mapped, {average:.2f} relevant chunks per item, mapped in {elapsed:.3f}s")
+
+
+def test_two_ragas_files_without_ids_never_collide_and_ids_derive_from_content(tmp_path: Path):
+    import hashlib
+
+    from rag_assets.store.curation_repository import SqlCurationRepository
+    from rag_assets.store.engine import get_engine
+
+    header = "user_input,reference_contexts,reference\n"
+    (tmp_path / "first.csv").write_text(header + '"How long do refunds take?","[\'c\']","14 days."\n', encoding="utf-8")
+    (tmp_path / "second.csv").write_text(header + '"Who pays the shipping?","[\'c\']","The shop."\n'
+                                         '" How long do  refunds take? ","[\'c\']","14 days."\n', encoding="utf-8")
+    first, second = read_ragas_testset(tmp_path / "first.csv"), read_ragas_testset(tmp_path / "second.csv")
+
+    expected = "ragas-" + hashlib.sha256(b"Who pays the shipping?\x00The shop.").hexdigest()[:16]
+    assert [i.external_id for i in second] == [expected, first[0].external_id], "same content, same id in any file"
+    repo = SqlCurationRepository(get_engine(f"sqlite:///{tmp_path / 'store.db'}"))
+    imported = [repo.import_items([(item, ()) for item in items], "cv-000000000000", "ragas", name, name)
+                for name, items in (("first.csv", first), ("second.csv", second))]
+    assert imported == [1, 1], "the second file's new question is imported, the repeated one is not"

@@ -34,9 +34,11 @@ REVIEW_FILES_CHECK = "review_files_valid"
 )
 def curation_queue(context: dg.AssetExecutionContext, store: StoreResource, curation: CurationResource) -> dg.MaterializeResult:
     version = context.partition_key
+    conflicts = {c.candidate_id: c.decisions for c in store.curation().conflicts(version)}
     pending = store.candidates().for_version(version, status="pending")
+    pending += list(store.candidates().by_ids(list(conflicts)).values())
     chunks = {c.chunk_id: c for c in store.corpus().snapshot_chunks(version)}
-    rows = review_rows(pending, chunks)
+    rows = review_rows(pending, chunks, conflicts=conflicts)
     csv_path, jsonl_path = outbox_paths(curation.folders().outbox, version)
     write_review_files(rows, csv_path, jsonl_path)
     by_type: dict[str, int] = {}
@@ -45,6 +47,7 @@ def curation_queue(context: dg.AssetExecutionContext, store: StoreResource, cura
     return dg.MaterializeResult(
         metadata={
             "pending": dg.MetadataValue.int(len(rows)),
+            "conflicts": dg.MetadataValue.int(len(conflicts)),
             "requeued_stale": dg.MetadataValue.int(sum(1 for c in pending if c.origin_item_id)),
             "review_csv": dg.MetadataValue.path(str(csv_path)),
             "review_jsonl": dg.MetadataValue.path(str(jsonl_path)),
@@ -100,8 +103,21 @@ def curated_decisions(context: dg.AssetExecutionContext, config: DecisionImportC
         for key, value in result.summary.items():
             totals[key] = totals.get(key, 0) + value
     problems = [(r.source, str(p)) for r in rejected for p in r.problems]
+    conflicts = repo.conflicts(version)
+    agreement = repo.reviewer_agreement(version)
     yield dg.MaterializeResult(
         metadata={
+            "conflicts": dg.MetadataValue.int(len(conflicts)),
+            "conflict_list": dg.MetadataValue.md(markdown_table(
+                ["candidate", "standing decisions"],
+                [(c.candidate_id, "; ".join(f"{who}: {what[0]}" for who, what in sorted(c.decisions.items())))
+                 for c in conflicts])),
+            "reviewer_agreement": dg.MetadataValue.md(markdown_table(
+                ["reviewer", "reviewer", "items both decided", "same decision", "Cohen's kappa"],
+                [(a.first, a.second, a.items, f"{a.observed:.3f}", "-" if a.kappa is None else f"{a.kappa:.3f}")
+                 for a in agreement])),
+            **({"cohens_kappa": dg.MetadataValue.float(round(agreement[0].kappa, 4))}
+               if len(agreement) == 1 and agreement[0].kappa is not None else {}),
             "files": dg.MetadataValue.int(len(results)),
             "files_applied": dg.MetadataValue.int(sum(1 for r in results if r.status == "applied")),
             "files_rejected": dg.MetadataValue.int(len(rejected)),

@@ -1,0 +1,105 @@
+"""The inbox sensor: anything that is not a review file goes to rejected/ with a reason; a review
+naming its corpus version only in the corpus_version column is routed by that column."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import dagster as dg
+from dagster._core.storage.dagster_run import DagsterRun
+
+from rag_assets.curation.models import OUTBOX_COLUMNS
+from rag_assets.defs.partitions import corpus_versions
+from rag_assets.settings import Settings
+from tests.defs.lifecycle import inbox_tick
+
+VERSION = "cv-0123456789ab"
+
+
+def test_folders_and_other_file_types_are_rejected_with_a_reason_and_lock_files_left_alone(project_env: Path):
+    curation = Settings.from_env().curation_root
+    inbox = curation / "inbox"
+    (inbox / "batch-2").mkdir(parents=True)
+    (inbox / "batch-2" / f"review-{VERSION}.csv").write_text("candidate_id\n")
+    (inbox / "review.xlsx").write_bytes(b"PK\x03\x04")
+    (inbox / "notes").write_text("no suffix")
+    (inbox / ".~lock.review.csv#").write_text("ana,host")
+
+    with dg.instance_for_test() as instance:
+        result = inbox_tick(instance)
+
+    assert result.run_requests == []
+    assert sorted(p.name for p in inbox.iterdir()) == [".~lock.review.csv#"]
+    rejected = curation / "rejected"
+    assert (rejected / "batch-2" / f"review-{VERSION}.csv").exists() and (rejected / "review.xlsx").exists()
+    reasons = {name: json.loads((rejected / f"{name}.errors.json").read_text())[0]["problem"]
+               for name in ("batch-2", "review.xlsx", "notes")}
+    assert reasons == {"batch-2": "a folder; the inbox takes review files (.csv or .jsonl) directly, not folders",
+                       "review.xlsx": "unsupported file type '.xlsx'; save the review file as .csv or .jsonl",
+                       "notes": "file has no suffix; save the review file as .csv or .jsonl"}
+
+
+def test_a_review_named_without_its_corpus_version_is_routed_by_its_column(project_env: Path):
+    inbox = Settings.from_env().curation_root / "inbox"
+    inbox.mkdir(parents=True)
+    header = ";".join(name.upper() for name in OUTBOX_COLUMNS)
+    undecided_first = ";" * (len(OUTBOX_COLUMNS) - 1)
+    row = ";".join(VERSION if name == "corpus_version" else "" for name in OUTBOX_COLUMNS)
+    (inbox / "my review (ana).csv").write_text("\r\n".join([header, undecided_first, row]) + "\r\n",
+                                               encoding="utf-8-sig")
+    line = {name: VERSION if name == "corpus_version" else None for name in OUTBOX_COLUMNS}
+    (inbox / "tool-output.jsonl").write_text("\n" + json.dumps(line) + "\n")
+
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
+        result = inbox_tick(instance)
+
+    assert sorted((r.partition_key, r.run_config["ops"]["curated_decisions"]["config"]["files"][0])
+                  for r in result.run_requests) == [(VERSION, "my review (ana).csv"), (VERSION, "tool-output.jsonl")]
+
+
+def test_an_import_that_failed_because_the_store_was_down_is_retried_a_bounded_number_of_times(
+        project_env: Path, monkeypatch):
+    from rag_assets.defs.sensors import IMPORT_ATTEMPTS
+    from tests.defs.lifecycle import run_job
+
+    inbox = Settings.from_env().curation_root / "inbox"
+    inbox.mkdir(parents=True)
+    path = inbox / f"review-{VERSION}.csv"
+    path.write_text(",".join(OUTBOX_COLUMNS) + "\r\n", encoding="utf-8")
+
+    def run(request: dg.RunRequest, instance: dg.DagsterInstance, **kwargs) -> dg.ExecuteInProcessResult:
+        return run_job(instance, "curation_import", request.partition_key, request.run_config, **kwargs,
+                       tags={**request.tags, "dagster/run_key": request.run_key})
+
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
+        first = inbox_tick(instance)
+        assert [r.run_key for r in first.run_requests] == [digest := first.run_requests[0].run_key]
+        running = instance.add_run(DagsterRun(job_name="curation_import", run_id=str(uuid.uuid4()),
+                                              status=dg.DagsterRunStatus.STARTED, tags={"dagster/run_key": digest}))
+        assert inbox_tick(instance, first.cursor).run_requests == [], "no second request while the run goes on"
+        instance.delete_run(running.run_id)
+        monkeypatch.setenv("RAG_ASSETS_DATABASE_URL", "postgresql+psycopg://nobody@127.0.0.1:1/down")
+        run(first.run_requests[0], instance, expect_success=False)
+        assert path.exists(), "a failure of the store leaves the file in the inbox"
+
+        cursor, keys = first.cursor, [digest]
+        for attempt in range(2, IMPORT_ATTEMPTS + 1):
+            tick = inbox_tick(instance, cursor)
+            (request,) = tick.run_requests
+            assert (request.run_key, request.tags["rag_assets/attempt"]) == (f"{digest}:{attempt}", str(attempt))
+            keys.append(request.run_key)
+            run(request, instance, expect_success=False)
+            cursor = tick.cursor
+        given_up = inbox_tick(instance, cursor)
+        assert given_up.run_requests == [] and not path.exists()
+        report = (Settings.from_env().curation_root / "rejected" / f"{path.name}.errors.txt").read_text()
+        assert f"the import failed {IMPORT_ATTEMPTS} times" in report and "is the store up?" in report
+
+        path.write_text(",".join(OUTBOX_COLUMNS) + "\r\n", encoding="utf-8")  # dropped again, store back up
+        monkeypatch.delenv("RAG_ASSETS_DATABASE_URL")
+        again = inbox_tick(instance, given_up.cursor)
+        assert [r.run_key for r in again.run_requests] == [f"{digest}:{IMPORT_ATTEMPTS + 1}"], "run keys stay unique"
