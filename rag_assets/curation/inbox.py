@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag_assets.curation.models import ReviewFile, ReviewLimits, ReviewProblem
+from rag_assets.curation.workbook import workbook_corpus_version
 from rag_assets.errors import ReviewFileRejected
 
-REVIEW_SUFFIXES = (".csv", ".jsonl")
+REVIEW_SUFFIXES = (".csv", ".jsonl", ".xlsx")
 _VERSION_IN_NAME = re.compile(r"cv-[0-9a-f]{12}")
 
 
@@ -69,6 +70,8 @@ def declared_corpus_version(path: Path) -> str | None:
     match = _VERSION_IN_NAME.search(path.name)
     if match:
         return match.group(0)
+    if path.suffix.lower() == ".xlsx":
+        return workbook_corpus_version(path)
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             if path.suffix.lower() == ".jsonl":
@@ -95,7 +98,8 @@ def reject_file(path: Path, folders: CurationFolders, sha256: str, problems: lis
     lines = [f"{target.name} was rejected; nothing from it was applied. Fix these and drop it in the inbox again:", ""]
     report.write_text("\n".join(lines + [f"- {p}" for p in problems]) + "\n", encoding="utf-8")
     target.with_name(target.name + ".errors.json").write_text(json.dumps(
-        [{"row": p.row, "field": p.field, "problem": p.message} for p in problems], indent=2), encoding="utf-8")
+        [{**({"sheet": p.sheet} if p.sheet else {}), "row": p.row, "field": p.field, "problem": p.message}
+         for p in problems], indent=2), encoding="utf-8")
     return ImportResult(path.name, sha256, "rejected", target, report, problems)
 
 

@@ -1,4 +1,4 @@
-"""Read an expert's review file (CSV or JSONL) back into validated decisions.
+"""Read an expert's review file (CSV, JSONL or the .xlsx review workbook) back into validated decisions.
 
 All or nothing: :func:`read_review_file` returns a :class:`ReviewFile` only when every row is
 valid, and otherwise raises :class:`ReviewFileRejected` listing every problem it found, each
@@ -9,6 +9,11 @@ The CSV side undoes what :mod:`rag_assets.curation.review_writer` does: a leadin
 writer put before a formula character is stripped again. A cell in an expert-editable column that
 still starts like a formula is rejected rather than guessed at. JSONL is never opened in a
 spreadsheet, so its strings are taken literally (no apostrophe stripping, no formula rule).
+A workbook's review sheet is turned into CSV text by :mod:`rag_assets.curation.workbook` and then
+read exactly as a CSV; its problems also name the sheet.
+
+A CSV is decoded by rule: a UTF-8 BOM means UTF-8, else valid UTF-8 is UTF-8, else it is taken as
+cp1252 (what Excel on Windows writes when it saves "CSV" without "UTF-8").
 
 The decision and reviewer rules run through great-expectations (see
 :mod:`rag_assets.quality.expectations`) over a DataFrame indexed by row number.
@@ -23,7 +28,7 @@ import io
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -38,11 +43,12 @@ from rag_assets.curation.models import (
     ReviewProblem,
     ReviewRow,
 )
+from rag_assets.curation.workbook import WorkbookUnreadable, review_sheet_as_csv
 from rag_assets.errors import ReviewFileRejected
 
 __all__ = ["read_review_file"]
 
-_FORMATS = {".csv": "csv", ".jsonl": "jsonl"}
+_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".xlsx": "xlsx"}
 _DELIMITERS = (",", ";", "\t")
 _DELIMITER_NAMES = {",": "','", ";": "';'", "\t": "tab"}
 # The characters the writer neutralises with a leading apostrophe (see review_writer.neutralise).
@@ -91,19 +97,19 @@ def _read(path: Path, known_candidates: Mapping[str, str], limits: ReviewLimits)
     file_format = _FORMATS.get(path.suffix.lower())
     if file_format is None:
         what = f"unsupported file type {path.suffix!r}" if path.suffix else "file has no suffix"
-        raise _file_problem(f"{what}; save the review file as .csv or .jsonl")
+        raise _file_problem(f"{what}; save the review file as .csv, .jsonl or .xlsx")
     data = _read_bytes(path, limits)
-    text = _decode(data)
-    if not text.strip():
-        raise _file_problem("file is empty: no header row" if file_format == "csv" else "file is empty: no JSON lines")
-
-    records, problems = _parse_csv(text) if file_format == "csv" else _parse_jsonl(text)
-    if len(records) > limits.max_rows:
-        raise _file_problem(f"file has {len(records):,} data rows, over the {limits.max_rows:,}-row limit")
-    complete = [record for record in records if record is not None]
-    rows, undecided, corpus_version = _validate(complete, known_candidates, problems)
-    if problems:
-        raise _Rejected(*problems)
+    if file_format != "xlsx":
+        rows, undecided, corpus_version = _parse_and_validate(_decode(data), file_format, known_candidates, limits)
+    else:
+        try:
+            sheet, text = review_sheet_as_csv(data)
+        except WorkbookUnreadable as error:
+            raise _file_problem(str(error)) from None
+        try:
+            rows, undecided, corpus_version = _parse_and_validate(text, "csv", known_candidates, limits)
+        except _Rejected as rejected:
+            raise _Rejected(*(replace(problem, sheet=sheet) for problem in rejected.problems)) from None
     return ReviewFile(
         path=str(path),
         sha256=hashlib.sha256(data).hexdigest(),
@@ -112,6 +118,21 @@ def _read(path: Path, known_candidates: Mapping[str, str], limits: ReviewLimits)
         rows=rows,
         undecided=undecided,
     )
+
+
+def _parse_and_validate(
+    text: str, file_format: str, known_candidates: Mapping[str, str], limits: ReviewLimits
+) -> tuple[tuple[ReviewRow, ...], int, str]:
+    if not text.strip():
+        raise _file_problem("file is empty: no header row" if file_format == "csv" else "file is empty: no JSON lines")
+    records, problems = _parse_csv(text) if file_format == "csv" else _parse_jsonl(text)
+    if len(records) > limits.max_rows:
+        raise _file_problem(f"file has {len(records):,} data rows, over the {limits.max_rows:,}-row limit")
+    complete = [record for record in records if record is not None]
+    validated = _validate(complete, known_candidates, problems)
+    if problems:
+        raise _Rejected(*problems)
+    return validated
 
 
 def _read_bytes(path: Path, limits: ReviewLimits) -> bytes:
@@ -128,12 +149,23 @@ def _read_bytes(path: Path, limits: ReviewLimits) -> bytes:
 
 
 def _decode(data: bytes) -> str:
-    bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    """BOM -> UTF-8; valid UTF-8 -> UTF-8; anything else -> cp1252 (Excel's "CSV" on Windows)."""
+    if data.startswith(codecs.BOM_UTF8):
+        try:
+            return data[len(codecs.BOM_UTF8):].decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise _file_problem(f"starts with a UTF-8 mark but is not valid UTF-8 (invalid byte at offset "
+                                f"{error.start + len(codecs.BOM_UTF8)}); save the file as UTF-8") from None
     try:
-        return data[bom:].decode("utf-8")
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1252")
     except UnicodeDecodeError as error:
         raise _file_problem(
-            f"not valid UTF-8 (invalid byte at offset {error.start + bom}); save the file as UTF-8"
+            f"neither UTF-8 nor Windows-1252 (byte 0x{data[error.start]:02x} at offset {error.start}); "
+            "save the file as CSV UTF-8"
         ) from None
 
 
