@@ -30,7 +30,10 @@ def test_offline_evaluation_scores_every_metric_writes_the_report_and_keeps_hist
                        "ndcg@5", "mrr@5", "hit_rate@5", "precision@5"):
             assert 0.0 <= meta[metric] <= 1.0, metric
         assert meta["judge_calls_per_item"] <= 4.0 and meta["judge_failures"] == 0
-        assert Path(meta["report"]).read_text().count("<svg") >= 3
+        page = Path(meta["report"]).read_text()
+        assert page.count('<script type="application/json" data-chart=') >= 3
+        assert page.count('<details class="item"') == meta["items"]  # every item can be drilled into
+        assert page.count('<li class="claim v-') >= meta["items"] // 2 and page.count('<li class="context">') >= meta["items"]
         assert "### Per question type" in meta["summary"] and "### Diagnosis" in meta["summary"]
         checks = check_evaluations(result)
         assert checks["evaluation_thresholds"].passed and checks["judge_failure_budget"].passed

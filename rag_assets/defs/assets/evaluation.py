@@ -132,7 +132,9 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
         system_config_hash=run.system_config_hash, judge=provider_label(outcome.stats), k=config.k,
         aggregates=card.as_dict(), gates=gates.as_dict(), passed=gates.passed,
         baseline_id=baseline.evaluation_id if baseline else None, items=outcome.items)
-    report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(lineage))
+    chunks = {c.chunk_id: c.text for c in store.corpus().snapshot_chunks(run.corpus_version)}
+    responses = {r.item_id: r for r in store.rag().results(run.run_id, chunks)}
+    report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(lineage), responses)
     path = store.report_dir() / f"{evaluation_id}.html"
     report.write(path)
     repo.set_report_path(evaluation_id, str(path))
