@@ -246,6 +246,28 @@ def import_golden(path: str, file_format: str, chunks: str | None) -> int:
     return 0
 
 
+def compare(a_id: str, b_id: str, out: str | None) -> int:
+    """Print (or write) what changed from evaluation A to evaluation B, item by item."""
+    from rag_assets.defs.resources import RESOURCES
+    from rag_assets.report.compare import diff_from_store
+    from rag_assets.scoring.evaluate import JUDGE_METRICS, retrieval_metric_names
+
+    store = RESOURCES["store"]
+    first = store.evaluations().get(a_id)
+    metrics = (*JUDGE_METRICS, *retrieval_metric_names(first.k if first else 5))
+    try:
+        text = diff_from_store(store.evaluations(), store.rag(), a_id, b_id, metrics).markdown()
+    except KeyError as missing:
+        print(f"error: {missing.args[0]}", file=sys.stderr)
+        return 2
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+        print(f"comparison written to {out}")
+    else:
+        print(text)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rag-assets", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -269,6 +291,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus_parser = commands.add_parser("corpus-from-json", help="turn a pre-chunked JSON corpus into a corpus folder")
     corpus_parser.add_argument("chunks_json")
     corpus_parser.add_argument("out_dir")
+    compare_parser = commands.add_parser("compare", help="what changed from evaluation A to B, item by item")
+    compare_parser.add_argument("eval_a")
+    compare_parser.add_argument("eval_b")
+    compare_parser.add_argument("--out", help="write the markdown here instead of printing it")
     args = parser.parse_args(argv)
     if args.command == "run":
         return run(args.corpus, args.review, not args.no_review, args.thresholds, args.profile, args.verbose,
@@ -277,6 +303,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return simulate(args.out)
     if args.command == "import-golden":
         return import_golden(args.path, args.file_format, args.chunks)
+    if args.command == "compare":
+        return compare(args.eval_a, args.eval_b, args.out)
     from rag_assets.golden.importers import json_chunks_to_corpus
 
     written = json_chunks_to_corpus(Path(args.chunks_json), Path(args.out_dir))

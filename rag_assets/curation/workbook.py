@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import math
 import os
 import tempfile
 import zipfile
@@ -49,6 +50,10 @@ COLUMNS: tuple[tuple[str, int], ...] = (
     ("decision", 11), ("edited_question", 34), ("edited_answer", 34), ("notes", 28), ("reviewer", 14),
     ("reference_answer", 48), ("evidence", 90), ("chunk_ids", 22), ("source_document", 26), ("corpus_version", 16),
 )
+INSTRUCTIONS_WIDTH = 85
+# A wrapped line's height, and the tallest row a spreadsheet allows (Excel: 409 points).
+LINE_POINTS = 15
+MAX_ROW_POINTS = 409
 # A workbook this many times larger unpacked than packed is refused before it is parsed.
 MAX_UNPACKED_RATIO = 50
 
@@ -134,17 +139,30 @@ def _evidence_text(chunks: Sequence[SnapshotChunk]) -> str:
     return "\n\n".join(markdown_to_text(chunk.text) for chunk in chunks)
 
 
+def _row_height(values: Mapping[str, str], columns: Sequence[tuple[str, int]] = COLUMNS) -> float:
+    """Points for the row's tallest wrapped cell: spreadsheets do not size rows of a written file."""
+    lines = 1
+    for name, width in columns:
+        text = values.get(name) or ""
+        lines = max(lines, sum(math.ceil(max(len(part), 1) / (width * 1.1)) for part in text.split("\n")))
+    return min(MAX_ROW_POINTS, LINE_POINTS * lines + 4)
+
+
 def write_review_workbook(rows: Sequence[WorkbookRow], path: Path) -> Path:
     """Write the review workbook to ``path`` atomically (temporary file beside it, then replace)."""
     book = Workbook()
     guide = book.active
     guide.title = INSTRUCTIONS_SHEET
-    guide.column_dimensions["A"].width = 110
+    guide.column_dimensions["A"].width = INSTRUCTIONS_WIDTH
     for number, line in enumerate(INSTRUCTIONS, start=1):
         cell = guide.cell(number, 1)
         _put(cell, line)
         cell.alignment = Alignment(wrap_text=True, vertical="top")
+        guide.row_dimensions[number].height = _row_height({"instructions": line}, (("instructions", INSTRUCTIONS_WIDTH),))
     guide["A1"].font = Font(bold=True, size=14)
+    guide.row_dimensions[1].height = 22
+    guide.sheet_properties.pageSetUpPr.fitToPage = True
+    guide.page_setup.fitToWidth, guide.page_setup.fitToHeight = 1, 0
 
     sheet = book.create_sheet(REVIEW_SHEET)
     names = [name for name, _ in COLUMNS]
@@ -157,6 +175,7 @@ def write_review_workbook(rows: Sequence[WorkbookRow], path: Path) -> Path:
         values = dict(row.values)
         values["evidence"] = "\n\n".join(filter(None, [row.note, _evidence_text(row.evidence)]))
         values["chunk_ids"] = "\n".join(chunk.chunk_id for chunk in row.evidence)
+        sheet.row_dimensions[number].height = _row_height(values)
         for index, name in enumerate(names, start=1):
             cell = sheet.cell(number, index)
             _put(cell, values.get(name) or "")
@@ -173,6 +192,10 @@ def write_review_workbook(rows: Sequence[WorkbookRow], path: Path) -> Path:
     choices.add(f"{decision_column}2:{decision_column}{last}")
     sheet.add_data_validation(choices)
     sheet.freeze_panes = "A2"
+    sheet.print_title_rows = "1:1"  # printed: landscape, one page wide, the header on every page
+    sheet.page_setup.orientation = "landscape"
+    sheet.page_setup.fitToWidth, sheet.page_setup.fitToHeight = 1, 0
+    sheet.sheet_properties.pageSetUpPr.fitToPage = True
     sheet.auto_filter.ref = f"A1:{get_column_letter(len(names))}{last}"
     sheet.protection.sheet = True
     sheet.protection.formatColumns = False  # widths and heights stay adjustable, filtering stays possible

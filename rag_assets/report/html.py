@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rag_assets.report.compare import EvaluationDiff, baseline_section
 from rag_assets.report.charts import bar_chart, colors_for, embed, histogram, trend_chart, vega_script
 from rag_assets.report.items import FILTER_SCRIPT, ItemDetail, items_section
 
@@ -57,6 +58,7 @@ class ReportData:
     gates: Sequence[Mapping[str, object]] = ()  # gate, status (passed/failed/warn), detail
     cost: Mapping[str, object] = field(default_factory=dict)
     items: Sequence[ItemDetail] = ()  # every item, worst first: the drill-down
+    baseline: EvaluationDiff | None = None  # this evaluation (B) against its baseline (A)
 
     @property
     def offline(self) -> bool:
@@ -282,6 +284,13 @@ def _items_section(data: ReportData, names: Sequence[str]) -> str:
                     "Worst first. Expand an item for its answer, claims, contexts and metrics; filter with the lists.")
 
 
+def _baseline_section(data: ReportData) -> str:
+    if data.baseline is None:
+        return _section("baseline", "Against the baseline", _no_data("no baseline evaluation"))
+    return _section("baseline", "Against the baseline", baseline_section(data.baseline),
+                    "Paired sign-flip permutation tests on the items both evaluations scored.")
+
+
 def _cost_section(data: ReportData) -> str:
     if not data.cost:
         return _section("cost", "Cost", _no_data("no cost was recorded"))
@@ -316,13 +325,14 @@ td small{color:var(--muted)}
 background:#eef0f3;color:var(--muted)}
 .badge.pass{background:#d1fae5;color:var(--pass)}.badge.fail{background:#fee2e2;color:var(--fail)}
 .badge.warn{background:#fef3c7;color:var(--warn)}
-.meter{position:relative;width:140px;height:10px;margin-top:5px;background:#eef0f3;border-radius:5px}
+.meter{position:relative;width:100%;max-width:140px;height:10px;margin-top:5px;background:#eef0f3;border-radius:5px}
 .meter span{position:absolute;left:0;top:0;bottom:0;border-radius:5px}
 .meter i{position:absolute;top:-3px;bottom:-3px;width:2px;background:var(--ink)}
 .below{color:var(--fail);font-weight:600}.warn-text{color:var(--warn);font-weight:600}
 .vega{width:100%;min-height:120px}.chart{min-width:0}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:12px}
 .diagnosis li{margin-bottom:4px}
+.metrics th:first-child{width:24%}.metrics th:nth-child(3){width:18%}
 .worst td{font-size:13px}.worst th:nth-child(3){width:30%}.worst th:last-child{width:22%}
 .filters{display:flex;flex-wrap:wrap;gap:8px 18px;margin-bottom:10px;font-size:13px}
 .filters .shown{color:var(--muted);align-self:center}
@@ -368,6 +378,7 @@ def render_report(data: ReportData) -> str:
         _distributions_section(data, colors),
         _trend_section(data, names, colors),
         _worst_section(data, names),
+        _baseline_section(data),
         _items_section(data, names),
         _cost_section(data),
     ]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rag_assets.golden.models import GoldenItem
 from rag_assets.rag.models import RagResponse
+from rag_assets.report.compare import EvaluationDiff
 from rag_assets.report.html import MetricSummary, ReportData, write_report
 from rag_assets.report.items import Claim, Context, ItemDetail
 from rag_assets.report.markdown import markdown_table
@@ -68,7 +69,7 @@ def item_details(card: Scorecard, items: Sequence[GoldenItem], responses: Mappin
 
 def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, gates: Gates,
                  outcome: EvaluationOutcome, items: Sequence[GoldenItem], history: Sequence,
-                 responses: Mapping[str, RagResponse] | None = None) -> Report:
+                 responses: Mapping[str, RagResponse] | None = None, baseline: EvaluationDiff | None = None) -> Report:
     minimum = {t.metric: t for t in gates.thresholds}
 
     def summary(name: str, agg) -> MetricSummary:
@@ -102,6 +103,7 @@ def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, 
                {"gate": "judge failure budget", "status": "passed" if gates.failure_budget_passed else "failed",
                 "detail": f"{gates.failure_rate:.1%} of judge calls failed (budget {gates.max_failure_rate:.1%})"}],
         items=item_details(card, items, responses or {}),
+        baseline=baseline,
         cost={"judge calls": outcome.judge_calls, "API requests": stats.requests, "cache hits": stats.cache_hits,
               "input tokens": stats.input_tokens, "output tokens": stats.output_tokens,
               "cost (USD)": round(stats.cost_usd, 4)},
@@ -117,6 +119,12 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def worst_markdown(report: Report, limit: int = WORST_ITEMS) -> str:
+    """The worst items and why, as a markdown table (the evaluation metadata leads with it)."""
+    return markdown_table(["item", "type", "question", "why"],
+                          [(w["item_id"], w["question_type"], w["question"], w["why"]) for w in report.worst], limit=limit)
+
+
 def summary_markdown(card: Scorecard, gates: Gates, report: Report) -> str:
     metrics = markdown_table(["metric", "mean", "std", "n", "judge failures"],
                              [(m, _fmt(a.mean), _fmt(a.std), a.n, a.failures) for m, a in card.overall.items()], limit=100)
@@ -124,8 +132,7 @@ def summary_markdown(card: Scorecard, gates: Gates, report: Report) -> str:
     per_type = markdown_table(["metric", *types], [
         (m, *(_fmt(card.per_type[t][m].mean) for t in types)) for m in CORE_METRICS], limit=100)
     gate_rows = markdown_table(["gate", "status", "detail"], [(g["gate"], g["status"], g["detail"]) for g in report.data.gates])
-    worst = markdown_table(["item", "type", "question", "why"],
-                           [(w["item_id"], w["question_type"], w["question"], w["why"]) for w in report.worst])
+    worst = worst_markdown(report)
     diagnosis = "\n".join(f"- {note}" for note in report.diagnosis)
     return (f"**Judge:** {report.data.judge}\n\n### Metrics\n\n{metrics}\n\n### Per question type\n\n{per_type}\n\n"
             f"### Gates\n\n{gate_rows}\n\n### Diagnosis\n\n{diagnosis}\n\n### Worst items\n\n{worst}\n")

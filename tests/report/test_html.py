@@ -194,7 +194,7 @@ def test_empty_sections_render_a_note() -> None:
     empty = ReportData(title="empty", generated_at="now", corpus_version="cv-0", golden_version=1,
                        rag_system="none", judge="offline")
     page = render_report(empty)
-    assert page.count('class="empty"') == 9
+    assert page.count('class="empty"') == 10
     assert not chart_specs(page)
     # partly empty inputs: a metric with no value, a lone history point, a distribution with no value
     data = replace(sample_data(), history=[{"label": "eval 1", "created_at": "2025-05-01", "faithfulness": 0.8}],
