@@ -57,6 +57,9 @@ def test_workbook_round_trip_through_the_inbox(world) -> None:
     for column in "DEFGH":  # decision, edits, notes, reviewer: open to the expert
         assert sheet[f"{column}2"].protection.locked is False, column
     assert sheet["C2"].alignment.wrap_text and sheet.column_dimensions["J"].width >= 80
+    # rows are tall enough for their evidence: spreadsheets do not size the rows of a written file
+    assert sheet.row_dimensions[2].height >= min(409, 15 * (sheet["J2"].value.count("\n") + 1))
+    assert sheet.page_setup.orientation == "landscape" and sheet.print_title_rows == "$1:$1"
     first = candidates[0]
     shown = [chunks[r.chunk_id] for r in (first.relevant_chunks or first.source_chunks)]
     assert sheet["A2"].value == first.candidate_id and sheet["C2"].value == first.question
