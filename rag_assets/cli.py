@@ -344,6 +344,28 @@ def export(file_format: str, number: int | None, out: str | None) -> int:
     return 0
 
 
+def compare(a_id: str, b_id: str, out: str | None) -> int:
+    """Print (or write) what changed from evaluation A to evaluation B, item by item."""
+    from rag_assets.defs.resources import RESOURCES
+    from rag_assets.report.compare import diff_from_store
+    from rag_assets.scoring.evaluate import JUDGE_METRICS, retrieval_metric_names
+
+    store = RESOURCES["store"]
+    first = store.evaluations().get(a_id)
+    metrics = (*JUDGE_METRICS, *retrieval_metric_names(first.k if first else 5))
+    try:
+        text = diff_from_store(store.evaluations(), store.rag(), a_id, b_id, metrics).markdown()
+    except KeyError as missing:
+        print(f"error: {missing.args[0]}", file=sys.stderr)
+        return 2
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+        print(f"comparison written to {out}")
+    else:
+        print(text)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rag-assets", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"rag-assets {importlib.metadata.version('rag_assets')}")
@@ -381,6 +403,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                dest="file_format")
     export_parser.add_argument("--golden-version", type=int, help="the version number (default: the newest)")
     export_parser.add_argument("--out", help="the file to write (default: golden-v<N>.<format> here)")
+    compare_parser = commands.add_parser("compare", help="what changed from evaluation A to B, item by item")
+    compare_parser.add_argument("eval_a")
+    compare_parser.add_argument("eval_b")
+    compare_parser.add_argument("--out", help="write the markdown here instead of printing it")
     args = parser.parse_args(argv)
     problems = environment_problems()
     if problems:
@@ -405,6 +431,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return export(args.file_format, args.golden_version, args.out)
     if args.command == "import-golden":
         return import_golden(args.path, args.file_format, args.chunks)
+    if args.command == "compare":
+        return compare(args.eval_a, args.eval_b, args.out)
     from rag_assets.golden.importers import json_chunks_to_corpus
 
     written = json_chunks_to_corpus(Path(args.chunks_json), Path(args.out_dir))

@@ -27,6 +27,7 @@ PRODUCTION_START_ENV = "RAG_ASSETS_PRODUCTION_START"
 LLM_RPM_ENV = "RAG_ASSETS_LLM_RPM"
 CELERY_BROKER_ENV = "RAG_ASSETS_CELERY_BROKER"
 CELERY_BACKEND_ENV = "RAG_ASSETS_CELERY_BACKEND"
+REPORT_URL_ENV = "RAG_ASSETS_REPORT_URL"
 
 DEFAULT_HOME = ".rag_assets"
 DEFAULT_CORPUS_ROOT = "data/corpus"
@@ -121,6 +122,11 @@ class Settings:
             raise _bad(ALERT_WEBHOOK_ENV, "(not shown: it may hold a token)", "an http(s) URL",
                        "https://hooks.example.com/T000/B000")
         return value
+
+    @staticmethod
+    def report_url(environ: Mapping[str, str] | None = None) -> str | None:
+        """Where reports are also stored for browsers (any fsspec URL: s3://bucket/prefix, file:///...)."""
+        return (os.environ if environ is None else environ).get(REPORT_URL_ENV) or None
 
     @staticmethod
     def evaluation_cron(environ: Mapping[str, str] | None = None) -> str:

@@ -104,7 +104,8 @@ def reject_file(path: Path, folders: CurationFolders, sha256: str, problems: lis
     lines = [f"{target.name} was rejected; nothing from it was applied. Fix these and drop it in the inbox again:", ""]
     report.write_text("\n".join(lines + [f"- {p}" for p in problems]) + "\n", encoding="utf-8")
     target.with_name(target.name + ".errors.json").write_text(json.dumps(
-        [{"row": p.row, "field": p.field, "problem": p.message} for p in problems], indent=2), encoding="utf-8")
+        [{**({"sheet": p.sheet} if p.sheet else {}), "row": p.row, "field": p.field, "problem": p.message}
+         for p in problems], indent=2), encoding="utf-8")
     return ImportResult(path.name, sha256, "rejected", target, report, problems)
 
 

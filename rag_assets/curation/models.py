@@ -49,14 +49,17 @@ class ReviewRow:
 
 @dataclass(frozen=True)
 class ReviewProblem:
-    """What is wrong, and where: ``row`` None means the file as a whole, ``field`` None the row."""
+    """What is wrong, and where: ``row`` None means the file as a whole, ``field`` None the row;
+    ``sheet`` names the workbook sheet when the file is a workbook."""
 
     row: int | None
     field: str | None
     message: str
+    sheet: str | None = None
 
     def __str__(self) -> str:
-        where = [f"row {self.row}" if self.row is not None else "file"]
+        where = [f"sheet {self.sheet}"] if self.sheet else []
+        where.append(f"row {self.row}" if self.row is not None else "file")
         if self.field:
             where.append(self.field)
         return f"{', '.join(where)}: {self.message}"
@@ -68,7 +71,7 @@ class ReviewFile:
 
     path: str
     sha256: str
-    file_format: str  # csv | jsonl
+    file_format: str  # csv | jsonl | xlsx
     corpus_version: str
     rows: tuple[ReviewRow, ...]
     undecided: int

@@ -1,4 +1,4 @@
-"""Read an expert's review file (CSV or JSONL) back into validated decisions.
+"""Read an expert's review file (CSV, JSONL or the .xlsx review workbook) back into validated decisions.
 
 All or nothing: :func:`read_review_file` returns a :class:`ReviewFile` only when every row is
 valid, and otherwise raises :class:`ReviewFileRejected` listing every problem it found, each
@@ -11,7 +11,12 @@ still starts like a formula (OWASP's rule: ``=``, ``+``, ``-``, ``@``, tab or CR
 number) is rejected rather than guessed at. JSONL is never opened in a spreadsheet, so its strings
 are taken literally (no apostrophe stripping, no formula rule). In both, a cell with a control
 character (:mod:`rag_assets.text.control`) is rejected, and a file whose row count differs from
-its ``rows_written`` column lost rows and is rejected.
+its ``rows_written`` column lost rows and is rejected. A workbook's review sheet is turned into CSV
+text by :mod:`rag_assets.curation.workbook` and then read exactly as a CSV; its problems also name
+the sheet.
+
+A CSV is decoded by rule: a UTF-8 BOM means UTF-8, else valid UTF-8 is UTF-8, else it is taken as
+cp1252 (what Excel on Windows writes when it saves "CSV" without "UTF-8").
 
 The decision and reviewer rules run through great-expectations (see
 :mod:`rag_assets.quality.expectations`) over a DataFrame indexed by row number.
@@ -27,7 +32,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -45,14 +50,14 @@ from rag_assets.curation.models import (
     ReviewRow,
 )
 from rag_assets.curation.review_writer import FORMULA_TRIGGERS
+from rag_assets.curation.workbook import WorkbookUnreadable, review_sheet_as_csv
 from rag_assets.errors import ReviewFileRejected
 from rag_assets.text.control import control_character_problem
 
 __all__ = ["REVIEW_FORMATS", "declared_version", "read_only_edits", "read_review_file", "unsupported_reason"]
 
 #: The one set of review file suffixes (suffix -> format): the inbox takes these and rejects the rest.
-REVIEW_FORMATS = {".csv": "csv", ".jsonl": "jsonl"}
-_DELIMITERS = (",", ";", "\t")
+REVIEW_DELIMITERS = (",", ";", "\t")
 _DELIMITER_NAMES = {",": "','", ";": "';'", "\t": "tab"}
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _DECISIONS = tuple(decision.value for decision in Decision)
@@ -100,18 +105,13 @@ def _read(path: Path, known_candidates: Mapping[str, str], limits: ReviewLimits)
     if file_format is None:
         raise _file_problem(unsupported_reason(path))
     data = _read_bytes(path, limits)
-    text = _decode(data)
-    if not text.strip():
-        raise _file_problem("file is empty: no header row" if file_format == "csv" else "file is empty: no JSON lines")
-
-    records, problems = _parse_csv(text) if file_format == "csv" else _parse_jsonl(text)
-    if len(records) > limits.max_rows:
-        raise _file_problem(f"file has {len(records):,} data rows, over the {limits.max_rows:,}-row limit")
-    complete = [record for record in records if record is not None]
-    problems.extend(_completeness_problems(complete, len(records)))
-    rows, undecided, corpus_version = _validate(complete, known_candidates, problems)
-    if problems:
-        raise _Rejected(*problems)
+    text, parse_format, sheet = _text(data, file_format)
+    try:
+        rows, undecided, corpus_version = _parse_and_validate(text, parse_format, known_candidates, limits)
+    except _Rejected as rejected:
+        if sheet is None:
+            raise
+        raise _Rejected(*(replace(problem, sheet=sheet) for problem in rejected.problems)) from None
     return ReviewFile(
         path=str(path),
         sha256=hashlib.sha256(data).hexdigest(),
@@ -124,7 +124,8 @@ def _read(path: Path, known_candidates: Mapping[str, str], limits: ReviewLimits)
 
 def unsupported_reason(path: Path) -> str:
     """Why ``path`` (a folder, or a file of another type) is not a review file."""
-    accepted = " or ".join(REVIEW_FORMATS)
+    *most, last = REVIEW_FORMATS
+    accepted = f"{', '.join(most)} or {last}"
     if path.is_dir():
         return f"a folder; the inbox takes review files ({accepted}) directly, not folders"
     what = f"unsupported file type {path.suffix!r}" if path.suffix else "file has no suffix"
@@ -133,16 +134,44 @@ def unsupported_reason(path: Path) -> str:
 
 def declared_version(path: Path, limits: ReviewLimits = ReviewLimits()) -> str | None:
     """The corpus version most rows of a review file name, parsed as :func:`read_review_file` parses
-    it (any delimiter, header case, blank or undecided first rows), or None when it names none."""
+    it (any delimiter, header case, blank or undecided first rows, a workbook's review sheet), or
+    None when it names none."""
     file_format = REVIEW_FORMATS.get(path.suffix.lower())
     if file_format is None:
         return None
     try:
-        text = _decode(_read_bytes(path, limits))
-        records, _ = _parse_csv(text) if file_format == "csv" else _parse_jsonl(text)
+        text, parse_format, _ = _text(_read_bytes(path, limits), file_format)
+        records, _ = _parse_csv(text) if parse_format == "csv" else _parse_jsonl(text)
     except _Rejected:
         return None
     return _corpus_version([record for record in records if record is not None])[0] or None
+
+
+def _text(data: bytes, file_format: str) -> tuple[str, str, str | None]:
+    """The file as text to parse, the parser to use (csv or jsonl), and the sheet it came from."""
+    if file_format != "xlsx":
+        return _decode(data), file_format, None
+    try:
+        sheet, text = review_sheet_as_csv(data)
+    except WorkbookUnreadable as error:
+        raise _file_problem(str(error)) from None
+    return text, "csv", sheet
+
+
+def _parse_and_validate(
+    text: str, file_format: str, known_candidates: Mapping[str, str], limits: ReviewLimits
+) -> tuple[tuple[ReviewRow, ...], int, str]:
+    if not text.strip():
+        raise _file_problem("file is empty: no header row" if file_format == "csv" else "file is empty: no JSON lines")
+    records, problems = _parse_csv(text) if file_format == "csv" else _parse_jsonl(text)
+    if len(records) > limits.max_rows:
+        raise _file_problem(f"file has {len(records):,} data rows, over the {limits.max_rows:,}-row limit")
+    complete = [record for record in records if record is not None]
+    problems.extend(_completeness_problems(complete, len(records)))
+    validated = _validate(complete, known_candidates, problems)
+    if problems:
+        raise _Rejected(*problems)
+    return validated
 
 
 def _read_bytes(path: Path, limits: ReviewLimits) -> bytes:
@@ -159,12 +188,23 @@ def _read_bytes(path: Path, limits: ReviewLimits) -> bytes:
 
 
 def _decode(data: bytes) -> str:
-    bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    """BOM -> UTF-8; valid UTF-8 -> UTF-8; anything else -> cp1252 (Excel's "CSV" on Windows)."""
+    if data.startswith(codecs.BOM_UTF8):
+        try:
+            return data[len(codecs.BOM_UTF8):].decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise _file_problem(f"starts with a UTF-8 mark but is not valid UTF-8 (invalid byte at offset "
+                                f"{error.start + len(codecs.BOM_UTF8)}); save the file as UTF-8") from None
     try:
-        return data[bom:].decode("utf-8")
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1252")
     except UnicodeDecodeError as error:
         raise _file_problem(
-            f"not valid UTF-8 (invalid byte at offset {error.start + bom}); save the file as UTF-8"
+            f"neither UTF-8 nor Windows-1252 (byte 0x{data[error.start]:02x} at offset {error.start}); "
+            "save the file as CSV UTF-8"
         ) from None
 
 

@@ -47,6 +47,8 @@ class ItemScores:
     hallucinations: dict[str, int] = field(default_factory=dict)  # verdict -> claims
     fabricated_citations: int = 0
     rag_error: str | None = None
+    claims: list[dict] = field(default_factory=list)   # the judge's claims: claim, verdict, supporting_chunk_ids
+    useful: dict[str, bool] = field(default_factory=dict)  # chunk id -> the judge's context-precision verdict
 
 
 @dataclass
@@ -136,6 +138,7 @@ def _score_item(item: GoldenItem, response: RagResponse, versions: Mapping[str, 
         value, counts = formulas.faithfulness(faith.output)
         _set(scores, "faithfulness", value)
         scores.hallucinations = {v: n for v, n in counts.items() if v != "grounded"}
+        scores.claims = [dict(claim) for claim in faith.output["claims"]]
         accuracy, scores.fabricated_citations = formulas.citation_accuracy(response.citations, set(retrieved), faith.output)
         _set(scores, "citation_accuracy", accuracy)
         retrieved_versions = {r.key: _version(r, versions) for r in response.retrieved}
@@ -152,7 +155,7 @@ def _score_item(item: GoldenItem, response: RagResponse, versions: Mapping[str, 
         _fail(scores, ("decline_accuracy",) if item.question_type == ADVERSARIAL else ("answer_relevance",), questions)
     precision = results.get("context_precision")
     if precision is not None and precision.ok:
-        useful = {v["chunk_id"]: v["useful"] for v in precision.output["verdicts"]}
+        scores.useful = useful = {v["chunk_id"]: v["useful"] for v in precision.output["verdicts"]}
         _set(scores, "context_precision", formulas.context_precision([useful.get(c, False) for c in retrieved]))
     elif precision is not None:
         _fail(scores, ("context_precision",), precision)

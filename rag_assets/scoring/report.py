@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from rag_assets.golden.models import GoldenItem
+from rag_assets.rag.models import RagResponse
+from rag_assets.report.compare import EvaluationDiff
 from rag_assets.report.html import MetricSummary, ReportData, write_report
+from rag_assets.report.items import Claim, Context, ItemDetail
 from rag_assets.report.markdown import markdown_table
 from rag_assets.scoring.diagnosis import diagnose
 from rag_assets.scoring.evaluate import CORE_METRICS, EvaluationOutcome, ItemScores
@@ -45,8 +48,28 @@ def worst_items(card: Scorecard, items: Sequence[GoldenItem], limit: int = WORST
             for i in ranked[:limit] if _badness(i) > 0]
 
 
+def item_details(card: Scorecard, items: Sequence[GoldenItem], responses: Mapping[str, RagResponse]) -> list[ItemDetail]:
+    """Every scored item with its answer, claims, contexts and citations: worst first, RAG failures first of all."""
+    golden = {i.item_id: i for i in items}
+    details = []
+    for scores in sorted(card.items, key=lambda i: (i.rag_error is None, -_badness(i), i.item_id)):
+        item, response = golden.get(scores.item_id), responses.get(scores.item_id)
+        relevant = {r.chunk_id for r in item.relevant_chunks} if item else set()
+        details.append(ItemDetail(
+            item_id=scores.item_id, question_type=scores.question_type,
+            question=item.question if item else "", reference=item.reference_answer or "" if item else "",
+            answer=response.answer if response else None, metrics=dict(scores.values),
+            claims=[Claim(c["claim"], c["verdict"], tuple(c.get("supporting_chunk_ids") or ())) for c in scores.claims],
+            contexts=[Context(r.rank, r.chunk_id, r.text, r.chunk_id in relevant, scores.useful.get(r.chunk_id))
+                      for r in (response.retrieved if response else ())],
+            citations=[(c.claim, c.chunk_id) for c in (response.citations if response else ())],
+            failures=dict(scores.failures), rag_error=scores.rag_error))
+    return details
+
+
 def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, gates: Gates,
-                 outcome: EvaluationOutcome, items: Sequence[GoldenItem], history: Sequence) -> Report:
+                 outcome: EvaluationOutcome, items: Sequence[GoldenItem], history: Sequence,
+                 responses: Mapping[str, RagResponse] | None = None, baseline: EvaluationDiff | None = None) -> Report:
     minimum = {t.metric: t for t in gates.thresholds}
 
     def summary(name: str, agg) -> MetricSummary:
@@ -79,6 +102,8 @@ def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, 
                 "detail": gates.regression_text()},
                {"gate": "judge failure budget", "status": "passed" if gates.failure_budget_passed else "failed",
                 "detail": f"{gates.failure_rate:.1%} of judge calls failed (budget {gates.max_failure_rate:.1%})"}],
+        items=item_details(card, items, responses or {}),
+        baseline=baseline,
         cost={"judge calls": outcome.judge_calls, "API requests": stats.requests, "cache hits": stats.cache_hits,
               "input tokens": stats.input_tokens, "output tokens": stats.output_tokens,
               "cost (USD)": round(stats.cost_usd, 4)},
@@ -94,6 +119,12 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def worst_markdown(report: Report, limit: int = WORST_ITEMS) -> str:
+    """The worst items and why, as a markdown table (the evaluation metadata leads with it)."""
+    return markdown_table(["item", "type", "question", "why"],
+                          [(w["item_id"], w["question_type"], w["question"], w["why"]) for w in report.worst], limit=limit)
+
+
 def summary_markdown(card: Scorecard, gates: Gates, report: Report) -> str:
     metrics = markdown_table(["metric", "mean", "std", "n", "judge failures"],
                              [(m, _fmt(a.mean), _fmt(a.std), a.n, a.failures) for m, a in card.overall.items()], limit=100)
@@ -101,8 +132,7 @@ def summary_markdown(card: Scorecard, gates: Gates, report: Report) -> str:
     per_type = markdown_table(["metric", *types], [
         (m, *(_fmt(card.per_type[t][m].mean) for t in types)) for m in CORE_METRICS], limit=100)
     gate_rows = markdown_table(["gate", "status", "detail"], [(g["gate"], g["status"], g["detail"]) for g in report.data.gates])
-    worst = markdown_table(["item", "type", "question", "why"],
-                           [(w["item_id"], w["question_type"], w["question"], w["why"]) for w in report.worst])
+    worst = worst_markdown(report)
     diagnosis = "\n".join(f"- {note}" for note in report.diagnosis)
     return (f"**Judge:** {report.data.judge}\n\n### Metrics\n\n{metrics}\n\n### Per question type\n\n{per_type}\n\n"
             f"### Gates\n\n{gate_rows}\n\n### Diagnosis\n\n{diagnosis}\n\n### Worst items\n\n{worst}\n")

@@ -372,14 +372,39 @@ def test_empty_file(tmp_path: Path, content: bytes) -> None:
     assert problems_of(path) == ["file: file is empty: no header row"]
 
 
-def test_not_utf8(tmp_path: Path) -> None:
+def test_excel_saved_csv_in_cp1252_with_semicolons_imports(tmp_path: Path) -> None:
+    """Excel on Windows saves "CSV (separated by semicolons)" in Windows-1252: it reads as written."""
+    path = tmp_path / "review.csv"
+    rows = [decided("q-001", "accept", notes="vérifié – “ok” €"), decided("q-002", "reject", reviewer="Zoë")]
+    lines = [";".join(OUTBOX_COLUMNS)] + [";".join(row[c] for c in OUTBOX_COLUMNS) for row in rows]
+    data = ("\r\n".join(lines) + "\r\n").encode("cp1252")
+    assert b"\xe9" in data and b"\x80" in data and b"\x96" in data  # é, €, – as Windows-1252 bytes
+    path.write_bytes(data)
+
+    review = read_review_file(path, KNOWN)
+    assert [(r.candidate_id, r.decision, r.notes, r.reviewer) for r in review.rows] == [
+        ("q-001", Decision.ACCEPT, "vérifié – “ok” €", "ana"), ("q-002", Decision.REJECT, None, "Zoë")]
+
+
+def test_neither_utf8_nor_cp1252(tmp_path: Path) -> None:
     path = write_csv(tmp_path / "review.csv", [decided("q-001", "accept")])
     header = path.read_bytes()[3:].split(b"\r\n")[0]
-    latin1 = ",".join(decided("q-001", "accept", notes="vérifié")[c] for c in OUTBOX_COLUMNS).encode("latin-1")
-    path.write_bytes(header + b"\r\n" + latin1 + b"\r\n")
-    offset = len(header) + 2 + latin1.index(b"\xe9")
+    row = ",".join(decided("q-001", "accept", notes="caf?")[c] for c in OUTBOX_COLUMNS).encode("ascii")
+    row = row.replace(b"caf?", b"caf\x81")  # 0x81 is undefined in Windows-1252
+    path.write_bytes(header + b"\r\n" + row + b"\r\n")
+    offset = len(header) + 2 + row.index(b"\x81")
 
-    assert problems_of(path) == [f"file: not valid UTF-8 (invalid byte at offset {offset}); save the file as UTF-8"]
+    assert problems_of(path) == [
+        f"file: neither UTF-8 nor Windows-1252 (byte 0x81 at offset {offset}); save the file as CSV UTF-8"]
+
+
+def test_utf8_mark_with_invalid_bytes(tmp_path: Path) -> None:
+    path = write_csv(tmp_path / "review.csv", [decided("q-001", "accept", notes="caf?")])
+    data = path.read_bytes().replace(b"caf?", b"caf\xe9")
+    path.write_bytes(data)
+
+    assert problems_of(path) == [f"file: starts with a UTF-8 mark but is not valid UTF-8 (invalid byte at offset "
+                                 f"{data.index(b'caf') + 3}); save the file as UTF-8"]
 
 
 def test_header_with_commas_but_rows_with_semicolons(tmp_path: Path) -> None:
@@ -451,8 +476,8 @@ def test_huge_file_is_rejected_before_parsing(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("name", "message"), [
-    ("review.xlsx", "unsupported file type '.xlsx'; save the review file as .csv or .jsonl"),
-    ("review", "file has no suffix; save the review file as .csv or .jsonl"),
+    ("review.xls", "unsupported file type '.xls'; save the review file as .csv, .jsonl or .xlsx"),
+    ("review", "file has no suffix; save the review file as .csv, .jsonl or .xlsx"),
 ])
 def test_unsupported_suffix(tmp_path: Path, name: str, message: str) -> None:
     path = tmp_path / name

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import dagster as dg
+import openpyxl
 
 from rag_assets.settings import Settings
 from rag_assets.store.engine import get_engine
@@ -38,6 +39,8 @@ def test_round_trip_from_queue_file_to_two_golden_versions(project_env: Path):
         rows = outbox_rows(version)
         assert len(rows) == metadata(first_run, "question_candidates")["candidates"]
         assert rows[0]["decision"] == "" and rows[0]["chunk_excerpt"].startswith("[")
+        workbook = openpyxl.load_workbook(metadata(first_run, "curation_queue")["review_workbook"])["Review"]
+        assert [c.value for c in workbook["A"][1:]] == [r["candidate_id"] for r in rows]
 
         review_as_expert(version, f"review-{version}-ana.csv", _first_review)
         tick = inbox_tick(instance)

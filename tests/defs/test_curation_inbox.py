@@ -23,7 +23,7 @@ def test_folders_and_other_file_types_are_rejected_with_a_reason_and_lock_files_
     inbox = curation / "inbox"
     (inbox / "batch-2").mkdir(parents=True)
     (inbox / "batch-2" / f"review-{VERSION}.csv").write_text("candidate_id\n")
-    (inbox / "review.xlsx").write_bytes(b"PK\x03\x04")
+    (inbox / "review.xls").write_bytes(b"\xd0\xcf\x11\xe0")
     (inbox / "notes").write_text("no suffix")
     (inbox / ".~lock.review.csv#").write_text("ana,host")
 
@@ -33,12 +33,12 @@ def test_folders_and_other_file_types_are_rejected_with_a_reason_and_lock_files_
     assert result.run_requests == []
     assert sorted(p.name for p in inbox.iterdir()) == [".~lock.review.csv#"]
     rejected = curation / "rejected"
-    assert (rejected / "batch-2" / f"review-{VERSION}.csv").exists() and (rejected / "review.xlsx").exists()
+    assert (rejected / "batch-2" / f"review-{VERSION}.csv").exists() and (rejected / "review.xls").exists()
     reasons = {name: json.loads((rejected / f"{name}.errors.json").read_text())[0]["problem"]
-               for name in ("batch-2", "review.xlsx", "notes")}
-    assert reasons == {"batch-2": "a folder; the inbox takes review files (.csv or .jsonl) directly, not folders",
-                       "review.xlsx": "unsupported file type '.xlsx'; save the review file as .csv or .jsonl",
-                       "notes": "file has no suffix; save the review file as .csv or .jsonl"}
+               for name in ("batch-2", "review.xls", "notes")}
+    assert reasons == {"batch-2": "a folder; the inbox takes review files (.csv, .jsonl or .xlsx) directly, not folders",
+                       "review.xls": "unsupported file type '.xls'; save the review file as .csv, .jsonl or .xlsx",
+                       "notes": "file has no suffix; save the review file as .csv, .jsonl or .xlsx"}
 
 
 def test_a_review_named_without_its_corpus_version_is_routed_by_its_column(project_env: Path):

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import dagster as dg
+import pytest
 
+from rag_assets.cli import main
 from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.resources import RESOURCES, RagSystemResource
@@ -19,18 +21,27 @@ def _evaluate_with(instance, version: str, rag: RagSystemResource):
                           resources={**RESOURCES, "rag": rag}, run_config=LENIENT)
 
 
-def test_offline_evaluation_scores_every_metric_writes_the_report_and_keeps_history(project_env: Path):
+def test_offline_evaluation_scores_every_metric_writes_the_report_and_keeps_history(
+        project_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     version = current_version()
     stage_sample_review(version)
+    monkeypatch.setenv("RAG_ASSETS_REPORT_URL", (tmp_path / "published" / "reports").as_uri())
     with dg.instance_for_test() as instance:
         result = run_job(instance, "lifecycle", version, LENIENT)
         meta = metadata(result, "evaluation")
+        assert list(meta)[0] == "worst_items" and meta["worst_items"].startswith("| item | type | question | why |")
+        assert meta["report_url"] == f"{(tmp_path / 'published' / 'reports').as_uri()}/{Path(meta['report']).name}"
+        assert (tmp_path / "published" / "reports" / Path(meta["report"]).name).read_bytes() == Path(
+            meta["report"]).read_bytes()
         assert meta["judge"] == "offline (deterministic heuristics, not a model's judgment)"
         for metric in ("faithfulness", "answer_relevance", "context_precision", "context_recall", "recall@5",
                        "ndcg@5", "mrr@5", "hit_rate@5", "precision@5"):
             assert 0.0 <= meta[metric] <= 1.0, metric
         assert meta["judge_calls_per_item"] <= 4.0 and meta["judge_failures"] == 0
-        assert Path(meta["report"]).read_text().count("<svg") >= 3
+        page = Path(meta["report"]).read_text()
+        assert page.count('<script type="application/json" data-chart=') >= 3
+        assert page.count('<details class="item"') == meta["items"]  # every item can be drilled into
+        assert page.count('<li class="claim v-') >= meta["items"] // 2 and page.count('<li class="context">') >= meta["items"]
         assert "### Per question type" in meta["summary"] and "### Diagnosis" in meta["summary"]
         checks = check_evaluations(result)
         assert checks["evaluation_thresholds"].passed and checks["judge_failure_budget"].passed
@@ -39,7 +50,8 @@ def test_offline_evaluation_scores_every_metric_writes_the_report_and_keeps_hist
         assert [h.evaluation_id for h in history] == [meta["evaluation_id"]] and history[0].passed
 
 
-def test_a_planted_retrieval_regression_fails_the_gate_and_the_same_system_again_passes(project_env: Path):
+def test_a_planted_retrieval_regression_fails_the_gate_and_the_same_system_again_passes(project_env: Path,
+                                                                                         tmp_path: Path):
     version = current_version()
     stage_sample_review(version)
     with dg.instance_for_test() as instance:
@@ -54,6 +66,16 @@ def test_a_planted_retrieval_regression_fails_the_gate_and_the_same_system_again
         assert p_value < 0.05
         assert "q-" in failed.split("|")[10], "the worse items are named"
         assert metadata(worse, "evaluation")["baseline"] == baseline["evaluation_id"]
+        worse_meta = metadata(worse, "evaluation")
+        out = tmp_path / "compare.md"
+        assert main(["compare", baseline["evaluation_id"], worse_meta["evaluation_id"], "--out", str(out)]) == 0
+        text = out.read_text(encoding="utf-8")
+        recall = next(line for line in text.splitlines() if line.startswith("| recall@5 |"))
+        assert recall.split("|")[8].strip() == "regression"  # the paired test per metric flags the planted change
+        assert "## Items that flipped pass/fail" in text and "## Items that changed (B - A)" in text
+        section = Path(worse_meta["report"]).read_text()
+        assert f"Against baseline <code>{baseline['evaluation_id']}</code>" in section
+        assert main(["compare", baseline["evaluation_id"], "ev-missing"]) == 2
         again = _evaluate_with(instance, version, RagSystemResource())
         assert check_evaluations(again)["evaluation_regression"].passed
         assert metadata(again, "evaluation")["baseline"] == baseline["evaluation_id"]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import struct
 import subprocess
 import tempfile
-import xml.etree.ElementTree as ET
 import zlib
 from dataclasses import replace
 from pathlib import Path
@@ -17,7 +17,9 @@ import numpy as np
 import pytest
 
 from rag_assets.report import html as report
+from rag_assets.report.charts import PALETTE
 from rag_assets.report.html import MetricSummary, ReportData, render_report, write_report
+from rag_assets.report.items import Claim, Context, ItemDetail
 
 METRICS = ("faithfulness", "answer_relevance", "context_precision", "context_recall", "citation_accuracy")
 THRESHOLDS = {"faithfulness": 0.8, "answer_relevance": 0.7, "context_precision": 0.6, "context_recall": 0.7,
@@ -62,6 +64,26 @@ def sample_data(judge: str = OFFLINE) -> ReportData:
          "faithfulness": 0.5, "answer_relevance": None, "context_precision": 0.33,
          "why": "judge failed on answer relevance; cited a superseded version"},
     ]
+    items = [
+        ItemDetail("q-0007", "adversarial", EVIL_QUESTION, "", "Yes, <b>it runs</b> on every page load.",
+                   metrics={"faithfulness": 0.0, "answer_relevance": 0.12},
+                   claims=[Claim("It runs on every page load.", "fabrication")],
+                   contexts=[Context(1, "c-aa", "Scripts are escaped.", False, False)]),
+        ItemDetail("q-0031", "multi_hop", "Which release first shipped the retry policy?", "Release 4.2, approved by Ana.",
+                   "Release 4.2 shipped it; Bo approved it.",
+                   metrics={"faithfulness": 0.5, "answer_relevance": 0.9, "context_precision": 0.5},
+                   claims=[Claim("Release 4.2 shipped the retry policy.", "grounded", ("c-r42",)),
+                           Claim("Bo approved it.", "inconsistency", ("c-appr",))],
+                   contexts=[Context(2, "c-appr", "Ana approved the retry policy.", True, True),
+                             Context(1, "c-r42", "Release 4.2 ships the retry policy " + "and more " * 80, True, True)],
+                   citations=[("Release 4.2 shipped it", "c-r42")]),
+        ItemDetail("q-0040", "factual", "How long do refunds take?", "14 days.", "Refunds take 14 days.",
+                   metrics={"faithfulness": 1.0, "answer_relevance": 0.95},
+                   claims=[Claim("Refunds take 14 days.", "grounded", ("c-ref",))],
+                   contexts=[Context(1, "c-ref", "Refunds are paid within 14 days.", True, None)],
+                   failures={"context_precision": "context_precision invalid_output: no verdicts"}),
+        ItemDetail("q-0041", "factual", "What is the SLA?", "99.9%.", None, rag_error="timeout after 30 s"),
+    ]
     return ReportData(
         title="RAG evaluation — acme-docs <v2>",
         generated_at="2025-05-12T09:30:00Z",
@@ -82,45 +104,82 @@ def sample_data(judge: str = OFFLINE) -> ReportData:
                {"gate": "judge failures ≤ 2%", "status": "warn", "detail": "2 of 50 (4%) on answer_relevance"}],
         cost={"llm_calls": 212, "cache_hits": 88, "input_tokens": 412_345, "output_tokens": 35_120,
               "dollars": 0.8731},
+        items=items,
     )
 
 
-def _svgs(page: str) -> list[ET.Element]:
-    blocks = re.findall(r"<svg\b.*?</svg>", page, flags=re.S)
-    return [ET.fromstring(block) for block in blocks]
+def chart_specs(page: str) -> dict[str, dict]:
+    found = re.findall(r'<script type="application/json" data-chart="([^"]+)">(.*?)</script>', page, flags=re.S)
+    return {chart_id: json.loads(text) for chart_id, text in found}
 
 
-def test_report_structure_and_charts_parse_as_xml() -> None:
+def _scale_of(spec: dict) -> dict:
+    return spec["encoding"]["color"]["scale"]
+
+
+def test_report_structure_and_charts_are_vega_lite_specs() -> None:
     page = render_report(sample_data())
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
-    svgs = _svgs(page)
+    specs = chart_specs(page)
     # per-type bars, one histogram per metric, the trend chart
-    assert len(svgs) == 1 + len(METRICS) + 1
-    for svg in svgs:
-        assert svg.tag.endswith("svg") and svg.get("viewBox")
-    bars = svgs[0]
-    ns = "{http://www.w3.org/2000/svg}"
-    labels = {t.text for t in bars.iter(f"{ns}text")}
-    assert set(TYPES) <= labels and set(METRICS) <= labels
-    assert len(bars.findall(f"{ns}rect")) >= len(TYPES) * 4  # bars (plus legend swatches)
-    trend = svgs[-1]
-    assert trend.findall(f"{ns}polyline"), "the trend chart draws lines"
-    for name in METRICS:
-        assert name in page
-    for section in ("metrics", "per-type", "distributions", "trend", "gates", "diagnosis", "worst", "cost"):
+    assert list(specs) == ["chart-per-type", *(f"chart-histogram-{i}" for i in range(len(METRICS))), "chart-trend"]
+    assert all(spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/") for spec in specs.values())
+    bars = specs["chart-per-type"]
+    assert {row["group"] for row in bars["data"]["values"]} == set(TYPES)
+    assert {row["metric"] for row in bars["data"]["values"]} == set(METRICS)
+    assert _scale_of(bars) == {"domain": list(METRICS), "range": list(PALETTE[:len(METRICS)])}
+    trend = specs["chart-trend"]
+    assert trend["encoding"]["x"]["field"] == "date" and trend["encoding"]["x"]["type"] == "temporal"
+    assert trend["data"]["values"][0] == {"date": "2025-05-01T09:00:00Z", "evaluation": "eval 1",
+                                          "metric": "faithfulness", "value": pytest.approx(0.74 + 0.03 * np.sin(0))}
+    assert [r["value"] for r in trend["data"]["values"] if r["date"].startswith("2025-05-04") and
+            r["metric"] == "context_recall"] == [None]  # a gap stays a gap
+    histogram = specs["chart-histogram-0"]
+    assert len(histogram["layer"][0]["data"]["values"]) == 50 and "n = 50" in json.dumps(histogram)
+    assert histogram["layer"][1]["data"]["values"] == [{"threshold": 0.8}]
+    for section in ("metrics", "per-type", "distributions", "trend", "gates", "diagnosis", "worst", "items", "cost"):
         assert f'<section id="{section}">' in page
-    assert "n = 50" in page  # histograms show n
     assert "0.873" in page and "412,345" in page  # cost: dollars and tokens
 
 
-def test_user_text_is_escaped_and_no_script_exists() -> None:
+def test_thirteen_metrics_get_thirteen_colours() -> None:
+    names = [f"metric_{i}" for i in range(13)]
+    colors = report.colors_for(names)
+    assert len(set(colors.values())) == 13
+
+
+def test_items_drill_down() -> None:
+    page = render_report(sample_data())
+    rows = re.findall(r'<details class="item" (.*?)>(.*?)</details>', page, flags=re.S)
+    assert [re.search(r"<code>(.*?)</code>", body).group(1) for _, body in rows] == ["q-0007", "q-0031", "q-0040", "q-0041"]
+    attrs, body = rows[1]
+    assert 'data-type="multi_hop"' in attrs and 'data-verdicts="grounded inconsistency"' in attrs
+    assert 'data-low="faithfulness context_precision"' in attrs  # 0.5 < 0.8 and 0.5 < 0.6; 0.9 >= 0.7
+    assert ('<li class="claim v-inconsistency" data-verdict="inconsistency"><span class="verdict">inconsistency</span> '
+            "Bo approved it. <small>checked against: c-appr</small></li>") in body
+    ranks = re.findall(r"<strong>#(\d)</strong> <code>(.*?)</code>", body)
+    assert ranks == [("1", "c-r42"), ("2", "c-appr")]
+    assert ("and more " * 80).strip() in body  # the context whole, not cut
+    assert "Release 4.2 shipped it <code>[c-r42]</code>" in body
+    assert "context_precision invalid_output: no verdicts" in rows[2][1]
+    assert "<span class=\"mark none\">not judged</span>" in rows[2][1]
+    assert "The RAG system failed on this item: timeout after 30 s" in rows[3][1]
+    assert '<select data-filter="verdicts"><option value="">any</option><option value="fabrication">' in page
+
+
+def test_user_text_is_escaped_and_nothing_is_loaded() -> None:
     page = render_report(sample_data())
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    assert "<script" not in page.lower()
+    assert "Yes, &lt;b&gt;it runs&lt;/b&gt;" in page
     assert "&lt;v2&gt;" in page and "<v2>" not in page  # the title too
     assert "&lt;b&gt;3&lt;/b&gt;" in page  # diagnosis sentences are text, not markup
-    assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")  # nothing is loaded
-    assert "https://" not in page
+    # inside chart specs user text is JSON with '<' escaped: no text can close the script element
+    scripts = re.findall(r"<script\b[^>]*>", page)
+    assert len(scripts) == 2 + len(chart_specs(page)) + 1  # vega bundle, drawing, specs, filter
+    assert page.count("</script>") == len(scripts)
+    markup = re.sub(r"(<script\b[^>]*>).*?</script>", r"\1", page, flags=re.S)  # the page without script bodies
+    assert not re.search(r"<(script|img|link|iframe)\b[^>]*\b(src|href)=", markup)  # nothing is loaded
+    assert "@import" not in page
 
 
 def test_offline_judge_is_very_visible() -> None:
@@ -135,30 +194,26 @@ def test_empty_sections_render_a_note() -> None:
     empty = ReportData(title="empty", generated_at="now", corpus_version="cv-0", golden_version=1,
                        rag_system="none", judge="offline")
     page = render_report(empty)
-    assert page.count('class="empty"') == 8
-    assert "<svg" not in page
+    assert page.count('class="empty"') == 10
+    assert not chart_specs(page)
     # partly empty inputs: a metric with no value, a lone history point, a distribution with no value
-    data = replace(sample_data(), history=[{"label": "eval 1", "faithfulness": 0.8}],
+    data = replace(sample_data(), history=[{"label": "eval 1", "created_at": "2025-05-01", "faithfulness": 0.8}],
                    distributions={"faithfulness": []},
                    metrics=[MetricSummary("faithfulness", None, None, 0, 50, 0.8, None)])
     page = render_report(data)
-    svgs = _svgs(page)
-    ns = "{http://www.w3.org/2000/svg}"
-    assert svgs[-1].findall(f"{ns}circle"), "a lone point is drawn as a dot"
+    trend = chart_specs(page)["chart-trend"]
+    assert trend["mark"] == {"type": "line", "point": True}, "a lone point is drawn as a dot"
     assert "No data: faithfulness" in page
 
 
-def test_long_history_and_many_labels_stay_readable() -> None:
-    history = [{"label": f"eval {i}", "faithfulness": 0.5 + 0.4 * np.sin(i / 9) if i % 17 else None}
-               for i in range(200)]
-    chart = report.line_chart([str(r["label"]) for r in history], [("faithfulness", [r["faithfulness"] for r in history])],
-                              {"faithfulness": report.PALETTE[0]}, title="t")
-    svg = ET.fromstring(chart)
-    ns = "{http://www.w3.org/2000/svg}"
-    tick_labels = [t.text for t in svg.iter(f"{ns}text") if (t.text or "").startswith("eval")]
-    assert 2 <= len(tick_labels) <= 10 and tick_labels[-1] == "eval 199"
-    assert len(svg.findall(f"{ns}polyline")) >= 10  # broken at each gap
-    assert not svg.findall(f"{ns}circle")  # no markers on 200 points
+def test_long_history_is_on_a_date_axis() -> None:
+    history = [{"label": f"eval {i}", "created_at": f"2025-{1 + i // 28:02d}-{1 + i % 28:02d}T08:00:00Z",
+                "faithfulness": 0.5 + 0.4 * np.sin(i / 9) if i % 17 else None} for i in range(200)]
+    spec = report.trend_chart(history, ["faithfulness"], {"faithfulness": PALETTE[0]}, title="t")
+    assert spec["encoding"]["x"]["axis"]["format"] == "%Y-%m-%d"
+    values = spec["data"]["values"]
+    assert len(values) == 200 and values[-1]["date"] == "2025-08-04T08:00:00Z"
+    assert sum(v["value"] is None for v in values) == 12  # every 17th is a gap
 
 
 def test_write_report_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -265,3 +320,74 @@ def test_screenshot_in_headless_chromium(tmp_path: Path) -> None:
     # the offline banner's amber shows near the top: the report is not a blank page
     top = pixels[:200, :, :3].reshape(-1, 3).astype(int)
     assert ((top[:, 0] > 240) & (top[:, 1] > 230) & (top[:, 2] < 225)).any(), "no amber banner at the top"
+
+
+# The checks a person would make by hand, run inside the page after it loaded; the result lands in the DOM.
+DOM_PROBE = """<script>
+(function(){
+  function visibleIds(){ return Array.from(document.querySelectorAll('details.item'))
+    .filter(function(d){ return d.checkVisibility(); })
+    .map(function(d){ return d.querySelector('summary code').textContent; }); }
+  function pick(name, value){ var s = document.querySelector('select[data-filter=' + name + ']');
+    s.value = value; s.dispatchEvent(new Event('change')); }
+  function probe(){
+    var r = {}, items = document.querySelectorAll('details.item');
+    var first = items[1], claims = first.querySelector('ul.claims');
+    r.items = items.length;
+    r.closedVisible = claims.checkVisibility();
+    first.open = true;
+    r.openVisible = claims.checkVisibility(); r.openHeight = claims.offsetHeight;
+    r.claimVerdicts = Array.from(first.querySelectorAll('li.claim')).map(function(li){
+      return [li.dataset.verdict, getComputedStyle(li.querySelector('.verdict')).backgroundColor]; });
+    r.all = visibleIds();
+    pick('verdicts', 'inconsistency'); r.inconsistency = visibleIds();
+    pick('verdicts', ''); pick('type', 'factual'); r.factual = visibleIds();
+    r.shownNote = document.querySelector('.filters .shown').textContent;
+    pick('type', ''); pick('low', 'faithfulness'); r.lowFaithfulness = visibleIds();
+    pick('low', '');
+    r.tables = Array.from(document.querySelectorAll('table')).map(function(t){
+      var box = t.closest('section');
+      var inner = box.clientWidth - parseFloat(getComputedStyle(box).paddingLeft) - parseFloat(getComputedStyle(box).paddingRight);
+      return [t.className, Math.round(t.getBoundingClientRect().width), Math.round(inner),
+              t.parentElement.scrollWidth - t.parentElement.clientWidth]; });
+    r.charts = Array.from(document.querySelectorAll('div.vega')).map(function(d){ return !!d.querySelector('svg'); });
+    var out = document.createElement('pre'); out.id = 'probe'; out.textContent = JSON.stringify(r);
+    document.body.appendChild(out);
+  }
+  window.reportCharts.then(probe);
+})();
+</script>"""
+
+
+def _chromium_flags(profile: str) -> list[str]:
+    return ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            f"--user-data-dir={profile}"]
+
+
+def test_report_in_headless_chromium_expands_marks_filters_and_fits(tmp_path: Path) -> None:
+    if _chromium() is None:
+        pytest.skip("no chromium binary on PATH (apt-get install chromium); the browser check is skipped")
+    page = render_report(sample_data())
+    probed = tmp_path / "probed.html"
+    head, end, tail = page.rpartition("</body>")  # the last one: the vega bundle has that text in it too
+    probed.write_text(head + DOM_PROBE + end + tail, encoding="utf-8")
+    with tempfile.TemporaryDirectory() as profile:
+        dom = subprocess.run(
+            [_chromium(), *_chromium_flags(profile), "--window-size=900,1600", "--virtual-time-budget=20000",
+             "--dump-dom", probed.resolve().as_uri()],
+            check=True, capture_output=True, text=True, timeout=180).stdout
+    found = re.search(r'<pre id="probe">(.*?)</pre>', dom, flags=re.S)
+    assert found, "the probe did not run: " + dom[-2000:]
+    result = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    assert result["items"] == 4
+    assert not result["closedVisible"] and result["openVisible"] and result["openHeight"] > 20  # it expands
+    assert result["claimVerdicts"] == [["grounded", "rgb(209, 250, 229)"], ["inconsistency", "rgb(254, 243, 199)"]]
+    assert result["all"] == ["q-0007", "q-0031", "q-0040", "q-0041"]
+    assert result["inconsistency"] == ["q-0031"]
+    assert result["factual"] == ["q-0040", "q-0041"] and result["shownNote"] == "2 of 4 items shown"
+    assert result["lowFaithfulness"] == ["q-0007", "q-0031"]
+    assert len(result["tables"]) == 4
+    for name, width, container, overflow in result["tables"]:
+        assert width <= container and overflow == 0, (name, width, container, overflow)
+    assert result["charts"] == [True] * (2 + len(METRICS)), "every chart was drawn as SVG, offline"

@@ -6,9 +6,10 @@ import dagster as dg
 
 from rag_assets.corpus.models import sha256_hex
 from rag_assets.curation.inbox import declared_corpus_version, import_review_file, inbox_files
-from rag_assets.curation.queue import outbox_paths, review_rows
+from rag_assets.curation.queue import outbox_paths, review_rows, workbook_rows
 from rag_assets.curation.review_file import read_review_file
 from rag_assets.curation.review_writer import write_review_files
+from rag_assets.curation.workbook import write_review_workbook
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.assets.generation import question_candidates
 from rag_assets.defs.partitions import corpus_versions
@@ -23,13 +24,13 @@ REVIEW_FILES_CHECK = "review_files_valid"
     deps=[question_candidates],
     group_name="curation",
     owners=OWNERS,
-    kinds={"python", "csv"},
+    kinds={"python", "csv", "excel"},
     automation_condition=dg.AutomationCondition.eager(),
     description=(
         "The review files for domain experts: every pending candidate of the corpus version with its "
-        "evidence, as CSV (UTF-8 with BOM, formula cells neutralised) and JSONL in the curation outbox. "
-        "Experts fill decision (accept/reject/edit), edited_question, edited_answer, notes and reviewer, "
-        "then drop the file in the inbox."
+        "evidence, as an .xlsx workbook (instructions, drop-down, locked evidence, full passages), CSV "
+        "(UTF-8 with BOM, formula cells neutralised) and JSONL in the curation outbox. Experts fill decision "
+        "(accept/reject/edit), edited_question, edited_answer, notes and reviewer, then drop the file in the inbox."
     ),
 )
 def curation_queue(context: dg.AssetExecutionContext, store: StoreResource, curation: CurationResource) -> dg.MaterializeResult:
@@ -41,6 +42,7 @@ def curation_queue(context: dg.AssetExecutionContext, store: StoreResource, cura
     rows = review_rows(pending, chunks, conflicts=conflicts)
     csv_path, jsonl_path = outbox_paths(curation.folders().outbox, version)
     write_review_files(rows, csv_path, jsonl_path)
+    xlsx_path = write_review_workbook(workbook_rows(pending, chunks, rows, conflicts), csv_path.with_suffix(".xlsx"))
     by_type: dict[str, int] = {}
     for candidate in pending:
         by_type[candidate.question_type] = by_type.get(candidate.question_type, 0) + 1
@@ -49,6 +51,7 @@ def curation_queue(context: dg.AssetExecutionContext, store: StoreResource, cura
             "pending": dg.MetadataValue.int(len(rows)),
             "conflicts": dg.MetadataValue.int(len(conflicts)),
             "requeued_stale": dg.MetadataValue.int(sum(1 for c in pending if c.origin_item_id)),
+            "review_workbook": dg.MetadataValue.path(str(xlsx_path)),
             "review_csv": dg.MetadataValue.path(str(csv_path)),
             "review_jsonl": dg.MetadataValue.path(str(jsonl_path)),
             "by_type": dg.MetadataValue.md(markdown_table(["type", "pending"], sorted(by_type.items()))),

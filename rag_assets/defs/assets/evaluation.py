@@ -14,13 +14,16 @@ from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset
 from rag_assets.errors import RagAssetsError
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import OFFLINE
+from rag_assets.report.compare import diff_evaluations
 from rag_assets.report.markdown import markdown_table
+from rag_assets.report.publish import publish_report
 from rag_assets.scoring.embedding import Embedder, make_embedder
 from rag_assets.scoring.evaluate import JUDGE_METRICS, EvaluationOutcome, evaluate, retrieval_metric_names
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
-from rag_assets.scoring.report import build_report, summary_markdown
+from rag_assets.scoring.report import build_report, summary_markdown, worst_markdown
 from rag_assets.scoring.scorecard import Scorecard, score_gates
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
+from rag_assets.settings import Settings
 from rag_assets.shards import Shard
 
 THRESHOLDS_CHECK = "evaluation_thresholds"
@@ -132,10 +135,21 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
         system_config_hash=run.system_config_hash, judge=provider_label(outcome.stats), k=config.k,
         aggregates=card.as_dict(), gates=gates.as_dict(), passed=gates.passed,
         baseline_id=baseline.evaluation_id if baseline else None, items=outcome.items)
-    report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(lineage))
+    chunks = {c.chunk_id: c.text for c in store.corpus().snapshot_chunks(run.corpus_version)}
+    responses = {r.item_id: r for r in store.rag().results(run.run_id, chunks)}
+    against = None
+    if baseline is not None:
+        current, types = card.values()
+        against = diff_evaluations(baseline.evaluation_id, evaluation_id, repo.item_values(baseline.evaluation_id)[0],
+                                   current, types, {r.item_id: r.answer for r in store.rag().results(baseline.rag_run_id)},
+                                   {i: r.answer for i, r in responses.items()}, thresholds, metrics)
+    report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(lineage), responses,
+                          against)
     path = store.report_dir() / f"{evaluation_id}.html"
     report.write(path)
     repo.set_report_path(evaluation_id, str(path))
+    report_url = Settings.report_url()
+    published = {"report_url": dg.MetadataValue.url(publish_report(path, report_url))} if report_url else {}
     severity = dg.AssetCheckSeverity.WARN if config.severity.upper() == "WARN" else dg.AssetCheckSeverity.ERROR
     floats = {name: dg.MetadataValue.float(round(agg.mean, 4)) for name, agg in card.overall.items() if agg.mean is not None}
     floats.update({f"{name}_std": dg.MetadataValue.float(round(agg.std, 4))
@@ -144,6 +158,8 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
         None,
         output_name="result",
         metadata={
+            "worst_items": dg.MetadataValue.md(worst_markdown(report, limit=5)),
+            **published,
             "evaluation_id": dg.MetadataValue.text(evaluation_id),
             "rag_run": dg.MetadataValue.text(run.run_id),
             "system": dg.MetadataValue.text(run.system_name),

@@ -1,0 +1,143 @@
+"""Two evaluations item by item: what changed, and whether it is more than noise.
+
+The per-metric paired tests are the A/B comparison's (:func:`rag_assets.scoring.ab.compare_systems`,
+pairing by :func:`rag_assets.scoring.gates.paired_scopes`, test from
+:mod:`rag_assets.scoring.significance`): A is the "current" side, B the "candidate". On top of that,
+per item: every metric's value on both sides, the two answers side by side, and whether the item
+flipped between pass and fail. An item passes when every metric that has a threshold in A's gates
+meets it (a metric the item has no value for does not count).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from rag_assets.report.markdown import markdown_table
+from rag_assets.scoring.ab import ABComparison, compare_systems
+from rag_assets.scoring.gates import ItemKey
+
+__all__ = ["EvaluationDiff", "ItemChange", "diff_evaluations", "diff_from_store", "item_passes"]
+
+
+@dataclass(frozen=True)
+class ItemChange:
+    item_id: str
+    revision: int
+    question_type: str
+    values: Mapping[str, tuple[float | None, float | None]]  # metric -> (A, B)
+    answer_a: str | None
+    answer_b: str | None
+    passed_a: bool | None  # None: the item was not scored on that side
+    passed_b: bool | None
+
+    @property
+    def flipped(self) -> bool:
+        return self.passed_a is not None and self.passed_b is not None and self.passed_a != self.passed_b
+
+    def delta(self, metric: str) -> float | None:
+        a, b = self.values.get(metric, (None, None))
+        return None if a is None or b is None else b - a
+
+
+@dataclass(frozen=True)
+class EvaluationDiff:
+    a_id: str
+    b_id: str
+    comparison: ABComparison
+    items: tuple[ItemChange, ...]
+    metrics: tuple[str, ...]
+
+    @property
+    def flips(self) -> list[ItemChange]:
+        return [i for i in self.items if i.flipped]
+
+    @property
+    def changed(self) -> list[ItemChange]:
+        """Items whose answer or any metric changed, the largest move first."""
+        moved = [i for i in self.items if i.answer_a != i.answer_b or any(a != b for a, b in i.values.values())]
+        return sorted(moved, key=lambda i: (-max((abs(i.delta(m) or 0.0) for m in i.values), default=0.0), i.item_id))
+
+    def markdown(self) -> str:
+        flips = [[i.item_id, i.question_type, _state(i.passed_a), _state(i.passed_b),
+                  "; ".join(f"{m} {i.delta(m):+.3f}" for m in i.values if i.delta(m))] for i in self.flips]
+        changed = [[i.item_id, *(f"{d:+.3f}" if (d := i.delta(m)) is not None else "—" for m in self.metrics),
+                    _one_line(i.answer_a), _one_line(i.answer_b)] for i in self.changed]
+        return "\n".join([
+            f"# {self.a_id} (A) → {self.b_id} (B)", "",
+            f"{len(self.items)} items, {len(self.changed)} changed, {len(self.flips)} flipped pass/fail.", "",
+            self.comparison.markdown().replace("## A/B comparison", "## Paired tests per metric (B vs A)"),
+            "## Items that flipped pass/fail", "",
+            markdown_table(["item", "type", "A", "B", "metric deltas"], flips, limit=1000) if flips else "_none_", "",
+            "## Items that changed (B - A)", "",
+            markdown_table(["item", *self.metrics, "answer A", "answer B"], changed, limit=1000) if changed else "_none_",
+        ]) + "\n"
+
+
+def _state(passed: bool | None) -> str:
+    return "—" if passed is None else ("pass" if passed else "fail")
+
+
+def _one_line(text: str | None, limit: int = 160) -> str:
+    flat = " ".join((text or "").split()) or "—"
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def item_passes(values: Mapping[str, float], thresholds: Mapping[str, float]) -> bool:
+    return all(values[m] >= minimum for m, minimum in thresholds.items() if m in values)
+
+
+def diff_evaluations(a_id: str, b_id: str, a_values: Mapping[ItemKey, Mapping[str, float]],
+                     b_values: Mapping[ItemKey, Mapping[str, float]], types: Mapping[ItemKey, str],
+                     a_answers: Mapping[str, str | None], b_answers: Mapping[str, str | None],
+                     thresholds: Mapping[str, float], metrics: Sequence[str]) -> EvaluationDiff:
+    """Compare B with A: the paired tests per metric and every item's change."""
+    used = tuple(m for m in metrics if any(m in v for v in (*a_values.values(), *b_values.values())))
+    comparison = compare_systems(a_values, b_values, types, used)
+    items = []
+    for key in sorted(set(a_values) | set(b_values)):
+        a, b = a_values.get(key), b_values.get(key)
+        values = {m: ((a or {}).get(m), (b or {}).get(m)) for m in used if m in (a or {}) or m in (b or {})}
+        items.append(ItemChange(key[0], key[1], types.get(key, ""), values, a_answers.get(key[0]),
+                                b_answers.get(key[0]), None if a is None else item_passes(a, thresholds),
+                                None if b is None else item_passes(b, thresholds)))
+    return EvaluationDiff(a_id, b_id, comparison, tuple(items), used)
+
+
+def _answers(rag_repo, run_id: str) -> dict[str, str | None]:
+    return {r.item_id: r.answer for r in rag_repo.results(run_id)}
+
+
+def diff_from_store(evaluations, rag_repo, a_id: str, b_id: str, metrics: Sequence[str]) -> EvaluationDiff:
+    """The diff of two stored evaluations; thresholds are A's. Raises KeyError naming a missing one."""
+    records = {eid: evaluations.get(eid) for eid in (a_id, b_id)}
+    missing = [eid for eid, record in records.items() if record is None]
+    if missing:
+        raise KeyError(f"no evaluation {', '.join(missing)}")
+    a_values, a_types = evaluations.item_values(a_id)
+    b_values, b_types = evaluations.item_values(b_id)
+    thresholds = {t["metric"]: t["minimum"] for t in records[a_id].gates.get("thresholds", [])}
+    return diff_evaluations(a_id, b_id, a_values, b_values, {**b_types, **a_types},
+                            _answers(rag_repo, records[a_id].rag_run_id), _answers(rag_repo, records[b_id].rag_run_id),
+                            thresholds, metrics)
+
+
+def baseline_section(diff: EvaluationDiff) -> str:
+    """The report's section against the baseline: tests per metric, flips, the items that moved most."""
+    def e(value: object) -> str:
+        return html.escape("" if value is None else str(value))
+
+    overall = [c for c in diff.comparison.comparisons if c.scope == "overall"]
+    tests = "".join(f"<tr><td>{e(c.metric)}</td><td>{c.n}</td><td>{c.current_mean:.3f}</td><td>{c.candidate_mean:.3f}"
+                    f"</td><td>{c.delta:+.3f}</td><td>{c.p_worse:.4f}</td><td>{c.p_better:.4f}</td></tr>" for c in overall)
+    rows = "".join(f"<tr><td><code>{e(i.item_id)}</code></td><td>{e(_state(i.passed_a))} → {e(_state(i.passed_b))}</td>"
+                   f"<td>{e('; '.join(f'{m} {d:+.3f}' for m in i.values if (d := i.delta(m))))}</td>"
+                   f"<td>{e(i.answer_a)}</td><td>{e(i.answer_b)}</td></tr>" for i in diff.changed[:20])
+    head = "<tr><th>item</th><th>baseline → now</th><th>deltas</th><th>baseline answer</th><th>answer now</th></tr>"
+    return (f'<p>Against baseline <code>{e(diff.a_id)}</code>: {len(diff.changed)} items changed, '
+            f"{len(diff.flips)} flipped pass/fail. Recommendation of the paired tests: "
+            f"<strong>{e(diff.comparison.recommendation)}</strong>.</p>"
+            '<div class="table-wrap"><table class="baseline"><thead><tr><th>metric</th><th>n</th><th>baseline</th>'
+            f"<th>now</th><th>delta</th><th>p worse</th><th>p better</th></tr></thead><tbody>{tests}</tbody></table></div>"
+            f'<div class="table-wrap"><table class="changed"><thead>{head}</thead><tbody>{rows}</tbody></table></div>')
