@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rag_assets.errors import ConfigError
+
 HOME_ENV = "RAG_ASSETS_HOME"
 DATABASE_URL_ENV = "RAG_ASSETS_DATABASE_URL"
 CORPUS_ROOT_ENV = "RAG_ASSETS_CORPUS_ROOT"
@@ -22,6 +24,7 @@ ALERT_WEBHOOK_ENV = "RAG_ASSETS_ALERT_WEBHOOK"
 PRODUCTION_LOGS_ENV = "RAG_ASSETS_PRODUCTION_LOGS"
 PRODUCTION_START_ENV = "RAG_ASSETS_PRODUCTION_START"
 LLM_RPM_ENV = "RAG_ASSETS_LLM_RPM"
+MAX_COST_ENV = "RAG_ASSETS_MAX_COST_USD"
 CELERY_BROKER_ENV = "RAG_ASSETS_CELERY_BROKER"
 CELERY_BACKEND_ENV = "RAG_ASSETS_CELERY_BACKEND"
 
@@ -64,6 +67,20 @@ class Settings:
     def production_start(environ: Mapping[str, str] | None = None) -> str:
         """First day of the production_sample partitions (ISO date); fixed when the code location loads."""
         return (os.environ if environ is None else environ).get(PRODUCTION_START_ENV) or DEFAULT_PRODUCTION_START
+
+    @staticmethod
+    def max_cost_usd(environ: Mapping[str, str] | None = None) -> float | None:
+        """The default budget of a run in USD (RAG_ASSETS_MAX_COST_USD); None: no limit."""
+        value = (os.environ if environ is None else environ).get(MAX_COST_ENV)
+        if not value:
+            return None
+        try:
+            amount = float(value)
+        except ValueError:
+            amount = -1.0
+        if not amount >= 0:
+            raise ConfigError(f"{MAX_COST_ENV} must be a number of US dollars >= 0, got {value!r}")
+        return amount
 
     @staticmethod
     def alert_webhook(environ: Mapping[str, str] | None = None) -> str | None:
