@@ -28,7 +28,7 @@ from pydantic import ValidationError
 
 from rag_assets.llm.budget import Budget, CostEstimate
 from rag_assets.llm.cache import CachedAnswer, LLMCache, cache_key
-from rag_assets.llm.prompt_cache import CHARS_PER_TOKEN, Warmup, prompt_chars, split_input
+from rag_assets.llm.prompt_cache import CHARS_PER_TOKEN, Warmup, split_input
 from rag_assets.llm.rate_limit import shared_pacer
 from rag_assets.llm.results import LLMCall, LLMResult
 from rag_assets.llm.templates import Prompt, PromptTemplate

@@ -7,18 +7,23 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from rag_assets.defs.assets.corpus import corpus_snapshot
 from rag_assets.defs.assets.evaluation import evaluation
+from rag_assets.defs.assets.generation import question_candidates
+from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.resources import RESOURCES, LLMResource
 from rag_assets.llm.pricing import cost_usd
 from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
 from tests.fakes.anthropic_server import FakeAnthropicServer, Reply
-from tests.fakes.claude_generation import API_KEY
+from tests.fakes.claude_generation import API_KEY, generation_responder
 from tests.fakes.claude_judge import judge_responder
 
 # Resolved once, at import (see tests/defs/test_shards.py).
-EVALUATE = dg.Definitions(assets=[rag_answers, evaluation], resources=RESOURCES,
-                          jobs=[dg.define_asset_job("evaluate", selection="evaluation")]).resolve_job_def("evaluate")
+_JOBS = dg.Definitions(assets=[corpus_snapshot, question_candidates, rag_answers, evaluation], resources=RESOURCES,
+                       jobs=[dg.define_asset_job("evaluate", selection="evaluation"),
+                             dg.define_asset_job("generate", selection=[corpus_snapshot, question_candidates])])
+EVALUATE, GENERATE = _JOBS.resolve_job_def("evaluate"), _JOBS.resolve_job_def("generate")
 
 
 def _evaluate(instance: dg.DagsterInstance, version: str, server: FakeAnthropicServer, *,
@@ -79,3 +84,21 @@ def test_an_evaluation_that_passes_its_run_budget_stops_and_a_rerun_pays_only_fo
                                                           meta["llm_output_tokens"], cache_write_tokens=written,
                                                           cache_read_tokens=read), abs=1e-6)
     assert meta["llm_estimated_cost_usd"] > 0
+
+
+def test_question_generation_over_its_budget_fails_before_any_request_and_offline_never_does(project_env: Path):
+    version = current_version()
+    config = {"ops": {"question_candidates": {"config": {"max_tasks": 12, "max_cost_usd": 0.01}}}}
+    with dg.instance_for_test() as instance, FakeAnthropicServer(generation_responder) as server:
+        instance.add_dynamic_partitions(corpus_versions.name, [version])
+        claude = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url)
+        # 12 calls of at most 1,500 output tokens: $0.18 of output alone
+        failed = GENERATE.execute_in_process(partition_key=version, instance=instance, run_config=config,
+                                             resources={**RESOURCES, "llm": claude}, raise_on_error=False)
+        assert server.count() == 0
+        offline = GENERATE.execute_in_process(partition_key=version, instance=instance, run_config=config,
+                                              resources={**RESOURCES, "llm": LLMResource(provider="offline")})
+    assert not failed.success
+    assert "generation budget: the estimated cost $" in "\n".join(_failures(failed))
+    assert "exceeds its budget: $0.0100" in "\n".join(_failures(failed))
+    assert offline.success and metadata(offline, "question_candidates")["llm_cost_usd"] == 0.0
