@@ -9,6 +9,7 @@ import pytest
 
 from rag_assets.llm.anthropic_client import AnthropicClient
 from rag_assets.llm.batch import BatchSettings
+from rag_assets.llm.budget import Budget
 from rag_assets.llm.cache import cache_key
 from rag_assets.llm.pricing import Price, cost_usd
 from rag_assets.llm.results import LLMStats
@@ -127,3 +128,17 @@ def test_batch_requests_carry_the_breakpoints_and_their_usage_is_priced_at_half(
     assert stats.cost_usd == pytest.approx(cost_usd(MODEL, fresh, stats.output_tokens, batch=True,
                                                     cache_write_tokens=stats.prompt_cache_write_tokens,
                                                     cache_read_tokens=stats.prompt_cache_read_tokens))
+
+
+def test_the_budget_estimate_prices_the_prompt_cache_as_the_server_bills_it(world):
+    world, calls, engine = world
+    with FakeAnthropicServer(judge_responder) as server:
+        client = _client(server, budget=Budget("run", "evaluation", run_max_usd=100.0))
+        stats = LLMStats().add(client.run(calls, SqlLLMCache(engine)))
+    estimate = client.last_estimate
+    assert estimate.counted and estimate.calls == len(calls)
+    assert estimate.max_output_tokens == sum(c.template.max_tokens for c in calls)
+    estimated_input = estimate.cost_usd - estimate.max_output_tokens * 10 / 1e6
+    billed_input = stats.cost_usd - stats.output_tokens * 10 / 1e6
+    assert billed_input == pytest.approx(estimated_input, rel=0.1)
+    assert estimated_input < 0.5 * cost_usd(MODEL, estimate.input_tokens, 0), "reads priced at a tenth"
