@@ -76,12 +76,14 @@ class LLMStats:
     prompt_cache_write_tokens: int = 0
     prompt_cache_read_tokens: int = 0
     cost_usd: float = 0.0
-    estimated_cost_usd: float | None = 0.0  # the pre-flight estimate (an upper bound); None when unpriced
+    estimates: int = 0  # pre-flight estimates added (steps that estimated)
+    estimated_cost_usd: float | None = 0.0  # their sum (an upper bound); None when one was unpriced
     unpriced_calls: int = 0
     by_template: dict[str, int] = field(default_factory=dict)
 
-    def estimated(self, cost_usd: float | None) -> LLMStats:
+    def estimated(self, cost_usd: float | None, count: int = 1) -> LLMStats:
         """Add a step's pre-flight estimate (``LLMClient.last_estimate``), to show beside the spend."""
+        self.estimates += count
         self.estimated_cost_usd = None if cost_usd is None or self.estimated_cost_usd is None \
             else self.estimated_cost_usd + cost_usd
         return self
@@ -121,12 +123,15 @@ class LLMStats:
                      "parse_errors", "input_tokens", "output_tokens", "prompt_cache_write_tokens",
                      "prompt_cache_read_tokens", "cost_usd", "unpriced_calls"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.estimated(other.estimated_cost_usd)
+        self.estimated(other.estimated_cost_usd, other.estimates)
         for template, count in other.by_template.items():
             self.by_template[template] = self.by_template.get(template, 0) + count
         return self
 
     def as_dict(self) -> dict[str, Any]:
+        """The tally as metadata; the estimate only where steps estimated (a merge of shard answers has none)."""
+        estimate = {} if not self.estimates else {
+            "llm_estimated_cost_usd": None if self.estimated_cost_usd is None else round(self.estimated_cost_usd, 6)}
         return {
             "llm_provider": self.provider,
             "llm_model": self.model,
@@ -145,5 +150,5 @@ class LLMStats:
             "llm_prompt_cache_write_tokens": self.prompt_cache_write_tokens,
             "llm_prompt_cache_read_tokens": self.prompt_cache_read_tokens,
             "llm_cost_usd": round(self.cost_usd, 6),
-            "llm_estimated_cost_usd": None if self.estimated_cost_usd is None else round(self.estimated_cost_usd, 6),
+            **estimate,
         }
