@@ -22,9 +22,13 @@ from rag_assets.llm.templates import Prompt
 CHARS_PER_TOKEN = 4
 
 
+def _static(prompt: Prompt) -> str:
+    return json.dumps([prompt.tools, prompt.instructions], ensure_ascii=False)
+
+
 def breakpoints(prompt: Prompt) -> list[tuple[str, int]]:
     """(prefix key, characters up to it) at each breakpoint, in order."""
-    static = json.dumps([prompt.tools, prompt.instructions], ensure_ascii=False)
+    static = _static(prompt)
     points = [(sha256_hex(static), len(static))]
     if prompt.context is not None:
         points.append((sha256_hex(json.dumps([static, prompt.context], ensure_ascii=False)),
@@ -33,7 +37,7 @@ def breakpoints(prompt: Prompt) -> list[tuple[str, int]]:
 
 
 def prompt_chars(prompt: Prompt) -> int:
-    return breakpoints(prompt)[-1][1] + len(prompt.user)
+    return len(_static(prompt)) + len(prompt.context or "") + len(prompt.user)
 
 
 @dataclass(frozen=True)
