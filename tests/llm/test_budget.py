@@ -3,6 +3,7 @@ before any request, the spend stops it mid-way, and a re-run with a higher budge
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,14 @@ def test_the_env_var_sets_the_run_budget_and_a_bad_value_names_it():
     assert Settings.max_cost_usd({}) is None
     with pytest.raises(ConfigError, match="RAG_ASSETS_MAX_COST_USD must be a number of US dollars >= 0, got 'ten'"):
         Settings.max_cost_usd({"RAG_ASSETS_MAX_COST_USD": "ten"})
+
+
+def test_where_token_counting_is_unreachable_the_gate_uses_the_projects_estimate():
+    with socket.socket() as closed:  # a port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        base_url = f"http://127.0.0.1:{closed.getsockname()[1]}"
+    client = AnthropicClient(API_KEY, MODEL, base_url=base_url, max_retries=0,
+                             budget=Budget("run-7", "evaluation", run_max_usd=0.001))
+    with pytest.raises(BudgetExceeded, match="tokens \\(estimated\\)"):
+        client.run(CALLS)
+    assert not client.last_estimate.counted and client.last_estimate.input_tokens > 0
