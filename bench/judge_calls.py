@@ -27,41 +27,19 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     args = parser.parse_args()
 
-    from rag_assets.corpus.models import ChunkerConfig
-    from rag_assets.corpus.snapshot import snapshot_corpus
-    from rag_assets.generation.generate import run_generation
-    from rag_assets.generation.planning import plan_tasks
-    from rag_assets.generation.models import GenerationConfig
-    from rag_assets.golden.models import GoldenItem
     from rag_assets.llm.anthropic_client import AnthropicClient
-    from rag_assets.llm.offline import OfflineClient
-    from rag_assets.rag.bm25 import Bm25Index
-    from rag_assets.rag.models import RagQuery
-    from rag_assets.rag.reference import ReferenceRagSystem
-    from rag_assets.rag.system import run_rag
     from rag_assets.scoring.embedding import HashingEmbedder
     from rag_assets.scoring.evaluate import evaluate
-    from rag_assets.store.corpus_repository import SqlCorpusRepository
     from rag_assets.store.engine import get_engine
     from rag_assets.store.llm_cache_repository import SqlLLMCache
     from tests.fakes.anthropic_server import FakeAnthropicServer
     from tests.fakes.claude_judge import judge_responder
+    from tests.fakes.judge_world import judge_world
 
     with tempfile.TemporaryDirectory() as scratch:
         engine = get_engine(f"sqlite:///{scratch}/bench.db")
-        corpus = SqlCorpusRepository(engine)
-        version = snapshot_corpus(ROOT / "data" / "corpus", ChunkerConfig(), corpus).version_id
-        chunks = corpus.snapshot_chunks(version)
-        mix = {"factual": 1.0}
-        outcome = run_generation(plan_tasks(chunks, set(), GenerationConfig(max_tasks=args.items + 10, type_mix=mix)),
-                                 OfflineClient(), None, version)
-        items = [GoldenItem(c.candidate_id, 1, c.question_type, c.question, c.reference_answer, c.relevant_chunks,
-                            version, reference_statements=(c.reference_answer,)) for c in outcome.candidates][: args.items]
-        system = ReferenceRagSystem(Bm25Index.build(chunks), 5, OfflineClient(), None,
-                                    {c.chunk_id: c.doc_version for c in chunks})
-        responses = {r.item_id: r for r in run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], chunks)}
-        versions = {c.chunk_id: c.doc_version for c in chunks}
-        statements = {i.item_id: i.reference_statements for i in items}
+        world = judge_world(engine, args.items)
+        items = world.items
         cache = SqlLLMCache(engine)
         with FakeAnthropicServer(judge_responder, latency=args.latency) as server:
             judge = AnthropicClient("fake-key-for-the-local-fake-server", "claude-sonnet-5-5", base_url=server.base_url,
@@ -70,7 +48,7 @@ def main() -> None:
             for label in ("first run", "unchanged re-run"):
                 before = server.count()
                 started = time.perf_counter()
-                evaluate(items, responses, versions, statements, judge, cache, HashingEmbedder(), 5)
+                evaluate(items, world.responses, world.versions, world.statements, judge, cache, HashingEmbedder(), 5)
                 seconds = time.perf_counter() - started
                 calls = server.count() - before
                 rows.append((label, calls, calls / len(items), seconds))

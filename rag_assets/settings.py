@@ -25,6 +25,7 @@ ALERT_WEBHOOK_ENV = "RAG_ASSETS_ALERT_WEBHOOK"
 PRODUCTION_LOGS_ENV = "RAG_ASSETS_PRODUCTION_LOGS"
 PRODUCTION_START_ENV = "RAG_ASSETS_PRODUCTION_START"
 LLM_RPM_ENV = "RAG_ASSETS_LLM_RPM"
+MAX_COST_ENV = "RAG_ASSETS_MAX_COST_USD"
 CELERY_BROKER_ENV = "RAG_ASSETS_CELERY_BROKER"
 CELERY_BACKEND_ENV = "RAG_ASSETS_CELERY_BACKEND"
 REPORT_URL_ENV = "RAG_ASSETS_REPORT_URL"
@@ -114,6 +115,20 @@ class Settings:
         except ValueError:
             raise _bad(PRODUCTION_START_ENV, repr(value), "an ISO date (YYYY-MM-DD)", DEFAULT_PRODUCTION_START) from None
         return value
+
+    @staticmethod
+    def max_cost_usd(environ: Mapping[str, str] | None = None) -> float | None:
+        """The default budget of a run in USD (RAG_ASSETS_MAX_COST_USD); None: no limit."""
+        value = (os.environ if environ is None else environ).get(MAX_COST_ENV)
+        if not value:
+            return None
+        try:
+            amount = float(value)
+        except ValueError:
+            amount = -1.0
+        if not amount >= 0:
+            raise ConfigError(f"{MAX_COST_ENV} must be a number of US dollars >= 0, got {value!r}")
+        return amount
 
     @staticmethod
     def alert_webhook(environ: Mapping[str, str] | None = None) -> str | None:

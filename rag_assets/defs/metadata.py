@@ -17,6 +17,8 @@ def llm_metadata(stats: LLMStats) -> dict[str, dg.MetadataValue]:
     for label, value in stats.as_dict().items():
         if label in ("llm_provider", "llm_model"):
             values[label] = dg.MetadataValue.text(str(value))
+        elif value is None:
+            values[label] = dg.MetadataValue.text("unknown (no price for the model)")
         elif isinstance(value, float):
             values[label] = dg.MetadataValue.float(value)
         else:

@@ -17,6 +17,7 @@ from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.curation.inbox import CurationFolders
 from rag_assets.curation.models import ReviewLimits
 from rag_assets.llm.batch import BatchJournal, BatchSettings
+from rag_assets.llm.budget import Budget, SpendLedger
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.factory import DEFAULT_MODEL, make_llm_client
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price
@@ -32,6 +33,7 @@ from rag_assets.store.rag_repository import SqlRagRepository
 from rag_assets.store.engine import describe_url, get_engine
 from rag_assets.store.llm_batch_repository import SqlBatchJournal
 from rag_assets.store.llm_cache_repository import SqlLLMCache
+from rag_assets.store.llm_spend_repository import SqlSpendLedger
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 
@@ -69,6 +71,9 @@ class StoreResource(dg.ConfigurableResource):
 
     def llm_batches(self) -> SqlBatchJournal:
         return SqlBatchJournal(self.engine())
+
+    def llm_spend(self) -> SqlSpendLedger:
+        return SqlSpendLedger(self.engine())
 
     def candidates(self) -> SqlCandidateRepository:
         return SqlCandidateRepository(self.engine())
@@ -168,6 +173,10 @@ class LLMResource(dg.ConfigurableResource):
     24 hours) once there are at least ``batch_min_calls`` of them; the first poll waits
     ``batch_poll_seconds``, each next one twice as long up to ``batch_max_poll_seconds``, and a run
     gives up (the batch stays pending and the next run resumes it) after ``batch_max_wait_seconds``.
+
+    ``max_cost_usd`` (default: none; from ``RAG_ASSETS_MAX_COST_USD``) caps what one run spends on the
+    LLM, all its steps together; an asset's run config may cap that asset's share (see ``budget``).
+    ``prompt_caching`` (default on) lays prompts out for Claude's prompt cache and marks its breakpoints.
     """
 
     provider: str = "auto"
@@ -185,18 +194,31 @@ class LLMResource(dg.ConfigurableResource):
     batch_poll_seconds: float = BatchSettings.poll_seconds
     batch_max_poll_seconds: float = BatchSettings.max_poll_seconds
     batch_max_wait_seconds: float = BatchSettings.max_wait_seconds
+    max_cost_usd: float | None = None
+    prompt_caching: bool = True
 
-    def client(self, model: str | None = None, *, journal: BatchJournal | None = None) -> LLMClient:
-        """``journal`` (the store's ``llm_batches()``) is where the batch path records its batches."""
+    def client(self, model: str | None = None, *, journal: BatchJournal | None = None,
+               budget: Budget | None = None) -> LLMClient:
+        """``journal`` (the store's ``llm_batches()``) is where the batch path records its batches;
+        ``budget`` (see ``budget``) what the client may spend."""
         prices = {**DEFAULT_PRICES, **{prefix: Price(*pair) for prefix, pair in self.prices.items()}}
         return make_llm_client(self.provider, api_key=self.api_key, model=model or self.model, base_url=self.base_url,
                                timeout=self.timeout_seconds, max_retries=self.max_retries,
                                max_concurrency=self.max_concurrency, requests_per_minute=self.requests_per_minute,
-                               prices=prices, batch=self.batch_settings(), journal=journal)
+                               prices=prices, batch=self.batch_settings(), journal=journal, budget=budget,
+                               prompt_caching=self.prompt_caching)
 
-    def judge_client(self, *, journal: BatchJournal | None = None) -> LLMClient:
+    def judge_client(self, *, journal: BatchJournal | None = None, budget: Budget | None = None) -> LLMClient:
         """The judge may be another model than the generator (against self-preference bias)."""
-        return self.client(self.judge_model, journal=journal)
+        return self.client(self.judge_model, journal=journal, budget=budget)
+
+    def budget(self, run_id: str, asset: str, asset_max_cost_usd: float | None, ledger: SpendLedger) -> Budget:
+        """A step's budget: this resource's ``max_cost_usd`` for the whole run, ``asset_max_cost_usd`` (the
+        asset's run config) for the asset's steps in it; spend is tallied in ``ledger`` (the store's)."""
+        try:
+            return Budget(run_id, asset, self.max_cost_usd, asset_max_cost_usd, ledger)
+        except ValueError as exc:
+            raise dg.Failure(description=f"invalid budget: {exc}") from exc
 
     def batch_settings(self) -> BatchSettings | None:
         if not self.batch:
@@ -255,12 +277,14 @@ class RagSystemResource(dg.ConfigurableResource):
 
 
 def llm_resource_from_env() -> LLMResource:
-    """The key and the rate are passed as EnvVar references (the UI shows their names, never the key)."""
+    """The key and the rate are passed as EnvVar references (the UI shows their names, never the key); the
+    budget is a plain amount."""
     options: dict[str, object] = {}
     if os.environ.get(API_KEY_ENV):
         options["api_key"] = dg.EnvVar(API_KEY_ENV)
     if Settings.llm_requests_per_minute():
         options["requests_per_minute"] = dg.EnvVar.int(LLM_RPM_ENV)
+    options["max_cost_usd"] = Settings.max_cost_usd()
     return LLMResource(**options)
 
 

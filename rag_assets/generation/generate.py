@@ -15,19 +15,6 @@ from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import LLMCall, LLMResult, LLMStats
 
 
-@dataclass(frozen=True)
-class Estimate:
-    calls: int
-    input_tokens: int
-    max_output_tokens: int
-    max_cost_usd: float | None
-
-    def describe(self, client: LLMClient) -> str:
-        cost = "unknown (no price for this model)" if self.max_cost_usd is None else f"at most ${self.max_cost_usd:.4f}"
-        return (f"pre-flight estimate ({client.provider}/{client.model}): {self.calls} calls before cache, "
-                f"~{self.input_tokens:,} input tokens, <= {self.max_output_tokens:,} output tokens, cost {cost}")
-
-
 @dataclass
 class GenerationOutcome:
     candidates: list[Candidate] = field(default_factory=list)
@@ -42,11 +29,9 @@ class GenerationOutcome:
         return {t.value: counts.get(t.value, 0) for t in QuestionType}
 
 
-def estimate(tasks: Sequence[GenerationTask], client: LLMClient) -> Estimate:
-    template = GENERATE_QUESTIONS
-    input_tokens = sum((len(template.system) + len(template.render(t.inputs()))) // 4 + 400 for t in tasks)
-    max_output = template.max_tokens * len(tasks)
-    return Estimate(len(tasks), input_tokens, max_output, client.cost(input_tokens, max_output))
+def generation_calls(tasks: Sequence[GenerationTask]) -> list[LLMCall]:
+    """One generation call per task, named by the task."""
+    return [LLMCall(t.task_id, GENERATE_QUESTIONS, t.inputs()) for t in tasks]
 
 
 def _vet(task: GenerationTask, item: dict, corpus_version: str, result: LLMResult) -> Candidate | str:
@@ -80,7 +65,7 @@ def _vet(task: GenerationTask, item: dict, corpus_version: str, result: LLMResul
 
 def ask_generator(tasks: Sequence[GenerationTask], client: LLMClient, cache: LLMCache | None) -> list[LLMResult]:
     """The generation calls of some tasks (one shard's), in task order."""
-    return client.run([LLMCall(t.task_id, GENERATE_QUESTIONS, t.inputs()) for t in tasks], cache)
+    return client.run(generation_calls(tasks), cache)
 
 
 def collect_candidates(

@@ -7,6 +7,14 @@ SDK's raw response (``retries_taken``). The API key is handed to the SDK and kep
 With ``batch`` settings and a journal, a run with at least ``min_calls`` cache misses sends them
 as Message Batches (half the price; see ``rag_assets.llm.batch``) with exactly the parameters of
 a direct request, and asks directly only what the batches could not answer.
+
+A budget's pre-flight estimate counts input tokens with the token counting endpoint: one request
+of each template is counted, and the others are scaled from it by their length (a count per
+request would double the requests of a large run); where counting fails, the project's estimate.
+
+With ``prompt_caching`` (the default) each request marks cache breakpoints (``cache_control``) after
+its static instructions and after its item context (see ``rag_assets.llm.templates``), in batches
+too; the tokens the API reports as written to and read from its cache are priced apart.
 """
 
 from __future__ import annotations
@@ -18,10 +26,11 @@ from typing import Any
 import anthropic
 
 from rag_assets.llm.batch import BatchJournal, BatchOutcome, BatchRequest, BatchRun, BatchSettings
+from rag_assets.llm.budget import Budget
 from rag_assets.llm.client import ApiCallError, BulkOutcome, LLMClient, Reply, Request, parse_json_object
-from rag_assets.llm.pricing import DEFAULT_PRICES, Price, cost_usd
+from rag_assets.llm.pricing import DEFAULT_PRICES, Price, cost_usd, min_cacheable_tokens
+from rag_assets.llm.prompt_cache import prompt_chars
 from rag_assets.llm.results import ANTHROPIC
-from rag_assets.llm.templates import PromptTemplate
 
 
 class AnthropicClient(LLMClient):
@@ -30,8 +39,9 @@ class AnthropicClient(LLMClient):
     def __init__(self, api_key: str, model: str, *, base_url: str | None = None, timeout: float = 60.0,
                  max_retries: int = 4, max_concurrency: int = 4, requests_per_minute: int | None = None,
                  prices: Mapping[str, Price] = DEFAULT_PRICES, batch: BatchSettings | None = None,
-                 journal: BatchJournal | None = None) -> None:
-        super().__init__(max_concurrency, requests_per_minute)
+                 journal: BatchJournal | None = None, budget: Budget | None = None,
+                 prompt_caching: bool = True) -> None:
+        super().__init__(max_concurrency, requests_per_minute, budget)
         if not api_key:
             raise ValueError("an Anthropic API key is required (set ANTHROPIC_API_KEY)")
         if batch is not None and journal is None:
@@ -40,14 +50,41 @@ class AnthropicClient(LLMClient):
         self._sdk_options = {"api_key": api_key, "base_url": base_url, "timeout": timeout, "max_retries": max_retries}
         self._prices = prices
         self._batch, self._journal = batch, journal
+        self.prompt_caching = prompt_caching
         self._sdk: anthropic.AsyncAnthropic | None = None
 
     def __repr__(self) -> str:
-        mode = ", batch" if self._batch is not None else ""
+        mode = (", batch" if self._batch is not None else "") + ("" if self.prompt_caching else ", no prompt caching")
         return f"AnthropicClient(model={self.model!r}, base_url={self._sdk_options['base_url']!r}{mode})"
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
-        return cost_usd(self.model, input_tokens, output_tokens, self._prices)
+    def cost(self, input_tokens: int, output_tokens: int, *, batch: bool = False, cache_write_tokens: int = 0,
+             cache_read_tokens: int = 0) -> float | None:
+        return cost_usd(self.model, input_tokens, output_tokens, self._prices, batch=batch,
+                        cache_write_tokens=cache_write_tokens, cache_read_tokens=cache_read_tokens)
+
+    def _prompt_cache_minimum(self) -> int | None:
+        return min_cacheable_tokens(self.model) if self.prompt_caching else None
+
+    def _batches(self, misses: Sequence[Request]) -> bool:
+        return self._batch is not None and self._journal is not None and len(misses) >= self._batch.min_calls
+
+    async def _tokens_per_char(self, requests: Sequence[Request], *, exact: bool) -> tuple[dict[str, float], bool]:
+        if not exact or not requests:
+            return await super()._tokens_per_char(requests, exact=exact)
+        assert self._sdk is not None, "_open() runs before any request"
+        samples: dict[str, Request] = {}
+        for request in requests:
+            samples.setdefault(request.template.ref, request)
+        per_char: dict[str, float] = {}
+        try:
+            for ref, sample in samples.items():
+                params = self._first_params(sample)
+                counted = await self._sdk.messages.count_tokens(
+                    **{k: v for k, v in params.items() if k != "max_tokens"})
+                per_char[ref] = counted.input_tokens / prompt_chars(sample.prompt)
+        except anthropic.APIError:
+            return await super()._tokens_per_char(requests, exact=False)
+        return per_char, True
 
     async def _open(self) -> None:
         self._sdk = anthropic.AsyncAnthropic(**self._sdk_options)
@@ -57,23 +94,29 @@ class AnthropicClient(LLMClient):
             await self._sdk.close()
             self._sdk = None
 
-    def _create_params(self, template: PromptTemplate, system: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        """The Messages API parameters of one request, direct or in a batch."""
+    def _create_params(self, request: Request, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The Messages API parameters of one request, direct or in a batch: system blocks of the static
+        instructions, then of the item context, each a cache breakpoint when prompt caching is on."""
+        prompt, template = request.prompt, request.template
+        texts = [prompt.instructions] if prompt.context is None else [prompt.instructions, prompt.context]
+        cache_control = {"cache_control": {"type": "ephemeral"}} if self.prompt_caching else {}
         return {
             "model": self.model,
             "max_tokens": template.max_tokens,
-            "system": system,
+            "system": [{"type": "text", "text": text, **cache_control} for text in texts],
             "messages": messages,
-            "tools": [{"name": template.tool_name, "description": template.tool_description,
-                       "input_schema": template.input_schema()}],
+            "tools": list(prompt.tools),
             "tool_choice": {"type": "tool", "name": template.tool_name},
         }
 
-    async def _ask(self, template: PromptTemplate, inputs: dict[str, Any], system: str,
-                   messages: list[dict[str, Any]]) -> Reply:
+    def _first_params(self, request: Request) -> dict[str, Any]:
+        """The parameters of a request's first (not a repair) attempt."""
+        return self._create_params(request, [{"role": "user", "content": request.user}])
+
+    async def _ask(self, request: Request, messages: list[dict[str, Any]]) -> Reply:
         assert self._sdk is not None, "_open() runs before any request"
         try:
-            raw = await self._sdk.messages.with_raw_response.create(**self._create_params(template, system, messages))
+            raw = await self._sdk.messages.with_raw_response.create(**self._create_params(request, messages))
         except anthropic.APIError as exc:
             raise self._api_call_error(exc) from exc
         retries = raw.retries_taken
@@ -96,7 +139,7 @@ class AnthropicClient(LLMClient):
 
     def _reply(self, message: Any, retries: int, *, batch: bool = False) -> Reply:
         usage = message.usage
-        input_tokens, output_tokens = usage.input_tokens, usage.output_tokens
+        written, read = usage.cache_creation_input_tokens or 0, usage.cache_read_input_tokens or 0
         blocks = [block.model_dump(mode="json", exclude_none=True) for block in message.content]
         tool = next((b for b in message.content if b.type == "tool_use"), None)
         text = "".join(b.text for b in message.content if b.type == "text")
@@ -104,10 +147,13 @@ class AnthropicClient(LLMClient):
         return Reply(
             answer=answer,
             raw_text=text or str(answer),
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
+            input_tokens=usage.input_tokens + written + read,
+            output_tokens=usage.output_tokens,
             retries=retries,
-            cost_usd=cost_usd(self.model, input_tokens, output_tokens, self._prices, batch=batch),
+            cost_usd=self.cost(usage.input_tokens, usage.output_tokens, batch=batch, cache_write_tokens=written,
+                               cache_read_tokens=read),
+            prompt_cache_write_tokens=written,
+            prompt_cache_read_tokens=read,
             transcript=[{"role": "assistant", "content": blocks}] if blocks else [],
             tool_use_id=tool.id if tool is not None else None,
         )
@@ -119,9 +165,7 @@ class AnthropicClient(LLMClient):
             return
         run = BatchRun(_MessageBatches(self), self._journal, self._batch, self.provider, self.model)
         yield await run.answer([
-            BatchRequest(r.key, r.call.key, r.template.ref,
-                         self._create_params(r.template, r.system, [{"role": "user", "content": r.user}]))
-            for r in requests])
+            BatchRequest(r.key, r.call.key, r.template.ref, self._first_params(r)) for r in requests])
         run.finish()
 
 

@@ -6,6 +6,11 @@ with one repair attempt, and a result per call (an answer or a recorded error). 
 many misses at once in ``_in_bulk`` (the Anthropic client's Message Batches path): a bulk reply
 takes the place of the first request and goes through the same validation, repair and caching,
 so a call's result is what the direct path would record.
+
+With a ``Budget``, a run first estimates what its cache misses cost at most and raises
+BudgetExceeded without a request when that does not fit; each paid request is recorded in the
+budget's ledger, and once a limit is spent no new request is sent: the calls in flight finish (their
+answers are cached) and the run raises BudgetExceeded naming what was answered and what was not.
 """
 
 from __future__ import annotations
@@ -21,10 +26,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from rag_assets.llm.budget import Budget, CostEstimate
 from rag_assets.llm.cache import CachedAnswer, LLMCache, cache_key
+from rag_assets.llm.prompt_cache import CHARS_PER_TOKEN, Warmup, split_input
 from rag_assets.llm.rate_limit import shared_pacer
 from rag_assets.llm.results import LLMCall, LLMResult
-from rag_assets.llm.templates import PromptTemplate
+from rag_assets.llm.templates import Prompt, PromptTemplate
 
 
 class ApiCallError(Exception):
@@ -41,30 +48,42 @@ class Reply:
 
     answer: dict[str, Any] | None
     raw_text: str
-    input_tokens: int = 0
+    input_tokens: int = 0  # all of them: uncached, written to and read from the prompt cache
     output_tokens: int = 0
     retries: int = 0
     cost_usd: float | None = 0.0
+    prompt_cache_write_tokens: int = 0
+    prompt_cache_read_tokens: int = 0
     transcript: list[dict[str, Any]] = field(default_factory=list)
     tool_use_id: str | None = None
 
 
 @dataclass(frozen=True)
 class Request:
-    """A call rendered: its prompts and cache key (which also names it in a provider batch)."""
+    """A call rendered: its prompt and cache key (which also names it in a provider batch)."""
 
     call: LLMCall
-    system: str
-    user: str
+    prompt: Prompt
     key: str
 
     @property
     def template(self) -> PromptTemplate:
         return self.call.template
 
+    @property
+    def system(self) -> str:
+        return self.prompt.system
+
+    @property
+    def user(self) -> str:
+        return self.prompt.user
+
 
 #: what a bulk path gives for one request: the provider's reply, or why there is none
 BulkOutcome = Reply | str
+
+#: the error kind of a call not sent because the budget was spent (the run raises BudgetExceeded)
+UNSENT = "budget_stop"
 
 
 def _validate(template: PromptTemplate, reply: Reply) -> tuple[dict[str, Any] | None, str | None]:
@@ -93,18 +112,21 @@ class LLMClient(ABC):
     provider: str
     model: str
 
-    def __init__(self, max_concurrency: int = 4, requests_per_minute: int | None = None) -> None:
+    def __init__(self, max_concurrency: int = 4, requests_per_minute: int | None = None,
+                 budget: Budget | None = None) -> None:
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
         if requests_per_minute is not None and requests_per_minute < 1:
             raise ValueError("requests_per_minute must be at least 1 (or None for no bound)")
         self.max_concurrency = max_concurrency
         self.requests_per_minute = requests_per_minute
+        self.budget = budget
+        self.last_estimate: CostEstimate | None = None  # of the last run's cache misses
 
     @abstractmethod
-    async def _ask(self, template: PromptTemplate, inputs: dict[str, Any], system: str,
-                   messages: list[dict[str, Any]]) -> Reply:
-        """Send one request; raise ApiCallError when the provider gives up."""
+    async def _ask(self, request: Request, messages: list[dict[str, Any]]) -> Reply:
+        """Send one request (``messages``: its user turn, or the turns of a repair); raise ApiCallError when the
+        provider gives up."""
 
     async def _open(self) -> None:
         """Create per-run resources (connection pools live inside one event loop)."""
@@ -120,27 +142,82 @@ class LLMClient(ABC):
         if self.requests_per_minute:
             await shared_pacer(self.provider, self.model, self.requests_per_minute).wait()
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float | None:
-        """What so many tokens would cost with this client's model (None when unpriced)."""
+    def cost(self, input_tokens: int, output_tokens: int, *, batch: bool = False, cache_write_tokens: int = 0,
+             cache_read_tokens: int = 0) -> float | None:
+        """What so many tokens would cost with this client's model (None when unpriced); ``input_tokens``
+        are those not written to nor read from the prompt cache."""
         return 0.0
 
     def run(self, calls: Sequence[LLMCall], cache: LLMCache | None = None) -> list[LLMResult]:
         """Answer every call; results come back in the order of ``calls``."""
         return asyncio.run(self._run_all(calls, cache if self.uses_cache() else None))
 
-    async def _run_all(self, calls: Sequence[LLMCall], cache: LLMCache | None) -> list[LLMResult]:
-        semaphore = asyncio.Semaphore(self.max_concurrency)
+    def estimate(self, calls: Sequence[LLMCall], cache: LLMCache | None = None) -> CostEstimate:
+        """What ``run(calls, cache)`` would cost at most, without sending a request."""
+
+        async def estimate() -> CostEstimate:
+            requests, hits, misses = self._split(calls, cache if self.uses_cache() else None)
+            await self._open()
+            try:
+                return await self._estimate(misses, sum(1 for r in requests if r.key in hits))
+            finally:
+                await self._close()
+
+        return asyncio.run(estimate())
+
+    def _split(self, calls: Sequence[LLMCall], cache: LLMCache | None
+               ) -> tuple[list[Request], dict[str, CachedAnswer], list[Request]]:
+        """Every call's request, the cache hits by key, and the distinct misses."""
         requests = [self._request(call) for call in calls]
         hits = {r.key: hit for r in requests if cache is not None and (hit := cache.get(r.key)) is not None}
-        misses = list({r.key: r for r in requests if r.key not in hits}.values())
+        return requests, hits, list({r.key: r for r in requests if r.key not in hits}.values())
+
+    async def _run_all(self, calls: Sequence[LLMCall], cache: LLMCache | None) -> list[LLMResult]:
+        semaphore = asyncio.Semaphore(self.max_concurrency)
+        requests, hits, misses = self._split(calls, cache)
         started = time.perf_counter()
         await self._open()
         try:
+            self.last_estimate = await self._estimate(misses, sum(1 for r in requests if r.key in hits))
+            if self.budget is not None:
+                self.budget.check(self.last_estimate)
+            minimum = self._prompt_cache_minimum()
+            warmup = None if minimum is None else Warmup({r.key: r.prompt for r in misses}, minimum)
             async with self._in_bulk(misses) as bulk:
-                return list(await asyncio.gather(*(
-                    self._one(r, hits.get(r.key), bulk.get(r.key), cache, semaphore, started) for r in requests)))
+                results = list(await asyncio.gather(*(
+                    self._one(r, hits.get(r.key), bulk.get(r.key), cache, semaphore, started, warmup)
+                    for r in requests)))
         finally:
             await self._close()
+        unsent = sum(1 for r in results if r.error_kind == UNSENT)
+        if unsent and self.budget is not None:
+            raise self.budget.stopped(sum(1 for r in results if r.ok), unsent)
+        return results
+
+    async def _estimate(self, misses: Sequence[Request], cache_hits: int) -> CostEstimate:
+        """What ``misses`` cost at most: every answer at its maximum length, the input as the provider bills
+        it (each shared prefix written to its prompt cache once and read after)."""
+        batch = self._batches(misses)
+        per_char, counted = await self._tokens_per_char(misses, exact=self.budget is not None and self.budget.limited)
+        split = split_input(((r.prompt, per_char.get(r.template.ref, 1 / CHARS_PER_TOKEN)) for r in misses),
+                            self._prompt_cache_minimum())
+        max_output = sum(r.template.max_tokens for r in misses)
+        cost = self.cost(split.fresh, max_output, batch=batch, cache_write_tokens=split.written,
+                         cache_read_tokens=split.read)
+        return CostEstimate(len(misses), cache_hits, split.total, max_output, cost, batch, counted)
+
+    def _batches(self, misses: Sequence[Request]) -> bool:
+        """Whether these misses would go through the provider's batch path."""
+        return False
+
+    def _prompt_cache_minimum(self) -> int | None:
+        """The shortest prefix the provider's prompt cache keeps; None when the client does not use one."""
+        return None
+
+    async def _tokens_per_char(self, requests: Sequence[Request], *, exact: bool) -> tuple[dict[str, float], bool]:
+        """Input tokens per prompt character by template ref, and whether the provider counted them (``exact``
+        asks for that where the provider can); a template without a ratio takes the project's estimate."""
+        return {}, False
 
     @asynccontextmanager
     async def _in_bulk(self, requests: Sequence[Request]) -> AsyncIterator[dict[str, BulkOutcome]]:
@@ -149,20 +226,34 @@ class LLMClient(ABC):
         client has no bulk path."""
         yield {}
 
-    def _params(self, template: PromptTemplate) -> dict[str, Any]:
-        return {"max_tokens": template.max_tokens, "schema": template.input_schema()}
+    def _params(self, template: PromptTemplate, prompt: Prompt) -> dict[str, Any]:
+        """What besides the prompt texts shapes an answer; a call in its suite's layout carries every member's tool."""
+        params = {"max_tokens": template.max_tokens, "schema": template.input_schema()}
+        return params if len(prompt.tools) == 1 else {**params, "suite_tools": list(prompt.tools)}
 
     def _request(self, call: LLMCall) -> Request:
+        """The call's prompt, in its suite's layout when this client uses a prompt cache."""
         template: PromptTemplate = call.template
-        system, user = template.system, template.render(call.inputs)
-        return Request(call, system, user,
-                       cache_key(self.provider, self.model, template.ref, system, user, self._params(template)))
+        prompt = template.prompt(call.inputs, shared=self._prompt_cache_minimum() is not None)
+        return Request(call, prompt,
+                       cache_key(self.provider, self.model, template.ref, prompt.system, prompt.user,
+                                 self._params(template, prompt)))
 
     async def _one(self, request: Request, hit: CachedAnswer | None, bulk: BulkOutcome | None,
-                   cache: LLMCache | None, semaphore: asyncio.Semaphore, run_started: float) -> LLMResult:
-        """A bulk-answered call's latency is the batch's (from the run's start), the others' their own."""
+                   cache: LLMCache | None, semaphore: asyncio.Semaphore, run_started: float,
+                   warmup: Warmup | None) -> LLMResult:
+        """A bulk-answered call's latency is the batch's (from the run's start), the others' their own (the
+        wait for the call that warms its prompt prefix included)."""
         started = run_started if bulk is not None else time.perf_counter()
-        result = await self._answer(request, hit, bulk, cache, semaphore)
+        if warmup is None:
+            result = await self._answer(request, hit, bulk, cache, semaphore)
+        else:
+            if hit is None and bulk is None:
+                await warmup.wait(request.key)
+            try:
+                result = await self._answer(request, hit, bulk, cache, semaphore)
+            finally:
+                warmup.release(request.key)
         return replace(result, latency_ms=(time.perf_counter() - started) * 1000)
 
     async def _answer(self, request: Request, hit: CachedAnswer | None, bulk: BulkOutcome | None,
@@ -173,23 +264,31 @@ class LLMClient(ABC):
             return LLMResult(**base, output=hit.output, cached=True, input_tokens=hit.input_tokens,
                              output_tokens=hit.output_tokens, cost_usd=0.0)
         first = bulk if isinstance(bulk, Reply) else None
+        budget = self.budget
         base.update(via_batch=first is not None, batch_fallback=bulk if isinstance(bulk, str) else None)
         messages: list[dict[str, Any]] = [{"role": "user", "content": request.user}]
-        totals = {"requests": 0, "retries": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}
+        totals = {"requests": 0, "retries": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0,
+                  "prompt_cache_write_tokens": 0, "prompt_cache_read_tokens": 0}
         error = None
         for attempt in range(2):
             if attempt == 0 and first is not None:
                 reply = first
             else:
                 async with semaphore:
+                    if budget is not None and (why := budget.exhausted()):
+                        return LLMResult(**base, output=None, error=f"not sent: {why}", error_kind=UNSENT, **totals)
                     await self._pace()
                     try:
-                        reply = await self._ask(template, request.call.inputs, request.system, messages)
+                        reply = await self._ask(request, messages)
                     except ApiCallError as exc:
                         return LLMResult(**base, output=None, error=str(exc), error_kind="api_error",
                                          **_with(totals, requests=1, retries=exc.retries))
+            if budget is not None:
+                budget.record(reply.cost_usd)
             totals = _with(totals, requests=1, retries=reply.retries, input_tokens=reply.input_tokens,
-                           output_tokens=reply.output_tokens, cost_usd=reply.cost_usd)
+                           output_tokens=reply.output_tokens, cost_usd=reply.cost_usd,
+                           prompt_cache_write_tokens=reply.prompt_cache_write_tokens,
+                           prompt_cache_read_tokens=reply.prompt_cache_read_tokens)
             output, error = _validate(template, reply)
             if output is not None:
                 if cache is not None:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from rag_assets.errors import ConfigError
 from rag_assets.llm.batch import BatchJournal, BatchSettings
+from rag_assets.llm.budget import Budget
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price
 
@@ -26,19 +27,23 @@ def make_llm_client(
     prices: Mapping[str, Price] = DEFAULT_PRICES,
     batch: BatchSettings | None = None,
     journal: BatchJournal | None = None,
+    budget: Budget | None = None,
+    prompt_caching: bool = True,
 ) -> LLMClient:
     """``batch`` (with the store's ``journal``) sends large runs to Claude as Message Batches; the
-    offline heuristics answer at once and ignore it."""
+    offline heuristics answer at once and ignore it. ``budget`` caps what a run may spend (the
+    offline heuristics cost nothing, so it never stops them). ``prompt_caching``: mark Claude's shared
+    prompt prefixes for its prompt cache."""
     if provider not in PROVIDERS:
         raise ConfigError(f"LLM provider must be one of {', '.join(PROVIDERS)}, got {provider!r}")
     if provider == "offline" or (provider == "auto" and not api_key):
         from rag_assets.llm.offline import OfflineClient
 
-        return OfflineClient(max_concurrency=max_concurrency)
+        return OfflineClient(max_concurrency=max_concurrency, budget=budget)
     if not api_key:
         raise ConfigError("LLM provider 'anthropic' needs ANTHROPIC_API_KEY to be set")
     from rag_assets.llm.anthropic_client import AnthropicClient
 
     return AnthropicClient(api_key, model, base_url=base_url, timeout=timeout, max_retries=max_retries,
                            max_concurrency=max_concurrency, requests_per_minute=requests_per_minute, prices=prices,
-                           batch=batch, journal=journal)
+                           batch=batch, journal=journal, budget=budget, prompt_caching=prompt_caching)

@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rag_assets.llm.client import LLMClient, Reply
+from rag_assets.llm.client import LLMClient, Reply, Request
 from rag_assets.llm.results import OFFLINE
-from rag_assets.llm.templates import PromptTemplate
 
 
 class OfflineClient(LLMClient):
@@ -22,10 +21,9 @@ class OfflineClient(LLMClient):
     def uses_cache(self) -> bool:
         return False
 
-    async def _ask(self, template: PromptTemplate, inputs: dict[str, Any], system: str,
-                   messages: list[dict[str, Any]]) -> Reply:
-        answer = template.offline(inputs)
+    async def _ask(self, request: Request, messages: list[dict[str, Any]]) -> Reply:
+        answer = request.template.offline(request.call.inputs)
         text = json.dumps(answer)
-        prompt_chars = len(system) + sum(len(str(m["content"])) for m in messages)
+        prompt_chars = len(request.system) + sum(len(str(m["content"])) for m in messages)
         return Reply(answer=answer, raw_text=text, input_tokens=prompt_chars // 4,
                      output_tokens=len(text) // 4, cost_usd=0.0)

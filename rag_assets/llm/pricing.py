@@ -2,6 +2,10 @@
 
 Prices change; the table is a default that a user overrides with the LLM resource's
 ``prices`` field. A model with no price is recorded with cost None, never guessed.
+
+Prompt caching bills the input tokens written to the cache at ``cache_write`` times the input
+price (1.25 for the 5-minute cache) and those read from it at ``cache_read`` times (0.1); the
+Messages API reports them apart from ``input_tokens``, which are only the uncached rest.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from dataclasses import dataclass
 class Price:
     input_per_mtok: float
     output_per_mtok: float
+    cache_write: float = 1.25  # times the input price, for tokens written to the prompt cache
+    cache_read: float = 0.1  # times the input price, for tokens read from it
 
 
 # Published list prices as of 2026-11. Longest matching prefix wins, so a dated model id
@@ -43,9 +49,22 @@ def price_for(model: str, prices: Mapping[str, Price] = DEFAULT_PRICES) -> Price
 
 
 def cost_usd(model: str, input_tokens: int, output_tokens: int,
-             prices: Mapping[str, Price] = DEFAULT_PRICES, *, batch: bool = False) -> float | None:
+             prices: Mapping[str, Price] = DEFAULT_PRICES, *, batch: bool = False, cache_write_tokens: int = 0,
+             cache_read_tokens: int = 0) -> float | None:
+    """``input_tokens`` are the uncached ones; ``cache_*_tokens`` what the prompt cache wrote and read."""
     price = price_for(model, prices)
     if price is None:
         return None
-    direct = (input_tokens * price.input_per_mtok + output_tokens * price.output_per_mtok) / 1_000_000
+    cached = cache_write_tokens * price.cache_write + cache_read_tokens * price.cache_read
+    direct = ((input_tokens + cached) * price.input_per_mtok + output_tokens * price.output_per_mtok) / 1_000_000
     return direct * BATCH_DISCOUNT if batch else direct
+
+
+#: the shortest prefix the Messages API caches, by model-id prefix (longest match wins); shorter ones are
+#: billed as ordinary input
+MIN_CACHEABLE_TOKENS: dict[str, int] = {"claude": 1024, "claude-haiku": 2048}
+
+
+def min_cacheable_tokens(model: str) -> int:
+    matches = [prefix for prefix in MIN_CACHEABLE_TOKENS if model.startswith(prefix)]
+    return MIN_CACHEABLE_TOKENS[max(matches, key=len)] if matches else MIN_CACHEABLE_TOKENS["claude"]

@@ -41,9 +41,11 @@ class LLMResult:
     requests: int = 0
     retries: int = 0
     repaired: bool = False
-    input_tokens: int = 0
+    input_tokens: int = 0  # all of them, those written to and read from the provider's prompt cache included
     output_tokens: int = 0
     cost_usd: float | None = 0.0
+    prompt_cache_write_tokens: int = 0
+    prompt_cache_read_tokens: int = 0
     latency_ms: float = 0.0
     via_batch: bool = False
     batch_fallback: str | None = None
@@ -71,9 +73,20 @@ class LLMStats:
     parse_errors: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    prompt_cache_write_tokens: int = 0
+    prompt_cache_read_tokens: int = 0
     cost_usd: float = 0.0
+    estimates: int = 0  # pre-flight estimates added (steps that estimated)
+    estimated_cost_usd: float | None = 0.0  # their sum (an upper bound); None when one was unpriced
     unpriced_calls: int = 0
     by_template: dict[str, int] = field(default_factory=dict)
+
+    def estimated(self, cost_usd: float | None, count: int = 1) -> LLMStats:
+        """Add a step's pre-flight estimate (``LLMClient.last_estimate``), to show beside the spend."""
+        self.estimates += count
+        self.estimated_cost_usd = None if cost_usd is None or self.estimated_cost_usd is None \
+            else self.estimated_cost_usd + cost_usd
+        return self
 
     def add(self, results: Iterable[LLMResult]) -> LLMStats:
         for result in results:
@@ -94,6 +107,8 @@ class LLMStats:
             self.parse_errors += int(result.error_kind == "parse_error")
             self.input_tokens += result.input_tokens
             self.output_tokens += result.output_tokens
+            self.prompt_cache_write_tokens += result.prompt_cache_write_tokens
+            self.prompt_cache_read_tokens += result.prompt_cache_read_tokens
             if result.cost_usd is None:
                 self.unpriced_calls += 1
             else:
@@ -105,13 +120,18 @@ class LLMStats:
         if other.calls:
             self.provider, self.model = other.provider, other.model
         for name in ("calls", "requests", "cache_hits", "cache_misses", "retries", "repairs", "api_errors",
-                     "parse_errors", "input_tokens", "output_tokens", "cost_usd", "unpriced_calls"):
+                     "parse_errors", "input_tokens", "output_tokens", "prompt_cache_write_tokens",
+                     "prompt_cache_read_tokens", "cost_usd", "unpriced_calls"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.estimated(other.estimated_cost_usd, other.estimates)
         for template, count in other.by_template.items():
             self.by_template[template] = self.by_template.get(template, 0) + count
         return self
 
     def as_dict(self) -> dict[str, Any]:
+        """The tally as metadata; the estimate only where steps estimated (a merge of shard answers has none)."""
+        estimate = {} if not self.estimates else {
+            "llm_estimated_cost_usd": None if self.estimated_cost_usd is None else round(self.estimated_cost_usd, 6)}
         return {
             "llm_provider": self.provider,
             "llm_model": self.model,
@@ -127,5 +147,8 @@ class LLMStats:
             "llm_parse_errors": self.parse_errors,
             "llm_input_tokens": self.input_tokens,
             "llm_output_tokens": self.output_tokens,
+            "llm_prompt_cache_write_tokens": self.prompt_cache_write_tokens,
+            "llm_prompt_cache_read_tokens": self.prompt_cache_read_tokens,
             "llm_cost_usd": round(self.cost_usd, 6),
+            **estimate,
         }

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from rag_assets.llm.templates import PromptTemplate
+from rag_assets.llm.templates import PromptTemplate, in_suite
 from rag_assets.scoring import offline_judge
 
 RUBRIC = ("Judge only what the text says against the evidence given. Length, style, confidence and politeness "
@@ -29,6 +29,11 @@ RUBRIC = ("Judge only what the text says against the evidence given. Length, sty
 def _chunks(inputs: Mapping[str, Any]) -> str:
     return "\n\n".join(f"[{c['chunk_id']}] (version {c.get('version') or 'unversioned'})\n{c['text']}"
                        for c in inputs["chunks"]) or "(no chunks were retrieved)"
+
+
+def _retrieved(inputs: Mapping[str, Any]) -> str:
+    """The item context the judge calls about one answer share (sent before their own parts, to be cached)."""
+    return f"Retrieved chunks, in rank order:\n\n{_chunks(inputs)}"
 
 
 class ClaimVerdict(BaseModel):
@@ -75,9 +80,9 @@ class ContextRecallJudgment(BaseModel):
 FAITHFULNESS = PromptTemplate(
     id="judge_faithfulness", version="1",
     system=f"You check a RAG answer against the retrieved chunks it was given. {RUBRIC}",
-    user=lambda i: (f"Question: {i['question']}\n\nAnswer:\n{i['answer']}\n\nRetrieved chunks:\n\n{_chunks(i)}\n\n"
+    user=lambda i: (f"Question: {i['question']}\n\nAnswer:\n{i['answer']}\n\n"
                     "Split the answer into atomic factual claims and give each a verdict and its supporting chunks."),
-    output_model=FaithfulnessJudgment, offline=offline_judge.faithfulness,
+    context=_retrieved, output_model=FaithfulnessJudgment, offline=offline_judge.faithfulness,
     tool_description="Record every claim of the answer with its verdict and supporting chunk ids.", max_tokens=2048,
 )
 
@@ -93,10 +98,9 @@ ANSWER_QUESTIONS = PromptTemplate(
 CONTEXT_PRECISION = PromptTemplate(
     id="judge_context_precision", version="1",
     system=f"You judge whether each retrieved chunk helps answer a question. {RUBRIC}",
-    user=lambda i: (f"Question: {i['question']}\n\nReference answer: {i['reference']}\n\nRetrieved chunks, in rank "
-                    f"order:\n\n{_chunks(i)}\n\nFor EVERY chunk, in order, say whether it is useful for arriving at "
-                    "the reference answer."),
-    output_model=ContextPrecisionJudgment, offline=offline_judge.context_precision,
+    user=lambda i: (f"Question: {i['question']}\n\nReference answer: {i['reference']}\n\n"
+                    "For EVERY chunk, in order, say whether it is useful for arriving at the reference answer."),
+    context=_retrieved, output_model=ContextPrecisionJudgment, offline=offline_judge.context_precision,
     tool_description="Record one usefulness verdict per retrieved chunk, in rank order.", max_tokens=1024,
 )
 
@@ -112,10 +116,14 @@ CONTEXT_RECALL = PromptTemplate(
     id="judge_context_recall", version="1",
     system=f"You check which statements of a reference answer the retrieved chunks support. {RUBRIC}",
     user=lambda i: ("Statements:\n" + "\n".join(f"{n}. {s}" for n, s in enumerate(i["statements"], start=1))
-                    + f"\n\nRetrieved chunks:\n\n{_chunks(i)}\n\nFor EVERY statement, in order, say whether the "
-                    "chunks support it and which chunk does."),
-    output_model=ContextRecallJudgment, offline=offline_judge.context_recall,
+                    + "\n\nFor EVERY statement, in order, say whether the chunks support it and which chunk does."),
+    context=_retrieved, output_model=ContextRecallJudgment, offline=offline_judge.context_recall,
     tool_description="Record, per statement, whether the retrieved chunks support it.", max_tokens=1024,
 )
 
-JUDGE_TEMPLATES = (FAITHFULNESS, ANSWER_QUESTIONS, CONTEXT_PRECISION, CONTEXT_RECALL)
+# One suite: every judge call carries the four tasks' tools and instructions, so the calls about one item
+# share their prompt prefix up to its retrieved chunks (Anthropic prompt caching, rag_assets.llm.templates).
+JUDGE_TEMPLATES = FAITHFULNESS, ANSWER_QUESTIONS, CONTEXT_PRECISION, CONTEXT_RECALL = in_suite(
+    "judge", "You judge the answers of a retrieval-augmented generation (RAG) system. Each request names one of "
+    "the tasks below and forces its tool: do that task only, by its instructions.",
+    (FAITHFULNESS, ANSWER_QUESTIONS, CONTEXT_PRECISION, CONTEXT_RECALL))

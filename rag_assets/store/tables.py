@@ -97,6 +97,18 @@ class LLMCacheRow(SQLModel, table=True):
     created_at: dt.datetime = Field(default_factory=utcnow)
 
 
+class LLMSpendRow(SQLModel, table=True):
+    """What one paid LLM request cost, tagged with its Dagster run and asset (see rag_assets.llm.budget)."""
+
+    __tablename__ = "llm_spend"
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: str = Field(index=True, max_length=64)
+    scope: str = Field(max_length=128)
+    cost_usd: float
+    created_at: dt.datetime = Field(default_factory=utcnow)
+
+
 class LLMBatchRow(SQLModel, table=True):
     """A provider batch this project submitted: ``pending`` until its answers are cached (then
     ``ended``), or ``lost`` when the provider no longer knows it (see rag_assets.llm.batch)."""

@@ -23,6 +23,19 @@ What it does, in the order it does it, for every ``POST /v1/messages``:
    answers 500 ``api_error`` with ``x-should-retry: false`` (so the SDK does not retry a bug in the
    test) and keeps the exception in ``server.errors``.
 
+Prompt caching, as the real API accounts for it: every block of the request, in the order tools,
+system, messages, is a candidate prefix end; a block with ``cache_control`` is a breakpoint. The
+prefix up to a breakpoint is cacheable when it has at least ``cache_min_tokens(model)`` tokens (by
+the fake's estimate, ``len(json.dumps(prefix blocks)) // 4``; default 1024, 2048 for Haiku-class
+models). Its key is the model and the exact prefix (``cache_control`` itself excluded) and, for a
+breakpoint in the messages, the ``tool_choice`` (changing it invalidates message blocks' caches). The
+longest cached, unexpired prefix of a request is read (``cache_read_input_tokens``); the prefixes up
+to every cacheable breakpoint are then written or refreshed for ``cache_ttl`` seconds (default 300,
+the 5-minute cache; measured on ``cache_clock``, which a test may replace), and the tokens past the read one up to the last cacheable breakpoint are
+``cache_creation_input_tokens``; ``input_tokens`` is the rest. An entry is written when its request
+is answered (the real API: once the answer begins), so requests sent together all write.
+``server.prompt_cache_clear()`` forgets every entry.
+
 Every such request sleeps ``latency`` seconds before it is answered (rejected and failed ones too),
 and counts as "in flight" from its arrival until just *before* its response is written, so a
 client can never see an answer while the fake still counts that request: ``max_in_flight`` is exact.
@@ -59,6 +72,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import hashlib
 import json
 import math
 import random
@@ -128,7 +142,8 @@ class Reply:
     ``{"type": "tool", "name": ...}``), else after the request's first tool.
     ``text``: a ``text`` block.
     ``raw_body``: sent verbatim as a 200 ``application/json`` body (malformed/truncated JSON...).
-    Token counts default to ``len(json.dumps(body)) // 4`` and ``len(output) // 4`` (at least 1),
+    Token counts default to ``input_tokens_of(body)`` (``len(json.dumps(body)) // 4`` with the
+    ``cache_control`` markers left out, as they are no prompt text) and ``len(output) // 4`` (at least 1),
     where output is ``json.dumps(tool_input)`` or ``text``; ``stop_reason`` defaults to
     ``"tool_use"`` / ``"end_turn"``.
     """
@@ -421,6 +436,7 @@ class RecordedRequest:
     started: float  # time.monotonic() on arrival
     finished: float  # time.monotonic() just before the answer was written
     had_api_key: bool  # whether a key came with it (x-api-key, or Authorization: Bearer as the 2.x SDK sends it)
+    usage: dict[str, int] | None = None  # the usage of a 200 answer (prompt cache tokens included)
 
 
 #: decides a batch request's result type from its custom_id and params
@@ -493,8 +509,14 @@ class FakeAnthropicServer:
 
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0, fail_rate: float = 0.0,
                  fail_status: int = 529, seed: int = 0, retry_after_ms: int = 5, batch_delay: float = 0.0,
-                 batch_outcome: BatchOutcomeRule | None = None) -> None:
+                 batch_outcome: BatchOutcomeRule | None = None, cache_ttl: float = 300.0,
+                 cache_min_tokens: Callable[[str], int] | None = None,
+                 cache_clock: Callable[[], float] = time.monotonic) -> None:
         self.responder: Responder | None = responder
+        self.cache_ttl = cache_ttl
+        self.cache_min_tokens: Callable[[str], int] = cache_min_tokens or min_cacheable_tokens
+        self.cache_clock = cache_clock  # what the time to live is measured on (a test may step it)
+        self._prompt_cache: dict[str, float] = {}  # prefix key -> expiry (on cache_clock)
         self.batch_delay = batch_delay
         self.batch_outcome = batch_outcome
         self._batches: dict[str, FakeBatch] = {}
@@ -617,6 +639,10 @@ class FakeAnthropicServer:
         with self._lock:
             return sum(1 for _, r in self._records if status is None or r.status == status)
 
+    def prompt_cache_clear(self) -> None:
+        with self._lock:
+            self._prompt_cache.clear()
+
     def reset(self) -> None:
         """Forget recorded requests and errors, reset ``max_in_flight`` and re-seed the fault draws.
 
@@ -689,6 +715,7 @@ class FakeAnthropicServer:
                     started=started,
                     finished=time.monotonic(),
                     had_api_key=bool(api_key),
+                    usage=_usage(answer),
                 )
                 bisect.insort(self._records, (arrival, record), key=lambda item: item[0])
         return answer
@@ -723,8 +750,8 @@ class FakeAnthropicServer:
                 "stop_reason": reply.stop_reason or stop_reason,
                 "stop_sequence": None,
                 "usage": {
-                    "input_tokens": reply.input_tokens if reply.input_tokens is not None
-                    else max(1, len(json.dumps(body)) // 4),
+                    **self._prompt_cache_usage(body, reply.input_tokens if reply.input_tokens is not None
+                                               else input_tokens_of(body)),
                     "output_tokens": reply.output_tokens if reply.output_tokens is not None
                     else max(1, len(output) // 4),
                 },
@@ -734,6 +761,20 @@ class FakeAnthropicServer:
             with self._lock:
                 self.errors.append(exc)
             return _error(500, f"responder raised {type(exc).__name__}: {exc}", {"x-should-retry": "false"})
+
+    def _prompt_cache_usage(self, body: dict[str, Any], total: int) -> dict[str, int]:
+        """``total`` input tokens split into uncached, written to and read from the prompt cache."""
+        minimum = self.cache_min_tokens(body["model"])
+        points = [(key, tokens) for key, tokens in _breakpoints(body) if tokens >= minimum]
+        now = self.cache_clock()
+        with self._lock:
+            read = max((tokens for key, tokens in points if self._prompt_cache.get(key, 0.0) > now), default=0)
+            for key, _ in points:
+                self._prompt_cache[key] = now + self.cache_ttl
+        read = min(read, total)
+        written = min(max((tokens for _, tokens in points), default=0) - read, total - read) if points else 0
+        return {"input_tokens": total - read - written, "cache_creation_input_tokens": written,
+                "cache_read_input_tokens": read}
 
     def _count_tokens(self, raw_headers: Mapping[str, str], payload: bytes) -> _Answer:
         if not _api_key({name.lower(): value for name, value in raw_headers.items()}):
@@ -746,7 +787,7 @@ class FakeAnthropicServer:
                 problem = "messages: Field required"
         if problem is not None:
             return _error(400, problem)
-        return _Answer(200, json.dumps({"input_tokens": max(1, len(json.dumps(body)) // 4)}).encode())
+        return _Answer(200, json.dumps({"input_tokens": input_tokens_of(body)}).encode())
 
 
     # -- message batches --------------------------------------------------------------------
@@ -828,6 +869,67 @@ class FakeAnthropicServer:
         with self._lock:
             if batch.results is None:
                 batch.results, batch.ended_at = lines, dt.datetime.now(dt.timezone.utc)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` without any ``cache_control`` key."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def input_tokens_of(body: Mapping[str, Any]) -> int:
+    """The fake's token count of a request: a token per 4 characters of its JSON, cache markers excluded."""
+    return max(1, len(json.dumps(_plain(body))) // 4)
+
+
+def min_cacheable_tokens(model: str) -> int:
+    """The real API's shortest cacheable prompt: 2048 tokens for Haiku-class models, 1024 for the others."""
+    return 2048 if "haiku" in model else 1024
+
+
+def _blocks(body: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """Every block of a request in cache order (tools, system, messages), each with where it is."""
+    blocks: list[tuple[str, Any]] = [("tools", tool) for tool in body.get("tools") or []]
+    system = body.get("system")
+    if isinstance(system, str) and system:
+        blocks.append(("system", {"type": "text", "text": system}))
+    elif isinstance(system, list):
+        blocks.extend(("system", block) for block in system)
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        role = message.get("role") if isinstance(message, dict) else None
+        if isinstance(content, str):
+            blocks.append(("messages", {"role": role, "type": "text", "text": content}))
+        elif isinstance(content, list):
+            blocks.extend(("messages", {"role": role, **block}) for block in content if isinstance(block, dict))
+    return blocks
+
+
+def _breakpoints(body: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """(cache key, prefix tokens) at each block with ``cache_control``, in order."""
+    blocks = _blocks(body)
+    points = []
+    for end, (where, block) in enumerate(blocks):
+        if not isinstance(block, dict) or "cache_control" not in block:
+            continue
+        prefix = [_plain(b) for _, b in blocks[: end + 1]]
+        text = json.dumps(prefix, sort_keys=True)
+        keyed = [body.get("model"), text, body.get("tool_choice") if where == "messages" else None]
+        points.append((hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest(), len(text) // 4))
+    return points
+
+
+def _usage(answer: _Answer) -> dict[str, int] | None:
+    if answer.status != 200:
+        return None
+    try:
+        usage = json.loads(answer.payload).get("usage")
+    except (ValueError, AttributeError):
+        return None
+    return usage if isinstance(usage, dict) else None
 
 
 def _api_key(headers: Mapping[str, str]) -> str:

@@ -17,8 +17,11 @@ _CHUNK = re.compile(r"^\[([0-9a-f]{16})\]", re.MULTILINE)
 
 
 def _prompt(body: dict) -> str:
+    """The system blocks (the judge's item context is one) and the first user turn, as one text."""
+    system = body.get("system") or ""
     content = body["messages"][0]["content"]
-    return content if isinstance(content, str) else str(content)
+    return "\n\n".join([system if isinstance(system, str) else "\n\n".join(b["text"] for b in system),
+                        content if isinstance(content, str) else str(content)])
 
 
 def judge_responder(body: dict) -> Reply:

@@ -437,7 +437,8 @@ def test_response_is_the_messages_api_shape(server: FakeAnthropicServer) -> None
     assert status == 200 and headers["content-type"] == "application/json"
     assert headers["request-id"].startswith("req_")
     assert set(payload) == {"id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"}
-    assert payload["usage"] == {"input_tokens": payload["usage"]["input_tokens"], "output_tokens": _rough_tokens({"q": "example"})}
+    assert payload["usage"] == {"input_tokens": payload["usage"]["input_tokens"], "output_tokens": _rough_tokens({"q": "example"}),
+                                "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
     assert payload["content"] == [{"type": "tool_use", "id": payload["content"][0]["id"], "name": "t",
                                    "input": {"q": "example"}}]
 

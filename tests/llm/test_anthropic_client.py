@@ -49,7 +49,7 @@ def test_the_request_carries_model_max_tokens_and_the_schema_as_a_forced_tool(fa
     body = fake_claude.requests[0].body
     assert body["model"] == "claude-sonnet-5-5"
     assert body["max_tokens"] == GENERATE_QUESTIONS.max_tokens
-    assert body["system"] == GENERATE_QUESTIONS.system
+    assert body["system"] == [{"type": "text", "text": GENERATE_QUESTIONS.system, "cache_control": {"type": "ephemeral"}}]
     assert body["tools"] == [{"name": "record_generate_questions", "description": GENERATE_QUESTIONS.tool_description,
                               "input_schema": GENERATE_QUESTIONS.input_schema()}]
     assert body["tool_choice"] == {"type": "tool", "name": "record_generate_questions"}

@@ -97,6 +97,7 @@ def test_the_batch_path_scores_every_item_to_the_same_values_as_the_direct_path(
         direct = _judge(items, responses, versions, SqlLLMCache(get_engine(f"sqlite:///{tmp_path / 'direct.db'}")),
                         server)
         assert server.count() == 4 * len(items) and server.batches == []
+        server.prompt_cache_clear()  # the batch starts as cold as the direct run did
         batched = _judge(items, responses, versions, SqlLLMCache(engine), server, **batch)
         assert server.count() == 4 * len(items), "the batch path made no direct request"
         [judged] = server.batches

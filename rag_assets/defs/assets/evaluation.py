@@ -12,6 +12,7 @@ from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
 from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset
 from rag_assets.errors import RagAssetsError
+from rag_assets.llm.budget import BudgetExceeded
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import OFFLINE
 from rag_assets.report.compare import diff_evaluations
@@ -37,7 +38,7 @@ class EvaluationConfig(dg.Config):
     or a file;
     the baseline evaluation id (default: the previous passing one); the regression gate's alpha and
     allowed drops; the judge failure budget; the embedder; the severity of failed gates; golden items
-    per judge shard."""
+    per judge shard; the most the judge may spend in this run (USD, all shards together)."""
 
     k: int = 5
     profile: str = "auto"
@@ -49,6 +50,9 @@ class EvaluationConfig(dg.Config):
     embedder: str = "hashing"
     severity: str = "ERROR"
     shard_size: int = Field(default=250, description=SHARD_SIZE_HELP)
+    max_cost_usd: float | None = Field(default=None, description=(
+        "the most the judge may spend on this asset in one run, in USD (default: only the llm resource's limit "
+        "for the whole run)"))
 
 
 CHECK_SPECS = [
@@ -68,9 +72,10 @@ CHECK_SPECS = [
 class _Judging:
     """The judge, thresholds and embedder a config names; an invalid config fails the step at once."""
 
-    def __init__(self, config: EvaluationConfig, llm: LLMResource, store: StoreResource) -> None:
+    def __init__(self, config: EvaluationConfig, llm: LLMResource, store: StoreResource, run_id: str) -> None:
         try:
-            self.judge: LLMClient = llm.judge_client(journal=store.llm_batches())
+            budget = llm.budget(run_id, "evaluation", config.max_cost_usd, store.llm_spend())
+            self.judge: LLMClient = llm.judge_client(journal=store.llm_batches(), budget=budget)
             self.profile = resolve_profile(config.profile, self.judge.provider == OFFLINE)
             self.thresholds = load_thresholds(self.profile, config.thresholds_file)
             self.embedder: Embedder = make_embedder(config.embedder)
@@ -87,23 +92,28 @@ def plan_judge_shards(context: dg.OpExecutionContext, config: EvaluationConfig, 
     run = store.rag().latest_run(version)
     if run is None:
         raise dg.Failure(description=f"no RAG run for {version}; materialize rag_answers first")
-    _Judging(config, llm, store)
+    _Judging(config, llm, store, context.run_id)
     yield dg.Output(run.run_id, output_name="rag_run_id")
     yield from shard_outputs(len(store.golden().version_members(run.golden_version)), config.shard_size)
 
 
 @dg.op(code_version=JUDGE_CODE_VERSION, pool=LLM_POOL)
-def judge_shard(config: EvaluationConfig, store: StoreResource, llm: LLMResource, rag_run_id: str,
-                shard: Shard) -> dg.Output[EvaluationOutcome]:
-    """Judges one shard's items; every answer lands in the LLM cache as it arrives."""
+def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource, llm: LLMResource,
+                rag_run_id: str, shard: Shard) -> dg.Output[EvaluationOutcome]:
+    """Judges one shard's items; every answer lands in the LLM cache as it arrives. Fails before any request
+    when its estimate does not fit the budget, and stops sending once the run or the asset spent it."""
     run = store.rag().run(rag_run_id)
     chunks = store.corpus().snapshot_chunks(run.corpus_version)
     items = shard.take(store.golden().version_items(run.golden_version))
-    judging = _Judging(config, llm, store)
+    judging = _Judging(config, llm, store, context.run_id)
     responses = {r.item_id: r for r in store.rag().results(run.run_id, {c.chunk_id: c.text for c in chunks})}
-    outcome = evaluate(items, responses, {c.chunk_id: c.doc_version for c in chunks},
-                       {i.item_id: i.reference_statements for i in items}, judging.judge, store.llm_cache(),
-                       judging.embedder, config.k, {c.chunk_id: c.path for c in chunks})
+    try:
+        outcome = evaluate(items, responses, {c.chunk_id: c.doc_version for c in chunks},
+                           {i.item_id: i.reference_statements for i in items}, judging.judge, store.llm_cache(),
+                           judging.embedder, config.k, {c.chunk_id: c.path for c in chunks})
+    except BudgetExceeded as exc:
+        raise dg.Failure(description=f"judge budget: {exc}") from exc
+    outcome.stats.estimated(judging.judge.last_estimate.cost_usd if judging.judge.last_estimate else 0.0)
     return dg.Output(outcome, metadata={"items": dg.MetadataValue.int(len(items)),
                                         "judge_failures": dg.MetadataValue.int(outcome.judge_failures),
                                         **llm_metadata(outcome.stats)})
@@ -117,7 +127,7 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
     version = context.partition_key
     run = store.rag().run(rag_run_id)
     items = store.golden().version_items(run.golden_version)
-    judging = _Judging(config, llm, store)
+    judging = _Judging(config, llm, store, context.run_id)
     profile, thresholds = judging.profile, judging.thresholds
     outcome = EvaluationOutcome.merge(outcomes, config.k)
     metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))

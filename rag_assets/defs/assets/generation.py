@@ -8,20 +8,21 @@ from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
 from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset
-from rag_assets.generation.generate import ask_generator, collect_candidates, estimate
+from rag_assets.generation.generate import ask_generator, collect_candidates, generation_calls
 from rag_assets.generation.planning import GenerationTask, plan_tasks
 from rag_assets.generation.models import DEFAULT_TYPE_MIX, GenerationConfig
 from rag_assets.generation.prompts import GENERATE_QUESTIONS
 from rag_assets.golden.build import classify
 from rag_assets.golden.requeue import requeue_candidates
+from rag_assets.llm.budget import BudgetExceeded
 from rag_assets.llm.results import LLMResult, LLMStats
 from rag_assets.report.markdown import markdown_table
 from rag_assets.shards import Shard
 
 
 class GenerationRunConfig(dg.Config):
-    """Run config: the type mix (weights), questions per task, tasks per run, dedupe threshold, seed, and
-    generation tasks per shard step."""
+    """Run config: the type mix (weights), questions per task, tasks per run, dedupe threshold, seed,
+    generation tasks per shard step, and the most generation may spend in one run."""
 
     type_mix: dict[str, float] = dict(DEFAULT_TYPE_MIX)
     per_task: int = 1
@@ -29,15 +30,19 @@ class GenerationRunConfig(dg.Config):
     dedupe_threshold: float = 0.8
     seed: int = 0
     shard_size: int = Field(default=20, description=SHARD_SIZE_HELP)
+    max_cost_usd: float | None = Field(default=None, description=(
+        "the most question generation may spend in one run, in USD (default: only the llm resource's limit "
+        "for the whole run)"))
 
     def to_domain(self) -> GenerationConfig:
         return GenerationConfig(type_mix=dict(self.type_mix), per_task=self.per_task, max_tasks=self.max_tasks,
                                 dedupe_threshold=self.dedupe_threshold, seed=self.seed)
 
 
-def _settings(config: GenerationRunConfig, llm: LLMResource, store: StoreResource):
+def _settings(config: GenerationRunConfig, llm: LLMResource, store: StoreResource, run_id: str):
+    budget = llm.budget(run_id, "question_candidates", config.max_cost_usd, store.llm_spend())
     try:
-        return config.to_domain(), llm.client(journal=store.llm_batches())
+        return config.to_domain(), llm.client(journal=store.llm_batches(), budget=budget)
     except ValueError as exc:
         raise dg.Failure(description=f"invalid generation config: {exc}") from exc
 
@@ -50,22 +55,28 @@ def plan_generation_shards(context: dg.OpExecutionContext, config: GenerationRun
     chunks = store.corpus().snapshot_chunks(version)
     if not chunks:
         raise dg.Failure(description=f"corpus snapshot {version} has no chunks in the store; materialize corpus_snapshot first")
-    settings, client = _settings(config, llm, store)
+    settings, client = _settings(config, llm, store, context.run_id)
     tasks = plan_tasks(chunks, store.candidates().covered_chunk_ids(excluding_version=version), settings)
-    context.log.info(estimate(tasks, client).describe(client))
+    context.log.info(f"pre-flight estimate ({client.provider}/{client.model}): "
+                     f"{client.estimate(generation_calls(tasks), store.llm_cache()).describe()}")
     yield dg.Output(tasks, output_name="tasks")
     yield from shard_outputs(len(tasks), config.shard_size)
 
 
 @dg.op(code_version=GENERATE_QUESTIONS.ref, pool=LLM_POOL)
-def generate_shard(config: GenerationRunConfig, llm: LLMResource, store: StoreResource, tasks: list[GenerationTask],
-                   shard: Shard) -> dg.Output[list[LLMResult]]:
-    """Asks the generator for one shard's tasks; every answer lands in the LLM cache as it arrives."""
-    _, client = _settings(config, llm, store)
-    results = ask_generator(shard.take(tasks), client, store.llm_cache())
+def generate_shard(context: dg.OpExecutionContext, config: GenerationRunConfig, llm: LLMResource, store: StoreResource,
+                   tasks: list[GenerationTask], shard: Shard) -> dg.Output[list[LLMResult]]:
+    """Asks the generator for one shard's tasks; every answer lands in the LLM cache as it arrives. Fails before
+    any request when its estimate does not fit the budget, and stops sending once the run or the asset spent it."""
+    _, client = _settings(config, llm, store, context.run_id)
+    try:
+        results = ask_generator(shard.take(tasks), client, store.llm_cache())
+    except BudgetExceeded as exc:
+        raise dg.Failure(description=f"generation budget: {exc}") from exc
+    stats = LLMStats().add(results).estimated(client.last_estimate.cost_usd if client.last_estimate else 0.0)
     return dg.Output(results, metadata={"tasks": dg.MetadataValue.int(len(results)),
                                         "failed_calls": dg.MetadataValue.int(sum(1 for r in results if not r.ok)),
-                                        **llm_metadata(LLMStats().add(results))})
+                                        **llm_metadata(stats)})
 
 
 @dg.op(out={"result": dg.Out(dg.Nothing)})

@@ -47,7 +47,9 @@ def golden_set(context: dg.AssetExecutionContext, store: StoreResource, llm: LLM
                                               "corpus_version": dg.MetadataValue.text(version)},
                                     data_version=dg.DataVersion(build.content_hash[:16]))
     items = golden.version_items(saved.number)
-    statements, stats = extract_statements(items, llm.judge_client(journal=store.llm_batches()), store.llm_cache())
+    budget = llm.budget(context.run_id, "golden_set", None, store.llm_spend())
+    statements, stats = extract_statements(items, llm.judge_client(journal=store.llm_batches(), budget=budget),
+                                           store.llm_cache())
     golden.set_reference_statements(statements)
     jsonl, ragas = export_golden(items, saved.number, store.golden_export_dir(version), {c.chunk_id: c.text for c in chunks})
     by_type: dict[str, int] = {}

@@ -45,10 +45,12 @@ class ShardAnswers:
 
 
 def _system(version: str, chunks: list[SnapshotChunk], store: StoreResource, llm: LLMResource,
-            rag: RagSystemResource) -> RagSystem:
+            rag: RagSystemResource, run_id: str) -> RagSystem:
+    """The reference system's LLM spends within the run's budget (``llm.max_cost_usd``)."""
+    client = llm.client(journal=store.llm_batches(), budget=llm.budget(run_id, "rag_answers", None, store.llm_spend()))
     snapshot = store.corpus().get_snapshot(version)
     try:
-        return rag.system(version, chunks, llm.client(journal=store.llm_batches()), store.llm_cache(), store.index_dir(),
+        return rag.system(version, chunks, client, store.llm_cache(), store.index_dir(),
                           Path(snapshot.corpus_root) if snapshot else None)
     except (RagAssetsError, ValueError) as exc:
         raise dg.Failure(description=f"cannot set up the RAG system: {exc}") from exc
@@ -63,7 +65,7 @@ def plan_rag_shards(context: dg.OpExecutionContext, config: RagRunConfig, store:
     golden = store.golden().latest_version([version])
     if golden is None:
         raise dg.Failure(description=f"no golden-set version for {version} yet; review candidates first")
-    system = _system(version, store.corpus().snapshot_chunks(version), store, llm, rag)
+    system = _system(version, store.corpus().snapshot_chunks(version), store, llm, rag, context.run_id)
     yield dg.Output(RagPlan(golden.number, system.name, config_hash(system), system.config()), output_name="plan")
     yield from shard_outputs(len(store.golden().version_members(golden.number)), config.shard_size)
 
@@ -74,7 +76,7 @@ def answer_shard(context: dg.OpExecutionContext, store: StoreResource, llm: LLMR
     version = context.partition_key
     items = shard.take(store.golden().version_items(plan.golden_version))
     chunks = store.corpus().snapshot_chunks(version)
-    system = _system(version, chunks, store, llm, rag)
+    system = _system(version, chunks, store, llm, rag, context.run_id)
     responses = run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], chunks)
     stats = getattr(system, "stats", None)
     return dg.Output(ShardAnswers(responses, stats),

@@ -1,0 +1,141 @@
+"""Benchmark the judge's bill: dollars per item for the full metric set, with and without prompt caching and
+Message Batches, beside ragas's token counts for the same items at the same model prices.
+
+    python bench/cost.py [--corpus ../shared/data/cpp_docs.tar.gz] [--synthetic 1000] [--model claude-sonnet-5-5]
+
+Two golden sets: the bundled one (the sample corpus through the offline lifecycle with the bundled
+simulated review) and ``synthetic`` items of a public corpus (one factual question per chunk, as
+bench/scale.py makes them), both answered by the reference system. Each is judged with the Anthropic
+client through the real SDK against the project's fake Messages API (127.0.0.1), which bills prompt
+caching as the real API does (prefix match up to each breakpoint, minimum cacheable length, time to
+live); every variant starts with an empty LLM cache and an empty prompt cache. With caching, every judge
+call carries the four judge tasks' tools and instructions (a suite, cached once and read after); without,
+only its own (rag_assets.llm.templates). ``same uncached`` prices a cached run's own tokens without the
+cache's discounts: caching's saving on the same prompts. Tokens are the fake's estimate (4 characters a
+token) and its answers are shorter than a model's, so output tokens are low.
+ragas 0.4.3's figures per item on the same items through the same fake (10.1 calls, 11,928 input and
+688 output tokens) are priced at the same model's prices; it has no prompt caching nor batches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+API_KEY = "fake-key-for-the-local-fake-server"
+RAGAS = {"calls": 10.1, "input": 11_928, "output": 688}  # per item, measured through the same fake
+
+
+@dataclass(frozen=True)
+class Row:
+    golden: str
+    variant: str
+    calls: float
+    input: float
+    written: float
+    read: float
+    output: float
+    dollars: float
+    uncached: float  # the same tokens without the prompt cache's discounts
+
+
+def bundled_world(scratch: Path):
+    """The bundled golden set: the sample corpus and review through the offline lifecycle in Dagster."""
+    os.environ.update(RAG_ASSETS_HOME=str(scratch / "home"), RAG_ASSETS_CORPUS_ROOT=str(ROOT / "data" / "corpus"),
+                      RAG_ASSETS_CURATION_ROOT=str(scratch / "curation"))
+    for name in ("RAG_ASSETS_DATABASE_URL", "ANTHROPIC_API_KEY"):
+        os.environ.pop(name, None)
+    import dagster as dg
+
+    from rag_assets.defs.resources import RESOURCES
+    from tests.defs.lifecycle import current_version, run_job, stage_sample_review
+    from tests.fakes.judge_world import answered
+
+    version = current_version()
+    stage_sample_review(version)
+    with dg.instance_for_test() as instance:
+        run_job(instance, "lifecycle", version)
+    store = RESOURCES["store"]
+    run = store.rag().latest_run(version)
+    return answered(store.golden().version_items(run.golden_version), store.corpus().snapshot_chunks(version), version)
+
+
+def synthetic(scratch: Path, corpus: Path, items: int):
+    from snapshot import corpus_folder
+
+    from rag_assets.store.engine import get_engine
+    from tests.fakes.judge_world import synthetic_world
+
+    return synthetic_world(get_engine(f"sqlite:///{scratch / 'synthetic.db'}"), items,
+                           corpus_folder(corpus.resolve(), scratch / "corpus"))
+
+
+def measure(world, golden: str, server, model: str, caching: bool, batch: bool, scratch: Path) -> Row:
+    """Judge every item once, from empty caches; per-item figures of what the fake server billed."""
+    from rag_assets.llm.anthropic_client import AnthropicClient
+    from rag_assets.llm.batch import BatchSettings
+    from rag_assets.scoring.embedding import HashingEmbedder
+    from rag_assets.scoring.evaluate import evaluate
+    from rag_assets.store.engine import get_engine
+    from rag_assets.store.llm_batch_repository import SqlBatchJournal
+    from rag_assets.store.llm_cache_repository import SqlLLMCache
+
+    variant = ("caching" if caching else "no caching") + (" + batches" if batch else "")
+    engine = get_engine(f"sqlite:///{scratch / (golden + variant).replace(' ', '_')}.db")
+    options = {"batch": BatchSettings(min_calls=1, poll_seconds=0.05), "journal": SqlBatchJournal(engine)} if batch else {}
+    client = AnthropicClient(API_KEY, model, base_url=server.base_url, max_concurrency=16, prompt_caching=caching,
+                             **options)
+    server.prompt_cache_clear()
+    stats = evaluate(world.items, world.responses, world.versions, world.statements, client, SqlLLMCache(engine),
+                     HashingEmbedder(), 5).stats
+    n = len(world.items)
+    return Row(golden, variant, stats.requests / n, stats.input_tokens / n, stats.prompt_cache_write_tokens / n,
+               stats.prompt_cache_read_tokens / n, stats.output_tokens / n, stats.cost_usd / n,
+               client.cost(stats.input_tokens, stats.output_tokens, batch=batch) / n)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "data" / "cpp_docs.tar.gz")
+    parser.add_argument("--synthetic", type=int, default=1000)
+    parser.add_argument("--model", default="claude-sonnet-5-5")
+    args = parser.parse_args()
+
+    from rag_assets.llm.pricing import cost_usd
+    from tests.fakes.anthropic_server import FakeAnthropicServer
+    from tests.fakes.claude_judge import judge_responder
+
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as scratch_dir, FakeAnthropicServer(judge_responder) as server:
+        scratch = Path(scratch_dir)
+        worlds = {"bundled": bundled_world(scratch), f"synthetic {args.synthetic}": synthetic(scratch, args.corpus,
+                                                                                              args.synthetic)}
+        for golden, world in worlds.items():
+            for batch in (False, True):
+                for caching in (False, True):
+                    rows.append(measure(world, golden, server, args.model, caching, batch, scratch))
+    ragas = cost_usd(args.model, RAGAS["input"], RAGAS["output"])
+    print(f"judge cost per item, {args.model} at list prices, full metric set, k=5; tokens per item")
+    print(f"| golden set | variant | calls | input | cache written | cache read | output | $/item | "
+          f"/ no caching | / same uncached | / ragas |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for golden, count in ((name, len(world.items)) for name, world in worlds.items()):
+        plain = next(r.dollars for r in rows if r.golden == golden and r.variant == "no caching")
+        for row in (r for r in rows if r.golden == golden):
+            print(f"| {golden} ({count} items) | {row.variant} | {row.calls:.2f} | {row.input:,.0f} | {row.written:,.0f} | "
+                  f"{row.read:,.0f} | {row.output:,.0f} | {row.dollars:.5f} | {row.dollars / plain:.2f} | "
+                  f"{row.dollars / row.uncached:.2f} | {row.dollars / ragas:.2f} |")
+    print(f"| same items | ragas 0.4.3 (its figures) | {RAGAS['calls']:.1f} | {RAGAS['input']:,} | 0 | 0 | "
+          f"{RAGAS['output']} | {ragas:.5f} | | | 1.00 |")
+
+
+if __name__ == "__main__":
+    main()

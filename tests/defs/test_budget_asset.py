@@ -1,0 +1,104 @@
+"""The budget gate through Dagster: the evaluation's judge steps against the fake Messages API, counted there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from rag_assets.defs.assets.corpus import corpus_snapshot
+from rag_assets.defs.assets.evaluation import evaluation
+from rag_assets.defs.assets.generation import question_candidates
+from rag_assets.defs.partitions import corpus_versions
+from rag_assets.defs.assets.rag import rag_answers
+from rag_assets.defs.resources import RESOURCES, LLMResource
+from rag_assets.llm.pricing import cost_usd
+from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
+from tests.fakes.anthropic_server import FakeAnthropicServer, Reply
+from tests.fakes.claude_generation import API_KEY, generation_responder
+from tests.fakes.claude_judge import judge_responder
+
+# Resolved once, at import (see tests/defs/test_shards.py).
+_JOBS = dg.Definitions(assets=[corpus_snapshot, question_candidates, rag_answers, evaluation], resources=RESOURCES,
+                       jobs=[dg.define_asset_job("evaluate", selection="evaluation"),
+                             dg.define_asset_job("generate", selection=[corpus_snapshot, question_candidates])])
+EVALUATE, GENERATE = _JOBS.resolve_job_def("evaluate"), _JOBS.resolve_job_def("generate")
+
+
+def _evaluate(instance: dg.DagsterInstance, version: str, server: FakeAnthropicServer, *,
+              run_max_usd: float | None = None, asset_max_usd: float | None = None) -> dg.ExecuteInProcessResult:
+    llm = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_retries=0,
+                      max_concurrency=1, max_cost_usd=run_max_usd)
+    return EVALUATE.execute_in_process(
+        partition_key=version, instance=instance, resources={**RESOURCES, "llm": llm}, raise_on_error=False,
+        run_config={"ops": {"evaluation": {"config": {"max_cost_usd": asset_max_usd}}}})
+
+
+def _failures(result: dg.ExecuteInProcessResult) -> list[str]:
+    return [e.step_failure_data.error.message for e in result.all_events if e.is_step_failure]
+
+
+def _expensive(body: dict) -> Reply:
+    """The judge's answer, billed 2,000,000 input tokens ($4 on Sonnet 5.5) whatever its prompt."""
+    reply = judge_responder(body)
+    return Reply(tool_input=reply.tool_input, input_tokens=2_000_000, output_tokens=100)
+
+
+@pytest.fixture
+def lifecycle(project_env: Path):
+    """The sample corpus through the offline lifecycle (golden set, RAG answers): (instance, corpus version)."""
+    version = current_version()
+    stage_sample_review(version)
+    with dg.instance_for_test() as instance:
+        run_job(instance, "lifecycle", version)
+        yield instance, version
+
+
+def test_an_evaluation_whose_estimate_exceeds_the_asset_budget_fails_without_a_request(lifecycle):
+    with FakeAnthropicServer(judge_responder) as server:
+        result = _evaluate(*lifecycle, server, asset_max_usd=0.001)
+        assert server.count() == 0
+    assert not result.success
+    message = "\n".join(_failures(result))
+    assert "judge budget: the estimated cost $" in message
+    assert "of evaluation (" in message and "exceeds its budget: $0.0010, of which $0.0000 is spent" in message
+    assert "RAG_ASSETS_MAX_COST_USD" in message
+
+
+def test_an_evaluation_that_passes_its_run_budget_stops_and_a_rerun_pays_only_for_the_rest(lifecycle):
+    with FakeAnthropicServer(_expensive) as server:
+        stopped = _evaluate(*lifecycle, server, run_max_usd=10.0)  # the estimate is about $2.50
+        # one at a time: $0, $4, $8 spent before each of three requests; then $12 > $10
+        assert server.count() == 3
+        assert not stopped.success
+        assert "3 calls were answered and are kept in the LLM cache" in "\n".join(_failures(stopped))
+        rerun = _evaluate(*lifecycle, server, run_max_usd=10_000.0)
+        meta = metadata(rerun, "evaluation")
+        assert server.count() == 3 + meta["llm_api_requests"]
+    # the 3 paid answers (and calls identical to one of them) come from the cache; only the rest is asked
+    assert meta["llm_cache_hits"] >= 3 and meta["llm_cache_hits"] + meta["llm_api_requests"] == meta["llm_calls"]
+    written, read = meta["llm_prompt_cache_write_tokens"], meta["llm_prompt_cache_read_tokens"]
+    assert meta["llm_input_tokens"] == meta["llm_api_requests"] * 2_000_000 and read > 0
+    assert meta["llm_cost_usd"] == pytest.approx(cost_usd("claude-sonnet-5-5", meta["llm_input_tokens"] - written - read,
+                                                          meta["llm_output_tokens"], cache_write_tokens=written,
+                                                          cache_read_tokens=read), abs=1e-6)
+    assert meta["llm_estimated_cost_usd"] > 0
+
+
+def test_question_generation_over_its_budget_fails_before_any_request_and_offline_never_does(project_env: Path):
+    version = current_version()
+    config = {"ops": {"question_candidates": {"config": {"max_tasks": 12, "max_cost_usd": 0.01}}}}
+    with dg.instance_for_test() as instance, FakeAnthropicServer(generation_responder) as server:
+        instance.add_dynamic_partitions(corpus_versions.name, [version])
+        claude = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url)
+        # 12 calls of at most 1,500 output tokens: $0.18 of output alone
+        failed = GENERATE.execute_in_process(partition_key=version, instance=instance, run_config=config,
+                                             resources={**RESOURCES, "llm": claude}, raise_on_error=False)
+        assert server.count() == 0
+        offline = GENERATE.execute_in_process(partition_key=version, instance=instance, run_config=config,
+                                              resources={**RESOURCES, "llm": LLMResource(provider="offline")})
+    assert not failed.success
+    assert "generation budget: the estimated cost $" in "\n".join(_failures(failed))
+    assert "exceeds its budget: $0.0100" in "\n".join(_failures(failed))
+    assert offline.success and metadata(offline, "question_candidates")["llm_cost_usd"] == 0.0
