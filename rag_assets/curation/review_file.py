@@ -57,7 +57,8 @@ from rag_assets.text.control import control_character_problem
 __all__ = ["REVIEW_FORMATS", "declared_version", "read_only_edits", "read_review_file", "unsupported_reason"]
 
 #: The one set of review file suffixes (suffix -> format): the inbox takes these and rejects the rest.
-REVIEW_DELIMITERS = (",", ";", "\t")
+REVIEW_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".xlsx": "xlsx"}
+_DELIMITERS = (",", ";", "\t")
 _DELIMITER_NAMES = {",": "','", ";": "';'", "\t": "tab"}
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _DECISIONS = tuple(decision.value for decision in Decision)
