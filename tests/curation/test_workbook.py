@@ -20,7 +20,8 @@ from tests.curation.test_rejected_files_leave_the_store_unchanged import _dump, 
 from tests.curation.test_review_file import KNOWN, decided, outbox_row, problems_of
 
 REVIEW_HEADER = ["candidate_id", "question_type", "question", "decision", "edited_question", "edited_answer", "notes",
-                 "reviewer", "reference_answer", "evidence", "chunk_ids", "source_document", "corpus_version"]
+                 "reviewer", "reference_answer", "evidence", "chunk_ids", "source_document", "corpus_version",
+                 "rows_written"]
 
 
 def _outbox_workbook(engine, version: str, path: Path) -> tuple[Path, list, dict]:
@@ -52,7 +53,7 @@ def test_workbook_round_trip_through_the_inbox(world) -> None:
     assert validation.type == "list" and validation.formula1 == '"accept,reject,edit"'
     assert str(validation.sqref) == f"D2:D{len(candidates) + 1}"
     assert sheet.protection.sheet is True
-    for column in "ABCIJKLM":  # identity, question, evidence: locked
+    for column in "ABCIJKLMN":  # identity, question, evidence, row count: locked
         assert sheet[f"{column}2"].protection.locked is True, column
     for column in "DEFGH":  # decision, edits, notes, reviewer: open to the expert
         assert sheet[f"{column}2"].protection.locked is False, column
@@ -63,6 +64,7 @@ def test_workbook_round_trip_through_the_inbox(world) -> None:
     first = candidates[0]
     shown = [chunks[r.chunk_id] for r in (first.relevant_chunks or first.source_chunks)]
     assert sheet["A2"].value == first.candidate_id and sheet["C2"].value == first.question
+    assert {sheet[f"N{row}"].value for row in range(2, sheet.max_row + 1)} == {str(len(candidates))}, "as the CSV"
     assert sheet["K2"].value == "\n".join(c.chunk_id for c in shown)
     assert sheet["J2"].value == "\n\n".join(markdown_to_text(c.text) for c in shown)  # whole, not cut at 400
     assert max(len(c.text) for c in shown) > 400 and "[" + shown[0].chunk_id not in sheet["J2"].value
