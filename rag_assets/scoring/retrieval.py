@@ -9,7 +9,8 @@ Conventions (those of trec_eval, so figures compare with pytrec_eval and ranx):
   skips topics without relevance judgments.
 - MRR@k is the reciprocal rank of the first relevant item within the top k, 0 if none.
 - nDCG@k uses trec_eval's linear gain (the grade) and log2(rank + 1) discount; the ideal ranking
-  sorts all judged items by grade.
+  sorts all judged items by grade. A negative grade (judged harmful) is a gain of 0, as in trec_eval
+  and ranx: it never subtracts, so nDCG stays in [0, 1].
 - hit rate@k is 1 if any relevant item is in the top k.
 - average precision is over the whole ranking (trec_eval ``map``); ``average_precision(k=...)``
   truncates it (``map_cut``).
@@ -30,7 +31,8 @@ def _ranked(retrieved: Sequence[str], k: int | None) -> list[str]:
 
 
 def _gains(retrieved: Sequence[str], relevance: Mapping[str, float], k: int | None) -> np.ndarray:
-    return np.array([float(relevance.get(chunk_id, 0.0)) for chunk_id in _ranked(retrieved, k)], dtype=float)
+    """The gain at each rank: the grade, a negative grade counting 0 (trec_eval, ranx)."""
+    return np.array([max(0.0, float(relevance.get(chunk_id, 0.0))) for chunk_id in _ranked(retrieved, k)], dtype=float)
 
 
 def precision_at_k(retrieved: Sequence[str], relevance: Mapping[str, float], k: int) -> float:
