@@ -3,8 +3,10 @@
 - faithfulness: ONE call extracts the answer's claims and verifies ALL of them against the
   retrieved chunks (verdict and supporting chunks per claim); citation accuracy and temporal
   faithfulness are derived from it at no extra call;
-- answer relevance: ONE call writes three questions the answer would answer (without seeing the
-  question, as in ragas) and flags a noncommittal answer; similarity is an embedder's job;
+- answer relevance: ONE call splits the question into its parts and says how fully the answer answers
+  each (with the kind of answer it asks for), says per answer statement whether it addresses the
+  question, flags a noncommittal answer, and writes three reverse questions (ragas) that only a
+  semantic embedder uses;
 - context precision: ONE call judges every retrieved chunk at once;
 - context recall: the reference answer's statements are extracted once per golden item (when its
   golden version is built, stored with the item), then ONE call per evaluation attributes them.
@@ -44,9 +46,25 @@ class FaithfulnessJudgment(BaseModel):
     claims: list[ClaimVerdict] = Field(description="Empty when the answer makes no factual claim (e.g. it declines).")
 
 
-class ReverseQuestions(BaseModel):
-    questions: list[str] = Field(min_length=3, max_length=3, description="Three questions the answer answers.")
+class QuestionPart(BaseModel):
+    part: str = Field(description="One thing the question asks (the whole question if it asks one thing).")
+    answered: float = Field(ge=0.0, le=1.0, description=(
+        "1 if the answer fully answers this part with the kind of answer it asks for (a date or time for 'when', "
+        "a number for 'how many', yes or no, a reason for 'why', the steps for 'how do I'); 0.5 if only partly; "
+        "0 if not. Whether the answer is true does not matter here."))
+
+
+class StatementRelevance(BaseModel):
+    statement: str = Field(description="One statement of the answer.")
+    addresses_question: bool = Field(description="True if the statement helps answer the question asked.")
+
+
+class RelevanceJudgment(BaseModel):
+    question_parts: list[QuestionPart] = Field(min_length=1, description="The parts of the question, in order.")
+    statements: list[StatementRelevance] = Field(description="The answer's statements, in order.")
     noncommittal: bool = Field(description="True if the answer is evasive, vague or declines to answer.")
+    questions: list[str] = Field(min_length=3, max_length=3, description=(
+        "Three questions the answer answers, written as if the question were unknown."))
 
 
 class ChunkVerdict(BaseModel):
@@ -81,13 +99,20 @@ FAITHFULNESS = PromptTemplate(
     tool_description="Record every claim of the answer with its verdict and supporting chunk ids.", max_tokens=2048,
 )
 
-ANSWER_QUESTIONS = PromptTemplate(
-    id="judge_answer_questions", version="1",
-    system=f"You read an answer and write the questions it answers. {RUBRIC}",
-    user=lambda i: (f"Answer:\n{i['answer']}\n\nWrite three different questions that this answer answers, and say "
-                    "whether the answer is noncommittal (evasive, vague, or declining to answer)."),
-    output_model=ReverseQuestions, offline=offline_judge.answer_questions,
-    tool_description="Record three questions the answer answers and whether it is noncommittal.", max_tokens=512,
+ANSWER_RELEVANCE = PromptTemplate(
+    id="judge_answer_relevance", version="2",
+    system=f"You judge whether an answer answers the question it was asked. {RUBRIC}",
+    user=lambda i: (f"Question: {i['question']}\n\nAnswer:\n{i['answer']}\n\n"
+                    "1. Split the question into the parts it asks (one part if it asks one thing) and say how fully "
+                    "the answer answers each, with the kind of answer the part asks for (a date for 'when', a number "
+                    "for 'how many', yes or no, a reason for 'why', the steps for 'how do I'): 1, 0.5 or 0.\n"
+                    "2. Split the answer into its statements and say of each whether it addresses the question "
+                    "(not whether it is true).\n"
+                    "3. Say whether the answer is noncommittal (evasive, vague, or declining to answer).\n"
+                    "4. Write three different questions that this answer answers, as if you had not seen the question."),
+    output_model=RelevanceJudgment, offline=offline_judge.answer_relevance,
+    tool_description="Record the question's parts, the answer's statements, the noncommittal flag and three "
+                     "reverse questions.", max_tokens=1024,
 )
 
 CONTEXT_PRECISION = PromptTemplate(
@@ -118,4 +143,4 @@ CONTEXT_RECALL = PromptTemplate(
     tool_description="Record, per statement, whether the retrieved chunks support it.", max_tokens=1024,
 )
 
-JUDGE_TEMPLATES = (FAITHFULNESS, ANSWER_QUESTIONS, CONTEXT_PRECISION, CONTEXT_RECALL)
+JUDGE_TEMPLATES = (FAITHFULNESS, ANSWER_RELEVANCE, CONTEXT_PRECISION, CONTEXT_RECALL)

@@ -25,6 +25,7 @@ _DECLINE = re.compile(
     r"|\b(?:does|do|did)(?: not|n't) (?:cover|mention|say|specify|contain|include|provide|describe|address|state|"
     r"document)"
     r"|\b(?:no|not enough|insufficient|no specific|limited) (?:information|details|data|context|documentation)\b"
+    r"|\bno (?:definite|definitive|clear|direct|straight|simple|single) answer\b"
     r"|\b(?:do not|don't|does not|doesn't|did not|didn't) (?:have|contain|include|provide) (?:enough|sufficient|any)\b"
     r"|\bi (?:do not|don't|am not|'m not) (?:know|sure|certain|aware)"
     r"|\b(?:not sure|unsure|uncertain|no idea|hard to say|difficult to say|impossible to say|not clear|unclear)\b"
