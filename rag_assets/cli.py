@@ -246,6 +246,22 @@ def import_golden(path: str, file_format: str, chunks: str | None) -> int:
     return 0
 
 
+def calibrate(path: str, embedder: str) -> int:
+    """Print the configured judge's agreement with a labelled file (rag_assets.scoring.calibration)."""
+    from rag_assets.defs.resources import RESOURCES
+    from rag_assets.errors import RagAssetsError
+    from rag_assets.scoring.calibration import calibrate as run_calibration
+
+    try:
+        report = run_calibration(Path(path), RESOURCES["llm"].judge_client(), embedder=embedder,
+                                 cache=RESOURCES["store"].llm_cache())
+    except RagAssetsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(report.markdown())
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rag-assets", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -266,6 +282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     import_parser.add_argument("path")
     import_parser.add_argument("--format", required=True, choices=["anthropic_docs", "ragas"], dest="file_format")
     import_parser.add_argument("--chunks", help="anthropic_docs format: the corpus chunks JSON")
+    calibrate_parser = commands.add_parser("calibrate", help="check the configured judge against labelled answers (JSONL)")
+    calibrate_parser.add_argument("path")
+    calibrate_parser.add_argument("--embedder", default="hashing", help="as the evaluation config's embedder")
     corpus_parser = commands.add_parser("corpus-from-json", help="turn a pre-chunked JSON corpus into a corpus folder")
     corpus_parser.add_argument("chunks_json")
     corpus_parser.add_argument("out_dir")
@@ -277,6 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return simulate(args.out)
     if args.command == "import-golden":
         return import_golden(args.path, args.file_format, args.chunks)
+    if args.command == "calibrate":
+        return calibrate(args.path, args.embedder)
     from rag_assets.golden.importers import json_chunks_to_corpus
 
     written = json_chunks_to_corpus(Path(args.chunks_json), Path(args.out_dir))
