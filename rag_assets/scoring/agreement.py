@@ -1,8 +1,9 @@
 """How well a judge's scores agree with labels: agreement, balanced accuracy, ROC-AUC, bootstrap intervals.
 
 Two kinds of labels. A 0/1 label per answer: agreement is the accuracy of ``score >= 0.5`` (the judge
-metrics are shares, so 0.5 is the midpoint, not a tuned threshold), balanced accuracy its mean recall
-of both classes, ROC-AUC the chance that a random good answer outscores a random bad one (ties half).
+metrics are shares, so 0.5 is the midpoint, not a tuned threshold), Cohen's kappa the same agreement
+beyond chance, balanced accuracy its mean recall of both classes, ROC-AUC the chance that a random good
+answer outscores a random bad one (ties half).
 A pair (a good and a bad answer to the same question): agreement is the share of pairs where the good
 one scores higher (a tie counts half); balanced accuracy and ROC-AUC pool the pairs' answers as 1 and 0.
 Intervals: percentile bootstrap over the labelled units (answers, or whole pairs), seeded.
@@ -44,6 +45,17 @@ def accuracy(scores: Sequence[float], labels: Sequence[int], threshold: float = 
     return float(((s >= threshold) == y).mean()) if y.size else NAN
 
 
+def cohen_kappa(scores: Sequence[float], labels: Sequence[int], threshold: float = THRESHOLD) -> float:
+    """(observed - chance agreement) / (1 - chance) of ``score >= threshold`` with the labels, chance from
+    both sides' marginals; NaN when chance agreement is 1 (both sides constant and equal)."""
+    predicted, y = np.asarray(scores, dtype=float) >= threshold, np.asarray(labels, dtype=bool)
+    if not y.size:
+        return NAN
+    observed = float((predicted == y).mean())
+    chance = float(predicted.mean() * y.mean() + (1 - predicted.mean()) * (1 - y.mean()))
+    return NAN if chance == 1.0 else (observed - chance) / (1 - chance)
+
+
 def pair_agreement(good: Sequence[float], bad: Sequence[float]) -> float:
     """Share of pairs whose good answer scores higher, a tie counting half."""
     g, b = np.asarray(good, dtype=float), np.asarray(bad, dtype=float)
@@ -81,13 +93,15 @@ class Agreement:
     agreement: Estimate
     balanced_accuracy: Estimate
     roc_auc: Estimate
+    kappa: Estimate    # labels only (a pair has no chance agreement to correct for)
 
 
 def label_agreement(scores: Sequence[float], labels: Sequence[int], seed: int = 0) -> Agreement:
     s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=int)
     return Agreement("labels", len(s), bootstrap(len(s), lambda i: accuracy(s[i], y[i]), seed=seed),
                      bootstrap(len(s), lambda i: balanced_accuracy(s[i], y[i]), seed=seed),
-                     bootstrap(len(s), lambda i: roc_auc(s[i], y[i]), seed=seed))
+                     bootstrap(len(s), lambda i: roc_auc(s[i], y[i]), seed=seed),
+                     bootstrap(len(s), lambda i: cohen_kappa(s[i], y[i]), seed=seed))
 
 
 def paired_agreement(good: Sequence[float], bad: Sequence[float], seed: int = 0) -> Agreement:
@@ -98,4 +112,4 @@ def paired_agreement(good: Sequence[float], bad: Sequence[float], seed: int = 0)
 
     return Agreement("pairs", len(g), bootstrap(len(g), lambda i: pair_agreement(g[i], b[i]), seed=seed),
                      bootstrap(len(g), pooled(balanced_accuracy), seed=seed),
-                     bootstrap(len(g), pooled(roc_auc), seed=seed))
+                     bootstrap(len(g), pooled(roc_auc), seed=seed), Estimate(NAN, NAN, NAN))

@@ -6,7 +6,7 @@ The file is JSONL, one answer per line: ``question``, ``answer``, ``contexts`` (
 ``{"pair": "<id>", "label": "good" | "bad"}`` (two answers to one question, one better than the other).
 Other fields are kept out of the way. The judge scores every answer through :func:`judge_cases` (the
 evaluation asset's path), and each metric gets its agreement with the labels (see ``agreement``), beside
-the "longer answer wins" baseline for pairs. A file with any bad row is rejected whole, every problem
+the "longer answer wins" baseline for pairs, and Cohen's kappa for labels. A file with any bad row is rejected whole, every problem
 named by line and field, before anything is judged.
 """
 
@@ -121,11 +121,11 @@ class CalibrationReport:
     def markdown(self) -> str:
         lines = [f"judge {self.judge}, {self.answers} labelled answers", "",
                  "| metric | labels | n | agreement [95% CI] | balanced accuracy [95% CI] | ROC-AUC [95% CI] "
-                 "| longer answer wins: agreement | unscored |", "|---|---|---|---|---|---|---|---|"]
+                 "| Cohen's kappa [95% CI] | longer answer wins: agreement | unscored |", "|---|---|---|---|---|---|---|---|---|"]
         for m in self.metrics:
             baseline = str(m.longer_answer.agreement) if m.longer_answer else "-"
             lines.append(f"| {m.metric} | {m.judge.kind} | {m.judge.n} | {m.judge.agreement} | "
-                         f"{m.judge.balanced_accuracy} | {m.judge.roc_auc} | {baseline} | {m.unscored} |")
+                         f"{m.judge.balanced_accuracy} | {m.judge.roc_auc} | {m.judge.kappa} | {baseline} | {m.unscored} |")
         return "\n".join(lines)
 
 

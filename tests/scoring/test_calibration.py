@@ -9,7 +9,7 @@ import pytest
 
 from rag_assets.cli import main
 from rag_assets.errors import ConfigError
-from rag_assets.scoring.agreement import balanced_accuracy, pair_agreement, roc_auc
+from rag_assets.scoring.agreement import balanced_accuracy, cohen_kappa, pair_agreement, roc_auc
 from rag_assets.scoring.calibration import calibrate, load_labelled
 
 LIMIT = ["Files can be at most 15 GB."]
@@ -42,6 +42,8 @@ def test_the_measures_on_hand_computed_scores():
     assert roc_auc([1, 1, 0, 1], [1, 1, 0, 0]) == 0.75, "(1 + 0.5 + 1 + 0.5) / 4 pairs of a 1 and a 0"
     assert balanced_accuracy([1, 1, 0, 1], [1, 1, 0, 0]) == 0.75, "recall of the 1s 1, of the 0s 0.5"
     assert pair_agreement([1.0, 0.5, 0.7], [0.5, 1.0, 0.7]) == 0.5, "a win, a loss and a tie"
+    assert cohen_kappa([1, 0, 1, 1], [1, 0, 1, 0]) == 0.5, "observed 0.75, chance 3/4 * 1/2 + 1/4 * 1/2 = 0.5"
+    assert cohen_kappa([0.9, 0.2], [1, 0]) == 1.0 and cohen_kappa([0.9, 0.2], [0, 1]) == -1.0
 
 
 def test_calibrate_reports_the_hand_checked_agreement(tmp_path: Path):
@@ -51,7 +53,7 @@ def test_calibrate_reports_the_hand_checked_agreement(tmp_path: Path):
     [faithfulness] = [m for m in report.metrics if m.metric == "faithfulness"]
     assert (faithfulness.judge.kind, faithfulness.judge.n, faithfulness.longer_answer) == ("labels", 4, None)
     assert faithfulness.judge.agreement.value == 0.75 and faithfulness.judge.balanced_accuracy.value == 0.75
-    assert faithfulness.judge.roc_auc.value == 0.75
+    assert faithfulness.judge.roc_auc.value == 0.75 and faithfulness.judge.kappa.value == 0.5
     assert 0.0 <= faithfulness.judge.agreement.low <= 0.75 <= faithfulness.judge.agreement.high <= 1.0
     assert (relevance.judge.kind, relevance.judge.n, relevance.judge.agreement.value) == ("pairs", 2, 0.5)
     assert relevance.longer_answer.agreement.value == 0.5, "the longer answer is the good one in p2 only"
@@ -61,7 +63,7 @@ def test_the_cli_prints_the_table_with_the_configured_judge(project_env: Path, t
     assert main(["calibrate", str(_write(tmp_path / "labelled.jsonl", ROWS))]) == 0
     out = capsys.readouterr().out
     assert out.startswith("judge offline:offline-heuristics-v1, 8 labelled answers")
-    assert "| faithfulness | labels | 4 | 0.750 [" in out and "| answer_relevance | pairs | 2 | 0.500 [" in out
+    assert "| faithfulness | labels | 4 | 0.750 [" in out and "| 0.500 [" in out and "| answer_relevance | pairs | 2 | 0.500 [" in out
 
 
 def test_a_bad_file_is_rejected_whole_naming_line_and_field(project_env: Path, tmp_path: Path, capsys):
