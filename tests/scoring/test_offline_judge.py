@@ -383,3 +383,20 @@ def test_context_recall_attributes_statements_with_their_numbers_to_one_chunk():
     assert [s["attributed"] for s in output["statements"]] == [True, True, False, False]
     assert output["statements"][0]["chunk_id"] == LIMITS["chunk_id"]
     assert output["statements"][2]["chunk_id"] is None
+
+
+def test_a_question_is_read_as_parts_with_their_focus_and_expected_answer_type():
+    from rag_assets.scoring.offline_judge.question import parts
+
+    def read(question: str) -> list[tuple[str, str]]:
+        return [(p.text, p.expects) for p in parts(question)]
+
+    assert read("What does the Starter plan cost, and how much storage does it include?") == [
+        ("What does the Starter plan cost", "thing"), ("how much storage does it include", "quantity")]
+    assert read("When deciding whether to use CoT for a task, what are two key factors to consider?") == [
+        ("When deciding whether to use CoT for a task, what are two key factors to consider", "thing")]
+    assert "cot" in parts("When deciding whether to use CoT, what matters?")[0].focus, "the condition is the topic"
+    assert [read(q)[0][1] for q in ("What year did the Normans invade England?", "In what country is Normandy?",
+                                    "Who was the Norse leader?", "Why does the agent retry?", "How do I rotate a key?",
+                                    "Is the CLI able to sync?", "Which port does the Hub use?")] == [
+        "time", "place", "person", "reason", "method", "yes_no", "thing"]

@@ -1,7 +1,8 @@
 """What a question asks: its parts, each with its focus words and the type of answer it expects.
 
 A part is a clause with its own question word ("What does Starter cost, and how much storage does it
-include?" has two). Its focus: its content words. Its expected answer type, from its question word:
+include?" has two). Its focus: its content words, a leading condition's included ("When deciding whether
+to use CoT, what are..." is about CoT). Its expected answer type, from its question word:
 a date or time ("when", "what year"), a quantity ("how many", "how long", "what is the maximum"),
 a person or role ("who"), a place ("where", "in what country"), a reason ("why"), a method ("how do
 I", "what are the steps"), yes or no ("is", "does", "can" first); anything else ("what", "which")
@@ -83,13 +84,14 @@ def parts(question: str) -> list[Part]:
     """The question's parts (at least one), each with its focus words and expected answer type."""
     out = []
     for piece in _PART_SPLIT.split(question.strip()):
-        text = _CONDITION.sub("", piece.strip(" ,;?")).strip()
-        wh = re.search(rf"\b{_WH}\b", text, re.IGNORECASE)
-        if wh and wh.start() > 0 and not _YES_NO.match(text) and "," in text[:wh.start()]:
-            text = text[wh.start():]  # "Claude for Sheets, what..." -> the clause with the question word
-        focus = tuple(dict.fromkeys(_words(_normalise(text))))
+        piece = piece.strip(" ,;?")
+        asked = _CONDITION.sub("", piece).strip()
+        wh = re.search(rf"\b{_WH}\b", asked, re.IGNORECASE)
+        if wh and wh.start() > 0 and not _YES_NO.match(asked) and "," in asked[:wh.start()]:
+            asked = asked[wh.start():]  # "Claude for Sheets, what..." -> the clause with the question word
+        focus = tuple(dict.fromkeys(_words(_normalise(piece))))  # a condition's words are part of the topic
         if focus:
-            out.append(Part(text, focus, _expects(text)))
+            out.append(Part(piece, focus, _expects(asked)))
     return out or [Part(question, tuple(dict.fromkeys(_words(_normalise(question)))), "thing")]
 
 
