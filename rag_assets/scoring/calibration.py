@@ -23,7 +23,7 @@ from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
 from rag_assets.scoring.agreement import Agreement, label_agreement, paired_agreement
 from rag_assets.scoring.evaluate import CORE_METRICS
-from rag_assets.scoring.single import Case, judge_cases
+from rag_assets.scoring.single import Case, as_chunks, judge_cases
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,11 @@ def _problems_of(row: Any) -> list[str]:
     if not isinstance(contexts, list) or not all(
             isinstance(c, str) or (isinstance(c, dict) and isinstance(c.get("text"), str)) for c in contexts):
         problems.append("contexts: a list of strings or of objects with a 'text' string is required")
+    else:
+        try:
+            as_chunks(contexts)
+        except ConfigError as exc:
+            problems.append(f"contexts: {exc}")
     if row.get("reference") is not None and not isinstance(row["reference"], str):
         problems.append("reference: a string or null is required")
     metrics = [m for m in CORE_METRICS if m in row]

@@ -47,7 +47,7 @@ class Case:
     reference: str | None = None
 
 
-def _retrieved(contexts: Sequence[str | Mapping[str, Any]]) -> tuple[list[RetrievedChunk], dict[str, str | None]]:
+def as_chunks(contexts: Sequence[str | Mapping[str, Any]]) -> tuple[list[RetrievedChunk], dict[str, str | None]]:
     """Contexts as ranked chunks: a string gets its rank as id ("1", "2"...: an answer's "[1]" cites it);
     a mapping gives ``text`` and optionally ``chunk_id`` and ``version``."""
     chunks, versions = [], {}
@@ -82,7 +82,7 @@ def judge_cases(cases: Sequence[Case], llm: LLMClient | None = None, *, embedder
                 cache: LLMCache | None = None) -> list[dict[str, Any]]:
     """:func:`judge` for many answers, their judge calls sent together (concurrently, or as one batch)."""
     client, scorer = llm or default_judge(), make_embedder(embedder)
-    prepared = [_retrieved(case.contexts) for case in cases]
+    prepared = [as_chunks(case.contexts) for case in cases]
     items = [GoldenItem(f"case-{n}", 1, QUESTION_TYPE, case.question,
                         case.answer if case.reference is None else case.reference, (), CORPUS)
              for n, case in enumerate(cases)]

@@ -71,7 +71,9 @@ def test_a_bad_file_is_rejected_whole_naming_line_and_field(project_env: Path, t
         ROWS[0], "{not json", {"question": "", "answer": "x", "contexts": [], "faithfulness": 2},
         {"question": "q?", "answer": "x", "contexts": ["c"], "context_recall": 1},
         {"question": "q?", "answer": "x", "contexts": "c", "answer_relevance": {"pair": "p9", "label": "good"}},
-        {"question": "q?", "answer": "x", "contexts": []}])
+        {"question": "q?", "answer": "x", "contexts": []},
+        {"question": "q?", "answer": "x", "contexts": [{"chunk_id": "a", "text": "x"}, {"chunk_id": "a", "text": "y"}],
+         "faithfulness": 1}])
     with pytest.raises(ConfigError) as error:
         load_labelled(bad)
     message = str(error.value)
@@ -81,8 +83,9 @@ def test_a_bad_file_is_rejected_whole_naming_line_and_field(project_env: Path, t
     assert f"{bad}:4: context_recall: a label needs a reference answer" in message
     assert f"{bad}:5: contexts: a list of strings" in message
     assert f"{bad}:6: no label" in message
+    assert f"{bad}:7: contexts: context 2: chunk id 'a' is given twice" in message
     assert main(["calibrate", str(bad)]) == 2
-    assert "rejected (6 problem(s))" in capsys.readouterr().err
+    assert "rejected (7 problem(s))" in capsys.readouterr().err
 
 
 def test_a_pair_needs_one_good_and_one_bad_answer(tmp_path: Path):
