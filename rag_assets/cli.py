@@ -366,6 +366,22 @@ def compare(a_id: str, b_id: str, out: str | None) -> int:
     return 0
 
 
+def calibrate(path: str, embedder: str) -> int:
+    """Print the configured judge's agreement with a labelled file (rag_assets.scoring.calibration)."""
+    from rag_assets.defs.resources import RESOURCES
+    from rag_assets.errors import RagAssetsError
+    from rag_assets.scoring.calibration import calibrate as run_calibration
+
+    try:
+        report = run_calibration(Path(path), RESOURCES["llm"].judge_client(), embedder=embedder,
+                                 cache=RESOURCES["store"].llm_cache())
+    except RagAssetsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(report.markdown())
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rag-assets", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"rag-assets {importlib.metadata.version('rag_assets')}")
@@ -394,6 +410,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     import_parser.add_argument("path")
     import_parser.add_argument("--format", required=True, choices=["anthropic_docs", "ragas"], dest="file_format")
     import_parser.add_argument("--chunks", help="anthropic_docs format: the corpus chunks JSON")
+    calibrate_parser = commands.add_parser("calibrate", help="check the configured judge against labelled answers (JSONL)")
+    calibrate_parser.add_argument("path")
+    calibrate_parser.add_argument("--embedder", default="hashing", help="as the evaluation config's embedder")
     corpus_parser = commands.add_parser("corpus-from-json", help="turn a pre-chunked JSON corpus into a corpus folder")
     corpus_parser.add_argument("chunks_json")
     corpus_parser.add_argument("out_dir")
@@ -433,6 +452,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return import_golden(args.path, args.file_format, args.chunks)
     if args.command == "compare":
         return compare(args.eval_a, args.eval_b, args.out)
+    if args.command == "calibrate":
+        return calibrate(args.path, args.embedder)
     from rag_assets.golden.importers import json_chunks_to_corpus
 
     written = json_chunks_to_corpus(Path(args.chunks_json), Path(args.out_dir))

@@ -25,6 +25,7 @@ _SUFFIX = re.compile(r"(?:ing|ed|es|s)$")
 
 class Embedder(Protocol):
     name: str
+    semantic: bool  # similarity of meaning, not of words: only then does answer relevance use it
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One L2-normalised row per text."""
@@ -41,6 +42,7 @@ def _stem(word: str) -> str:
 
 class HashingEmbedder:
     name = "hashing-v1"
+    semantic = False
 
     def _features(self, text: str) -> list[str]:
         words = [_stem(w) for w in tokenize(text) if w not in STOPWORDS]
@@ -69,6 +71,7 @@ class SentenceTransformerEmbedder:
             raise ConfigError("embedder 'sentence-transformers:…' needs the embeddings extra "
                               "(pip install 'rag_assets[embeddings]')") from exc
         self.name = f"sentence-transformers:{model}"
+        self.semantic = True
         self._model = SentenceTransformer(model)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

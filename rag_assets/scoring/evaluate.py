@@ -20,7 +20,7 @@ from rag_assets.llm.results import LLMCall, LLMResult, LLMStats
 from rag_assets.rag.models import RagResponse, RetrievedChunk
 from rag_assets.scoring import formulas
 from rag_assets.scoring.embedding import Embedder
-from rag_assets.scoring.judge_prompts import ANSWER_QUESTIONS, CONTEXT_PRECISION, CONTEXT_RECALL, FAITHFULNESS
+from rag_assets.scoring.judge_prompts import ANSWER_RELEVANCE, CONTEXT_PRECISION, CONTEXT_RECALL, FAITHFULNESS
 from rag_assets.scoring.retrieval import document_hit_rate_at_k, retrieval_scores
 
 JUDGE_METRICS = ("faithfulness", "answer_relevance", "context_precision", "context_recall", "citation_accuracy",
@@ -100,7 +100,7 @@ def judge_calls(item: GoldenItem, response: RagResponse, versions: Mapping[str, 
     chunks = _chunks(response, versions)
     answer = response.answer or ""
     calls = [LLMCall(f"{item.item_id}|faithfulness", FAITHFULNESS, {"question": item.question, "answer": answer, "chunks": chunks}),
-             LLMCall(f"{item.item_id}|answer_questions", ANSWER_QUESTIONS, {"answer": answer})]
+             LLMCall(f"{item.item_id}|answer_relevance", ANSWER_RELEVANCE, {"question": item.question, "answer": answer})]
     if item.question_type != ADVERSARIAL:
         calls.append(LLMCall(f"{item.item_id}|context_precision", CONTEXT_PRECISION,
                              {"question": item.question, "reference": item.reference_answer, "chunks": chunks}))
@@ -145,14 +145,14 @@ def _score_item(item: GoldenItem, response: RagResponse, versions: Mapping[str, 
         _set(scores, "temporal_faithfulness", formulas.temporal_faithfulness(item.question, retrieved_versions, faith.output))
     elif faith is not None:
         _fail(scores, ("faithfulness", "citation_accuracy", "temporal_faithfulness"), faith)
-    questions = results.get("answer_questions")
-    if questions is not None and questions.ok:
+    relevance = results.get("answer_relevance")
+    if relevance is not None and relevance.ok:
         if item.question_type == ADVERSARIAL:
-            _set(scores, "decline_accuracy", 1.0 if questions.output["noncommittal"] else 0.0)
+            _set(scores, "decline_accuracy", 1.0 if relevance.output["noncommittal"] else 0.0)
         else:
-            _set(scores, "answer_relevance", formulas.answer_relevance(item.question, questions.output, embedder))
-    elif questions is not None:
-        _fail(scores, ("decline_accuracy",) if item.question_type == ADVERSARIAL else ("answer_relevance",), questions)
+            _set(scores, "answer_relevance", formulas.answer_relevance(item.question, relevance.output, embedder))
+    elif relevance is not None:
+        _fail(scores, ("decline_accuracy",) if item.question_type == ADVERSARIAL else ("answer_relevance",), relevance)
     precision = results.get("context_precision")
     if precision is not None and precision.ok:
         scores.useful = useful = {v["chunk_id"]: v["useful"] for v in precision.output["verdicts"]}

@@ -28,11 +28,20 @@ def faithfulness(judgment: Mapping[str, Any]) -> tuple[float, dict[str, int]]:
 
 
 def answer_relevance(question: str, judgment: Mapping[str, Any], embedder: Embedder) -> float:
-    """Mean cosine similarity of the question to the three questions the answer answers (ragas);
-    0 for a noncommittal answer."""
+    """Completeness (mean of how fully each part of the question is answered) times focus (share of the
+    answer's statements that address the question); 0 for a noncommittal answer. With a semantic embedder
+    (never the hashing one, which rewards restating the question) the mean of that and the ragas score:
+    the mean cosine similarity of the question to the three questions the answer answers."""
     if judgment["noncommittal"]:
         return 0.0
-    return float(np.clip(np.mean(cosine(embedder, question, judgment["questions"])), 0.0, 1.0))
+    parts, statements = judgment["question_parts"], judgment["statements"]
+    completeness = sum(p["answered"] for p in parts) / len(parts)
+    focus = sum(1 for s in statements if s["addresses_question"]) / len(statements) if statements else 0.0
+    score = completeness * focus
+    if getattr(embedder, "semantic", False):
+        ragas = float(np.clip(np.mean(cosine(embedder, question, judgment["questions"])), 0.0, 1.0))
+        score = (score + ragas) / 2
+    return float(score)
 
 
 def context_precision(useful: Sequence[bool]) -> float:

@@ -3,8 +3,10 @@
 - faithfulness: ONE call extracts the answer's claims and verifies ALL of them against the
   retrieved chunks (verdict and supporting chunks per claim); citation accuracy and temporal
   faithfulness are derived from it at no extra call;
-- answer relevance: ONE call writes three questions the answer would answer (without seeing the
-  question, as in ragas) and flags a noncommittal answer; similarity is an embedder's job;
+- answer relevance: ONE call splits the question into its parts and says how fully the answer answers
+  each (with the kind of answer it asks for), says per answer statement whether it addresses the
+  question, flags a noncommittal answer, and writes three reverse questions (ragas) that only a
+  semantic embedder uses;
 - context precision: ONE call judges every retrieved chunk at once;
 - context recall: the reference answer's statements are extracted once per golden item (when its
   golden version is built, stored with the item), then ONE call per evaluation attributes them.
@@ -49,9 +51,25 @@ class FaithfulnessJudgment(BaseModel):
     claims: list[ClaimVerdict] = Field(description="Empty when the answer makes no factual claim (e.g. it declines).")
 
 
-class ReverseQuestions(BaseModel):
-    questions: list[str] = Field(min_length=3, max_length=3, description="Three questions the answer answers.")
+class QuestionPart(BaseModel):
+    part: str = Field(description="One thing the question asks (the whole question if it asks one thing).")
+    answered: float = Field(ge=0.0, le=1.0, description=(
+        "1 if the answer fully answers this part with the kind of answer it asks for (a date or time for 'when', "
+        "a number for 'how many', yes or no, a reason for 'why', the steps for 'how do I'); 0.5 if only partly; "
+        "0 if not. Whether the answer is true does not matter here."))
+
+
+class StatementRelevance(BaseModel):
+    statement: str = Field(description="One statement of the answer.")
+    addresses_question: bool = Field(description="True if the statement helps answer the question asked.")
+
+
+class RelevanceJudgment(BaseModel):
+    question_parts: list[QuestionPart] = Field(min_length=1, description="The parts of the question, in order.")
+    statements: list[StatementRelevance] = Field(description="The answer's statements, in order.")
     noncommittal: bool = Field(description="True if the answer is evasive, vague or declines to answer.")
+    questions: list[str] = Field(min_length=3, max_length=3, description=(
+        "Three questions the answer answers, written as if the question were unknown."))
 
 
 class ChunkVerdict(BaseModel):
@@ -78,7 +96,7 @@ class ContextRecallJudgment(BaseModel):
 
 
 FAITHFULNESS = PromptTemplate(
-    id="judge_faithfulness", version="1",
+    id="judge_faithfulness", version="2",
     system=f"You check a RAG answer against the retrieved chunks it was given. {RUBRIC}",
     user=lambda i: (f"Question: {i['question']}\n\nAnswer:\n{i['answer']}\n\n"
                     "Split the answer into atomic factual claims and give each a verdict and its supporting chunks."),
@@ -86,17 +104,24 @@ FAITHFULNESS = PromptTemplate(
     tool_description="Record every claim of the answer with its verdict and supporting chunk ids.", max_tokens=2048,
 )
 
-ANSWER_QUESTIONS = PromptTemplate(
-    id="judge_answer_questions", version="1",
-    system=f"You read an answer and write the questions it answers. {RUBRIC}",
-    user=lambda i: (f"Answer:\n{i['answer']}\n\nWrite three different questions that this answer answers, and say "
-                    "whether the answer is noncommittal (evasive, vague, or declining to answer)."),
-    output_model=ReverseQuestions, offline=offline_judge.answer_questions,
-    tool_description="Record three questions the answer answers and whether it is noncommittal.", max_tokens=512,
+ANSWER_RELEVANCE = PromptTemplate(
+    id="judge_answer_relevance", version="2",
+    system=f"You judge whether an answer answers the question it was asked. {RUBRIC}",
+    user=lambda i: (f"Question: {i['question']}\n\nAnswer:\n{i['answer']}\n\n"
+                    "1. Split the question into the parts it asks (one part if it asks one thing) and say how fully "
+                    "the answer answers each, with the kind of answer the part asks for (a date for 'when', a number "
+                    "for 'how many', yes or no, a reason for 'why', the steps for 'how do I'): 1, 0.5 or 0.\n"
+                    "2. Split the answer into its statements and say of each whether it addresses the question "
+                    "(not whether it is true).\n"
+                    "3. Say whether the answer is noncommittal (evasive, vague, or declining to answer).\n"
+                    "4. Write three different questions that this answer answers, as if you had not seen the question."),
+    output_model=RelevanceJudgment, offline=offline_judge.answer_relevance,
+    tool_description="Record the question's parts, the answer's statements, the noncommittal flag and three "
+                     "reverse questions.", max_tokens=1024,
 )
 
 CONTEXT_PRECISION = PromptTemplate(
-    id="judge_context_precision", version="1",
+    id="judge_context_precision", version="2",
     system=f"You judge whether each retrieved chunk helps answer a question. {RUBRIC}",
     user=lambda i: (f"Question: {i['question']}\n\nReference answer: {i['reference']}\n\n"
                     "For EVERY chunk, in order, say whether it is useful for arriving at the reference answer."),
@@ -113,7 +138,7 @@ REFERENCE_STATEMENTS = PromptTemplate(
 )
 
 CONTEXT_RECALL = PromptTemplate(
-    id="judge_context_recall", version="1",
+    id="judge_context_recall", version="2",
     system=f"You check which statements of a reference answer the retrieved chunks support. {RUBRIC}",
     user=lambda i: ("Statements:\n" + "\n".join(f"{n}. {s}" for n, s in enumerate(i["statements"], start=1))
                     + "\n\nFor EVERY statement, in order, say whether the chunks support it and which chunk does."),
@@ -123,7 +148,7 @@ CONTEXT_RECALL = PromptTemplate(
 
 # One suite: every judge call carries the four tasks' tools and instructions, so the calls about one item
 # share their prompt prefix up to its retrieved chunks (Anthropic prompt caching, rag_assets.llm.templates).
-JUDGE_TEMPLATES = FAITHFULNESS, ANSWER_QUESTIONS, CONTEXT_PRECISION, CONTEXT_RECALL = in_suite(
+JUDGE_TEMPLATES = FAITHFULNESS, ANSWER_RELEVANCE, CONTEXT_PRECISION, CONTEXT_RECALL = in_suite(
     "judge", "You judge the answers of a retrieval-augmented generation (RAG) system. Each request names one of "
     "the tasks below and forces its tool: do that task only, by its instructions.",
-    (FAITHFULNESS, ANSWER_QUESTIONS, CONTEXT_PRECISION, CONTEXT_RECALL))
+    (FAITHFULNESS, ANSWER_RELEVANCE, CONTEXT_PRECISION, CONTEXT_RECALL))

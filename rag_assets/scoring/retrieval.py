@@ -10,7 +10,8 @@ Conventions (those of trec_eval, so figures compare with pytrec_eval and ranx):
   skips topics without relevance judgments.
 - MRR@k is the reciprocal rank of the first relevant item within the top k, 0 if none.
 - nDCG@k uses trec_eval's linear gain (the grade) and log2(rank + 1) discount; the ideal ranking
-  sorts all judged items by grade.
+  sorts all judged items by grade. A negative grade (judged harmful) is a gain of 0, as in trec_eval
+  and ranx: it never subtracts, so nDCG stays in [0, 1].
 - hit rate@k is 1 if any relevant item is in the top k.
 - average precision is over the whole ranking (trec_eval ``map``); ``average_precision(k=...)``
   truncates it (``map_cut``).

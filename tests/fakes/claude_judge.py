@@ -40,9 +40,14 @@ def judge_responder(body: dict) -> Reply:
     if tool == "record_judge_faithfulness":
         return Reply(tool_input={"claims": [{"claim": "The documentation says so.", "verdict": "grounded",
                                              "supporting_chunk_ids": chunks[:1]}]})
-    if tool == "record_judge_answer_questions":
-        return Reply(tool_input={"questions": ["What does it say?", "What is stated?", "What is documented?"],
-                                 "noncommittal": False})
+    if tool == "record_judge_answer_relevance":
+        question = re.search(r"^Question: (.+)$", prompt, flags=re.MULTILINE).group(1)
+        answer = prompt.split("Answer:\n", 1)[1].split("\n\n1. ", 1)[0]
+        return Reply(tool_input={"question_parts": [{"part": question, "answered": 1.0}],
+                                 "statements": [{"statement": answer, "addresses_question": True},
+                                                {"statement": "An aside.", "addresses_question": False}],
+                                 "noncommittal": False,
+                                 "questions": ["What does it say?", "What is stated?", "What is documented?"]})
     if tool == "record_judge_context_precision":
         return Reply(tool_input={"verdicts": [{"chunk_id": c, "useful": i == 0} for i, c in enumerate(chunks)]})
     if tool == "record_extract_reference_statements":

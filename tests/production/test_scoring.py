@@ -34,7 +34,7 @@ def test_three_judge_calls_per_answered_query_at_the_server_and_none_on_a_rerun(
         client = AnthropicClient(API_KEY, "claude-sonnet-5-5", base_url=server.base_url, max_retries=1)
         outcome = score_queries([*queries, unanswered], client, cache, HashingEmbedder())
         tools = Counter(r.body["tool_choice"]["name"] for r in server.requests)
-        assert tools == {"record_judge_faithfulness": 6, "record_judge_answer_questions": 6,
+        assert tools == {"record_judge_faithfulness": 6, "record_judge_answer_relevance": 6,
                          "record_judge_context_precision": 6}
         server.reset()
         again = score_queries([*queries, unanswered], client, cache, HashingEmbedder())

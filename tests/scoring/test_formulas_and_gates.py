@@ -41,15 +41,26 @@ def test_context_recall_is_the_attributed_share():
     assert math.isnan(formulas.context_recall([]))
 
 
-def test_answer_relevance_is_zero_for_noncommittal_and_one_for_the_same_question():
+class _AxisEmbedder:
+    """A semantic embedder stand-in: a text containing "size" points along x, any other along y."""
+
+    name, semantic = "axes", True
+
+    def embed(self, texts):
+        return np.array([[1.0, 0.0] if "size" in t else [0.0, 1.0] for t in texts])
+
+
+def test_answer_relevance_is_completeness_times_focus_and_zero_for_noncommittal():
     from rag_assets.scoring.embedding import HashingEmbedder
 
-    embedder = HashingEmbedder()
-    same = {"questions": ["What is the maximum file size?"] * 3, "noncommittal": False}
-    assert formulas.answer_relevance("What is the maximum file size?", same, embedder) == pytest.approx(1.0)
-    assert formulas.answer_relevance("What is the maximum file size?", {**same, "noncommittal": True}, embedder) == 0.0
-    other = {"questions": ["Which port does the hub use?"] * 3, "noncommittal": False}
-    assert formulas.answer_relevance("What is the maximum file size?", other, embedder) < 0.3
+    question = "What is the maximum file size?"
+    judgment = {"question_parts": [{"part": "a", "answered": 1.0}, {"part": "b", "answered": 0.5}],
+                "statements": [{"statement": s, "addresses_question": s != "aside"} for s in ("x", "y", "aside", "z")],
+                "noncommittal": False, "questions": [question, "Which port?", "What size?"]}
+    assert formulas.answer_relevance(question, judgment, HashingEmbedder()) == pytest.approx(0.75 * 0.75)
+    assert formulas.answer_relevance(question, {**judgment, "noncommittal": True}, HashingEmbedder()) == 0.0
+    semantic = formulas.answer_relevance(question, judgment, _AxisEmbedder())
+    assert semantic == pytest.approx((0.75 * 0.75 + 2 / 3) / 2), "only a semantic embedder adds the ragas score"
 
 
 def test_citation_accuracy_checks_support_and_counts_unretrieved_chunks_as_fabricated():

@@ -31,7 +31,7 @@ from tests.fakes import claude_judge
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.claude_generation import API_KEY
 
-JUDGE_TOOLS = {"record_judge_faithfulness", "record_judge_answer_questions", "record_judge_context_precision",
+JUDGE_TOOLS = {"record_judge_faithfulness", "record_judge_answer_relevance", "record_judge_context_precision",
                "record_judge_context_recall"}
 
 
@@ -84,7 +84,7 @@ def test_a_malformed_judge_answer_is_a_recorded_failure_and_no_score(world):
     assert repairs == 2 * len(items), "one repair attempt each, then recorded"
     for scores in outcome.items:
         assert "context_precision" not in scores.values
-        assert scores.failures["context_precision"].startswith("judge_context_precision@1 parse_error: the answer does not match")
+        assert scores.failures["context_precision"].startswith("judge_context_precision@2 parse_error: the answer does not match")
         assert "faithfulness" in scores.values
     assert outcome.judge_failures == len(items) and outcome.judge_failure_rate == pytest.approx(0.25)
 
@@ -108,3 +108,31 @@ def test_the_batch_path_scores_every_item_to_the_same_values_as_the_direct_path(
     assert all(CORE_METRICS[0] in s.values for s in direct.items)
     assert batched.stats.batched == 4 * len(items) and batched.stats.requests == direct.stats.requests
     assert batched.stats.cost_usd == pytest.approx(direct.stats.cost_usd / 2)
+
+
+def test_answer_relevance_through_claude_sends_the_question_and_scores_the_statement_verdicts(world):
+    items, responses, versions, cache = world
+    with FakeAnthropicServer(claude_judge.judge_responder) as server:
+        outcome = _judge(items, responses, versions, cache, server)
+        bodies = [r.body for r in server.requests if r.body["tool_choice"]["name"] == "record_judge_answer_relevance"]
+    assert len(bodies) == len(items) and server.count() == 4 * len(items)
+    prompts = [claude_judge._prompt(b) for b in bodies]
+    for item in items:
+        prompt = next(p for p in prompts if p.startswith(f"Question: {item.question}\n"))
+        assert f"Answer:\n{responses[item.item_id].answer}\n\n1. Split the question into the parts" in prompt
+        assert "whether it addresses the question" in prompt and "noncommittal" in prompt
+    # the fake judge answers the one part fully, and one of its two statements addresses the question
+    assert [s.values["answer_relevance"] for s in outcome.items] == [0.5] * len(items)
+
+
+def test_rag_assets_judge_uses_claude_when_the_key_is_set(monkeypatch):
+    from rag_assets import judge
+
+    with FakeAnthropicServer(claude_judge.judge_responder) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        scores = judge("What is the maximum file size?", "15 GB.", ["Files can be at most 15 GB."],
+                       reference="The maximum file size is 15 GB.")
+        tools = Counter(r.body["tool_choice"]["name"] for r in server.requests)
+    assert scores["judge"].startswith("anthropic:") and scores["answer_relevance"] == 0.5
+    assert tools == Counter({"record_extract_reference_statements": 1, **{t: 1 for t in JUDGE_TOOLS}})

@@ -25,7 +25,7 @@ from rag_assets.rag.offline import DECLINE
 from rag_assets.scoring import formulas, offline_judge
 from rag_assets.scoring.embedding import HashingEmbedder
 from rag_assets.scoring.judge_prompts import (
-    ANSWER_QUESTIONS,
+    ANSWER_RELEVANCE,
     CONTEXT_PRECISION,
     CONTEXT_RECALL,
     FAITHFULNESS,
@@ -119,8 +119,8 @@ def test_relevant_answers_score_higher_on_answer_relevance():
     def score(pair):
         values = []
         for answer in (pair["relevant"], pair["worse"]):
-            judgment = ANSWER_QUESTIONS.output_model.model_validate(
-                offline_judge.answer_questions({"answer": answer})).model_dump()
+            judgment = ANSWER_RELEVANCE.output_model.model_validate(
+                offline_judge.answer_relevance({"question": pair["question"], "answer": answer})).model_dump()
             values.append(formulas.answer_relevance(pair["question"], judgment, embedder))
         return values[0], values[1]
 
@@ -152,7 +152,7 @@ _DETERMINISM_SCRIPT = """
 import json, sys
 from rag_assets.scoring import offline_judge as judge
 inputs = json.loads(sys.stdin.read())
-out = [judge.faithfulness(i) for i in inputs] + [judge.answer_questions(i) for i in inputs]
+out = [judge.faithfulness(i) for i in inputs] + [judge.answer_relevance(i) for i in inputs]
 out += [judge.context_precision({**i, "reference": i["answer"]}) for i in inputs]
 print(json.dumps(out, sort_keys=True))
 """
@@ -293,43 +293,64 @@ def test_a_declining_answer_makes_no_claim():
     assert formulas.faithfulness({"claims": []})[0] == 1.0
 
 
-def test_reverse_questions_are_three_and_flag_noncommittal_answers():
+def _relevance(question: str, answer: str) -> tuple[dict, float]:
+    output = offline_judge.answer_relevance({"question": question, "answer": answer})
+    judgment = ANSWER_RELEVANCE.output_model.model_validate(output).model_dump()
+    return output, formulas.answer_relevance(question, judgment, HashingEmbedder())
+
+
+def test_declines_and_restatements_of_the_question_are_noncommittal_and_score_zero():
+    question = "How many OAuth clients can a workspace register?"
     for answer in (DECLINE, DECLINE_ANSWER, "It depends on your setup.", "I'm not sure, please contact support.",
-                   "You can do this in the admin console. See the documentation for details.", ""):
-        output = offline_judge.answer_questions({"answer": answer})
-        ANSWER_QUESTIONS.output_model.model_validate(output)
-        assert output["noncommittal"], answer
-    output = offline_judge.answer_questions({"answer": "The maximum file size in 2.0 is 15 GB. [a1b2c3d4e5f6]"})
-    ANSWER_QUESTIONS.output_model.model_validate(output)
-    assert not output["noncommittal"] and len(output["questions"]) == 3 and len(set(output["questions"])) == 3
-    assert all("a1b2c3d4" not in q for q in output["questions"])
+                   "You can do this in the admin console. See the documentation for details.", "",
+                   "A workspace can register OAuth clients.",
+                   "I cannot say how many OAuth clients a workspace can register."):
+        output, score = _relevance(question, answer)
+        assert output["noncommittal"] and score == 0.0, answer
+    output, score = _relevance(question, "A workspace can register up to 50 OAuth clients. [a1b2c3d4e5f6]")
+    assert not output["noncommittal"] and score == 1.0
+    assert len(set(output["questions"])) == 3 and all("a1b2c3d4" not in q for q in output["questions"])
 
 
-def test_reverse_questions_follow_the_answer_and_make_a_relevant_answer_score_high():
-    embedder = HashingEmbedder()
-    question = "What is the maximum file size in 2.0?"
-    on_topic = offline_judge.answer_questions({"answer": "In 2.0 the maximum file size is 15 GB."})
-    off_topic = offline_judge.answer_questions({"answer": "Vault keys are rotated every 60 days."})
-    on, off = (formulas.answer_relevance(question, j, embedder) for j in (on_topic, off_topic))
-    assert on > 0.5 and on > off
+def test_an_answer_of_the_wrong_type_gets_half_its_part():
+    question = "When was Kestrel Labs founded?"
+    assert _relevance(question, "Kestrel Labs was founded in 2019.")[1] == 1.0
+    assert _relevance(question, "In 2019.")[1] == 1.0, "an elliptical answer covers the part"
+    assert _relevance(question, "Kestrel Labs was founded by three engineers.")[1] == 0.5, "no time for 'when'"
+    why = "Why does the agent create conflict copies?"
+    assert _relevance(why, "The agent creates conflict copies because two devices changed the same file.")[1] == 1.0
+    assert _relevance(why, "The agent creates conflict copies in the sync folder.")[1] == 0.5
+    assert _relevance("Who can release a legal hold?", "An owner.")[1] == 1.0
+
+
+def test_every_part_of_the_question_counts_for_completeness():
+    question = "What does the Starter plan cost, and how much storage does it include?"
+    output, partial = _relevance(question, "Starter costs $4 per user per month.")
+    assert [p["part"] for p in output["question_parts"]] == ["What does the Starter plan cost",
+                                                            "how much storage does it include"]
+    assert [p["answered"] for p in output["question_parts"]] == [pytest.approx(2 / 3), 0.0]
+    assert partial == pytest.approx(1 / 3), "'plan' unsaid: 2/3 of part one, nothing of part two"
+    full = _relevance(question, "Starter costs $4 per user per month and includes 250 GB of storage.")[1]
+    assert full == pytest.approx((2 / 3 + 1) / 2)
+
+
+def test_padding_an_answer_with_other_topics_lowers_its_relevance():
+    question = "How often are vault keys rotated in 2.0?"
+    focused, score = _relevance(question, "Vault keys are rotated automatically every 60 days.")
+    padded, padded_score = _relevance(question, "Blocks are 8 MB. TLS 1.3 is required. The admin console has a "
+                                                "dark mode. Vault keys are rotated every 60 days.")
+    assert [s["addresses_question"] for s in padded["statements"]] == [True, False, False, True], \
+        "a leading short value reads as an elliptical answer; the asides in the middle do not address it"
+    assert (score, padded_score) == (1.0, 0.5)
 
 
 def test_reverse_questions_ask_for_the_values_the_answer_gives():
-    output = offline_judge.answer_questions({"answer": "Snapshots are taken every 15 minutes and kept for 90 days. "
+    output = offline_judge.answer_relevance({"question": "What about snapshots?",
+                                             "answer": "Snapshots are taken every 15 minutes and kept for 90 days. "
                                                        "The Team plan costs $10 per user per month."})
     joined = " ".join(output["questions"]).lower()
     assert "how often" in joined and "how long" in joined and "how much" in joined
     assert not re.search(r"\b(?:15|90|10)\b", joined), "questions do not give the answer's values away"
-
-
-def test_padding_an_answer_with_other_topics_lowers_its_relevance():
-    embedder = HashingEmbedder()
-    question = "How often are vault keys rotated in 2.0?"
-    focused = offline_judge.answer_questions({"answer": "Vault keys are rotated automatically every 60 days."})
-    padded = offline_judge.answer_questions({"answer": "Blocks are 8 MB. TLS 1.3 is required. The admin console has a "
-                                                       "dark mode. Vault keys are rotated every 60 days."})
-    scores = [formulas.answer_relevance(question, judgment, embedder) for judgment in (focused, padded)]
-    assert scores[0] > scores[1]
 
 
 def test_context_precision_marks_chunks_that_support_the_reference_in_order():
@@ -362,3 +383,20 @@ def test_context_recall_attributes_statements_with_their_numbers_to_one_chunk():
     assert [s["attributed"] for s in output["statements"]] == [True, True, False, False]
     assert output["statements"][0]["chunk_id"] == LIMITS["chunk_id"]
     assert output["statements"][2]["chunk_id"] is None
+
+
+def test_a_question_is_read_as_parts_with_their_focus_and_expected_answer_type():
+    from rag_assets.scoring.offline_judge.question import parts
+
+    def read(question: str) -> list[tuple[str, str]]:
+        return [(p.text, p.expects) for p in parts(question)]
+
+    assert read("What does the Starter plan cost, and how much storage does it include?") == [
+        ("What does the Starter plan cost", "thing"), ("how much storage does it include", "quantity")]
+    assert read("When deciding whether to use CoT for a task, what are two key factors to consider?") == [
+        ("When deciding whether to use CoT for a task, what are two key factors to consider", "thing")]
+    assert "cot" in parts("When deciding whether to use CoT, what matters?")[0].focus, "the condition is the topic"
+    assert [read(q)[0][1] for q in ("What year did the Normans invade England?", "In what country is Normandy?",
+                                    "Who was the Norse leader?", "Why does the agent retry?", "How do I rotate a key?",
+                                    "Is the CLI able to sync?", "Which port does the Hub use?")] == [
+        "time", "place", "person", "reason", "method", "yes_no", "thing"]

@@ -35,6 +35,15 @@ def test_graded_ndcg_uses_linear_gain():
     assert ndcg_at_k(["a", "c"], {"a": 3, "c": 1}, 2) == pytest.approx(1.0)
 
 
+def test_a_negative_grade_is_a_gain_of_zero_as_in_trec_eval_and_ranx():
+    graded = {"a": 2, "b": -1, "c": 1}
+    dcg, idcg = 2 / math.log2(3), 2 + 1 / math.log2(3)
+    assert ndcg_at_k(["b", "a", "x"], graded, 3) == pytest.approx(dcg / idcg)
+    assert ndcg_at_k(["b", "a", "x"], graded, 3) == pytest.approx(0.47962, abs=1e-5)
+    assert ndcg_at_k(["b", "x"], {"a": 1, "b": -2}, 2) == 0.0, "a harmful chunk never makes nDCG negative"
+    assert precision_at_k(["b", "a"], graded, 2) == 0.5 and reciprocal_rank(["b", "a"], graded) == 0.5
+
+
 def test_fewer_than_k_retrieved_counts_the_missing_ranks_as_misses():
     assert precision_at_k(["b"], {"b": 1}, 3) == pytest.approx(1 / 3)
     assert recall_at_k(["b"], {"b": 1}, 3) == 1.0

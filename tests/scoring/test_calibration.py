@@ -1,0 +1,94 @@
+"""``rag-assets calibrate``: the configured judge against a small labelled file with hand-checked agreement."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rag_assets.cli import main
+from rag_assets.errors import ConfigError
+from rag_assets.scoring.agreement import balanced_accuracy, cohen_kappa, pair_agreement, roc_auc
+from rag_assets.scoring.calibration import calibrate, load_labelled
+
+LIMIT = ["Files can be at most 15 GB."]
+FOUNDED = "When was Kestrel Labs founded?"
+IN_2019, BY_ENGINEERS = "Kestrel Labs was founded in 2019.", "Kestrel Labs was founded by three engineers."
+ROWS = [
+    # faithfulness labels: the judge scores 1, 0, 1 and 1; the expert said 1, 0, 1 and 0 (disagrees on the last)
+    {"question": "What is the maximum file size?", "answer": "Files can be at most 15 GB.", "contexts": LIMIT,
+     "faithfulness": 1},
+    {"question": "What is the maximum file size?", "answer": "Files can be at most 20 GB.", "contexts": LIMIT,
+     "faithfulness": 0},
+    {"question": "What is the maximum file size?", "answer": "The maximum file size is 15 GB.", "contexts": LIMIT,
+     "faithfulness": 1},
+    {"question": "How big can a file be?", "answer": "A file can be at most 15 GB.", "contexts": LIMIT,
+     "faithfulness": 0},
+    # answer relevance pairs: the judge scores 1.0 and 0.5; pair p1 agrees, pair p2 was labelled the other way round
+    {"question": FOUNDED, "answer": IN_2019, "contexts": [], "answer_relevance": {"pair": "p1", "label": "good"}},
+    {"question": FOUNDED, "answer": BY_ENGINEERS, "contexts": [], "answer_relevance": {"pair": "p1", "label": "bad"}},
+    {"question": FOUNDED, "answer": BY_ENGINEERS, "contexts": [], "answer_relevance": {"pair": "p2", "label": "good"}},
+    {"question": FOUNDED, "answer": IN_2019, "contexts": [], "answer_relevance": {"pair": "p2", "label": "bad"}},
+]
+
+
+def _write(path: Path, rows) -> Path:
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_measures_on_hand_computed_scores():
+    assert roc_auc([1, 1, 0, 1], [1, 1, 0, 0]) == 0.75, "(1 + 0.5 + 1 + 0.5) / 4 pairs of a 1 and a 0"
+    assert balanced_accuracy([1, 1, 0, 1], [1, 1, 0, 0]) == 0.75, "recall of the 1s 1, of the 0s 0.5"
+    assert pair_agreement([1.0, 0.5, 0.7], [0.5, 1.0, 0.7]) == 0.5, "a win, a loss and a tie"
+    assert cohen_kappa([1, 0, 1, 1], [1, 0, 1, 0]) == 0.5, "observed 0.75, chance 3/4 * 1/2 + 1/4 * 1/2 = 0.5"
+    assert cohen_kappa([0.9, 0.2], [1, 0]) == 1.0 and cohen_kappa([0.9, 0.2], [0, 1]) == -1.0
+
+
+def test_calibrate_reports_the_hand_checked_agreement(tmp_path: Path):
+    report = calibrate(_write(tmp_path / "labelled.jsonl", ROWS))
+    assert report.judge == "offline:offline-heuristics-v1" and report.answers == 8
+    [relevance] = [m for m in report.metrics if m.metric == "answer_relevance"]
+    [faithfulness] = [m for m in report.metrics if m.metric == "faithfulness"]
+    assert (faithfulness.judge.kind, faithfulness.judge.n, faithfulness.longer_answer) == ("labels", 4, None)
+    assert faithfulness.judge.agreement.value == 0.75 and faithfulness.judge.balanced_accuracy.value == 0.75
+    assert faithfulness.judge.roc_auc.value == 0.75 and faithfulness.judge.kappa.value == 0.5
+    assert 0.0 <= faithfulness.judge.agreement.low <= 0.75 <= faithfulness.judge.agreement.high <= 1.0
+    assert (relevance.judge.kind, relevance.judge.n, relevance.judge.agreement.value) == ("pairs", 2, 0.5)
+    assert relevance.longer_answer.agreement.value == 0.5, "the longer answer is the good one in p2 only"
+
+
+def test_the_cli_prints_the_table_with_the_configured_judge(project_env: Path, tmp_path: Path, capsys):
+    assert main(["calibrate", str(_write(tmp_path / "labelled.jsonl", ROWS))]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("judge offline:offline-heuristics-v1, 8 labelled answers")
+    assert "| faithfulness | labels | 4 | 0.750 [" in out and "| 0.500 [" in out and "| answer_relevance | pairs | 2 | 0.500 [" in out
+
+
+def test_a_bad_file_is_rejected_whole_naming_line_and_field(project_env: Path, tmp_path: Path, capsys):
+    bad = _write(tmp_path / "bad.jsonl", [
+        ROWS[0], "{not json", {"question": "", "answer": "x", "contexts": [], "faithfulness": 2},
+        {"question": "q?", "answer": "x", "contexts": ["c"], "context_recall": 1},
+        {"question": "q?", "answer": "x", "contexts": "c", "answer_relevance": {"pair": "p9", "label": "good"}},
+        {"question": "q?", "answer": "x", "contexts": []},
+        {"question": "q?", "answer": "x", "contexts": [{"chunk_id": "a", "text": "x"}, {"chunk_id": "a", "text": "y"}],
+         "faithfulness": 1}])
+    with pytest.raises(ConfigError) as error:
+        load_labelled(bad)
+    message = str(error.value)
+    assert f"{bad}:2: not JSON" in message
+    assert f"{bad}:3: question: a non-empty string is required" in message
+    assert f"{bad}:3: faithfulness: 0, 1 or" in message and "got 2" in message
+    assert f"{bad}:4: context_recall: a label needs a reference answer" in message
+    assert f"{bad}:5: contexts: a list of strings" in message
+    assert f"{bad}:6: no label" in message
+    assert f"{bad}:7: contexts: context 2: chunk id 'a' is given twice" in message
+    assert main(["calibrate", str(bad)]) == 2
+    assert "rejected (7 problem(s))" in capsys.readouterr().err
+
+
+def test_a_pair_needs_one_good_and_one_bad_answer(tmp_path: Path):
+    rows = [ROWS[4], {**ROWS[5], "answer_relevance": {"pair": "p1", "label": "good"}}]
+    with pytest.raises(ConfigError, match=r"answer_relevance pair 'p1' \(lines 1, 2\): exactly one good and one bad"):
+        load_labelled(_write(tmp_path / "pairs.jsonl", rows))
