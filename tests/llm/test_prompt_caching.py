@@ -14,7 +14,7 @@ from rag_assets.llm.cache import cache_key
 from rag_assets.llm.pricing import Price, cost_usd
 from rag_assets.llm.results import LLMStats
 from rag_assets.scoring.evaluate import judge_calls
-from rag_assets.scoring.judge_prompts import ANSWER_QUESTIONS, FAITHFULNESS
+from rag_assets.scoring.judge_prompts import ANSWER_RELEVANCE, FAITHFULNESS
 from rag_assets.store.engine import get_engine
 from rag_assets.store.llm_batch_repository import SqlBatchJournal
 from rag_assets.store.llm_cache_repository import SqlLLMCache
@@ -51,9 +51,9 @@ def test_the_judge_reads_the_cache_on_every_call_after_the_first_and_an_items_la
     for result in results:
         item, _, task = result.key.rpartition("|")
         by_item.setdefault(item, {})[task] = result.prompt_cache_read_tokens
-    static = by_item[world.items[1].item_id]["answer_questions"]  # the suite's tools and instructions
+    static = by_item[world.items[1].item_id]["answer_relevance"]  # the suite's tools and instructions
     for reads in list(by_item.values())[1:]:
-        assert reads["faithfulness"] == reads["answer_questions"] == static  # they write the item's chunks
+        assert reads["faithfulness"] == reads["answer_relevance"] == static  # they write the item's chunks
         assert reads["context_precision"] == reads["context_recall"] > static  # and these read them
 
 
@@ -89,12 +89,12 @@ def test_requests_lay_out_the_suite_then_the_items_chunks_with_breakpoints_and_t
     with FakeAnthropicServer(judge_responder) as server:
         _client(server).run(calls[:4], None)
         bodies = {r.body["tool_choice"]["name"]: r.body for r in server.requests}
-    faithfulness, questions = bodies["record_judge_faithfulness"], bodies["record_judge_answer_questions"]
+    faithfulness, questions = bodies["record_judge_faithfulness"], bodies["record_judge_answer_relevance"]
     assert faithfulness["tools"] == questions["tools"] and len(faithfulness["tools"]) == 4
     instructions, chunks = faithfulness["system"]
     assert questions["system"] == [instructions]
     assert instructions["cache_control"] == chunks["cache_control"] == {"type": "ephemeral"}
-    assert FAITHFULNESS.system in instructions["text"] and ANSWER_QUESTIONS.system in instructions["text"]
+    assert FAITHFULNESS.system in instructions["text"] and ANSWER_RELEVANCE.system in instructions["text"]
     assert chunks["text"].startswith("Retrieved chunks, in rank order:\n\n[")
     assert faithfulness["messages"][0]["content"].startswith("Task record_judge_faithfulness:\n\nQuestion: ")
 

@@ -118,7 +118,7 @@ def test_answer_relevance_through_claude_sends_the_question_and_scores_the_state
     assert len(bodies) == len(items) and server.count() == 4 * len(items)
     prompts = [claude_judge._prompt(b) for b in bodies]
     for item in items:
-        prompt = next(p for p in prompts if p.startswith(f"Question: {item.question}\n"))
+        prompt = next(p for p in prompts if f"Question: {item.question}\n\nAnswer:" in p)
         assert f"Answer:\n{responses[item.item_id].answer}\n\n1. Split the question into the parts" in prompt
         assert "whether it addresses the question" in prompt and "noncommittal" in prompt
     # the fake judge answers the one part fully, and one of its two statements addresses the question
