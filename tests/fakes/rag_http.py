@@ -8,6 +8,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from tests.fakes.rag_systems import KNOWN_CHUNK, good
+from tests.rag import own_chunking_system
 
 
 TOKEN = "tok-7d41c0ffee-never-shown"  # what /secure wants after "Bearer "
@@ -16,7 +17,8 @@ HUGE_BYTES = 50_000_000
 
 class FakeRagHttpServer:
     """``/canned`` answers with ``canned`` (bytes set by the test); ``/secure`` wants ``Bearer TOKEN``
-    (``/echo-auth`` refuses and echoes the X-Api-Key header);
+    (``/echo-auth`` refuses and echoes the X-Api-Key header; ``/own-windows`` wants it too and answers as
+    ``tests.rag.own_chunking_system.windows``);
     ``/drip`` sends its body one byte every 2 s; ``/huge`` sends 50 MB (``/huge-undeclared``
     without a Content-Length)."""
 
@@ -66,6 +68,11 @@ class FakeRagHttpServer:
                 elif self.path == "/secure":
                     if self.headers.get("Authorization") == f"Bearer {TOKEN}":  # about the token, not chunks
                         self._send(200, json.dumps({**good(request), "retrieved": [], "citations": []}).encode())
+                    else:
+                        self._send(401, b'{"error": "bad or missing token"}')
+                elif self.path == "/own-windows":  # a system with its own chunking, behind the token
+                    if self.headers.get("Authorization") == f"Bearer {TOKEN}":
+                        self._send(200, json.dumps(own_chunking_system.windows(request)).encode())
                     else:
                         self._send(401, b'{"error": "bad or missing token"}')
                 elif self.path == "/echo-auth":  # a careless server that shows what it was sent

@@ -7,7 +7,10 @@ retrieval contract the way real systems do:
 - ``windows``: ``{"id", "text", "source", "score"}`` per context (own ids and texts);
 - ``texts_only``: ``{"text"}`` per context (what ragas, DeepEval and Phoenix accept);
 - ``snapshot_ids``: the same BM25 over units handed in by ``use_units`` (the test hands in the
-  snapshot's chunks), returned as ``{"chunk_id"}``: the yardstick for the other two.
+  snapshot's chunks), returned as ``{"chunk_id"}``: the yardstick for the others;
+- ``langchain_chain`` and ``llamaindex_engine``: the same BM25 over the same windows as a real
+  LangChain retriever + chat model chain and a real LlamaIndex query engine (fake models of those
+  libraries), for the adapters; ``windows`` also serves behind HTTP with a bearer token in the test.
 
 The answer is the best window's first sentences: retrieval is what is under test here.
 """
@@ -80,9 +83,13 @@ def _answer(hits) -> str:
     return " ".join(re.split(r"(?<=[.!?])\s+", hits[0][1][2].strip())[:2]) if hits else ""
 
 
-def windows(request: dict) -> dict:
+def _own_hits(question: str, k: int):
     root = os.environ["OWN_RAG_DOCS"]
-    hits = _index(root, lambda: _windows(Path(root))).search(request["question"], request["k"])
+    return _index(root, lambda: _windows(Path(root))).search(question, k)
+
+
+def windows(request: dict) -> dict:
+    hits = _own_hits(request["question"], request["k"])
     return {"answer": _answer(hits),
             "retrieved": [{"id": unit_id, "text": text, "source": source, "score": score}
                           for score, (unit_id, source, text) in hits]}
@@ -96,3 +103,47 @@ def texts_only(request: dict) -> dict:
 def snapshot_ids(request: dict) -> dict:
     hits = _indexes["units"].search(request["question"], request["k"])
     return {"answer": _answer(hits), "retrieved": [{"chunk_id": unit_id, "score": score} for score, (unit_id, _, _) in hits]}
+
+
+def langchain_chain():
+    """The same BM25 over the same windows as a LangChain retriever in the LCEL chain LangChain's docs
+    teach (``{"input"}`` -> ``{"input", "context", "answer"}``), with LangChain's fake chat model:
+    what a ``kind="langchain"`` target names."""
+    from operator import itemgetter
+
+    from langchain_core.callbacks import CallbackManagerForRetrieverRun
+    from langchain_core.documents import Document
+    from langchain_core.language_models import FakeListChatModel
+    from langchain_core.output_parsers import StrOutputParser
+    from langchain_core.prompts import ChatPromptTemplate
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.runnables import RunnablePassthrough
+
+    class OwnWindowsRetriever(BaseRetriever):
+        k: int = 5
+
+        def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+            return [Document(id=unit_id, page_content=text, metadata={"source": source, "score": score})
+                    for score, (unit_id, source, text) in _own_hits(query, self.k)]
+
+    prompt = ChatPromptTemplate.from_messages([("system", "Answer from this context:\n{context}"), ("human", "{input}")])
+    stuff = RunnablePassthrough.assign(context=lambda x: "\n\n".join(d.page_content for d in x["context"]))
+    model = FakeListChatModel(responses=["From the retrieved documents."])
+    return RunnablePassthrough.assign(context=itemgetter("input") | OwnWindowsRetriever()).assign(
+        answer=stuff | prompt | model | StrOutputParser())
+
+
+def llamaindex_engine():
+    """The same BM25 over the same windows as a LlamaIndex retriever in a RetrieverQueryEngine with
+    LlamaIndex's MockLLM: what a ``kind="llamaindex"`` target names."""
+    from llama_index.core.llms import MockLLM
+    from llama_index.core.query_engine import RetrieverQueryEngine
+    from llama_index.core.retrievers import BaseRetriever
+    from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+
+    class OwnWindowsRetriever(BaseRetriever):
+        def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+            return [NodeWithScore(node=TextNode(id_=unit_id, text=text, metadata={"file_path": source}), score=score)
+                    for score, (unit_id, source, text) in _own_hits(query_bundle.query_str, 5)]
+
+    return RetrieverQueryEngine.from_args(OwnWindowsRetriever(), llm=MockLLM(max_tokens=12))

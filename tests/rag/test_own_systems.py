@@ -18,29 +18,44 @@ from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.checks import rag_answers_error_budget
 from rag_assets.defs.resources import RESOURCES, RagSystemResource
 from tests.defs.lifecycle import check_evaluations, current_version, metadata, run_job, stage_sample_review
+from tests.fakes.rag_http import TOKEN, FakeRagHttpServer
 from tests.rag import own_chunking_system
 
-SYSTEMS = ("windows", "texts_only", "snapshot_ids")
+MODULE = "tests.rag.own_chunking_system"
 
 
-def _score(instance: dg.DagsterInstance, version: str, entry: str) -> tuple[dict, dict, bool]:
-    system = RagSystemResource(kind="callable", target=f"tests.rag.own_chunking_system:{entry}", timeout_seconds=30)
+def _systems(url: str) -> dict[str, RagSystemResource]:
+    """Each way a team's system reaches us, all over the same own windows and BM25; snapshot_ids last."""
+    return {
+        "windows": RagSystemResource(kind="callable", target=f"{MODULE}:windows", timeout_seconds=30),
+        "texts_only": RagSystemResource(kind="callable", target=f"{MODULE}:texts_only", timeout_seconds=30),
+        "http_bearer": RagSystemResource(kind="http", target=f"{url}/own-windows", timeout_seconds=30,
+                                         headers={"Authorization": "Bearer ${RAG_ASSETS_SYSTEM_TOKEN}"}),
+        "langchain": RagSystemResource(kind="langchain", target=f"{MODULE}:langchain_chain", timeout_seconds=30),
+        "llamaindex": RagSystemResource(kind="llamaindex", target=f"{MODULE}:llamaindex_engine", timeout_seconds=30),
+        "snapshot_ids": RagSystemResource(kind="callable", target=f"{MODULE}:snapshot_ids", timeout_seconds=30),
+    }
+
+
+def _score(instance: dg.DagsterInstance, version: str, system: RagSystemResource) -> tuple[dict, dict, bool]:
     result = dg.materialize([rag_answers, rag_answers_error_budget, evaluation], partition_key=version,
                             instance=instance, resources={**RESOURCES, "rag": system}, raise_on_error=False)
     return (metadata(result, "rag_answers"), metadata(result, "evaluation"),
             check_evaluations(result)["rag_answers_error_budget"].passed)
 
 
-def test_own_chunking_and_texts_only_score_like_the_same_retrieval_by_snapshot_ids(
+def test_own_chunking_texts_only_http_langchain_and_llamaindex_score_like_the_same_retrieval_by_snapshot_ids(
         project_env: Path, sample_corpus: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("OWN_RAG_DOCS", str(sample_corpus))
+    monkeypatch.setenv("RAG_ASSETS_SYSTEM_TOKEN", TOKEN)
     version = current_version()
     stage_sample_review(version)
-    with dg.instance_for_test() as instance:
+    with dg.instance_for_test() as instance, FakeRagHttpServer() as server:
         run_job(instance, "lifecycle", version)
         own_chunking_system.use_units([(c.chunk_id, c.path, c.text)
                                        for c in RESOURCES["store"].corpus().snapshot_chunks(version)])
-        scored = {entry: _score(instance, version, entry) for entry in SYSTEMS}
+        scored = {entry: _score(instance, version, system) for entry, system in _systems(server.base_url).items()}
+        assert server.hits["/own-windows"] == 54
     rows = [f"{'system':<14}{'items':>6}{'errors':>7}{'unmapped':>10}{'recall@5':>10}{'hit_rate@5':>12}"
             f"{'doc_hit@5':>11}{'ndcg@5':>8}"]
     for entry, (rag, card, _) in scored.items():
@@ -49,7 +64,7 @@ def test_own_chunking_and_texts_only_score_like_the_same_retrieval_by_snapshot_i
                     f"{card['ndcg@5']:>8.3f}")
     print("\n" + "\n".join(rows))
     yardstick = scored["snapshot_ids"][1]["recall@5"]
-    for entry in ("windows", "texts_only"):
+    for entry in ("windows", "texts_only", "http_bearer", "langchain", "llamaindex"):
         rag, card, budget_passed = scored[entry]
         assert rag["errors"] == 0 and card["rag_errors"] == 0 and budget_passed, entry
         assert card["contexts_unmapped_share"] <= 0.10, (entry, card["contexts_unmapped_share"])
