@@ -163,6 +163,15 @@ def load_target(target: str) -> Any:
         raise ConfigError(f"cannot load RAG system {target!r}: {exc}") from exc
 
 
+def load_built(target: str, kind: type, what: str) -> Any:
+    """The ``kind`` object a ``module:attribute`` target names, or the one it builds when it is a function."""
+    found = load_target(target)
+    built = found() if callable(found) and not isinstance(found, kind) else found
+    if not isinstance(built, kind):
+        raise ConfigError(f"{target!r} is not {what} nor a function that returns one")
+    return built
+
+
 def load_callable(target: str) -> Callable[[dict[str, Any]], Any]:
     function = load_target(target)
     if not callable(function):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rag_assets.errors import ConfigError
-from rag_assets.rag.adapters import CallableRagSystem, ContractError, load_target
+from rag_assets.rag.adapters import CallableRagSystem, ContractError, load_built
 from rag_assets.rag.contexts import context_entry
 
 try:
@@ -77,11 +77,7 @@ def chain_response(output: Any, root: Path | None) -> dict[str, Any]:
 
 def load_chain(target: str) -> Runnable:
     """The Runnable ``module:attribute`` names, or the one it builds when it is a function."""
-    found = load_target(target)
-    chain = found() if callable(found) and not isinstance(found, Runnable) else found
-    if not isinstance(chain, Runnable):
-        raise ConfigError(f"{target!r} is not a LangChain Runnable nor a function that returns one")
-    return chain
+    return load_built(target, Runnable, "a LangChain Runnable")
 
 
 class LangChainRagSystem(CallableRagSystem):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rag_assets.errors import ConfigError
-from rag_assets.rag.adapters import CallableRagSystem, ContractError, load_target
+from rag_assets.rag.adapters import CallableRagSystem, ContractError, load_built
 from rag_assets.rag.contexts import context_entry
 
 try:
@@ -34,11 +34,7 @@ def engine_response(result: Any, root: Path | None) -> dict[str, Any]:
 
 def load_engine(target: str) -> BaseQueryEngine:
     """The query engine ``module:attribute`` names, or the one it builds when it is a function."""
-    found = load_target(target)
-    engine = found() if callable(found) and not isinstance(found, BaseQueryEngine) else found
-    if not isinstance(engine, BaseQueryEngine):
-        raise ConfigError(f"{target!r} is not a LlamaIndex query engine nor a function that returns one")
-    return engine
+    return load_built(target, BaseQueryEngine, "a LlamaIndex query engine")
 
 
 class LlamaIndexRagSystem(CallableRagSystem):

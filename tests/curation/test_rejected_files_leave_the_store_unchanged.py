@@ -41,15 +41,20 @@ def _dump(engine) -> dict:
                 for table in SQLModel.metadata.sorted_tables}
 
 
-@pytest.fixture
-def world(store_url: str, tmp_path: Path):
-    engine = get_engine(store_url)
+def pending_review(engine) -> tuple[str, list[dict]]:
+    """The sample corpus snapshotted into ``engine``, 12 generated candidates saved, and their review rows."""
     corpus, candidates = SqlCorpusRepository(engine), SqlCandidateRepository(engine)
     version = snapshot_corpus(SAMPLE_CORPUS, ChunkerConfig(), corpus).version_id
     chunks = corpus.snapshot_chunks(version)
     outcome = run_generation(plan_tasks(chunks, set(), GenerationConfig(max_tasks=12)), OfflineClient(), None, version)
     candidates.save(outcome.candidates)
-    rows = review_rows(candidates.for_version(version), {c.chunk_id: c for c in chunks})
+    return version, review_rows(candidates.for_version(version), {c.chunk_id: c for c in chunks})
+
+
+@pytest.fixture
+def world(store_url: str, tmp_path: Path):
+    engine = get_engine(store_url)
+    version, rows = pending_review(engine)
     good = [{**r, "decision": "accept", "reviewer": "ana"} for r in rows]
     return engine, version, good, CurationFolders(tmp_path / "curation")
 

@@ -11,22 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rag_assets.corpus.models import ChunkerConfig
-from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.curation.inbox import CurationFolders, import_review_file
 from rag_assets.curation.models import OUTBOX_COLUMNS
-from rag_assets.curation.queue import review_rows
 from rag_assets.curation.review_file import read_review_file
-from rag_assets.generation.generate import run_generation
-from rag_assets.generation.models import GenerationConfig
-from rag_assets.generation.planning import plan_tasks
-from rag_assets.llm.offline import OfflineClient
-from rag_assets.store.candidate_repository import SqlCandidateRepository
-from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.curation_repository import SqlCurationRepository
 from rag_assets.store.engine import get_engine
-from tests.conftest import SAMPLE_CORPUS
-from tests.curation.test_rejected_files_leave_the_store_unchanged import _dump
+from tests.curation.test_rejected_files_leave_the_store_unchanged import _dump, pending_review
 
 
 @pytest.fixture(scope="module")
@@ -34,12 +24,7 @@ def shop(tmp_path_factory: pytest.TempPathFactory):
     """A SQLite store with the sample corpus and a dozen candidates, and their outbox rows."""
     root = tmp_path_factory.mktemp("review-properties")
     engine = get_engine(f"sqlite:///{root / 'store.db'}")
-    corpus, candidates = SqlCorpusRepository(engine), SqlCandidateRepository(engine)
-    version = snapshot_corpus(SAMPLE_CORPUS, ChunkerConfig(), corpus).version_id
-    chunks = corpus.snapshot_chunks(version)
-    outcome = run_generation(plan_tasks(chunks, set(), GenerationConfig(max_tasks=12)), OfflineClient(), None, version)
-    candidates.save(outcome.candidates)
-    rows = review_rows(candidates.for_version(version), {c.chunk_id: c for c in chunks})
+    _, rows = pending_review(engine)
     return engine, rows, root
 
 
