@@ -103,8 +103,3 @@ def context_mapping(responses: Sequence[RagResponse]) -> tuple[float, dict[str, 
     for context in contexts:
         methods[context.mapping] = methods.get(context.mapping, 0) + 1
     return (sum(1 for c in contexts if c.unmapped) / len(contexts) if contexts else 0.0), dict(sorted(methods.items()))
-
-
-def retrieved_from(rows: Sequence[Mapping[str, Any]]) -> tuple[RetrievedChunk, ...]:
-    return tuple(RetrievedChunk(r["chunk_id"], r.get("text") or "", float(r.get("score", 0.0)), int(r.get("rank", i)))
-                 for i, r in enumerate(rows, start=1))
