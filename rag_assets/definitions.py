@@ -8,6 +8,7 @@ installed (non-editable) copy does not have.
 import dagster as dg
 
 from rag_assets.defs.assets.ab import ab_comparison
+from rag_assets.defs.assets.calibration import judge_agreement, judge_calibration, judge_calibration_job
 from rag_assets.defs.assets.corpus import corpus_snapshot
 from rag_assets.defs.assets.curation import curated_decisions, curation_queue
 from rag_assets.defs.assets.generation import question_candidates
@@ -25,9 +26,9 @@ from rag_assets.defs.sensors import (automation_sensor, corpus_sensor, curation_
 
 defs = dg.Definitions(
     assets=[corpus_snapshot, question_candidates, curation_queue, curated_decisions, golden_set, rag_answers,
-            evaluation, ab_comparison, production_sample],
-    asset_checks=[golden_set_quality, golden_set_pinned, rag_answers_pinned, rag_answers_error_budget],
-    jobs=[lifecycle_job, curation_import_job, reevaluation_job, production_job],
+            evaluation, ab_comparison, production_sample, judge_calibration],
+    asset_checks=[golden_set_quality, golden_set_pinned, rag_answers_pinned, rag_answers_error_budget, judge_agreement],
+    jobs=[lifecycle_job, curation_import_job, reevaluation_job, production_job, judge_calibration_job],
     sensors=[corpus_sensor, curation_inbox_sensor, production_logs_sensor, automation_sensor, run_failure_alerts],
     schedules=[reevaluation_schedule],
     resources=RESOURCES,

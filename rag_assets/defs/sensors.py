@@ -11,6 +11,8 @@ from rag_assets.curation.inbox import (declared_corpus_version, file_sha256, inb
                                      reject_unsupported, unsupported_entries)
 from rag_assets.curation.models import ReviewProblem
 from rag_assets.corpus.snapshot import plan_snapshot
+from rag_assets.calibration.review_file import is_judge_review
+from rag_assets.defs.assets.calibration import judge_calibration_job, judge_review_request
 from rag_assets.defs.assets.corpus import corpus_snapshot
 from rag_assets.defs.jobs import curation_import_job, production_job
 from rag_assets.defs.partitions import corpus_versions, production_days
@@ -77,19 +79,22 @@ def _import_request(path, digest: str, version: str | None, state: dict, attempt
     """A run for ``path``; run keys stay unique per file hash (Dagster runs a run key once)."""
     number = state.get("requests", 0) + 1
     state.update(requests=number, attempts=attempts, run_key=digest if number == 1 else f"{digest}:{number}")
+    tags = {"rag_assets/trigger": "curation_inbox", "rag_assets/attempt": str(attempts)}
+    if is_judge_review(path):
+        return judge_review_request(path, state["run_key"], tags)
     return dg.RunRequest(
-        run_key=state["run_key"], partition_key=version,
-        tags={"rag_assets/trigger": "curation_inbox", "rag_assets/attempt": str(attempts)},
+        run_key=state["run_key"], partition_key=version, job_name=curation_import_job.name, tags=tags,
         run_config={"ops": {"curated_decisions": {"config": {"files": [path.name]}}}})
 
 
 @dg.sensor(
-    job=curation_import_job,
+    jobs=[curation_import_job, judge_calibration_job],
     default_status=dg.DefaultSensorStatus.RUNNING,
     minimum_interval_seconds=Settings.sensor_interval(15),
     description=(
         "Watches the curation inbox. Each new reviewed file (by content hash, the cursor) that names a known "
-        "corpus version gets one run of curation_import for that partition (run key = file hash). A file still in "
+        "corpus version gets one run of curation_import for that partition (run key = file hash); a judge-review "
+        "file (judge-review-<evaluation>) one run of judge_calibration_import. A file still in "
         f"the inbox after its run ended (store down, crash) is requested again, up to {IMPORT_ATTEMPTS} runs, then "
         "rejected. A file that names no known corpus version, a folder or another file type is moved to rejected/ "
         "with a report at once."
@@ -105,7 +110,8 @@ def curation_inbox_sensor(context: dg.SensorEvaluationContext, curation: Curatio
         rejected.append(entry.name)
     for path in inbox_files(folders.inbox):
         digest = file_sha256(path)
-        version = declared_corpus_version(path)
+        judge_review = is_judge_review(path)
+        version = None if judge_review else declared_corpus_version(path)
         state = seen.setdefault(digest, {})
         if state.get("run_key"):
             ended, run_id = _run_ended(context.instance, state["run_key"])
@@ -120,7 +126,7 @@ def curation_inbox_sensor(context: dg.SensorEvaluationContext, curation: Curatio
                 continue
             requests.append(_import_request(path, digest, version, state, state["attempts"] + 1))
             retried.append(path.name)
-        elif version in known:
+        elif judge_review or version in known:
             requests.append(_import_request(path, digest, version, state, 1))
         else:
             problem = (f"names corpus version {version!r}, which has no partition (known: {', '.join(sorted(known)) or 'none'})"

@@ -5,11 +5,13 @@ import math
 import dagster as dg
 from pydantic import Field
 
+from rag_assets.calibration.models import JudgeConfig
+from rag_assets.defs.assets.calibration import send_judge_review
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.metadata import llm_metadata, provider_label
 from rag_assets.defs.partitions import corpus_versions
-from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL, CurationResource, LLMResource, StoreResource
 from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset
 from rag_assets.errors import RagAssetsError
 from rag_assets.llm.budget import BudgetExceeded
@@ -53,6 +55,8 @@ class EvaluationConfig(dg.Config):
     max_cost_usd: float | None = Field(default=None, description=(
         "the most the judge may spend on this asset in one run, in USD (default: only the llm resource's limit "
         "for the whole run)"))
+    judge_review_sample: int = Field(default=30, ge=0, description=(
+        "judged items sent to the experts as a judge review (stratified by verdict and question type; 0: none)"))
 
 
 CHECK_SPECS = [
@@ -122,7 +126,7 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
 @dg.op(out={"result": dg.Out(dg.Nothing),
             **{spec.get_python_identifier(): dg.Out(dg.Nothing, is_required=False) for spec in CHECK_SPECS}})
 def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource,
-                     llm: LLMResource, rag_run_id: str, outcomes: list[EvaluationOutcome]):
+                     llm: LLMResource, curation: CurationResource, rag_run_id: str, outcomes: list[EvaluationOutcome]):
     """Merges the shards, applies the gates, saves the evaluation and writes the report."""
     version = context.partition_key
     run = store.rag().run(rag_run_id)
@@ -153,8 +157,12 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
         against = diff_evaluations(baseline.evaluation_id, evaluation_id, repo.item_values(baseline.evaluation_id)[0],
                                    current, types, {r.item_id: r.answer for r in store.rag().results(baseline.rag_run_id)},
                                    {i: r.answer for i, r in responses.items()}, thresholds, metrics)
+    judge_config = JudgeConfig(judging.judge.provider, judging.judge.model, JUDGE_CODE_VERSION, config.embedder)
+    judge_review, calibration = send_judge_review(
+        store, curation, evaluation_id, judge_config, outcome.items, items, responses, config.judge_review_sample,
+        {name: agg.mean for name, agg in card.overall.items()})
     report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(lineage), responses,
-                          against)
+                          against, calibration)
     path = store.report_dir() / f"{evaluation_id}.html"
     report.write(path)
     repo.set_report_path(evaluation_id, str(path))
@@ -184,6 +192,7 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
             **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
             **floats,
             "summary": dg.MetadataValue.md(summary_markdown(card, gates, report)),
+            **judge_review,
             "report": dg.MetadataValue.path(str(path)),
             "baseline": dg.MetadataValue.text(baseline.evaluation_id if baseline else "none"),
             "thresholds": dg.MetadataValue.text(config.thresholds_file or f"profile {profile}"),
