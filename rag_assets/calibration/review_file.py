@@ -13,6 +13,7 @@ import csv
 import hashlib
 import io
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
@@ -25,7 +26,7 @@ from rag_assets.errors import ReviewFileRejected
 
 PREFIX = "judge-review-"
 FORMATS = (".xlsx", ".csv")
-NOT_JUDGED = "-"
+NOT_JUDGED = "not judged"
 #: What an expert may write in an expert_<metric> column, and the verdict it means (empty: not reviewed).
 EXPERT_VALUES = {PASS: PASS, FAIL: FAIL, "1": PASS, "0": FAIL}
 IDENTITY = ("evaluation_id", "judge_config")
@@ -52,7 +53,7 @@ INSTRUCTIONS: tuple[str, ...] = (
     "context_recall: the contexts contain what the reference answer needs.",
     "",
     "expert_<metric>: pass or fail (or 1 / 0); leave it empty to skip that metric, and leave it empty where the "
-    "judge's column shows '-' (the judge gave no verdict there).",
+    "judge's column shows 'not judged' (the judge gave no verdict there).",
     "reviewer: your name, required on every row with a verdict. notes: optional.",
     "",
     "Returning the file: keep its name and drop it in the curation inbox. The whole file is checked first: if any "
@@ -171,9 +172,18 @@ def _row_verdicts(number: int, cells: Mapping[str, str], known: Mapping[str, Map
                           number) for m, v in given.items() if v in EXPERT_VALUES and known[item_id][m] is not None]
 
 
-def _validate(path: Path, data: bytes, expected: Callable[[str], tuple[str, Mapping[str, Mapping[str, str | None]]] | None],
-              ) -> JudgeReview:
-    text, _ = _text(path, data)
+Expected = Callable[[str], tuple[str, Mapping[str, Mapping[str, str | None]]] | None]
+
+
+def _validate(path: Path, data: bytes, expected: Expected) -> JudgeReview:
+    text, sheet = _text(path, data)
+    try:
+        return _validate_text(path, data, text, expected)
+    except _Rejected as rejected:
+        raise _Rejected([replace(p, sheet=sheet) for p in rejected.problems]) from None
+
+
+def _validate_text(path: Path, data: bytes, text: str, expected: Expected) -> JudgeReview:
     records = _records(text)
     problems: list[ReviewProblem] = []
     evaluation_id = evaluation_of(path.name)
@@ -203,8 +213,7 @@ def _validate(path: Path, data: bytes, expected: Callable[[str], tuple[str, Mapp
                        len(records) - len(reviewed))
 
 
-def read_judge_review(path: Path, expected: Callable[[str], tuple[str, Mapping[str, Mapping[str, str | None]]] | None],
-                      limits: ReviewLimits = ReviewLimits()) -> JudgeReview:
+def read_judge_review(path: Path, expected: Expected, limits: ReviewLimits = ReviewLimits()) -> JudgeReview:
     """The expert verdicts of a judge-review file, or ReviewFileRejected naming every problem by row and column.
 
     ``expected(evaluation_id)`` gives the judge configuration key the evaluation's sample was judged with and,

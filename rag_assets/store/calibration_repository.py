@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from sqlalchemy import insert, select
+from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Engine
 
 from rag_assets.calibration.models import ExpertVerdict, JudgeConfig, JudgeReview, ReviewItem, verdict
@@ -81,12 +81,18 @@ class SqlCalibrationRepository:
         return None if row is None else JudgeConfig.from_json(row[0])
 
     def apply_review(self, review: JudgeReview) -> ReviewApplied:
-        """Store every verdict of a validated file in one transaction; a file already applied adds nothing."""
+        """Store every verdict of a validated file in one transaction; a file already applied adds nothing. A
+        reviewer's verdict replaces their earlier one on the same item and metric of the evaluation (a corrected
+        file sent again), so no verdict is counted twice."""
         with write_transaction(self.engine) as conn:
             if conn.execute(select(IMPORT.c.sha256).where(IMPORT.c.sha256 == review.sha256)).first():
                 return ReviewApplied(already_applied=True)
             conn.execute(insert(IMPORT).values(sha256=review.sha256, file_name=Path(review.path).name,
                                                evaluation_id=review.evaluation_id, verdicts=len(review.verdicts)))
+            for v in review.verdicts:
+                conn.execute(delete(VERDICT).where(
+                    VERDICT.c.evaluation_id == review.evaluation_id, VERDICT.c.item_id == v.item_id,
+                    VERDICT.c.metric == v.metric, VERDICT.c.reviewer == v.reviewer))
             if review.verdicts:
                 conn.execute(insert(VERDICT), [
                     {"evaluation_id": review.evaluation_id, "judge_config": review.judge_config, "item_id": v.item_id,
