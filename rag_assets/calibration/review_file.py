@@ -66,8 +66,7 @@ def file_stem(evaluation_id: str) -> str:
 
 
 def evaluation_of(name: str) -> str:
-    """The evaluation id a judge-review file names ("judge-review-ev-1.xlsx", or "judge-review-ev-1.3f2a.csv" as
-    the inbox renames a second copy)."""
+    """The evaluation id a judge-review file names: "judge-review-ev-1.xlsx" -> "ev-1"."""
     return name[len(PREFIX):].split(".")[0]
 
 

@@ -77,6 +77,9 @@ def judge_calibration(context: dg.AssetExecutionContext, config: JudgeCalibratio
     repo = calibrations(store)
     files = ([Path(n) if Path(n).is_absolute() else folders.inbox / n for n in config.files] if config.files
              else [p for p in inbox_files(folders.inbox) if is_judge_review(p)])
+    missing = [path for path in files if not path.exists()]
+    if missing:
+        context.log.warning(f"not in the inbox any more (already imported?): {', '.join(map(str, missing))}")
     results = [import_review_file(path, folders, {}, lambda p, _, limits: read_judge_review(p, repo.sample, limits),
                                   repo.apply_review, curation.limits()) for path in files if path.exists()]
     touched = {repo.sample(evaluation_of(r.source))[0] for r in results if r.status == "applied"}
