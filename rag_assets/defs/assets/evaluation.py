@@ -40,7 +40,8 @@ class EvaluationConfig(dg.Config):
     or a file;
     the baseline evaluation id (default: the previous passing one); the regression gate's alpha and
     allowed drops; the judge failure budget; the embedder; the severity of failed gates; golden items
-    per judge shard; the most the judge may spend in this run (USD, all shards together)."""
+    per judge shard; the most the judge may spend in this run (USD, all shards together); the size of the judge
+    review sent to the experts."""
 
     k: int = 5
     profile: str = "auto"
@@ -234,7 +235,8 @@ evaluation = sharded_asset(
         "rate at k, average precision) and judge metrics (faithfulness with hallucination types, answer relevance, "
         "context precision and recall, citation accuracy, temporal faithfulness, decline accuracy), per item and "
         "aggregated overall and per question type, with the threshold, regression and judge-failure gates, a "
-        "markdown summary, an HTML report with plots, and a history row. The golden items are judged in shards "
+        "markdown summary, an HTML report with plots, a history row, and a judge review for the experts in the "
+        "curation outbox (see judge_calibration). The golden items are judged in shards "
         "(shard_size), one step each, merged by score_evaluation."
     ),
 )
