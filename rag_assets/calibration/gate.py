@@ -16,7 +16,7 @@ DEFAULT_MIN_KAPPA = 0.6
 class GateResult:
     passed: bool
     description: str
-    rows: list[tuple[str, str, str, str]]  # metric, n, kappa, status
+    rows: list[tuple[str, str, str, str]]  # metric, n, kappa [95% CI], status
 
 
 def _changes(before: JudgeConfig, now: JudgeConfig) -> str:
@@ -40,7 +40,8 @@ def calibration_gate(current: JudgeConfig | None, last: JudgeConfig | None, cali
     for metric, found in sorted(calibration.items()):
         kappa = found.kappa
         ok = kappa is not None and kappa >= min_kappa
-        rows.append((metric, str(found.n), "undefined" if kappa is None else f"{kappa:.3f}",
+        interval = f" [{found.kappa_low:.3f}, {found.kappa_high:.3f}]" if found.kappa_low is not None else ""
+        rows.append((metric, str(found.n), "undefined" if kappa is None else f"{kappa:.3f}{interval}",
                      "ok" if ok else "below"))
         if not ok:
             low.append(f"{metric} κ={'undefined' if kappa is None else f'{kappa:.2f}'}")

@@ -30,10 +30,6 @@ class MetricCalibration:
     confusion: dict[str, dict[str, int]]  # expert verdict -> judge verdict -> items
     disagreements: tuple[Disagreement, ...]
 
-    def describe(self) -> str:
-        kappa = "undefined" if self.kappa.value != self.kappa.value else f"{self.kappa.value:.2f}"
-        return f"κ={kappa}, n={self.n}"
-
 
 def calibrate_metric(metric: str, verdicts: Sequence[ExpertVerdict], seed: int = 0) -> MetricCalibration:
     """The judge's agreement with the experts on ``metric``; kappa is NaN when chance agreement is

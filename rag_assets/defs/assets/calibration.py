@@ -11,7 +11,7 @@ from rag_assets.calibration.gate import DEFAULT_MIN_KAPPA, calibration_gate
 from rag_assets.calibration.models import REVIEWED_METRICS, JudgeConfig
 from rag_assets.calibration.review_file import evaluation_of, is_judge_review, read_judge_review, write_judge_review
 from rag_assets.calibration.sample import DEFAULT_SEED, reviewable, stratified_sample
-from rag_assets.calibration.stats import calibrate_all
+from rag_assets.calibration.stats import MetricCalibration, calibrate_all
 from rag_assets.curation.inbox import import_review_file, inbox_files
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.resources import CurationResource, StoreResource
@@ -96,15 +96,7 @@ def judge_calibration(context: dg.AssetExecutionContext, config: JudgeCalibratio
         context.log.warning(f"judge-review file(s) rejected: {', '.join(r.source for r in rejected)}")
     return dg.MaterializeResult(metadata={
         "judge_config": dg.MetadataValue.text(f"{current.key}: {current.label()}" if current else "none yet"),
-        "calibration": dg.MetadataValue.md(markdown_table(
-            ["judge config", "metric", "n", "accuracy", "Cohen's kappa [95% CI]", "expert pass: judge pass / fail",
-             "expert fail: judge pass / fail"],
-            [(judge.key, m.metric, m.n, f"{m.accuracy:.3f}", str(m.kappa), "{pass} / {fail}".format(**m.confusion["pass"]),
-              "{pass} / {fail}".format(**m.confusion["fail"])) for judge, m in summaries])),
-        "disagreements": dg.MetadataValue.md(markdown_table(
-            ["judge config", "metric", "item", "judge", "expert", "reviewer", "notes"],
-            [(judge.key, m.metric, d.item_id, d.judge, d.expert, d.reviewer, d.notes or "")
-             for judge, m in summaries for d in m.disagreements])),
+        **_calibration_tables(summaries),
         **{f"kappa_{metric}": dg.MetadataValue.float(round(found.kappa, 4))
            for metric, found in stored.items() if found.kappa is not None},
         **{f"n_{metric}": dg.MetadataValue.int(found.n) for metric, found in stored.items()},
@@ -114,6 +106,21 @@ def judge_calibration(context: dg.AssetExecutionContext, config: JudgeCalibratio
         "imports": dg.MetadataValue.md(markdown_table(
             ["file", "status", "moved to", "report"], [(r.source, r.status, r.moved_to, r.report or "") for r in results])),
     })
+
+
+def _calibration_tables(summaries: Sequence[tuple[JudgeConfig, MetricCalibration]]) -> dict[str, dg.MetadataValue]:
+    """The calibrations computed in this run, and the items judge and experts disagree on."""
+    return {
+        "calibration": dg.MetadataValue.md(markdown_table(
+            ["judge config", "metric", "n", "accuracy", "Cohen's kappa [95% CI]", "expert pass: judge pass / fail",
+             "expert fail: judge pass / fail"],
+            [(judge.key, m.metric, m.n, f"{m.accuracy:.3f}", str(m.kappa), "{pass} / {fail}".format(**m.confusion["pass"]),
+              "{pass} / {fail}".format(**m.confusion["fail"])) for judge, m in summaries])),
+        "disagreements": dg.MetadataValue.md(markdown_table(
+            ["judge config", "metric", "item", "judge", "expert", "reviewer", "notes"],
+            [(judge.key, m.metric, d.item_id, d.judge, d.expert, d.reviewer, d.notes or "")
+             for judge, m in summaries for d in m.disagreements])),
+    }
 
 
 def _env_float(name: str, default: float) -> float:
@@ -157,7 +164,7 @@ def judge_agreement(config: JudgeAgreementConfig, store: StoreResource) -> dg.As
         passed=gate.passed, severity=dg.AssetCheckSeverity[severity], description=gate.description,
         metadata={"min_kappa": dg.MetadataValue.float(min_kappa),
                   "judge_config": dg.MetadataValue.text(current.label() if current else "none yet"),
-                  "metrics": dg.MetadataValue.md(markdown_table(["metric", "n", "kappa", "status"], gate.rows))})
+                  "metrics": dg.MetadataValue.md(markdown_table(["metric", "n", "kappa [95% CI]", "status"], gate.rows))})
 
 
 judge_calibration_job = dg.define_asset_job(
