@@ -55,7 +55,8 @@ class SqlCalibrationRepository:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def record_sample(self, evaluation_id: str, config: JudgeConfig, items: Sequence[ReviewItem], file_name: str) -> None:
+    def record_sample(self, evaluation_id: str, config: JudgeConfig, items: Sequence[ReviewItem],
+                      file_name: str | None) -> None:
         judged = {i.item_id: {m: None if v is None else verdict(v) for m, v in i.scores.items()} for i in items}
         with write_transaction(self.engine) as conn:
             conn.execute(insert(SAMPLE).values(evaluation_id=evaluation_id, judge_config=config.key,

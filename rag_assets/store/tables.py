@@ -371,7 +371,7 @@ class JudgeReviewSampleRow(SQLModel, table=True):
     judge_config: str = Field(index=True, max_length=16)
     judge_config_json: str = Field(sa_column=Column(Text, nullable=False))
     items_json: str = Field(sa_column=Column(Text, nullable=False))  # item id -> metric -> judge verdict or null
-    file_name: str
+    file_name: str | None = None  # None: the evaluation sent no review (sample size 0), its judge is recorded
     created_at: dt.datetime = Field(default_factory=utcnow, index=True)
 
 

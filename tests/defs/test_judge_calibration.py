@@ -114,8 +114,11 @@ def test_judge_review_round_trip_calibration_and_the_check_on_threshold_and_judg
             claude = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url,
                                  judge_model="claude-haiku-4-5")
             judged = dg.materialize([evaluation], partition_key=version, instance=instance, raise_on_error=False,
-                                    resources={**RESOURCES, "llm": claude})
-        assert "judge not calibrated with your experts" in metadata(judged, "evaluation")["judge_calibration"]
+                                    resources={**RESOURCES, "llm": claude},
+                                    run_config={"ops": {"evaluation": {"config": {"judge_review_sample": 0}}}})
+        claude_meta = metadata(judged, "evaluation")
+        assert "judge not calibrated with your experts" in claude_meta["judge_calibration"]
+        assert "judge_review_workbook" not in claude_meta  # no review sent, yet its judge is the one in use now
         rerun = defs.resolve_job_def(CALIBRATE).execute_in_process(instance=instance)
         check = check_evaluations(rerun)["judge_agreement"]
         assert not check.passed and check.severity == dg.AssetCheckSeverity.ERROR

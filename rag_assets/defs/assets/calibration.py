@@ -44,12 +44,13 @@ def send_judge_review(store: StoreResource, curation: CurationResource, evaluati
     metadata = {"judge_config": dg.MetadataValue.text(f"{config.key}: {config.label()}"),
                 "judge_calibration": dg.MetadataValue.md("\n".join(f"- {line}" for line in shown))}
     sample = stratified_sample(reviewable(outcome_items, {i.item_id: i for i in items}, responses), size, DEFAULT_SEED)
-    if sample:
-        xlsx, csv_path = write_judge_review(sample, evaluation_id, config, curation.folders().outbox)
-        repo.record_sample(evaluation_id, config, sample, xlsx.name)
+    # recorded even when empty: the newest evaluation's judge is the one the calibration check compares
+    files = write_judge_review(sample, evaluation_id, config, curation.folders().outbox) if sample else None
+    repo.record_sample(evaluation_id, config, sample, files[0].name if files else None)
+    if files:
         metadata.update({"judge_review_items": dg.MetadataValue.int(len(sample)),
-                         "judge_review_workbook": dg.MetadataValue.path(str(xlsx)),
-                         "judge_review_csv": dg.MetadataValue.path(str(csv_path))})
+                         "judge_review_workbook": dg.MetadataValue.path(str(files[0])),
+                         "judge_review_csv": dg.MetadataValue.path(str(files[1]))})
     return metadata, lines
 
 
