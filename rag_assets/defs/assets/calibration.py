@@ -1,7 +1,6 @@
 """Judge calibration, wired: the judge review an evaluation sends out, the judge_calibration asset that
 reads the experts' verdicts back, its check, and the job the inbox sensor runs for a judge-review file."""
 
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -20,11 +19,10 @@ from rag_assets.golden.models import GoldenItem
 from rag_assets.rag.models import RagResponse
 from rag_assets.report.markdown import markdown_table
 from rag_assets.scoring.evaluate import ItemScores
+from rag_assets.settings import Settings
 from rag_assets.store.calibration_repository import SqlCalibrationRepository, StoredCalibration, calibration_lines
 
 CALIBRATION_CHECK = "judge_agreement"
-MIN_KAPPA_ENV = "RAG_ASSETS_JUDGE_MIN_KAPPA"
-SEVERITY_ENV = "RAG_ASSETS_JUDGE_CALIBRATION_SEVERITY"
 
 
 def calibrations(store: StoreResource) -> SqlCalibrationRepository:
@@ -124,14 +122,6 @@ def _calibration_tables(summaries: Sequence[tuple[JudgeConfig, MetricCalibration
     }
 
 
-def _env_float(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    try:
-        return default if not raw else float(raw)
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a number; for example {name}={default}") from None
-
-
 class JudgeAgreementConfig(dg.Config):
     """The least kappa per metric (default RAG_ASSETS_JUDGE_MIN_KAPPA, else 0.6) and the severity of a failure
     (WARN or ERROR; default RAG_ASSETS_JUDGE_CALIBRATION_SEVERITY, else WARN)."""
@@ -150,17 +140,17 @@ class JudgeAgreementConfig(dg.Config):
     ),
 )
 def judge_agreement(config: JudgeAgreementConfig, store: StoreResource) -> dg.AssetCheckResult:
-    severity = (config.severity or os.environ.get(SEVERITY_ENV) or "WARN").upper()
     try:
+        severity = (config.severity or Settings.judge_calibration_severity()).upper()
         if severity not in ("WARN", "ERROR"):
-            raise ConfigError(f"severity {severity!r} is neither WARN nor ERROR; for example {SEVERITY_ENV}=ERROR")
-        min_kappa = config.min_kappa if config.min_kappa is not None else _env_float(MIN_KAPPA_ENV, DEFAULT_MIN_KAPPA)
+            raise ConfigError(f"severity {config.severity!r} is neither WARN nor ERROR")
+        min_kappa = config.min_kappa if config.min_kappa is not None else Settings.judge_min_kappa(DEFAULT_MIN_KAPPA)
         repo = calibrations(store)
         current = repo.current_config()
         stored: dict[str, StoredCalibration] = repo.calibration(current) if current else {}
         gate = calibration_gate(current, repo.last_calibrated_config(), stored, min_kappa)
     except ConfigError as exc:
-        raise dg.Failure(description=f"invalid judge agreement check config: {exc}") from exc
+        raise dg.Failure(description=f"invalid judge_agreement config: {exc}") from exc
     return dg.AssetCheckResult(
         passed=gate.passed, severity=dg.AssetCheckSeverity[severity], description=gate.description,
         metadata={"min_kappa": dg.MetadataValue.float(min_kappa),
