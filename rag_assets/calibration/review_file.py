@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +26,7 @@ from rag_assets.curation.workbook import WorkbookUnreadable, review_sheet_as_csv
 from rag_assets.errors import ReviewFileRejected
 
 PREFIX = "judge-review-"
+_EVALUATION_ID = re.compile(r"ev-[0-9a-f]{20}")  # as the evaluation repository makes them
 FORMATS = (".xlsx", ".csv")
 NOT_JUDGED = "not judged"
 #: What an expert may write in an expert_<metric> column, and the verdict it means (empty: not reviewed).
@@ -66,8 +68,10 @@ def file_stem(evaluation_id: str) -> str:
 
 
 def evaluation_of(name: str) -> str:
-    """The evaluation id a judge-review file names: "judge-review-ev-1.xlsx" -> "ev-1"."""
-    return name[len(PREFIX):].split(".")[0]
+    """The evaluation id a judge-review file names: "judge-review-ev-1f....xlsx" -> "ev-1f...", also when a
+    spreadsheet's "save a copy" added to the name ("judge-review-ev-1f... (1).xlsx")."""
+    found = _EVALUATION_ID.search(name)
+    return found.group(0) if found else name[len(PREFIX):].split(".")[0]
 
 
 def is_judge_review(path: Path) -> bool:

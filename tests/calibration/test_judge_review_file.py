@@ -86,13 +86,13 @@ def test_a_filled_workbook_is_applied_once_and_filed_away(setup):
         ("q-2", "context_recall", "fail")]  # dana's verdicts replaced, none counted twice
 
 
-def test_the_csv_round_trips_through_a_spreadsheet_save(setup):
+def test_the_csv_round_trips_through_a_spreadsheet_save_under_a_copy_s_name(setup):
     folders, repo, _, csv_path = setup
     with csv_path.open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert rows[0]["answer"] == "'=SUM(A1) is the answer."  # neutralised for the spreadsheet
     rows[1].update(expert_answer_relevance="0", reviewer="lee")
-    target = folders.inbox / csv_path.name
+    target = folders.inbox / f"{csv_path.stem} (1).csv"
     target.parent.mkdir(parents=True)
     with target.open("w", encoding="utf-8-sig", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
