@@ -210,7 +210,7 @@ def _validate_text(path: Path, data: bytes, text: str, expected: Expected) -> Ju
         seen[cells["item_id"]] = number
         verdicts.extend(_row_verdicts(number, cells, known, problems))
     if problems:
-        raise _Rejected(problems)
+        raise _Rejected(sorted(problems, key=lambda p: p.row or 0))
     reviewed = {v.item_id for v in verdicts}
     return JudgeReview(str(path), hashlib.sha256(data).hexdigest(), evaluation_id, config_key, tuple(verdicts),
                        len(records) - len(reviewed))

@@ -109,6 +109,10 @@ def test_the_csv_round_trips_through_a_spreadsheet_save_under_a_copy_s_name(setu
       "leave it empty"]),
     ({**GOOD, (3, "item_id"): "q-404"}, None, None,
      ["sheet Review, row 3, item_id: 'q-404' is not an item of this evaluation's sample"]),
+    ({**GOOD, (2, "judge_config"): "jc-000000000000", (3, "expert_faithfulness"): "yes"}, None, None,
+     [f"sheet Review, row 2, judge_config: 'jc-000000000000' does not match this file's judge config '{CONFIG.key}'",
+      "sheet Review, row 3, expert_faithfulness: 'yes' is not a verdict; write pass or fail (or 1 / 0), or leave "
+      "it empty"]),
     ({**GOOD, (4, "expert_answer_relevance"): "pass", (4, "reviewer"): "dana"}, None, None,
      ["sheet Review, row 4, expert_answer_relevance: the judge gave no verdict on this metric for this item; "
       "leave it empty"]),
