@@ -28,6 +28,7 @@ from rag_assets.store.bulk import bulk_insert
 from rag_assets.store.engine import batched, write_transaction
 from rag_assets.store.tables import (
     ChunkRow,
+    CorpusListingRow,
     CorpusSnapshotRow,
     DocumentRevisionRow,
     FileStatRow,
@@ -39,6 +40,7 @@ REVISION = DocumentRevisionRow.__table__
 SNAPSHOT_DOC = SnapshotDocumentRow.__table__
 CHUNK = ChunkRow.__table__
 FILE_STAT = FileStatRow.__table__
+LISTING = CorpusListingRow.__table__
 _REVISION_COLUMNS = ("revision_id", "path", "content_hash", "size", "title", "doc_version", "doc_date", "kind",
                      "chunk_count")
 _CHUNK_COLUMNS = ("revision_id", "ordinal", "chunk_id", "start_char", "end_char", "heading", "text", "content_hash")
@@ -73,6 +75,17 @@ class SqlCorpusRepository:
             bulk_insert(conn, FILE_STAT, ("corpus_root", "path", "size", "mtime_ns", "content_hash", "skip_reason"),
                         [(root, path, s.size, s.mtime_ns, s.content_hash, s.skip_reason)
                          for path, s in changed.items()])
+
+    def listing_version(self, root: str, fingerprint: str) -> str | None:
+        """The version the last snapshot of ``root`` gave, if its stat walk had this fingerprint."""
+        query = select(LISTING.c.version_id).where(LISTING.c.corpus_root == root, LISTING.c.fingerprint == fingerprint)
+        with self.engine.connect() as conn:
+            return conn.execute(query).scalar()
+
+    def record_listing(self, root: str, fingerprint: str, version_id: str) -> None:
+        with write_transaction(self.engine) as conn:
+            conn.execute(delete(LISTING).where(LISTING.c.corpus_root == root))
+            conn.execute(insert(LISTING).values(corpus_root=root, fingerprint=fingerprint, version_id=version_id))
 
     def get_snapshot(self, version_id: str) -> SnapshotOutcome | None:
         with self.engine.connect() as conn:
