@@ -137,8 +137,8 @@ def describe(listing: Listing, config: ChunkerConfig, cache: Mapping[str, Cached
     cut into chunks when ``chunk`` is set (a snapshot needs them; a plan does not)."""
     if not listing.files and not listing.skipped:
         raise CorpusError(f"corpus root {listing.root} is empty: no .md, .txt or .html files found")
-    changed = [file for file in listing.files
-               if (cached := cache.get(file.path)) is None or (cached.size, cached.mtime_ns) != (file.size, file.mtime_ns)]
+    changed = [file for file in listing.files if (cached := cache.get(file.path)) is None
+               or (cached.size, cached.mtime_ns) != (file.size, file.mtime_ns)]
     reads = {read.path: read for read in read_files(changed, config, chunk)}
     skipped = list(listing.skipped)
     entries: list[ManifestEntry] = []

@@ -79,4 +79,5 @@ def test_the_partition_guard_holds_on_the_unchanged_path(sample_corpus: Path, re
     first = snapshot_corpus(sample_corpus, CONFIG, repo)
     with pytest.raises(CorpusError, match=rf"is now version {first.version_id}, not cv-000000000000"):
         snapshot_corpus(sample_corpus, CONFIG, repo, expected_version="cv-000000000000")
-    assert snapshot_corpus(sample_corpus, CONFIG, repo, expected_version=first.version_id).version_id == first.version_id
+    again = snapshot_corpus(sample_corpus, CONFIG, repo, expected_version=first.version_id)
+    assert (again.version_id, again.files_read) == (first.version_id, 0)

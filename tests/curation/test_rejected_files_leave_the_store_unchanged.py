@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -125,3 +128,37 @@ def test_a_good_file_after_the_bad_ones_applies_every_row_once(world):
     again = import_review_file(path, folders, repo.candidates.corpus_versions_by_id(), read_review_file,
                                repo.apply_review)
     assert again.status == "already_applied" and len(repo.decisions()) == len(good)
+
+
+_REIMPORT_IN_A_FRESH_PROCESS = """
+import json, sys
+from pathlib import Path
+from rag_assets.curation.inbox import CurationFolders, import_review_file
+from rag_assets.curation.review_file import read_review_file
+from rag_assets.store.curation_repository import SqlCurationRepository
+from rag_assets.store.engine import get_engine
+url, path, root = sys.argv[1:]
+repo = SqlCurationRepository(get_engine(url))
+result = import_review_file(Path(path), CurationFolders(Path(root)), repo.candidates.corpus_versions_by_id(),
+                            read_review_file, repo.apply_review, is_applied=repo.is_applied)
+print(json.dumps([result.status, "great_expectations" in sys.modules, "pandas" in sys.modules]))
+"""
+
+
+def test_an_already_applied_file_is_filed_away_before_any_validation_import(world):
+    engine, version, good, folders = world
+    repo = SqlCurationRepository(engine)
+    folders.inbox.mkdir(parents=True)
+    path = folders.inbox / f"review-{version}.csv"
+    path.write_bytes(_csv(good))
+    first = import_review_file(path, folders, repo.candidates.corpus_versions_by_id(), read_review_file,
+                               repo.apply_review, is_applied=repo.is_applied)
+    assert first.status == "applied"
+    before = _dump(engine)
+    path.write_bytes(_csv(good))
+    url = engine.url.render_as_string(hide_password=False)
+    out = subprocess.run([sys.executable, "-c", _REIMPORT_IN_A_FRESH_PROCESS, url, str(path), str(folders.root)],
+                         check=True, capture_output=True, text=True).stdout
+    assert json.loads(out) == ["already_applied", False, False]
+    assert _dump(engine) == before and not path.exists()
+    assert {p.name for p in folders.processed.iterdir()} == {path.name, f"review-{version}.{first.sha256[:8]}.csv"}
