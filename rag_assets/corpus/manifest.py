@@ -40,8 +40,11 @@ class Listing:
 
     def fingerprint(self, config: ChunkerConfig) -> str:
         """Changes whenever any file might have: a path, size or mtime, a refusal, the config."""
-        listing = [(f.path, f.size, f.mtime_ns) for f in self.files] + [(s.path, s.reason) for s in self.skipped]
-        return sha256_hex(json.dumps([config.to_json(), listing]))[:16]
+        # NUL-separated, not JSON: a path never holds NUL, and this runs on every unchanged snapshot.
+        fields = [config.to_json(), str(len(self.files))]
+        fields += [f"{f.path}\0{f.size}\0{f.mtime_ns}" for f in self.files]
+        fields += [f"{s.path}\0{s.reason}" for s in self.skipped]
+        return sha256_hex("\0".join(fields))[:16]
 
 
 @dataclass

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import os
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
+from sqlalchemy import update
 
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.errors import CorpusError
-from rag_assets.store.corpus_repository import SqlCorpusRepository
-from rag_assets.store.engine import get_engine
+from rag_assets.store.corpus_repository import SNAPSHOT, SqlCorpusRepository
+from rag_assets.store.engine import get_engine, write_transaction
 
 CONFIG = ChunkerConfig(target_chars=300, overlap_chars=50, min_chars=80)
 
@@ -81,3 +84,13 @@ def test_the_partition_guard_holds_on_the_unchanged_path(sample_corpus: Path, re
         snapshot_corpus(sample_corpus, CONFIG, repo, expected_version="cv-000000000000")
     again = snapshot_corpus(sample_corpus, CONFIG, repo, expected_version=first.version_id)
     assert (again.version_id, again.files_read) == (first.version_id, 0)
+
+
+def test_a_diff_stored_in_the_older_keyed_format_reads_back_the_same(sample_corpus: Path, repo: SqlCorpusRepository):
+    first = snapshot_corpus(sample_corpus, CONFIG, repo)
+    keyed = json.dumps({"parent_version": first.diff.parent_version,
+                        "documents": [asdict(change) for change in first.diff.documents]})
+    with write_transaction(repo.engine) as conn:
+        conn.execute(update(SNAPSHOT).where(SNAPSHOT.c.version_id == first.version_id).values(diff_json=keyed))
+    stored = repo.get_snapshot(first.version_id)
+    assert stored is not None and stored.diff == first.diff and stored.diff.count("added") == first.document_count
