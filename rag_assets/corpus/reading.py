@@ -102,7 +102,11 @@ def pool_size(files: Sequence[ScannedFile]) -> int:
 def read_files(
     files: Sequence[ScannedFile], config: ChunkerConfig, chunk: bool, workers: int | None = None
 ) -> list[FileRead]:
-    """``read_file`` for every file, in input order; ``workers`` defaults to ``pool_size(files)``."""
+    """``read_file`` for every file, in input order; ``workers`` defaults to ``pool_size(files)``.
+
+    Workers are spawned, so a script that reaches this with many files must guard its entry point
+    with ``if __name__ == "__main__":`` (each worker imports the main module, as ``spawn`` does).
+    """
     workers = pool_size(files) if workers is None else workers
     if workers <= 1 or len(files) <= 1:
         return _read_batch(files, config, chunk)
