@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from sqlalchemy import insert, select
 
+from rag_assets.corpus.manifest import scan
+from rag_assets.corpus.models import ChunkerConfig
+from rag_assets.corpus.reading import read_file
+from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.store.bulk import bulk_insert
+from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine, write_transaction
 from rag_assets.store.tables import FileStatRow
 
@@ -48,3 +55,18 @@ def test_bulk_insert_spans_batches_and_is_part_of_the_transaction(store_url: str
         bulk_insert(conn, FILE_STAT, COLUMNS, iter(many))
     with engine.connect() as conn:
         assert _rows(conn, "many") == [row[1:] for row in many]
+
+
+def test_a_snapshot_reads_back_exactly_the_chunks_it_cut(store_url: str, tmp_path: Path):
+    root = tmp_path / "corpus"
+    root.mkdir()
+    (root / "escapes.md").write_text(
+        "# Tabs\tand \\back\\slashes\n\n" + "\n\n".join(f"Line {i}:\tcol\\N \\t ünï ✓ end." * 12 for i in range(6)),
+        encoding="utf-8")
+    (root / "plain.txt").write_text("A plain paragraph.\n\nAnother one, with a \\ at the end \\\n", encoding="utf-8")
+    config = ChunkerConfig(target_chars=300, overlap_chars=50, min_chars=80)
+    repo = SqlCorpusRepository(get_engine(store_url))
+    outcome = snapshot_corpus(root, config, repo)
+    cut = [chunk for file in scan(root.resolve(), config).files for chunk in read_file(file, config, chunk=True).chunks]
+    assert len(cut) == outcome.chunk_count > 2
+    assert repo.chunks(outcome.version_id) == cut
