@@ -141,8 +141,9 @@ def main() -> None:
         warm = _phase(root, "--phase", "unchanged", "--db", db, "--runs", str(args.runs))
     first = colds[0]
     read_hash = min(c["read_hash_cpu"] for c in colds)
+    cold_rss = max(c["peak_rss_mb"] for c in colds)
     print(f"{first['files']:,} files, {first['mb']:.1f} MB, {first['chunks']:,} chunks, {first['files_read']:,} read; "
-          f"{os.cpu_count()} cores; min of {args.runs} runs; peak RSS cold {max(c['peak_rss_mb'] for c in colds):.0f} MB, "
+          f"{os.cpu_count()} cores; min of {args.runs} runs; peak RSS cold {cold_rss:.0f} MB, "
           f"unchanged {warm['peak_rss_mb']:.0f} MB")
     print(f"{'figure':<22} {'seconds':>8} {'reference':<14} {'seconds':>8} {'ratio':>8} {'limit':>6}")
     print(_row("cold snapshot CPU", min(c["cpu"] for c in colds), "read+hash CPU", read_hash, COLD_LIMIT))
