@@ -12,7 +12,7 @@ from dataclasses import asdict, astuple
 from operator import itemgetter
 
 from sqlalchemy import delete, func, insert, select
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from rag_assets.corpus.models import (
     CachedStat,
@@ -26,7 +26,7 @@ from rag_assets.corpus.models import (
     SnapshotOutcome,
 )
 from rag_assets.store.bulk import bulk_insert
-from rag_assets.store.engine import batched, write_transaction
+from rag_assets.store.engine import batched, retry_transaction, write_transaction
 from rag_assets.store.tables import (
     ChunkRow,
     CorpusListingRow,
@@ -91,9 +91,13 @@ class SqlCorpusRepository:
             return conn.execute(query).scalar()
 
     def record_listing(self, root: str, fingerprint: str, version_id: str) -> None:
-        with write_transaction(self.engine) as conn:
+        """Replace the root's row; retried, since two snapshots of one root may finish together."""
+
+        def replace_row(conn: Connection) -> None:
             conn.execute(delete(LISTING).where(LISTING.c.corpus_root == root))
             conn.execute(insert(LISTING).values(corpus_root=root, fingerprint=fingerprint, version_id=version_id))
+
+        retry_transaction(self.engine, replace_row)
 
     def get_snapshot(self, version_id: str) -> SnapshotOutcome | None:
         with self.engine.connect() as conn:
