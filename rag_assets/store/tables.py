@@ -81,6 +81,17 @@ class FileStatRow(SQLModel, table=True):
     skip_reason: str | None = None
 
 
+class CorpusListingRow(SQLModel, table=True):
+    """A cache, not history: the stat-walk fingerprint of a root at its last snapshot and the version
+    it gave, so an unchanged corpus is recognised from one row instead of a row per file."""
+
+    __tablename__ = "corpus_listing"
+
+    corpus_root: str = Field(primary_key=True)
+    fingerprint: str = Field(max_length=32)
+    version_id: str = Field(max_length=32)
+
+
 class LLMCacheRow(SQLModel, table=True):
     """A valid LLM answer, keyed by everything that shaped it (see rag_assets.llm.cache)."""
 

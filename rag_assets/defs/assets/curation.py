@@ -98,8 +98,8 @@ def curated_decisions(context: dg.AssetExecutionContext, config: DecisionImportC
     missing = [path for path in files if not path.exists()]
     if missing:
         context.log.warning(f"not in the inbox any more (already imported?): {', '.join(map(str, missing))}")
-    results = [import_review_file(path, folders, known, read_review_file, repo.apply_review, curation.limits())
-               for path in files if path.exists()]
+    results = [import_review_file(path, folders, known, read_review_file, repo.apply_review, curation.limits(),
+                                  repo.is_applied) for path in files if path.exists()]
     rejected = [r for r in results if r.status == "rejected"]
     totals: dict[str, int] = {}
     for result in results:
