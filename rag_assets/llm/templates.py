@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -78,7 +79,9 @@ class PromptTemplate:
         return f"record_{self.id}"
 
     def input_schema(self) -> dict[str, Any]:
-        return self.output_model.model_json_schema()
+        """Built once per output model: every request and cache key needs it, and pydantic rebuilds it on each
+        ``model_json_schema()`` (most of the time of building a request). Callers must not modify it."""
+        return _json_schema(self.output_model)
 
     def tool(self) -> dict[str, Any]:
         return {"name": self.tool_name, "description": self.tool_description, "input_schema": self.input_schema()}
@@ -96,6 +99,11 @@ class PromptTemplate:
             return Prompt((self.tool(),), self.instructions(), context, self.render(inputs))
         return Prompt(self.suite.tools, self.suite.instructions, context,
                       f"Task {self.tool_name}:\n\n{self.render(inputs)}")
+
+
+@cache
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()
 
 
 def in_suite(name: str, preamble: str, templates: Sequence[PromptTemplate]) -> tuple[PromptTemplate, ...]:
