@@ -28,7 +28,7 @@ from pydantic import ValidationError
 
 from rag_assets.llm.budget import Budget, CostEstimate
 from rag_assets.llm.cache import CachedAnswer, LLMCache, cache_key
-from rag_assets.llm.prompt_cache import CHARS_PER_TOKEN, Warmup, split_input
+from rag_assets.llm.prompt_cache import CHARS_PER_TOKEN, Warmup, lone_contexts, split_input, without_lone_context
 from rag_assets.llm.rate_limit import shared_pacer
 from rag_assets.llm.results import LLMCall, LLMResult
 from rag_assets.llm.templates import Prompt, PromptTemplate
@@ -167,7 +167,12 @@ class LLMClient(ABC):
         """Every call's request, the cache hits by key, and the distinct misses."""
         requests = [self._request(call) for call in calls]
         hits = cache.get_many([r.key for r in requests]) if cache is not None else {}
-        return requests, hits, list({r.key: r for r in requests if r.key not in hits}.values())
+        misses = list({r.key: r for r in requests if r.key not in hits}.values())
+        if self._prompt_cache_minimum() is not None:
+            lone = lone_contexts(r.prompt for r in misses)
+            requests = [replace(r, prompt=without_lone_context(r.prompt, lone)) for r in requests]
+            misses = [replace(r, prompt=without_lone_context(r.prompt, lone)) for r in misses]
+        return requests, hits, misses
 
     async def _run_all(self, calls: Sequence[LLMCall], cache: LLMCache | None) -> list[LLMResult]:
         semaphore = asyncio.Semaphore(self.max_concurrency)

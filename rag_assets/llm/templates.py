@@ -42,12 +42,15 @@ class PromptSuite:
 @dataclass(frozen=True)
 class Prompt:
     """One call's prompt in cache order: ``tools`` and ``instructions`` (static), ``context`` (shared by the
-    calls about one item; None when the template has none), ``user`` (this call's own part)."""
+    calls about one item; None when the template has none), ``user`` (this call's own part).
+    ``cache_context``: whether a prompt cache breakpoint follows the context (not when no other call of
+    the run shares it: the provider would bill writing it, and nothing would read it)."""
 
     tools: tuple[dict[str, Any], ...]
     instructions: str
     context: str | None
     user: str
+    cache_context: bool = True
 
     @property
     def system(self) -> str:

@@ -3,6 +3,7 @@ real API does: the judge's calls share the suite's instructions, and an item's c
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,24 @@ def test_the_judge_reads_the_cache_on_every_call_after_the_first_and_an_items_la
     for reads in list(by_item.values())[1:]:
         assert reads["faithfulness"] == reads["answer_relevance"] == static  # they write the item's chunks
         assert reads["context_precision"] == reads["context_recall"] > static  # and these read them
+
+
+def test_an_item_context_no_other_call_reads_gets_no_breakpoint_and_no_cache_write(world):
+    world, calls, _ = world
+    normal, declined = world.items[:2]
+    adversarial = dataclasses.replace(declined, question_type="adversarial")  # judged on faithfulness and relevance
+    calls = [*judge_calls(normal, world.responses[normal.item_id], world.versions, normal.reference_statements),
+             *judge_calls(adversarial, world.responses[declined.item_id], world.versions, ())]
+    with FakeAnthropicServer(judge_responder) as server:
+        results = {r.key: r for r in _client(server).run(calls, None)}
+        marked = {(r.body["tool_choice"]["name"], declined.question in r.body["messages"][0]["content"]):
+                  "cache_control" in r.body["system"][1] for r in server.requests if len(r.body["system"]) == 2}
+    lone = results[f"{declined.item_id}|faithfulness"]
+    static = results[f"{declined.item_id}|answer_relevance"].prompt_cache_read_tokens
+    assert (lone.prompt_cache_write_tokens, lone.prompt_cache_read_tokens) == (0, static)
+    assert results[f"{normal.item_id}|context_recall"].prompt_cache_read_tokens > static, "a shared context is cached"
+    assert marked == {("record_judge_faithfulness", True): False, ("record_judge_faithfulness", False): True,
+                      ("record_judge_context_precision", False): True, ("record_judge_context_recall", False): True}
 
 
 def test_caching_pays_for_the_suites_longer_prompts_and_halves_their_bill(world, tmp_path: Path):
