@@ -69,6 +69,7 @@ class PromptTemplate:
     tool_description: str
     max_tokens: int = 2048
     examples: str = ""  # worked examples: static, sent with the instructions
+    rules: str = ""  # rules shared with the other members of its suite, which states them once for all
     context: Render | None = None  # the part of the inputs shared by the calls about one item
     suite: PromptSuite | None = None
 
@@ -89,8 +90,10 @@ class PromptTemplate:
     def tool(self) -> dict[str, Any]:
         return {"name": self.tool_name, "description": self.tool_description, "input_schema": self.input_schema()}
 
-    def instructions(self) -> str:
-        return f"{self.system}\n\n{self.examples}" if self.examples else self.system
+    def instructions(self, *, rules: bool = True) -> str:
+        """The static instructions; ``rules=False``: without the rules, as a member of a suite that states them."""
+        text = f"{self.system}\n{self.rules}" if rules and self.rules else self.system
+        return f"{text}\n\n{self.examples}" if self.examples else text
 
     def render(self, inputs: Mapping[str, Any]) -> str:
         return self.user(inputs)
@@ -110,7 +113,10 @@ def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def in_suite(name: str, preamble: str, templates: Sequence[PromptTemplate]) -> tuple[PromptTemplate, ...]:
-    """``templates`` as members of one suite (same order): their calls share tools and instructions."""
-    instructions = "\n\n".join([preamble, *(f"Task {t.tool_name}:\n{t.instructions()}" for t in templates)])
+    """``templates`` as members of one suite (same order): their calls share tools and instructions, in which
+    the rules the members share are stated once."""
+    rules = dict.fromkeys(t.rules for t in templates if t.rules)
+    instructions = "\n\n".join([preamble, *rules, *(f"Task {t.tool_name}:\n{t.instructions(rules=False)}"
+                                                      for t in templates)])
     suite = PromptSuite(name, tuple(t.tool() for t in templates), instructions)
     return tuple(replace(t, suite=suite) for t in templates)

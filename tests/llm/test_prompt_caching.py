@@ -15,7 +15,7 @@ from rag_assets.llm.cache import cache_key
 from rag_assets.llm.pricing import Price, cost_usd
 from rag_assets.llm.results import LLMStats
 from rag_assets.scoring.evaluate import judge_calls
-from rag_assets.scoring.judge_prompts import ANSWER_RELEVANCE, FAITHFULNESS
+from rag_assets.scoring.judge_prompts import ANSWER_RELEVANCE, FAITHFULNESS, RUBRIC
 from rag_assets.store.engine import get_engine
 from rag_assets.store.llm_batch_repository import SqlBatchJournal
 from rag_assets.store.llm_cache_repository import SqlLLMCache
@@ -114,6 +114,8 @@ def test_requests_lay_out_the_suite_then_the_items_chunks_with_breakpoints_and_t
     assert questions["system"] == [instructions]
     assert instructions["cache_control"] == chunks["cache_control"] == {"type": "ephemeral"}
     assert FAITHFULNESS.system in instructions["text"] and ANSWER_RELEVANCE.system in instructions["text"]
+    assert instructions["text"].count(RUBRIC) == 1, "the rules the tasks share are stated once"
+    assert FAITHFULNESS.instructions() == f"{FAITHFULNESS.system}\n{RUBRIC}", "and in each task's own prompt"
     assert chunks["text"].startswith("Retrieved chunks, in rank order:\n\n[")
     assert faithfulness["messages"][0]["content"].startswith("Task record_judge_faithfulness:\n\nQuestion: ")
 
