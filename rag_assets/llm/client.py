@@ -168,10 +168,9 @@ class LLMClient(ABC):
         requests = [self._request(call) for call in calls]
         hits = cache.get_many([r.key for r in requests]) if cache is not None else {}
         misses = list({r.key: r for r in requests if r.key not in hits}.values())
-        if self._prompt_cache_minimum() is not None:
-            lone = lone_contexts(r.prompt for r in misses)
-            requests = [replace(r, prompt=without_lone_context(r.prompt, lone)) for r in requests]
-            misses = [replace(r, prompt=without_lone_context(r.prompt, lone)) for r in misses]
+        if self._prompt_cache_minimum() is not None and (lone := lone_contexts(r.prompt for r in misses)):
+            unmarked = {r.key: replace(r, prompt=without_lone_context(r.prompt, lone)) for r in misses}
+            requests, misses = [unmarked.get(r.key, r) for r in requests], list(unmarked.values())
         return requests, hits, misses
 
     async def _run_all(self, calls: Sequence[LLMCall], cache: LLMCache | None) -> list[LLMResult]:

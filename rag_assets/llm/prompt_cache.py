@@ -2,11 +2,12 @@
 
 A prompt (``rag_assets.llm.templates.Prompt``) has a breakpoint after its static part (tools and
 instructions) and, when it has one that another call of the run shares, after its item context (a
-context no other call reads would only pay the write premium: 1.25 times its input price). The provider writes a prefix to its cache
-the first time it sees it and reads it after, but only once the first answer has begun: calls sent at
-the same moment all pay to write. So the first call of each prefix goes alone and the calls sharing it
-wait for its answer (``Warmup``). The pre-flight estimate prices each prefix the way the provider
-bills it: written once, read after, and billed as plain input when shorter than the minimum it caches.
+context no other call reads would only pay the write premium: 1.25 times its input price). The
+provider writes a prefix to its cache the first time it sees it and reads it after, but only once the
+first answer has begun: calls sent at the same moment all pay to write. So the first call of each
+prefix goes alone and the calls sharing it wait for its answer (``Warmup``). The pre-flight estimate
+prices each prefix the way the provider bills it: written once, read after, and billed as plain input
+when shorter than the minimum it caches.
 """
 
 from __future__ import annotations
