@@ -28,7 +28,7 @@ from pydantic import ValidationError
 
 from rag_assets.llm.budget import Budget, CostEstimate
 from rag_assets.llm.cache import CachedAnswer, LLMCache, cache_key
-from rag_assets.llm.prompt_cache import CHARS_PER_TOKEN, Warmup, split_input
+from rag_assets.llm.prompt_cache import CHARS_PER_TOKEN, Warmup, lone_contexts, split_input, without_lone_context
 from rag_assets.llm.rate_limit import shared_pacer
 from rag_assets.llm.results import LLMCall, LLMResult
 from rag_assets.llm.templates import Prompt, PromptTemplate
@@ -134,9 +134,6 @@ class LLMClient(ABC):
     async def _close(self) -> None:
         """Release what ``_open`` created."""
 
-    def uses_cache(self) -> bool:
-        return True
-
     async def _pace(self) -> None:
         """Wait for this process's next send slot when a requests-per-minute bound is set."""
         if self.requests_per_minute:
@@ -150,13 +147,13 @@ class LLMClient(ABC):
 
     def run(self, calls: Sequence[LLMCall], cache: LLMCache | None = None) -> list[LLMResult]:
         """Answer every call; results come back in the order of ``calls``."""
-        return asyncio.run(self._run_all(calls, cache if self.uses_cache() else None))
+        return asyncio.run(self._run_all(calls, cache))
 
     def estimate(self, calls: Sequence[LLMCall], cache: LLMCache | None = None) -> CostEstimate:
         """What ``run(calls, cache)`` would cost at most, without sending a request."""
 
         async def estimate() -> CostEstimate:
-            requests, hits, misses = self._split(calls, cache if self.uses_cache() else None)
+            requests, hits, misses = self._split(calls, cache)
             await self._open()
             try:
                 return await self._estimate(misses, sum(1 for r in requests if r.key in hits))
@@ -169,8 +166,12 @@ class LLMClient(ABC):
                ) -> tuple[list[Request], dict[str, CachedAnswer], list[Request]]:
         """Every call's request, the cache hits by key, and the distinct misses."""
         requests = [self._request(call) for call in calls]
-        hits = {r.key: hit for r in requests if cache is not None and (hit := cache.get(r.key)) is not None}
-        return requests, hits, list({r.key: r for r in requests if r.key not in hits}.values())
+        hits = cache.get_many([r.key for r in requests]) if cache is not None else {}
+        misses = list({r.key: r for r in requests if r.key not in hits}.values())
+        if self._prompt_cache_minimum() is not None and (lone := lone_contexts(r.prompt for r in misses)):
+            unmarked = {r.key: replace(r, prompt=without_lone_context(r.prompt, lone)) for r in misses}
+            requests, misses = [unmarked.get(r.key, r) for r in requests], list(unmarked.values())
+        return requests, hits, misses
 
     async def _run_all(self, calls: Sequence[LLMCall], cache: LLMCache | None) -> list[LLMResult]:
         semaphore = asyncio.Semaphore(self.max_concurrency)
