@@ -19,7 +19,7 @@ import asyncio
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -148,9 +148,11 @@ class LLMClient(ABC):
         are those not written to nor read from the prompt cache."""
         return 0.0
 
-    def run(self, calls: Sequence[LLMCall], cache: LLMCache | None = None) -> list[LLMResult]:
-        """Answer every call; results come back in the order of ``calls``."""
-        return asyncio.run(self._run_all(calls, cache if self.uses_cache() else None))
+    def run(self, calls: Sequence[LLMCall], cache: LLMCache | None = None,
+            progress: Callable[[int], None] | None = None) -> list[LLMResult]:
+        """Answer every call; results come back in the order of ``calls``. ``progress(1)`` is told of
+        each call as it finishes (a terminal shows it; see ``rag_assets.console``)."""
+        return asyncio.run(self._run_all(calls, cache if self.uses_cache() else None, progress))
 
     def estimate(self, calls: Sequence[LLMCall], cache: LLMCache | None = None) -> CostEstimate:
         """What ``run(calls, cache)`` would cost at most, without sending a request."""
@@ -172,7 +174,8 @@ class LLMClient(ABC):
         hits = {r.key: hit for r in requests if cache is not None and (hit := cache.get(r.key)) is not None}
         return requests, hits, list({r.key: r for r in requests if r.key not in hits}.values())
 
-    async def _run_all(self, calls: Sequence[LLMCall], cache: LLMCache | None) -> list[LLMResult]:
+    async def _run_all(self, calls: Sequence[LLMCall], cache: LLMCache | None,
+                       progress: Callable[[int], None] | None = None) -> list[LLMResult]:
         semaphore = asyncio.Semaphore(self.max_concurrency)
         requests, hits, misses = self._split(calls, cache)
         started = time.perf_counter()
@@ -185,7 +188,8 @@ class LLMClient(ABC):
             warmup = None if minimum is None else Warmup({r.key: r.prompt for r in misses}, minimum)
             async with self._in_bulk(misses) as bulk:
                 results = list(await asyncio.gather(*(
-                    self._one(r, hits.get(r.key), bulk.get(r.key), cache, semaphore, started, warmup)
+                    _told(self._one(r, hits.get(r.key), bulk.get(r.key), cache, semaphore, started, warmup),
+                          progress)
                     for r in requests)))
         finally:
             await self._close()
@@ -298,6 +302,13 @@ class LLMClient(ABC):
                 return LLMResult(**base, output=output, repaired=attempt == 1, **totals)
             messages = messages + reply.transcript + [_repair_request(template, reply, error)]
         return LLMResult(**base, output=None, error=error, error_kind="parse_error", repaired=True, **totals)
+
+
+async def _told(answer: Awaitable[LLMResult], progress: Callable[[int], None] | None) -> LLMResult:
+    result = await answer
+    if progress is not None:
+        progress(1)
+    return result
 
 
 def _with(totals: dict[str, Any], **more: Any) -> dict[str, Any]:

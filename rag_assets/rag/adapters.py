@@ -147,6 +147,19 @@ def parse_output(item_id: str, payload: Any, latency_ms: float) -> RagResponse:
                        latency_ms=latency_ms, extra=extra, **_usage(payload))
 
 
+def answer_concurrently(one: Callable[[RagQuery], RagResponse], queries: Sequence[RagQuery], workers: int,
+                        progress: Callable[[int], None] | None) -> list[RagResponse]:
+    """``one`` over the queries, ``workers`` at a time, in order; ``progress(1)`` as each is answered."""
+    def told(query: RagQuery) -> RagResponse:
+        response = one(query)
+        if progress is not None:
+            progress(1)
+        return response
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(told, queries))
+
+
 def _request(query: RagQuery, k: int) -> dict[str, Any]:
     return {"item_id": query.item_id, "question": query.question, "corpus_version": query.corpus_version, "k": k}
 
@@ -227,9 +240,8 @@ class CallableRagSystem:
         except ContractError as exc:
             return failed(query.item_id, "bad_response", str(exc), latency)
 
-    def answer(self, queries: Sequence[RagQuery]) -> list[RagResponse]:
-        with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
-            return list(pool.map(self._one, queries))
+    def answer(self, queries: Sequence[RagQuery], progress: Callable[[int], None] | None = None) -> list[RagResponse]:
+        return answer_concurrently(self._one, queries, self.max_concurrency, progress)
 
 
 class HttpRagSystem:
@@ -298,6 +310,5 @@ class HttpRagSystem:
         response = self._attempts(query)
         return replace(response, error=redact(response.error, self._secrets)) if response.error else response
 
-    def answer(self, queries: Sequence[RagQuery]) -> list[RagResponse]:
-        with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
-            return list(pool.map(self._one, queries))
+    def answer(self, queries: Sequence[RagQuery], progress: Callable[[int], None] | None = None) -> list[RagResponse]:
+        return answer_concurrently(self._one, queries, self.max_concurrency, progress)
