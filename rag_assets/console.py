@@ -15,7 +15,6 @@ import contextlib
 import datetime as dt
 import os
 import sys
-import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping
@@ -45,29 +44,29 @@ def event_log(home: Path, stream: bool) -> Iterator[Path | None]:
 
 class Progress:
     """``label: done/total  rate/s  ETA`` redrawn in place on one terminal line, at most every
-    ``interval`` seconds, and finished with a newline at the last item. Thread-safe: the RAG
-    adapters report from their worker threads."""
+    ``interval`` seconds, finished with a newline at the last item. Told ``(done, total)`` by the
+    loop it watches; a new total (the next shard, the next batch of calls) starts the count again."""
 
-    def __init__(self, label: str, total: int, stream: TextIO, interval: float = 0.2,
+    def __init__(self, label: str, stream: TextIO, interval: float = 0.2,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.label, self.total, self.stream, self.interval, self.clock = label, total, stream, interval, clock
-        self.done, self.started, self.shown = 0, clock(), -interval
-        self._lock = threading.Lock()
+        self.label, self.stream, self.interval, self.clock = label, stream, interval, clock
+        self.started, self.shown, self.last = clock(), -interval, 0
 
-    def line(self) -> str:
+    def line(self, done: int, total: int) -> str:
         elapsed = max(self.clock() - self.started, 1e-9)
-        rate = self.done / elapsed
-        eta = f"ETA {(self.total - self.done) / rate:.0f}s" if rate and self.done < self.total else f"{elapsed:.0f}s"
-        return f"{self.label}: {self.done}/{self.total}  {rate:.1f}/s  {eta}"
+        rate = done / elapsed
+        eta = f"ETA {(total - done) / rate:.0f}s" if rate and done < total else f"took {elapsed:.0f}s"
+        return f"{self.label}: {done}/{total}  {rate:.1f}/s  {eta}"
 
-    def __call__(self, count: int) -> None:
-        with self._lock:
-            self.done += count
-            now, last = self.clock(), self.done >= self.total
-            if last or now - self.shown >= self.interval:
-                self.shown = now
-                self.stream.write("\r" + self.line() + ("\n" if last else ""))
-                self.stream.flush()
+    def __call__(self, done: int, total: int) -> None:
+        now = self.clock()
+        if done < self.last:  # a new count (the next batch of calls) began
+            self.started = now
+        self.last = done
+        if done >= total or now - self.shown >= self.interval:
+            self.shown = now
+            self.stream.write("\r" + self.line(done, total) + ("\n" if done >= total else ""))
+            self.stream.flush()
 
 
 def _interactive(stream: TextIO, environ: Mapping[str, str]) -> bool:
@@ -75,12 +74,12 @@ def _interactive(stream: TextIO, environ: Mapping[str, str]) -> bool:
     return stream.isatty() and environ.get("CI", "").lower() not in ("true", "1")
 
 
-def terminal_progress(label: str, total: int, stream: TextIO | None = None,
-                      environ: Mapping[str, str] | None = None) -> Callable[[int], None] | None:
+def terminal_progress(label: str, stream: TextIO | None = None,
+                      environ: Mapping[str, str] | None = None) -> Callable[[int, int], None] | None:
     """A progress callback for a long loop when a person watches the terminal; None otherwise, so
     logs, CI and ``dagster dev`` stay plain. The terminal is the process's own stderr, which
     ``event_log`` leaves alone while it sends Dagster's events to the log file."""
     stream = stream or sys.__stderr__
-    if stream is None or total <= 0 or not _interactive(stream, os.environ if environ is None else environ):
+    if stream is None or not _interactive(stream, os.environ if environ is None else environ):
         return None
-    return Progress(label, total, stream)
+    return Progress(label, stream)

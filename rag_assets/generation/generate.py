@@ -64,8 +64,8 @@ def _vet(task: GenerationTask, item: dict, corpus_version: str, result: LLMResul
 
 
 def ask_generator(tasks: Sequence[GenerationTask], client: LLMClient, cache: LLMCache | None,
-                  progress: Callable[[int], None] | None = None) -> list[LLMResult]:
-    """The generation calls of some tasks (one shard's), in task order; ``progress(1)`` per answered call."""
+                  progress: Callable[[int, int], None] | None = None) -> list[LLMResult]:
+    """The generation calls of some tasks (one shard's), in task order; ``progress(done, total)`` per answered call."""
     return client.run(generation_calls(tasks), cache, progress)
 
 

@@ -16,10 +16,11 @@ answers are cached) and the run raises BudgetExceeded naming what was answered a
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -149,9 +150,9 @@ class LLMClient(ABC):
         return 0.0
 
     def run(self, calls: Sequence[LLMCall], cache: LLMCache | None = None,
-            progress: Callable[[int], None] | None = None) -> list[LLMResult]:
-        """Answer every call; results come back in the order of ``calls``. ``progress(1)`` is told of
-        each call as it finishes (a terminal shows it; see ``rag_assets.console``)."""
+            progress: Callable[[int, int], None] | None = None) -> list[LLMResult]:
+        """Answer every call; results come back in the order of ``calls``. ``progress(done, total)`` is
+        told as each call finishes (a terminal shows it; see ``rag_assets.console``)."""
         return asyncio.run(self._run_all(calls, cache if self.uses_cache() else None, progress))
 
     def estimate(self, calls: Sequence[LLMCall], cache: LLMCache | None = None) -> CostEstimate:
@@ -175,7 +176,7 @@ class LLMClient(ABC):
         return requests, hits, list({r.key: r for r in requests if r.key not in hits}.values())
 
     async def _run_all(self, calls: Sequence[LLMCall], cache: LLMCache | None,
-                       progress: Callable[[int], None] | None = None) -> list[LLMResult]:
+                       progress: Callable[[int, int], None] | None = None) -> list[LLMResult]:
         semaphore = asyncio.Semaphore(self.max_concurrency)
         requests, hits, misses = self._split(calls, cache)
         started = time.perf_counter()
@@ -187,9 +188,10 @@ class LLMClient(ABC):
             minimum = self._prompt_cache_minimum()
             warmup = None if minimum is None else Warmup({r.key: r.prompt for r in misses}, minimum)
             async with self._in_bulk(misses) as bulk:
+                done = itertools.count(1)
                 results = list(await asyncio.gather(*(
                     _told(self._one(r, hits.get(r.key), bulk.get(r.key), cache, semaphore, started, warmup),
-                          progress)
+                          progress, done, len(requests))
                     for r in requests)))
         finally:
             await self._close()
@@ -304,10 +306,11 @@ class LLMClient(ABC):
         return LLMResult(**base, output=None, error=error, error_kind="parse_error", repaired=True, **totals)
 
 
-async def _told(answer: Awaitable[LLMResult], progress: Callable[[int], None] | None) -> LLMResult:
+async def _told(answer: Awaitable[LLMResult], progress: Callable[[int, int], None] | None, done: Iterator[int],
+                total: int) -> LLMResult:
     result = await answer
     if progress is not None:
-        progress(1)
+        progress(next(done), total)
     return result
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import http.client
 import importlib
+import itertools
 import json
 import threading
 import time
@@ -148,12 +149,15 @@ def parse_output(item_id: str, payload: Any, latency_ms: float) -> RagResponse:
 
 
 def answer_concurrently(one: Callable[[RagQuery], RagResponse], queries: Sequence[RagQuery], workers: int,
-                        progress: Callable[[int], None] | None) -> list[RagResponse]:
-    """``one`` over the queries, ``workers`` at a time, in order; ``progress(1)`` as each is answered."""
+                        progress: Callable[[int, int], None] | None) -> list[RagResponse]:
+    """``one`` over the queries, ``workers`` at a time, in order; ``progress(done, total)`` as each is answered."""
+    done, lock = itertools.count(1), threading.Lock()
+
     def told(query: RagQuery) -> RagResponse:
         response = one(query)
         if progress is not None:
-            progress(1)
+            with lock:
+                progress(next(done), len(queries))
         return response
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -240,7 +244,7 @@ class CallableRagSystem:
         except ContractError as exc:
             return failed(query.item_id, "bad_response", str(exc), latency)
 
-    def answer(self, queries: Sequence[RagQuery], progress: Callable[[int], None] | None = None) -> list[RagResponse]:
+    def answer(self, queries: Sequence[RagQuery], progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
         return answer_concurrently(self._one, queries, self.max_concurrency, progress)
 
 
@@ -310,5 +314,5 @@ class HttpRagSystem:
         response = self._attempts(query)
         return replace(response, error=redact(response.error, self._secrets)) if response.error else response
 
-    def answer(self, queries: Sequence[RagQuery], progress: Callable[[int], None] | None = None) -> list[RagResponse]:
+    def answer(self, queries: Sequence[RagQuery], progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
         return answer_concurrently(self._one, queries, self.max_concurrency, progress)

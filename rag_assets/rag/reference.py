@@ -52,7 +52,7 @@ class ReferenceRagSystem:
         hits = self.index.search_many(questions, self.k * OVERFETCH)
         return [self._rerank(question, found) for question, found in zip(questions, hits)]
 
-    def answer(self, queries: Sequence[RagQuery], progress: Callable[[int], None] | None = None) -> list[RagResponse]:
+    def answer(self, queries: Sequence[RagQuery], progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
         started = time.perf_counter()
         retrieved = self.retrieve([q.question for q in queries])
         retrieval_ms = (time.perf_counter() - started) * 1000 / max(1, len(queries))

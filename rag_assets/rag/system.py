@@ -23,9 +23,9 @@ class RagSystem(Protocol):
     def config(self) -> dict[str, Any]:
         """What identifies this system's behaviour (never secrets): its hash is recorded per run."""
 
-    def answer(self, queries: Sequence[RagQuery], progress: Callable[[int], None] | None = None) -> list[RagResponse]:
-        """One response per query, in order; a failure is a response with ``error`` set. ``progress(n)``,
-        when given, is told of answered queries as they come."""
+    def answer(self, queries: Sequence[RagQuery], progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
+        """One response per query, in order; a failure is a response with ``error`` set. ``progress(done,
+        total)``, when given, is told of answered queries as they come."""
 
 
 FRAMEWORKS = ("langchain", "llamaindex")
@@ -81,7 +81,7 @@ def _placed(entry: RetrievedChunk, chunks: Mapping[str, SnapshotChunk],
 
 
 def run_rag(system: RagSystem, queries: Sequence[RagQuery], chunks: Sequence[SnapshotChunk],
-            progress: Callable[[int], None] | None = None) -> list[RagResponse]:
+            progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
     """Answer every query; the run always finishes, with an error record for each failed item.
 
     Contexts returned as text are mapped onto ``chunks`` (the pinned snapshot) in one pass for
@@ -99,7 +99,7 @@ def run_rag(system: RagSystem, queries: Sequence[RagQuery], chunks: Sequence[Sna
 
 
 def answer_items(system: RagSystem, items: Sequence[GoldenItem], corpus_version: str,
-                 chunks: Sequence[SnapshotChunk], progress: Callable[[int], None] | None = None) -> list[RagResponse]:
+                 chunks: Sequence[SnapshotChunk], progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
     """The RAG step of an evaluation, one code path for the rag_answers asset, the A/B comparison and
     ``rag_assets.evaluate``: each golden item's question asked over the pinned snapshot."""
     return run_rag(system, [RagQuery(i.item_id, i.question, corpus_version) for i in items], chunks, progress)

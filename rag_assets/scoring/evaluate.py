@@ -171,14 +171,14 @@ def _score_item(item: GoldenItem, response: RagResponse, versions: Mapping[str, 
 def evaluate(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], versions: Mapping[str, str | None],
              statements: Mapping[str, Sequence[str]], client: LLMClient, cache: LLMCache | None,
              embedder: Embedder, k: int, documents: Mapping[str, str] | None = None,
-             progress: Callable[[int], None] | None = None) -> EvaluationOutcome:
+             progress: Callable[[int, int], None] | None = None) -> EvaluationOutcome:
     """Score every item of the golden set on the RAG run's responses.
 
     Retrieval metrics rank the snapshot chunks each returned context stands for (with partial
     credit, see ``scoring.retrieval``); ``documents`` (snapshot chunk id -> document path) gives
     the document hit rate, left undefined without it. Judges read the returned texts. Each answered
-    item also records ``contexts_unmapped_share``, kept out of the gated metrics. ``progress(1)``
-    is told of each judge call as it finishes.
+    item also records ``contexts_unmapped_share``, kept out of the gated metrics. ``progress(done,
+    total)`` is told of each judge call as it finishes.
     """
     calls: list[LLMCall] = []
     for item in items:
@@ -204,7 +204,7 @@ def evaluate(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], 
 
 def score_answers(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], chunks: Sequence[SnapshotChunk],
                   judge: LLMClient, cache: LLMCache | None, embedder: Embedder, k: int,
-                  progress: Callable[[int], None] | None = None) -> EvaluationOutcome:
+                  progress: Callable[[int, int], None] | None = None) -> EvaluationOutcome:
     """The judging step of an evaluation over a snapshot, one code path for the evaluation asset, the A/B
     comparison and ``rag_assets.evaluate``: document versions and paths from the snapshot's chunks,
     context recall from the items' reference statements."""

@@ -23,7 +23,7 @@ from rag_assets.scoring.embedding import Embedder, make_embedder
 from rag_assets.scoring.evaluate import JUDGE_METRICS, EvaluationOutcome, retrieval_metric_names, score_answers
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
 from rag_assets.scoring.report import build_report, summary_markdown, worst_markdown
-from rag_assets.scoring.scorecard import Scorecard, score_gates
+from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Scorecard, score_gates
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
 from rag_assets.settings import Settings
 from rag_assets.shards import Shard
@@ -47,7 +47,7 @@ class EvaluationConfig(dg.Config):
     baseline: str | None = None
     alpha: float = 0.05
     allowed_drops: dict[str, float] = {}
-    max_judge_failure_rate: float = 0.05
+    max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE
     embedder: str = "hashing"
     severity: str = "ERROR"
     shard_size: int = Field(default=250, description=SHARD_SIZE_HELP)
@@ -110,7 +110,7 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
     responses = {r.item_id: r for r in store.rag().results(run.run_id, {c.chunk_id: c.text for c in chunks})}
     try:
         outcome = score_answers(items, responses, chunks, judging.judge, store.llm_cache(), judging.embedder, config.k,
-                                terminal_progress("judging", len(items)))
+                                terminal_progress("judging"))
     except BudgetExceeded as exc:
         raise dg.Failure(description=f"judge budget: {exc}") from exc
     outcome.stats.estimated(judging.judge.last_estimate.cost_usd if judging.judge.last_estimate else 0.0)

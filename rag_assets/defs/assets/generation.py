@@ -71,8 +71,7 @@ def generate_shard(context: dg.OpExecutionContext, config: GenerationRunConfig, 
     any request when its estimate does not fit the budget, and stops sending once the run or the asset spent it."""
     _, client = _settings(config, llm, store, context.run_id)
     try:
-        todo = shard.take(tasks)
-        results = ask_generator(todo, client, store.llm_cache(), terminal_progress("generation", len(todo)))
+        results = ask_generator(shard.take(tasks), client, store.llm_cache(), terminal_progress("generation"))
     except BudgetExceeded as exc:
         raise dg.Failure(description=f"generation budget: {exc}") from exc
     stats = LLMStats().add(results).estimated(client.last_estimate.cost_usd if client.last_estimate else 0.0)

@@ -78,7 +78,7 @@ def answer_shard(context: dg.OpExecutionContext, store: StoreResource, llm: LLMR
     items = shard.take(store.golden().version_items(plan.golden_version))
     chunks = store.corpus().snapshot_chunks(version)
     system = _system(version, chunks, store, llm, rag, context.run_id)
-    responses = answer_items(system, items, version, chunks, terminal_progress("rag answers", len(items)))
+    responses = answer_items(system, items, version, chunks, terminal_progress("rag answers"))
     stats = getattr(system, "stats", None)
     return dg.Output(ShardAnswers(responses, stats),
                      metadata={"items": dg.MetadataValue.int(len(items)),
