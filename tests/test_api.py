@@ -1,0 +1,79 @@
+"""rag_assets.evaluate: the assets' scoring from Python, with the asset's per-item values."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+import pytest
+
+import rag_assets
+from rag_assets.defs.assets.evaluation import evaluation
+from rag_assets.defs.assets.rag import rag_answers
+from rag_assets.defs.resources import RESOURCES, RagSystemResource
+from rag_assets.golden.importers import ExternalDataError
+from rag_assets.rag.example_system import answer as example_answer
+from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
+
+EXAMPLE = "rag_assets.rag.example_system:answer"
+LIMITS = "Rate limits: the API allows 50 requests per minute per key."
+ROTATE = "To rotate a key, create a new key and delete the old one."
+
+
+def test_the_api_scores_a_ragas_file_with_a_callable_and_gives_the_assets_per_item_values(
+        project_env: Path, sample_corpus: Path, tmp_path: Path):
+    version = current_version()
+    stage_sample_review(version)
+    with dg.instance_for_test() as instance:
+        ragas = metadata(run_job(instance, "lifecycle", version), "golden_set")["export_ragas"]
+        scored = dg.materialize([rag_answers, evaluation], partition_key=version, instance=instance, raise_on_error=False,
+                                resources={**RESOURCES, "rag": RagSystemResource(kind="callable", target=EXAMPLE)})
+        asset = metadata(scored, "evaluation")
+    stored, _ = RESOURCES["store"].evaluations().item_values(asset["evaluation_id"])
+
+    result = rag_assets.evaluate(ragas, example_answer, corpus=sample_corpus)
+
+    assert result.corpus_version == version and len(result.items) == asset["items"] == 54
+    ours = {(i.item_id, metric): value for i in result.outcome.items for metric, value in i.values.items()}
+    assert ours == {(item_id, metric): value for (item_id, _), values in stored.items() for metric, value in values.items()}
+    frame = result.to_pandas()
+    assert len(frame) == 54 and set(result.metrics) <= set(frame.columns) and {"failures", "rag_error"} <= set(frame.columns)
+    assert frame["faithfulness"].mean() == pytest.approx(asset["faithfulness"], abs=5e-5)
+    assert result.summary["judge"] == asset["judge"] == "offline (deterministic heuristics, not a model's judgment)"
+    assert result.summary["metrics"]["recall@5"]["mean"] == pytest.approx(asset["recall@5"], abs=5e-5)
+    page = result.write_report(tmp_path / "report.html").read_text(encoding="utf-8")
+    assert page.count('<details class="item"') == 54 and "example_system:answer" in page
+
+
+def _system(request: dict) -> dict:
+    """Brings back the rate-limit context for every question: right for the first item, wrong for the second."""
+    return {"answer": "The API allows 50 requests per minute per key [1].", "retrieved": [{"id": "1", "text": LIMITS}]}
+
+
+def test_a_dataframe_without_a_corpus_is_scored_against_its_own_reference_contexts():
+    frame = pd.DataFrame([
+        {"question": "What is the rate limit?", "ground_truth": "50 requests per minute.", "reference_contexts": [LIMITS]},
+        {"question": "How do I rotate a key?", "ground_truth": "Create a new key, delete the old.",
+         "reference_contexts": [ROTATE]},
+    ])
+    result = rag_assets.evaluate(frame, _system)
+    rows = result.to_pandas().set_index("question")
+    limits, rotate = rows.loc["What is the rate limit?"], rows.loc["How do I rotate a key?"]
+    assert (limits["recall@5"], limits["precision@5"], limits["mrr@5"], limits["contexts_unmapped_share"]) == (
+        1.0, 0.2, 1.0, 0.0)
+    assert (rotate["recall@5"], rotate["precision@5"], rotate["mrr@5"]) == (0.0, 0.0, 0.0)
+    assert math.isnan(limits["citation_accuracy"]) and limits["failures"] == {} and limits["rag_error"] is None
+    assert result.summary["metrics"]["hit_rate@5"] == {"mean": 0.5, "std": pytest.approx(0.7071, abs=1e-4), "n": 2,
+                                                        "failures": 0}
+    assert result.summary["system"] == "tests.test_api:_system" and result.summary["rag_errors"] == 0
+
+
+def test_a_golden_set_export_without_its_corpus_says_what_to_pass(tmp_path: Path):
+    export = tmp_path / "golden-v1.jsonl"
+    export.write_text('{"item_id": "q-1", "revision": 1, "question_type": "factual", "question": "q?", '
+                      '"reference_answer": "a", "corpus_version": "cv-1", "origin": "generated", '
+                      '"relevant_chunks": [{"chunk_id": "c1", "content_hash": "h"}]}\n', encoding="utf-8")
+    with pytest.raises(ExternalDataError, match=r"^a golden-set export names its chunks by snapshot id: pass corpus="):
+        rag_assets.evaluate(export, _system)
