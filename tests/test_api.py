@@ -15,6 +15,7 @@ from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.resources import RESOURCES, RagSystemResource
 from rag_assets.golden.importers import ExternalDataError
 from rag_assets.rag.example_system import answer as example_answer
+from rag_assets.testing import assert_quality
 from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
 
 EXAMPLE = "rag_assets.rag.example_system:answer"
@@ -77,3 +78,28 @@ def test_a_golden_set_export_without_its_corpus_says_what_to_pass(tmp_path: Path
                       '"relevant_chunks": [{"chunk_id": "c1", "content_hash": "h"}]}\n', encoding="utf-8")
     with pytest.raises(ExternalDataError, match=r"^a golden-set export names its chunks by snapshot id: pass corpus="):
         rag_assets.evaluate(export, _system)
+
+
+def test_assert_quality_lists_the_failing_metrics_with_their_worst_items_and_passes_what_meets_them(tmp_path: Path):
+    frame = pd.DataFrame([
+        {"item_id": "limits", "user_input": "What is the rate limit?", "reference": "50 requests per minute.",
+         "reference_contexts": [LIMITS]},
+        {"item_id": "rotate", "user_input": "How do I rotate a key?", "reference": "Create a new key, delete the old.",
+         "reference_contexts": [ROTATE]},
+    ])
+    result = rag_assets.evaluate(frame, _system)
+    with pytest.raises(AssertionError) as failed:
+        assert_quality(result, {"faithfulness": 0.9, "recall@5": 0.8, "mrr@5": 0.75, "temporal_faithfulness": 0.5})
+    assert str(failed.value) == (
+        "RAG quality below the given thresholds (offline (deterministic heuristics, not a model's judgment)): "
+        "3 of 4 metrics fail\n"
+        "  recall@5 0.500 < 0.800; worst: rotate 0.000, limits 1.000\n"
+        "  mrr@5 0.500 < 0.750; worst: rotate 0.000, limits 1.000\n"
+        "  temporal_faithfulness no value < 0.500; worst: no item has a value")
+    thresholds = tmp_path / "thresholds.yaml"
+    thresholds.write_text("faithfulness: 0.9\nhit_rate@5: 0.5\n", encoding="utf-8")
+    assert_quality(result, thresholds)
+    assert_quality(result, str(thresholds))
+    with pytest.raises(AssertionError, match=r"^RAG quality below profile offline \(offline .*\): 5 of 6 metrics fail\n"
+                                             r"  answer_relevance 0\.125 < 0\.200; worst: limits 0\.000, rotate 0\.250\n"):
+        assert_quality(result, "auto")  # the offline judge's own profile
