@@ -50,7 +50,8 @@ class Progress:
     def __init__(self, label: str, stream: TextIO, interval: float = 0.2,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.label, self.stream, self.interval, self.clock = label, stream, interval, clock
-        self.started, self.shown, self.last = clock(), -interval, 0
+        self.started = self.previous = clock()
+        self.shown, self.last = -interval, 0
 
     def line(self, done: int, total: int) -> str:
         elapsed = max(self.clock() - self.started, 1e-9)
@@ -60,9 +61,9 @@ class Progress:
 
     def __call__(self, done: int, total: int) -> None:
         now = self.clock()
-        if done < self.last:  # a new count (the next batch of calls) began
-            self.started = now
-        self.last = done
+        if done <= self.last:  # a new count (the next shard, the next batch of calls) began when the last ended
+            self.started = self.previous
+        self.last, self.previous = done, now
         if done >= total or now - self.shown >= self.interval:
             self.shown = now
             self.stream.write("\r" + self.line(done, total) + ("\n" if done >= total else ""))
