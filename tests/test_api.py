@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import rag_assets
+from rag_assets.api import EvaluationResult
 from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.resources import RESOURCES, RagSystemResource
@@ -28,17 +29,19 @@ def test_the_api_scores_a_ragas_file_with_a_callable_and_gives_the_assets_per_it
     version = current_version()
     stage_sample_review(version)
     with dg.instance_for_test() as instance:
-        ragas = metadata(run_job(instance, "lifecycle", version), "golden_set")["export_ragas"]
+        lifecycle = run_job(instance, "lifecycle", version)
+        golden, reference = metadata(lifecycle, "golden_set"), metadata(lifecycle, "evaluation")
+        ragas = golden["export_ragas"]
         scored = dg.materialize([rag_answers, evaluation], partition_key=version, instance=instance, raise_on_error=False,
                                 resources={**RESOURCES, "rag": RagSystemResource(kind="callable", target=EXAMPLE)})
         asset = metadata(scored, "evaluation")
-    stored, _ = RESOURCES["store"].evaluations().item_values(asset["evaluation_id"])
-
     result = rag_assets.evaluate(ragas, example_answer, corpus=sample_corpus)
 
     assert result.corpus_version == version and len(result.items) == asset["items"] == 54
-    ours = {(i.item_id, metric): value for i in result.outcome.items for metric, value in i.values.items()}
-    assert ours == {(item_id, metric): value for (item_id, _), values in stored.items() for metric, value in values.items()}
+    assert _values(result) == _stored(asset["evaluation_id"])
+    again = rag_assets.evaluate(golden["export_jsonl"], "reference", corpus=sample_corpus)
+    assert again.system_name == reference["system"] == "reference"
+    assert _values(again) == _stored(reference["evaluation_id"]), "our export, the reference system: the lifecycle's"
     frame = result.to_pandas()
     assert len(frame) == 54 and set(result.metrics) <= set(frame.columns) and {"failures", "rag_error"} <= set(frame.columns)
     assert frame["faithfulness"].mean() == pytest.approx(asset["faithfulness"], abs=5e-5)
@@ -46,6 +49,15 @@ def test_the_api_scores_a_ragas_file_with_a_callable_and_gives_the_assets_per_it
     assert result.summary["metrics"]["recall@5"]["mean"] == pytest.approx(asset["recall@5"], abs=5e-5)
     page = result.write_report(tmp_path / "report.html").read_text(encoding="utf-8")
     assert page.count('<details class="item"') == 54 and "example_system:answer" in page
+
+
+def _values(result: EvaluationResult) -> dict[tuple[str, str], float]:
+    return {(i.item_id, metric): value for i in result.outcome.items for metric, value in i.values.items()}
+
+
+def _stored(evaluation_id: str) -> dict[tuple[str, str], float]:
+    stored, _ = RESOURCES["store"].evaluations().item_values(evaluation_id)
+    return {(item_id, metric): value for (item_id, _), values in stored.items() for metric, value in values.items()}
 
 
 def _system(request: dict) -> dict:
