@@ -34,6 +34,11 @@ from rag_assets.scoring.single import default_judge
 from rag_assets.scoring.thresholds import AUTO, load_thresholds, resolve_profile
 
 
+def _is_file(given: str | Path) -> bool:
+    """A thresholds file (a Path, or a name ending in .yaml, .yml or .json) rather than a profile name."""
+    return isinstance(given, Path) or given.endswith((".yaml", ".yml", ".json"))
+
+
 @dataclass(frozen=True)
 class _Run:
     """What the report says of the run: no golden-set version is stored, so it shows 0."""
@@ -95,10 +100,17 @@ class EvaluationResult:
         a thresholds file (YAML or JSON) or a ``{metric: minimum}`` mapping."""
         if isinstance(profile_or_thresholds, Mapping):
             return {str(metric): float(minimum) for metric, minimum in profile_or_thresholds.items()}
-        given = str(profile_or_thresholds)
-        if isinstance(profile_or_thresholds, Path) or given.endswith((".yaml", ".yml", ".json")):
-            return load_thresholds(AUTO, given)
-        return load_thresholds(resolve_profile(given, self.judge_offline))
+        if _is_file(profile_or_thresholds):
+            return load_thresholds(AUTO, str(profile_or_thresholds))
+        return load_thresholds(resolve_profile(profile_or_thresholds, self.judge_offline))
+
+    def thresholds_label(self, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO) -> str:
+        """Where the minimums come from, as a failure message names it."""
+        if isinstance(profile_or_thresholds, Mapping):
+            return "the given thresholds"
+        if _is_file(profile_or_thresholds):
+            return f"thresholds file {profile_or_thresholds}"
+        return f"profile {resolve_profile(profile_or_thresholds, self.judge_offline)}"
 
     def gates(self, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO,
               max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE) -> Gates:

@@ -16,17 +16,9 @@ from pathlib import Path
 
 from rag_assets.api import EvaluationResult
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
-from rag_assets.scoring.thresholds import AUTO, ThresholdResult, resolve_profile
+from rag_assets.scoring.thresholds import AUTO, ThresholdResult
 
 WORST = 3
-
-
-def _source(result: EvaluationResult, given: str | Path | Mapping[str, float]) -> str:
-    if isinstance(given, Mapping):
-        return "the given thresholds"
-    if isinstance(given, Path) or str(given).endswith((".yaml", ".yml", ".json")):
-        return f"thresholds file {given}"
-    return f"profile {resolve_profile(str(given), result.judge_offline)}"
 
 
 def _worst(result: EvaluationResult, metric: str, limit: int = WORST) -> str:
@@ -51,7 +43,7 @@ def quality_failures(result: EvaluationResult, profile_or_thresholds: str | Path
                      f"{max_judge_failure_rate:.1%}")
     if not lines:
         return None
-    return (f"RAG quality below {_source(result, profile_or_thresholds)} ({result.judge}): {len(failed)} of "
+    return (f"RAG quality below {result.thresholds_label(profile_or_thresholds)} ({result.judge}): {len(failed)} of "
             f"{len(gates.thresholds)} metrics fail\n" + "\n".join(lines))
 
 

@@ -15,9 +15,12 @@ from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.resources import RESOURCES, RagSystemResource
 from rag_assets.golden.importers import ExternalDataError
+from rag_assets.llm.anthropic_client import AnthropicClient
 from rag_assets.rag.example_system import answer as example_answer
 from rag_assets.testing import assert_quality
 from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
+from tests.fakes import claude_judge
+from tests.fakes.anthropic_server import FakeAnthropicServer
 
 EXAMPLE = "rag_assets.rag.example_system:answer"
 LIMITS = "Rate limits: the API allows 50 requests per minute per key."
@@ -115,3 +118,21 @@ def test_assert_quality_lists_the_failing_metrics_with_their_worst_items_and_pas
     with pytest.raises(AssertionError, match=r"^RAG quality below profile offline \(offline .*\): 5 of 6 metrics fail\n"
                                              r"  answer_relevance 0\.125 < 0\.200; worst: limits 0\.000, rotate 0\.250\n"):
         assert_quality(result, "auto")  # the offline judge's own profile
+
+
+def test_with_claude_as_judge_a_spent_failure_budget_fails_assert_quality_and_failures_are_per_item(
+        monkeypatch: pytest.MonkeyPatch):
+    frame = pd.DataFrame({"item_id": ["limits"], "user_input": ["What is the rate limit?"],
+                          "reference": ["50 requests per minute."], "reference_contexts": [[LIMITS]]})
+    monkeypatch.setattr(claude_judge, "BROKEN", {"record_judge_context_precision"})
+    with FakeAnthropicServer(claude_judge.judge_responder) as server:
+        judge = AnthropicClient("sk-test", "claude-sonnet-5-5", base_url=server.base_url, max_retries=1)
+        result = rag_assets.evaluate(frame, _system, judge=judge)
+    assert result.summary["judge"] == "anthropic / claude-sonnet-5-5"
+    row = result.to_pandas().iloc[0]
+    assert math.isnan(row["context_precision"]) and row["faithfulness"] == 1.0
+    assert row["failures"]["context_precision"].startswith("judge_context_precision@2 parse_error: ")
+    with pytest.raises(AssertionError) as failed:
+        assert_quality(result, {"faithfulness": 0.5})
+    assert str(failed.value) == ("RAG quality below the given thresholds (anthropic / claude-sonnet-5-5): 0 of 1 metrics "
+                                 "fail\n  judge failures 25.0% of 4 calls > budget 5.0%")
