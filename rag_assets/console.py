@@ -71,8 +71,10 @@ class Progress:
 
 
 def _interactive(stream: TextIO, environ: Mapping[str, str]) -> bool:
-    """A person is watching: a terminal, and not a CI job (CI runners set CI=true, some on a pseudo-TTY)."""
-    return stream.isatty() and environ.get("CI", "").lower() not in ("true", "1")
+    """A person is watching: a terminal, not a CI job (CI runners set CI=true, some on a pseudo-TTY), and
+    not a process of ``dagster dev`` (it sets DAGSTER_IS_DEV_CLI; its terminal interleaves every run's logs)."""
+    return (stream.isatty() and environ.get("CI", "").lower() not in ("true", "1")
+            and not environ.get("DAGSTER_IS_DEV_CLI"))
 
 
 def terminal_progress(label: str, stream: TextIO | None = None,

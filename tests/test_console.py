@@ -48,8 +48,8 @@ def test_a_new_count_restarts_the_rate():
 
 
 @pytest.mark.parametrize(("stream", "environ"), [(io.StringIO(), {}), (Terminal(), {"CI": "true"}),
-                                                 (Terminal(), {"CI": "1"})])
-def test_no_progress_when_the_output_is_not_a_terminal_or_in_ci(stream, environ):
+                                                 (Terminal(), {"CI": "1"}), (Terminal(), {"DAGSTER_IS_DEV_CLI": "1"})])
+def test_no_progress_when_the_output_is_not_a_terminal_in_ci_or_under_dagster_dev(stream, environ):
     assert terminal_progress("judging", stream, environ) is None
 
 
@@ -66,6 +66,7 @@ def test_the_rag_adapters_and_the_judge_report_each_item_done_of_the_total(monke
     screen = Terminal()
     monkeypatch.setattr("sys.__stderr__", screen)
     monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("DAGSTER_IS_DEV_CLI", raising=False)
     frame = pd.DataFrame({"user_input": ["a?", "b?"], "reference": ["a.", "b."], "reference_contexts": [["a"], ["b"]]})
     rag_assets.evaluate(frame, lambda request: {"answer": "a.", "retrieved": [{"text": "a"}]})
     lines = screen.getvalue().split("\r")
