@@ -14,4 +14,8 @@ def __getattr__(name: str) -> Any:
         from rag_assets.scoring.single import judge
 
         return judge
+    if name == "evaluate":
+        from rag_assets.api import evaluate
+
+        return evaluate
     raise AttributeError(f"module 'rag_assets' has no attribute {name!r}")

@@ -27,6 +27,7 @@ from rag_assets.corpus.models import (
     DocumentChange,
     DocumentRevision,
     ScannedFile,
+    SnapshotChunk,
     SnapshotDiff,
     SnapshotOutcome,
 )
@@ -64,6 +65,18 @@ def plan_snapshot(root: str | Path, config: ChunkerConfig, repo: SnapshotReposit
     """The manifest (and so the version id) the corpus has now, without saving anything."""
     resolved = str(resolve_root(root))
     return build_manifest(resolved, config, repo.stat_cache(resolved))
+
+
+def read_chunks(root: str | Path, config: ChunkerConfig) -> tuple[str, list[SnapshotChunk]]:
+    """The version id and chunks a snapshot of ``root`` would store, without a store: chunk ids
+    depend only on path, content and chunker, so they are the stored snapshot's ids (in its order)."""
+    manifest = build_manifest(resolve_root(root), config, {})
+    documents = {entry.path: entry.revision_id(config) for entry in manifest.entries}
+    chunks = [SnapshotChunk(c.chunk_id, c.content_hash, c.path, r.meta.title, r.meta.version, r.meta.date, c.heading,
+                            c.text)
+              for r in sorted(_new_revisions(manifest, documents, (), config), key=lambda r: r.entry.path)
+              for c in sorted(r.chunks, key=lambda c: c.ordinal)]
+    return manifest.version_id, chunks
 
 
 def _new_revisions(manifest: Manifest, documents: Mapping[str, str], present: Collection[str],

@@ -253,27 +253,12 @@ class RagSystemResource(dg.ConfigurableResource):
     def system(self, corpus_version: str, chunks, llm: LLMClient, cache, index_dir: Path,
                corpus_root: Path | None = None):
         """``corpus_root`` (the snapshot's) makes a framework's absolute document paths relative."""
-        from rag_assets.errors import ConfigError
-        from rag_assets.rag.adapters import CallableRagSystem, HttpRagSystem
-        from rag_assets.rag.bm25 import index_for
-        from rag_assets.rag.reference import ReferenceRagSystem
-        from rag_assets.rag.system import FRAMEWORKS, framework_system
+        from rag_assets.rag.factory import make_system
 
-        if self.kind == "reference":
-            return ReferenceRagSystem(index_for(corpus_version, chunks, index_dir), self.k, llm, cache,
-                                      {c.chunk_id: c.doc_version for c in chunks})
-        if not self.target:
-            raise ConfigError(f"a {self.kind} RAG system needs target (module:function or URL)")
-        if self.kind == "callable":
-            return CallableRagSystem(self.target, self.k, self.timeout_seconds, self.max_concurrency)
-        if self.kind == "http":
-            return HttpRagSystem(self.target, self.k, self.timeout_seconds, self.max_concurrency, self.retries, self.name,
-                                 self.headers, self.max_response_bytes)
-        if self.kind in FRAMEWORKS:
-            return framework_system(self.kind, self.target, corpus_root, input_key=self.input_key, k=self.k,
-                                    timeout=self.timeout_seconds, max_concurrency=self.max_concurrency)
-        raise ConfigError(f"RAG system kind must be reference, callable, http, {' or '.join(FRAMEWORKS)}, "
-                          f"got {self.kind!r}")
+        return make_system(self.kind, self.target, corpus_version, chunks, llm, cache, index_dir, corpus_root,
+                           name=self.name, k=self.k, timeout=self.timeout_seconds, max_concurrency=self.max_concurrency,
+                           retries=self.retries, headers=self.headers, max_response_bytes=self.max_response_bytes,
+                           input_key=self.input_key)
 
 
 def llm_resource_from_env() -> LLMResource:

@@ -16,10 +16,11 @@ answers are cached) and the run raises BudgetExceeded naming what was answered a
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -145,9 +146,11 @@ class LLMClient(ABC):
         are those not written to nor read from the prompt cache."""
         return 0.0
 
-    def run(self, calls: Sequence[LLMCall], cache: LLMCache | None = None) -> list[LLMResult]:
-        """Answer every call; results come back in the order of ``calls``."""
-        return asyncio.run(self._run_all(calls, cache))
+    def run(self, calls: Sequence[LLMCall], cache: LLMCache | None = None,
+            progress: Callable[[int, int], None] | None = None) -> list[LLMResult]:
+        """Answer every call; results come back in the order of ``calls``. ``progress(done, total)`` is
+        told as each call finishes (a terminal shows it; see ``rag_assets.console``)."""
+        return asyncio.run(self._run_all(calls, cache, progress))
 
     def estimate(self, calls: Sequence[LLMCall], cache: LLMCache | None = None) -> CostEstimate:
         """What ``run(calls, cache)`` would cost at most, without sending a request."""
@@ -173,7 +176,8 @@ class LLMClient(ABC):
             requests, misses = [unmarked.get(r.key, r) for r in requests], list(unmarked.values())
         return requests, hits, misses
 
-    async def _run_all(self, calls: Sequence[LLMCall], cache: LLMCache | None) -> list[LLMResult]:
+    async def _run_all(self, calls: Sequence[LLMCall], cache: LLMCache | None,
+                       progress: Callable[[int, int], None] | None = None) -> list[LLMResult]:
         semaphore = asyncio.Semaphore(self.max_concurrency)
         requests, hits, misses = self._split(calls, cache)
         started = time.perf_counter()
@@ -185,8 +189,10 @@ class LLMClient(ABC):
             minimum = self._prompt_cache_minimum()
             warmup = None if minimum is None else Warmup({r.key: r.prompt for r in misses}, minimum)
             async with self._in_bulk(misses) as bulk:
+                done = itertools.count(1)
                 results = list(await asyncio.gather(*(
-                    self._one(r, hits.get(r.key), bulk.get(r.key), cache, semaphore, started, warmup)
+                    _told(self._one(r, hits.get(r.key), bulk.get(r.key), cache, semaphore, started, warmup),
+                          progress, done, len(requests))
                     for r in requests)))
         finally:
             await self._close()
@@ -299,6 +305,14 @@ class LLMClient(ABC):
                 return LLMResult(**base, output=output, repaired=attempt == 1, **totals)
             messages = messages + reply.transcript + [_repair_request(template, reply, error)]
         return LLMResult(**base, output=None, error=error, error_kind="parse_error", repaired=True, **totals)
+
+
+async def _told(answer: Awaitable[LLMResult], progress: Callable[[int, int], None] | None, done: Iterator[int],
+                total: int) -> LLMResult:
+    result = await answer
+    if progress is not None:
+        progress(next(done), total)
+    return result
 
 
 def _with(totals: dict[str, Any], **more: Any) -> dict[str, Any]:

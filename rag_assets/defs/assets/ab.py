@@ -7,11 +7,10 @@ from rag_assets.defs.assets.golden import golden_set
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, StoreResource
 from rag_assets.errors import RagAssetsError
-from rag_assets.rag.models import RagQuery
-from rag_assets.rag.system import run_rag
+from rag_assets.rag.system import answer_items
 from rag_assets.scoring.ab import REJECT, compare_systems
 from rag_assets.scoring.embedding import make_embedder
-from rag_assets.scoring.evaluate import JUDGE_METRICS, evaluate, retrieval_metric_names
+from rag_assets.scoring.evaluate import JUDGE_METRICS, retrieval_metric_names, score_answers
 from rag_assets.scoring.scorecard import Scorecard
 
 AB_CHECK = "ab_not_rejected"
@@ -62,7 +61,6 @@ def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig, store: St
         raise dg.Failure(description=f"no golden-set version for {version} yet")
     items = store.golden().version_items(golden.number)
     chunks = store.corpus().snapshot_chunks(version)
-    versions = {c.chunk_id: c.doc_version for c in chunks}
     metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))
     journal = store.llm_batches()
     judge, embedder = llm.judge_client(journal=journal), make_embedder(config.embedder)
@@ -73,9 +71,8 @@ def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig, store: St
             system = resource.system(version, chunks, llm.client(journal=journal), store.llm_cache(), store.index_dir())
         except (RagAssetsError, ValueError) as exc:
             raise dg.Failure(description=f"cannot set up the {role} system {spec.name}: {exc}") from exc
-        responses = {r.item_id: r for r in run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], chunks)}
-        outcome = evaluate(items, responses, versions, {i.item_id: i.reference_statements for i in items}, judge,
-                           store.llm_cache(), embedder, config.k, {c.chunk_id: c.path for c in chunks})
+        responses = {r.item_id: r for r in answer_items(system, items, version, chunks)}
+        outcome = score_answers(items, responses, chunks, judge, store.llm_cache(), embedder, config.k)
         values[role], types = Scorecard.build(outcome, metrics).values()
     comparison = compare_systems(values["current"], values["candidate"], types, metrics, config.alpha,
                                  faithfulness_bound=config.faithfulness_bound)

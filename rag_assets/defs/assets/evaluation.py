@@ -5,6 +5,7 @@ import math
 import dagster as dg
 from pydantic import Field
 
+from rag_assets.console import terminal_progress
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.metadata import llm_metadata, provider_label
@@ -19,10 +20,10 @@ from rag_assets.report.compare import diff_evaluations
 from rag_assets.report.markdown import markdown_table
 from rag_assets.report.publish import publish_report
 from rag_assets.scoring.embedding import Embedder, make_embedder
-from rag_assets.scoring.evaluate import JUDGE_METRICS, EvaluationOutcome, evaluate, retrieval_metric_names
+from rag_assets.scoring.evaluate import JUDGE_METRICS, EvaluationOutcome, retrieval_metric_names, score_answers
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
 from rag_assets.scoring.report import build_report, summary_markdown, worst_markdown
-from rag_assets.scoring.scorecard import Scorecard, score_gates
+from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Scorecard, score_gates
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
 from rag_assets.settings import Settings
 from rag_assets.shards import Shard
@@ -46,7 +47,7 @@ class EvaluationConfig(dg.Config):
     baseline: str | None = None
     alpha: float = 0.05
     allowed_drops: dict[str, float] = {}
-    max_judge_failure_rate: float = 0.05
+    max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE
     embedder: str = "hashing"
     severity: str = "ERROR"
     shard_size: int = Field(default=250, description=SHARD_SIZE_HELP)
@@ -108,9 +109,8 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
     judging = _Judging(config, llm, store, context.run_id)
     responses = {r.item_id: r for r in store.rag().results(run.run_id, {c.chunk_id: c.text for c in chunks})}
     try:
-        outcome = evaluate(items, responses, {c.chunk_id: c.doc_version for c in chunks},
-                           {i.item_id: i.reference_statements for i in items}, judging.judge, store.llm_cache(),
-                           judging.embedder, config.k, {c.chunk_id: c.path for c in chunks})
+        outcome = score_answers(items, responses, chunks, judging.judge, store.llm_cache(), judging.embedder, config.k,
+                                terminal_progress("judging"))
     except BudgetExceeded as exc:
         raise dg.Failure(description=f"judge budget: {exc}") from exc
     outcome.stats.estimated(judging.judge.last_estimate.cost_usd if judging.judge.last_estimate else 0.0)

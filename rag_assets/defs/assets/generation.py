@@ -4,6 +4,7 @@ import dagster as dg
 from pydantic import Field
 
 from rag_assets.corpus.models import sha256_hex
+from rag_assets.console import terminal_progress
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
@@ -70,7 +71,7 @@ def generate_shard(context: dg.OpExecutionContext, config: GenerationRunConfig, 
     any request when its estimate does not fit the budget, and stops sending once the run or the asset spent it."""
     _, client = _settings(config, llm, store, context.run_id)
     try:
-        results = ask_generator(shard.take(tasks), client, store.llm_cache())
+        results = ask_generator(shard.take(tasks), client, store.llm_cache(), terminal_progress("generation"))
     except BudgetExceeded as exc:
         raise dg.Failure(description=f"generation budget: {exc}") from exc
     stats = LLMStats().add(results).estimated(client.last_estimate.cost_usd if client.last_estimate else 0.0)

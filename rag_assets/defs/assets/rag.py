@@ -8,6 +8,7 @@ import numpy as np
 from pydantic import Field
 
 from rag_assets.corpus.models import SnapshotChunk
+from rag_assets.console import terminal_progress
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.metadata import llm_metadata
@@ -15,9 +16,9 @@ from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, 
 from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset
 from rag_assets.errors import RagAssetsError
 from rag_assets.llm.results import LLMStats
-from rag_assets.rag.models import RagQuery, RagResponse
+from rag_assets.rag.models import RagResponse
 from rag_assets.rag.prompts import RAG_ANSWER
-from rag_assets.rag.system import RagSystem, config_hash, context_mapping, run_rag
+from rag_assets.rag.system import RagSystem, answer_items, config_hash, context_mapping
 from rag_assets.report.markdown import markdown_table
 from rag_assets.shards import Shard
 
@@ -77,7 +78,7 @@ def answer_shard(context: dg.OpExecutionContext, store: StoreResource, llm: LLMR
     items = shard.take(store.golden().version_items(plan.golden_version))
     chunks = store.corpus().snapshot_chunks(version)
     system = _system(version, chunks, store, llm, rag, context.run_id)
-    responses = run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], chunks)
+    responses = answer_items(system, items, version, chunks, terminal_progress("rag answers"))
     stats = getattr(system, "stats", None)
     return dg.Output(ShardAnswers(responses, stats),
                      metadata={"items": dg.MetadataValue.int(len(items)),
