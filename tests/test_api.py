@@ -17,6 +17,7 @@ from rag_assets.defs.resources import RESOURCES, RagSystemResource
 from rag_assets.golden.importers import ExternalDataError
 from rag_assets.llm.anthropic_client import AnthropicClient
 from rag_assets.rag.example_system import answer as example_answer
+from rag_assets.scoring.judge_prompts import CONTEXT_PRECISION
 from rag_assets.testing import assert_quality
 from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
 from tests.fakes import claude_judge
@@ -131,7 +132,7 @@ def test_with_claude_as_judge_a_spent_failure_budget_fails_assert_quality_and_fa
     assert result.summary["judge"] == "anthropic / claude-sonnet-5-5"
     row = result.to_pandas().iloc[0]
     assert math.isnan(row["context_precision"]) and row["faithfulness"] == 1.0
-    assert row["failures"]["context_precision"].startswith("judge_context_precision@2 parse_error: ")
+    assert row["failures"]["context_precision"].startswith(f"{CONTEXT_PRECISION.ref} parse_error: ")
     with pytest.raises(AssertionError) as failed:
         assert_quality(result, {"faithfulness": 0.5})
     assert str(failed.value) == ("RAG quality below the given thresholds (anthropic / claude-sonnet-5-5): 0 of 1 metrics "

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -40,11 +40,12 @@ class OfflineClient(LLMClient):
     provider = OFFLINE
     model = "offline-heuristics-v1"
 
-    def run(self, calls: Sequence[LLMCall], cache: LLMCache | None = None, **options: Any) -> list[LLMResult]:
+    def run(self, calls: Sequence[LLMCall], cache: LLMCache | None = None,
+            progress: Callable[[int, int], None] | None = None) -> list[LLMResult]:
         if cache is None:
-            return super().run(calls, None, **options)
+            return super().run(calls, None, progress)
         deferred = DeferredWrites(cache)
-        results = super().run(calls, deferred, **options)
+        results = super().run(calls, deferred, progress)
         deferred.flush()
         return results
 
