@@ -6,6 +6,8 @@ of Dagster; ``rag_assets.defs`` wires it into assets, checks, sensors and schedu
 
 from typing import Any
 
+from rag_assets.component import RagEvaluation as RagEvaluation
+
 
 def __getattr__(name: str) -> Any:
     """``from rag_assets import judge``, imported on first use so that importing any module of the

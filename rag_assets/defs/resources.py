@@ -44,9 +44,10 @@ LLM_POOL = "anthropic"
 
 
 class StoreResource(dg.ConfigurableResource):
-    """The project's database: SQLite under the project home, or the URL in ``database_url_env``."""
+    """The project's database: SQLite under the project home, or the URL in ``database_url_env`` (None: always
+    SQLite, as a component instance without a database of its own)."""
 
-    database_url_env: str = DATABASE_URL_ENV
+    database_url_env: str | None = DATABASE_URL_ENV
     home: str | None = None
 
     def settings(self) -> Settings:
@@ -54,7 +55,7 @@ class StoreResource(dg.ConfigurableResource):
         return replace(
             base,
             home=Path(self.home).expanduser().absolute() if self.home else base.home,
-            database_url=os.environ.get(self.database_url_env) or None,
+            database_url=(os.environ.get(self.database_url_env) or None) if self.database_url_env else None,
         )
 
     def engine(self) -> Engine:
