@@ -57,6 +57,23 @@ class LLMSpec(dg.Model):
     base_url: str | None = None
 
 
+class RagEvaluationScaffolder(dg.Scaffolder):
+    """``dg scaffold defs rag_assets.RagEvaluation <path>``: a named instance (the folder's name) over a corpus
+    folder beside its defs.yaml, the reference system and the offline LLM unless ANTHROPIC_API_KEY is set."""
+
+    def scaffold(self, request: dg.ScaffoldRequest) -> None:
+        name = re.sub(r"[^a-z0-9_]", "_", request.target_path.name.lower()).lstrip("_0123456789") or "rag"
+        dg.scaffold_component(request, {
+            "name": name[:40],
+            "corpus_root": "corpus",
+            "system": {"kind": "reference"},
+            "threshold_profile": "auto",
+            "evaluation_cron": "0 6 * * *",
+            "llm": {"provider": "auto", "api_key": "${ANTHROPIC_API_KEY}"},
+        })
+
+
+@dg.scaffold_with(RagEvaluationScaffolder)
 class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
     """The golden-set lifecycle of one RAG product: corpus snapshots, question generation, expert curation,
     versioned golden sets, RAG runs, scoring, checks, sensors and a re-evaluation schedule.
@@ -152,5 +169,5 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
         if value is None:
             return None
         path = Path(value).expanduser()
-        return str(path if path.is_absolute() or base is None else (base / path).absolute())
+        return os.path.normpath(path if path.is_absolute() or base is None else base.absolute() / path)
 
