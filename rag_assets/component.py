@@ -111,19 +111,20 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
         if self.name is None:
             configured = sorted(self.model_dump(exclude_defaults=True))
             if configured:
-                raise ConfigError(f"{context.path}: the unnamed instance takes its settings from the RAG_ASSETS_* "
-                                  f"variables; give it a name to set {', '.join(configured)}")
+                raise ConfigError("the unnamed instance takes its settings from the RAG_ASSETS_* variables; give it a "
+                                  f"name to set {', '.join(configured)}")
             return build_definitions(BUNDLED, RESOURCES, executor_from_env())
-        return build_definitions(self.lifecycle(), self.resources(context.path))
+        return build_definitions(self.lifecycle(context.path), self.resources(context.path))
 
-    def lifecycle(self):
+    def lifecycle(self, base: Path | None = None):
+        """The instance's names and schedule; ``base`` is the folder relative paths start from."""
         from rag_assets.defs.lifecycle import DEFAULT_EVALUATION_CRON, Lifecycle
 
         start = checked_iso_date("production_start", self.production_start or DEFAULT_PRODUCTION_START)
         cron = checked_cron("evaluation_cron", self.evaluation_cron or DEFAULT_EVALUATION_CRON)
         return Lifecycle(name=self.name, production_start=start, evaluation_cron=cron,
                          sensor_interval=self.sensor_interval_seconds, threshold_profile=self.threshold_profile,
-                         thresholds_file=self._path(self.thresholds_file, None))
+                         thresholds_file=self._path(self.thresholds_file, base))
 
     def home_path(self, base: Path | None = None) -> Path:
         """``home``, or ``<RAG_ASSETS_HOME>/<name>``."""
