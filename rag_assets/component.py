@@ -129,7 +129,7 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
     def home_path(self, base: Path | None = None) -> Path:
         """``home``, or ``<RAG_ASSETS_HOME>/<name>``."""
         if self.home:
-            return self._path(self.home, base)
+            return Path(str(self._path(self.home, base)))
         return Path(os.environ.get(HOME_ENV) or DEFAULT_HOME).expanduser().absolute() / str(self.name)
 
     def resources(self, base: Path) -> dict[str, dg.ConfigurableResource]:
@@ -142,7 +142,7 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
                               "database; give this instance a database of its own (its rows carry no instance name)")
         home = self.home_path(base)
         return {
-            "store": StoreResource(home=str(home), database_url_env=self.database_url_env),
+            "store": StoreResource(home=str(home), database_url_env=self.database_url_env, instance=str(self.name)),
             "corpus": CorpusResource(root=self._path(self.corpus_root, base)),
             "curation": CurationResource(root=self._path(self.curation_root, base) or str(home / "curation")),
             "production_logs": ProductionLogsResource(

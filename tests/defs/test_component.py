@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -206,3 +207,36 @@ def test_dg_scaffolds_an_instance_that_loads(tmp_path: Path):
         capture_output=True, text=True, timeout=300)
     assert loaded.returncode == 0, loaded.stderr
     assert loaded.stdout.split() == ["support_docs/ab_comparison", str(folder / "corpus")]
+
+
+def test_two_instances_on_one_database_are_refused(tmp_path: Path):
+    from rag_assets.defs.resources import StoreResource
+
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    support = StoreResource(home=str(tmp_path), database_url_env="SHARED_URL", instance="support")
+    billing = StoreResource(home=str(tmp_path), database_url_env="OTHER_URL", instance="billing")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("SHARED_URL", url)
+        env.setenv("OTHER_URL", url)
+        support.corpus()  # the first instance to open the store claims it
+        support.golden()
+        with pytest.raises(ConfigError, match=rf"^the store {re.escape(url)} belongs to 'support'; instance 'billing' "
+                                              r"needs a database of its own \(database_url_env naming another URL, "
+                                              r"or none for SQLite in its home\)$"):
+            billing.corpus()
+    assert _rows(tmp_path / "shared.db", "SELECT instance FROM store_owner") == {"support"}
+
+
+def test_paths_start_at_the_defs_folder_and_default_into_the_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("RAG_ASSETS_HOME", str(tmp_path / "home"))
+    folder = tmp_path / "defs" / "support"
+    defaults = _component(name="support", corpus_root="corpus").resources(folder)
+    assert defaults["corpus"].root == str(folder / "corpus")
+    assert defaults["store"].home == str(tmp_path / "home" / "support")
+    assert defaults["curation"].root == str(tmp_path / "home" / "support" / "curation")
+    assert defaults["production_logs"].root == str(tmp_path / "home" / "support" / "production_logs")
+    assert defaults["store"].database_url_env is None and defaults["store"].instance == "support"
+    placed = _component(name="support", home="../state", production_logs="/var/log/rag").resources(folder)
+    assert placed["store"].home == str(tmp_path / "defs" / "state")
+    assert placed["curation"].root == str(tmp_path / "defs" / "state" / "curation")
+    assert placed["production_logs"].root == "/var/log/rag"
