@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dagster as dg
 from pydantic import Field
@@ -24,6 +25,10 @@ from pydantic import Field
 from rag_assets.errors import ConfigError
 from rag_assets.settings import (DATABASE_URL_ENV, DEFAULT_HOME, DEFAULT_PRODUCTION_START, HOME_ENV, checked_cron,
                                  checked_iso_date)
+
+if TYPE_CHECKING:
+    from rag_assets.defs.lifecycle import Lifecycle
+    from rag_assets.defs.resources import LLMResource
 
 _ENV_REFERENCE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
@@ -116,7 +121,7 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
             return build_definitions(BUNDLED, RESOURCES, executor_from_env())
         return build_definitions(self.lifecycle(context.path), self.resources(context.path))
 
-    def lifecycle(self, base: Path | None = None):
+    def lifecycle(self, base: Path | None = None) -> Lifecycle:
         """The instance's names and schedule; ``base`` is the folder relative paths start from."""
         from rag_assets.defs.lifecycle import DEFAULT_EVALUATION_CRON, Lifecycle
 
@@ -134,7 +139,7 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
 
     def resources(self, base: Path) -> dict[str, dg.ConfigurableResource]:
         """The instance's resources under their bare keys (``build_definitions`` binds them under its own)."""
-        from rag_assets.defs.resources import (CorpusResource, CurationResource, GoldenPolicyResource, LLMResource,
+        from rag_assets.defs.resources import (CorpusResource, CurationResource, GoldenPolicyResource,
                                                ProductionLogsResource, RagSystemResource, StoreResource)
 
         if self.database_url_env == DATABASE_URL_ENV:
@@ -152,7 +157,7 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
             "llm": self._llm_resource(),
         }
 
-    def _llm_resource(self):
+    def _llm_resource(self) -> LLMResource:
         from rag_assets.defs.resources import LLMResource
 
         options: dict[str, object] = self.llm.model_dump(exclude={"api_key"}, exclude_none=True)
