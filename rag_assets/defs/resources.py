@@ -6,6 +6,7 @@ URL from the environment variable whose *name* is configured here.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -31,6 +32,7 @@ from rag_assets.store.evaluation_repository import SqlEvaluationRepository
 from rag_assets.store.production_repository import SqlProductionRepository
 from rag_assets.store.rag_repository import SqlRagRepository
 from rag_assets.store.engine import describe_url, get_engine
+from rag_assets.store.owner import claim_store
 from rag_assets.store.llm_batch_repository import SqlBatchJournal
 from rag_assets.store.llm_cache_repository import SqlLLMCache
 from rag_assets.store.llm_spend_repository import SqlSpendLedger
@@ -44,21 +46,26 @@ LLM_POOL = "anthropic"
 
 
 class StoreResource(dg.ConfigurableResource):
-    """The project's database: SQLite under the project home, or the URL in ``database_url_env``."""
+    """The project's database: SQLite under the project home, or the URL in ``database_url_env`` (None: always
+    SQLite, as a component instance without a database of its own)."""
 
-    database_url_env: str = DATABASE_URL_ENV
+    database_url_env: str | None = DATABASE_URL_ENV
     home: str | None = None
+    instance: str = ""
 
     def settings(self) -> Settings:
         base = Settings.from_env()
         return replace(
             base,
             home=Path(self.home).expanduser().absolute() if self.home else base.home,
-            database_url=os.environ.get(self.database_url_env) or None,
+            database_url=(os.environ.get(self.database_url_env) or None) if self.database_url_env else None,
         )
 
     def engine(self) -> Engine:
-        return get_engine(self.settings().store_url)
+        """The store's engine, once this process checked that the store belongs to ``instance``."""
+        url = self.settings().store_url
+        _claimed(url, self.instance)
+        return get_engine(url)
 
     def describe(self) -> str:
         return describe_url(self.settings().store_url)
@@ -104,6 +111,11 @@ class StoreResource(dg.ConfigurableResource):
 
     def golden_export_dir(self, corpus_version: str) -> Path:
         return self.settings().home / "golden" / corpus_version
+
+
+@functools.cache
+def _claimed(url: str, instance: str) -> None:
+    claim_store(get_engine(url), instance)
 
 
 class CorpusResource(dg.ConfigurableResource):

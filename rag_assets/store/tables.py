@@ -371,3 +371,12 @@ class ProductionScoreRow(SQLModel, table=True):
     metric: str = Field(primary_key=True, max_length=48)
     value: float | None = None
     failure: str | None = Field(default=None, sa_column=Column(Text))
+
+
+class StoreOwnerRow(SQLModel, table=True):
+    """The lifecycle instance a store belongs to ("" for the unnamed one): its other rows carry no instance
+    name, so a second instance on the same database would mix its corpus versions and golden sets in."""
+
+    __tablename__ = "store_owner"
+
+    instance: str = Field(primary_key=True, max_length=64)

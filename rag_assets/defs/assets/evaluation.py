@@ -1,5 +1,6 @@
 """The evaluation asset: every metric, aggregates, the gates, the report and a history row."""
 
+import functools
 import math
 
 import dagster as dg
@@ -8,10 +9,10 @@ from pydantic import Field
 from rag_assets.console import terminal_progress
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
+from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata, provider_label
-from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
-from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset
+from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset, step, with_defaults
 from rag_assets.errors import RagAssetsError
 from rag_assets.llm.budget import BudgetExceeded
 from rag_assets.llm.client import LLMClient
@@ -56,18 +57,21 @@ class EvaluationConfig(dg.Config):
         "for the whole run)"))
 
 
-CHECK_SPECS = [
-    dg.AssetCheckSpec(THRESHOLDS_CHECK, asset="evaluation", blocking=True, partitions_def=corpus_versions, description=(
-        "Every metric of the threshold profile (general, high_stakes, developer; offline for the offline judge; "
-        "or the user's file) is at or above its minimum.")),
-    dg.AssetCheckSpec(REGRESSION_CHECK, asset="evaluation", blocking=True, partitions_def=corpus_versions, description=(
-        "Against the baseline (the previous passing evaluation, or a pinned one): no metric, overall or per "
-        "question type, dropped by more than its allowed delta with a significant paired permutation test; "
-        "a failure names the items that got worse.")),
-    dg.AssetCheckSpec(FAILURE_BUDGET_CHECK, asset="evaluation", blocking=True, partitions_def=corpus_versions, description=(
-        "The judge failed (API error or unparseable answer) on at most max_judge_failure_rate of its calls; "
-        "failed calls are excluded from the means, never replaced by a default.")),
-]
+def check_specs(lifecycle: Lifecycle) -> list[dg.AssetCheckSpec]:
+    """The evaluation's gates, on this instance's evaluation asset."""
+    key, partitions = lifecycle.key("evaluation"), lifecycle.corpus_versions
+    return [
+        dg.AssetCheckSpec(THRESHOLDS_CHECK, asset=key, blocking=True, partitions_def=partitions, description=(
+            "Every metric of the threshold profile (general, high_stakes, developer; offline for the offline judge; "
+            "or the user's file) is at or above its minimum.")),
+        dg.AssetCheckSpec(REGRESSION_CHECK, asset=key, blocking=True, partitions_def=partitions, description=(
+            "Against the baseline (the previous passing evaluation, or a pinned one): no metric, overall or per "
+            "question type, dropped by more than its allowed delta with a significant paired permutation test; "
+            "a failure names the items that got worse.")),
+        dg.AssetCheckSpec(FAILURE_BUDGET_CHECK, asset=key, blocking=True, partitions_def=partitions, description=(
+            "The judge failed (API error or unparseable answer) on at most max_judge_failure_rate of its calls; "
+            "failed calls are excluded from the means, never replaced by a default.")),
+    ]
 
 
 class _Judging:
@@ -84,7 +88,7 @@ class _Judging:
             raise dg.Failure(description=f"invalid evaluation config: {exc}") from exc
 
 
-@dg.op(ins={"after": dg.In(dg.Nothing)},
+@step(ins={"after": dg.In(dg.Nothing)},
        out={"rag_run_id": dg.Out(str), "shards": dg.DynamicOut(Shard)})
 def plan_judge_shards(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource,
                       llm: LLMResource):
@@ -98,7 +102,7 @@ def plan_judge_shards(context: dg.OpExecutionContext, config: EvaluationConfig, 
     yield from shard_outputs(len(store.golden().version_members(run.golden_version)), config.shard_size)
 
 
-@dg.op(code_version=JUDGE_CODE_VERSION, pool=LLM_POOL)
+@step(code_version=JUDGE_CODE_VERSION, pool=LLM_POOL)
 def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource, llm: LLMResource,
                 rag_run_id: str, shard: Shard) -> dg.Output[EvaluationOutcome]:
     """Judges one shard's items; every answer lands in the LLM cache as it arrives. Fails before any request
@@ -119,8 +123,7 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
                                         **llm_metadata(outcome.stats)})
 
 
-@dg.op(out={"result": dg.Out(dg.Nothing),
-            **{spec.get_python_identifier(): dg.Out(dg.Nothing, is_required=False) for spec in CHECK_SPECS}})
+@step()
 def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource,
                      llm: LLMResource, rag_run_id: str, outcomes: list[EvaluationOutcome]):
     """Merges the shards, applies the gates, saves the evaluation and writes the report."""
@@ -207,25 +210,35 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
     ]
 
 
-evaluation = sharded_asset(
-    name="evaluation",
-    upstream="rag_answers",
-    config=EvaluationConfig,
-    plan=plan_judge_shards,
-    shard=judge_shard,
-    merge=score_evaluation,
-    group_name="evaluation",
-    owners=OWNERS,
-    kinds={"python", "anthropic", "html"},
-    code_version=JUDGE_CODE_VERSION,
-    automation_condition=EAGER_PAST_CHECKS,
-    check_specs=CHECK_SPECS,
-    description=(
-        "Scores of the newest RAG run: retrieval metrics from the golden labels (precision, recall, nDCG, MRR, hit "
-        "rate at k, average precision) and judge metrics (faithfulness with hallucination types, answer relevance, "
-        "context precision and recall, citation accuracy, temporal faithfulness, decline accuracy), per item and "
-        "aggregated overall and per question type, with the threshold, regression and judge-failure gates, a "
-        "markdown summary, an HTML report with plots, and a history row. The golden items are judged in shards "
-        "(shard_size), one step each, merged by score_evaluation."
-    ),
-)
+@functools.cache
+def build_evaluation(lifecycle: Lifecycle) -> dg.AssetsDefinition:
+    specs = check_specs(lifecycle)
+    return sharded_asset(
+        lifecycle,
+        name="evaluation",
+        upstream="rag_answers",
+        config=with_defaults(EvaluationConfig, profile=lifecycle.threshold_profile,
+                             thresholds_file=lifecycle.thresholds_file),
+        plan=plan_judge_shards,
+        shard=judge_shard,
+        merge=score_evaluation,
+        merge_args={"out": {"result": dg.Out(dg.Nothing),
+                            **{spec.get_python_identifier(): dg.Out(dg.Nothing, is_required=False) for spec in specs}}},
+        group_name=lifecycle.named("evaluation"),
+        owners=OWNERS,
+        kinds={"python", "anthropic", "html"},
+        code_version=JUDGE_CODE_VERSION,
+        automation_condition=EAGER_PAST_CHECKS,
+        check_specs=specs,
+        description=(
+            "Scores of the newest RAG run: retrieval metrics from the golden labels (precision, recall, nDCG, MRR, hit "
+            "rate at k, average precision) and judge metrics (faithfulness with hallucination types, answer relevance, "
+            "context precision and recall, citation accuracy, temporal faithfulness, decline accuracy), per item and "
+            "aggregated overall and per question type, with the threshold, regression and judge-failure gates, a "
+            "markdown summary, an HTML report with plots, and a history row. The golden items are judged in shards "
+            "(shard_size), one step each, merged by score_evaluation."
+        ),
+    )
+
+
+evaluation = build_evaluation(BUNDLED)
