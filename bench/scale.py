@@ -9,10 +9,10 @@ Then the evaluation asset scores it with each judge (``offline``: the determinis
 ``fake``: the real SDK against the project's fake Messages API on 127.0.0.1, answering after
 ``latency`` seconds) on each executor (in-process; the multiprocess executor with ``workers``
 processes; celery on the machine's Redis with a worker of ``workers`` processes that the benchmark
-starts and stops). Each run is cold (empty LLM cache) and then repeated unchanged (the offline
-judge is free and deterministic, so it is not cached: its re-run redoes the work). Each run is a
-fresh process, so its peak RSS (the largest of its processes, workers included) is its own.
-``calls`` are requests counted at the fake server, or the offline judge's calls.
+starts and stops). Each run is cold (empty LLM cache) and then repeated unchanged (both judges'
+answers come from the LLM cache). Each run is a fresh process, so its peak RSS (the largest of its
+processes, workers included) is its own. ``calls`` are requests counted at the fake server, or the
+judgments the offline heuristics computed (calls not answered from the cache).
 """
 
 from __future__ import annotations
@@ -239,7 +239,8 @@ def main() -> None:
                     for _ in ("cold", "unchanged re-run"):
                         before = server.count()
                         run = _phase(args, "--phase", executor, "--version", setup["version"])
-                        runs.append({**run, "paid": server.count() - before if judge == "fake" else run["judge_calls"]})
+                        computed = run["judge_calls"] - run["cache_hits"]
+                        runs.append({**run, "paid": server.count() - before if judge == "fake" else computed})
                     cold, warm = runs
                     assert cold["faithfulness"] == warm["faithfulness"], "an unchanged re-run scores alike"
                     print(f"{judge:<8}{executor:<14}{cold['items_per_s']:>9}{cold['seconds']:>9}{cold['paid']:>8}"

@@ -4,16 +4,22 @@ Dagster logs every event of a run (hundreds of DEBUG lines) and the code locatio
 warnings to stderr. The CLI sends both to a log file in the project's home instead, names that
 file in its closing lines, and streams it only with ``--verbose``. Every event also stays in the
 Dagster instance, where ``dagster dev`` shows it.
+
+Long steps (RAG answers, judging, generation) show items done / total, rate and ETA on the
+terminal while a person watches, and nothing at all in CI or when the output is not a terminal.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import os
 import sys
+import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import TextIO
 
 LOG_FILE = Path("logs") / "rag-assets.log"
 
@@ -34,3 +40,49 @@ def event_log(home: Path, stream: bool) -> Iterator[Path | None]:
         warnings.simplefilter("default")
         log.write(f"\n==== rag-assets {' '.join(sys.argv[1:])} at {dt.datetime.now(dt.timezone.utc).isoformat()} ====\n")
         yield path
+
+
+class Progress:
+    """``label: done/total  rate/s  ETA`` redrawn in place on one terminal line, at most every
+    ``interval`` seconds, finished with a newline at the last item. Told ``(done, total)`` by the
+    loop it watches; a new total (the next shard, the next batch of calls) starts the count again."""
+
+    def __init__(self, label: str, stream: TextIO, interval: float = 0.2,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.label, self.stream, self.interval, self.clock = label, stream, interval, clock
+        self.started = self.previous = clock()
+        self.shown, self.last = -interval, 0
+
+    def line(self, done: int, total: int) -> str:
+        elapsed = max(self.clock() - self.started, 1e-9)
+        rate = done / elapsed
+        eta = f"ETA {(total - done) / rate:.0f}s" if rate and done < total else f"took {elapsed:.0f}s"
+        return f"{self.label}: {done}/{total}  {rate:.1f}/s  {eta}"
+
+    def __call__(self, done: int, total: int) -> None:
+        now = self.clock()
+        if done <= self.last:  # a new count (the next shard, the next batch of calls) began when the last ended
+            self.started = self.previous
+        self.last, self.previous = done, now
+        if done >= total or now - self.shown >= self.interval:
+            self.shown = now
+            self.stream.write("\r" + self.line(done, total) + ("\n" if done >= total else ""))
+            self.stream.flush()
+
+
+def _interactive(stream: TextIO, environ: Mapping[str, str]) -> bool:
+    """A person is watching: a terminal, not a CI job (CI runners set CI=true, some on a pseudo-TTY), and
+    not a process of ``dagster dev`` (it sets DAGSTER_IS_DEV_CLI; its terminal interleaves every run's logs)."""
+    return (stream.isatty() and environ.get("CI", "").lower() not in ("true", "1")
+            and not environ.get("DAGSTER_IS_DEV_CLI"))
+
+
+def terminal_progress(label: str, stream: TextIO | None = None,
+                      environ: Mapping[str, str] | None = None) -> Callable[[int, int], None] | None:
+    """A progress callback for a long loop when a person watches the terminal; None otherwise, so
+    logs, CI and ``dagster dev`` stay plain. The terminal is the process's own stderr, which
+    ``event_log`` leaves alone while it sends Dagster's events to the log file."""
+    stream = stream or sys.__stderr__
+    if stream is None or not _interactive(stream, os.environ if environ is None else environ):
+        return None
+    return Progress(label, stream)

@@ -45,6 +45,24 @@ def _bad(name: str, shown: str, expected: str, example: str) -> ConfigError:
     return ConfigError(f"{name}={shown} is not {expected}; for example {name}={example}")
 
 
+def checked_iso_date(name: str, value: str) -> str:
+    """``value`` when it is an ISO date; else the one-line error naming ``name`` (a variable or a defs.yaml field)."""
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        raise _bad(name, repr(value), "an ISO date (YYYY-MM-DD)", DEFAULT_PRODUCTION_START) from None
+    return value
+
+
+def checked_cron(name: str, value: str) -> str:
+    """``value`` when it is a cron expression Dagster accepts; else the one-line error naming ``name``."""
+    from dagster._utils.schedules import is_valid_cron_string
+
+    if not is_valid_cron_string(value):
+        raise _bad(name, repr(value), "a cron expression", "'0 6 * * *' (or @daily)")
+    return value
+
+
 def _positive_number(env: Mapping[str, str], name: str, kind: Callable[[str], float], example: str,
                      expected: str) -> float | None:
     value = env.get(name)
@@ -112,11 +130,7 @@ class Settings:
     def production_start(environ: Mapping[str, str] | None = None) -> str:
         """First day of the production_sample partitions (ISO date); fixed when the code location loads."""
         value = (os.environ if environ is None else environ).get(PRODUCTION_START_ENV) or DEFAULT_PRODUCTION_START
-        try:
-            dt.date.fromisoformat(value)
-        except ValueError:
-            raise _bad(PRODUCTION_START_ENV, repr(value), "an ISO date (YYYY-MM-DD)", DEFAULT_PRODUCTION_START) from None
-        return value
+        return checked_iso_date(PRODUCTION_START_ENV, value)
 
     @staticmethod
     def max_cost_usd(environ: Mapping[str, str] | None = None) -> float | None:
@@ -147,12 +161,8 @@ class Settings:
 
     @staticmethod
     def evaluation_cron(environ: Mapping[str, str] | None = None) -> str:
-        from dagster._utils.schedules import is_valid_cron_string
-
         value = (os.environ if environ is None else environ).get(EVALUATION_CRON_ENV) or "0 6 * * *"
-        if not is_valid_cron_string(value):
-            raise _bad(EVALUATION_CRON_ENV, repr(value), "a cron expression", "'0 6 * * *' (or @daily)")
-        return value
+        return checked_cron(EVALUATION_CRON_ENV, value)
 
     @staticmethod
     def llm_requests_per_minute(environ: Mapping[str, str] | None = None) -> int | None:

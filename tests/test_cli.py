@@ -4,10 +4,13 @@ import json
 import shutil
 from pathlib import Path
 
+import dagster as dg
 import pandas as pd
 import pytest
 
 from rag_assets.cli import KEY_FACTS, main, ui_command
+from rag_assets.definitions import defs
+from rag_assets.defs.sensors import corpus_sensor, curation_inbox_sensor, production_logs_sensor
 from rag_assets.golden.export import FORMATS
 from rag_assets.golden.importers import read_ragas_testset
 from rag_assets.settings import Settings
@@ -27,7 +30,9 @@ def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
         tmp_path_factory: pytest.TempPathFactory):
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     assert main(["run"]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
+    assert captured.err == "", "stderr is no terminal here: no progress, no events"
     assert "simulated expert review (bundled)" in out
     lines = {line.split()[0]: line for line in out.splitlines() if line and line.split()[0] in (
         "corpus_snapshot", "golden_set", "rag_answers", "evaluation")}
@@ -54,6 +59,7 @@ def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
     assert "RUN_START" in Path(closing["event log"]).read_text(encoding="utf-8")
     assert f"DAGSTER_HOME={project_env / 'dagster'} dagster dev -m rag_assets.definitions" in out
     assert (project_env / "dagster" / "dagster.yaml").exists(), "runs are kept for dagster dev"
+    assert_dagster_dev_would_start_no_run(project_env / "dagster")
     assert main(["run", "--verbose"]) == 0
     again = capsys.readouterr().out
     assert "new_version              False" in again and "golden_version=1, items=54, added=54" in again
@@ -72,6 +78,22 @@ def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
     assert main(["export", "--format", "csv", "--golden-version", "7"]) == 2
     err = capsys.readouterr().err
     assert "no golden-set version 7" in err and "(versions: 1)" in err
+
+
+def assert_dagster_dev_would_start_no_run(dagster_home: Path) -> None:
+    """The first ticks of the sensors ``dagster dev`` starts (fresh cursors) on the instance the CLI ran on
+    request nothing: the corpus version has its partition, the review file was imported, every logged day
+    was scored for the records it has, and every asset is up to date for its automation condition."""
+    with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
+        assert len(instance.get_runs()) == 8, "the lifecycle run and 7 production days"
+        for sensor in (corpus_sensor, curation_inbox_sensor, production_logs_sensor):
+            with dg.build_sensor_context(instance=instance, definitions=defs, resources=defs.resources) as context:
+                tick = sensor(context)
+            assert isinstance(tick, dg.SkipReason) or tick.run_requests == [], (sensor.name, tick)
+        assert len(json.loads(tick.cursor)["files"]) == 7, "the log sensor read every day's file, and requested none"
+        first = dg.evaluate_automation_conditions(defs=defs, instance=instance)
+        second = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=first.cursor)
+        assert (first.total_requested, second.total_requested) == (0, 0)
 
 
 def test_run_without_a_review_fails_the_golden_checks_and_says_what_to_do(

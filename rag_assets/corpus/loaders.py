@@ -9,6 +9,7 @@ serves every format. More formats plug in through the ``rag_assets.loaders`` ent
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections.abc import Callable
 from functools import cache
@@ -212,4 +213,11 @@ def loaders() -> dict[str, Loader]:
 
 
 def loader_for(path: str) -> Loader | None:
-    return loaders().get(PurePosixPath(path).suffix.lower())
+    # os.path, not PurePosixPath: the stat walk asks this for every file, and a path object per
+    # file was half of deciding that a corpus is unchanged.
+    return loaders().get(os.path.splitext(path)[1].lower())
+
+
+def registered_in_code() -> bool:
+    """Whether a loader was registered in this process: a worker process would not know it."""
+    return bool(_REGISTERED)

@@ -3,7 +3,8 @@
 A file whose size and mtime match the stat cache of the last snapshot is trusted without being
 opened; anything else is read, hashed and parsed. The corpus version id is a hash of the
 manifest (paths and content hashes) and of the chunker config, so it never depends on mtimes:
-a fresh clone of the same corpus gets the same version.
+a fresh clone of the same corpus gets the same version, and so does a file touched without
+being changed (it is read again, hashes the same and yields the same version).
 """
 
 from __future__ import annotations
@@ -14,24 +15,36 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag_assets.corpus.loaders import LoaderError, loader_for
+from rag_assets.corpus.loaders import loader_for
 from rag_assets.corpus.models import (
     CachedStat,
+    Chunk,
     ChunkerConfig,
-    LoadedDocument,
+    DocumentMeta,
     ManifestEntry,
+    ScannedFile,
     SkippedFile,
     sha256_hex,
 )
+from rag_assets.corpus.reading import read_files
 from rag_assets.errors import CorpusError
-from rag_assets.text.control import control_character_problem
+
 
 @dataclass(frozen=True)
-class ScannedFile:
-    path: str
-    abs_path: str
-    size: int
-    mtime_ns: int
+class Listing:
+    """What the stat walk saw: candidate files with size and mtime, and files refused up front."""
+
+    root: Path
+    files: list[ScannedFile]
+    skipped: list[SkippedFile]
+
+    def fingerprint(self, config: ChunkerConfig) -> str:
+        """Changes whenever any file might have: a path, size or mtime, a refusal, the config."""
+        # NUL-separated, not JSON: a path never holds NUL, and this runs on every unchanged snapshot.
+        fields = [config.to_json(), str(len(self.files))]
+        fields += [f"{f.path}\0{f.size}\0{f.mtime_ns}" for f in self.files]
+        fields += [f"{s.path}\0{s.reason}" for s in self.skipped]
+        return sha256_hex("\0".join(fields))[:16]
 
 
 @dataclass
@@ -41,7 +54,8 @@ class Manifest:
     entries: list[ManifestEntry]
     skipped: list[SkippedFile]
     stat_cache: dict[str, CachedStat]
-    loaded: dict[str, LoadedDocument] = field(default_factory=dict)
+    loaded: dict[str, DocumentMeta] = field(default_factory=dict)
+    chunked: dict[str, tuple[Chunk, ...]] = field(default_factory=dict)
     files_read: int = 0
 
     @property
@@ -68,7 +82,7 @@ def _symlink_reason(entry: os.DirEntry, root: Path) -> str:
     return "symbolic link; links are not followed, so no document is counted twice"
 
 
-def scan(root: Path, config: ChunkerConfig) -> tuple[list[ScannedFile], list[SkippedFile]]:
+def scan(root: Path, config: ChunkerConfig) -> Listing:
     """List the files a snapshot would consider, and the ones it refuses up front."""
     files: list[ScannedFile] = []
     skipped: list[SkippedFile] = []
@@ -100,40 +114,12 @@ def scan(root: Path, config: ChunkerConfig) -> tuple[list[ScannedFile], list[Ski
                     files.append(ScannedFile(rel, entry.path, stat.st_size, stat.st_mtime_ns))
     files.sort(key=lambda f: f.path)
     skipped.sort(key=lambda s: s.path)
-    return files, skipped
+    return Listing(root, files, skipped)
 
 
 def fingerprint(root: str | Path, config: ChunkerConfig) -> str:
     """A cheap stat-only hash of the corpus root: it changes whenever any file might have."""
-    files, skipped = scan(resolve_root(root), config)
-    listing = [(f.path, f.size, f.mtime_ns) for f in files] + [(s.path, s.reason) for s in skipped]
-    return sha256_hex(json.dumps([config.to_json(), listing]))[:16]
-
-
-def decode_document(data: bytes, path: str) -> LoadedDocument:
-    """Bytes to a loaded document; raises LoaderError with the reason it cannot be used."""
-    if not data.strip():
-        raise LoaderError("empty file")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise LoaderError(f"not valid UTF-8 (invalid byte at offset {exc.start})") from exc
-    problem = control_character_problem(text)
-    if problem:
-        raise LoaderError(f"{problem}: a binary or damaged file, not text")
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    loader = loader_for(path)
-    assert loader is not None, "scan() only yields files with a loader"
-    document = loader(text, path)
-    if not document.body.strip():
-        raise LoaderError("empty document: no text after front matter or markup")
-    return document
-
-
-def read_document(root: str | Path, path: str) -> tuple[str, LoadedDocument]:
-    """Read one file again (for a document whose chunks are needed); returns (hash, document)."""
-    data = (Path(root) / path).read_bytes()
-    return sha256_hex(data), decode_document(data, path)
+    return scan(resolve_root(root), config).fingerprint(config)
 
 
 def corpus_version_id(entries: list[ManifestEntry], config: ChunkerConfig) -> str:
@@ -143,32 +129,38 @@ def corpus_version_id(entries: list[ManifestEntry], config: ChunkerConfig) -> st
 
 
 def build_manifest(
-    root: str | Path, config: ChunkerConfig, cache: Mapping[str, CachedStat]
+    root: str | Path, config: ChunkerConfig, cache: Mapping[str, CachedStat], chunk: bool = False
 ) -> Manifest:
     """Describe the corpus, re-reading only files whose size or mtime differ from ``cache``."""
-    resolved = resolve_root(root)
-    files, skipped = scan(resolved, config)
-    if not files and not skipped:
-        raise CorpusError(f"corpus root {resolved} is empty: no .md, .txt or .html files found")
+    return describe(scan(resolve_root(root), config), config, cache, chunk)
+
+
+def describe(listing: Listing, config: ChunkerConfig, cache: Mapping[str, CachedStat], chunk: bool = False) -> Manifest:
+    """The manifest of a stat walk. Files whose size or mtime differ from ``cache`` are read, and
+    cut into chunks when ``chunk`` is set (a snapshot needs them; a plan does not)."""
+    if not listing.files and not listing.skipped:
+        raise CorpusError(f"corpus root {listing.root} is empty: no .md, .txt or .html files found")
+    changed = [file for file in listing.files if (cached := cache.get(file.path)) is None
+               or (cached.size, cached.mtime_ns) != (file.size, file.mtime_ns)]
+    reads = {read.path: read for read in read_files(changed, config, chunk)}
+    skipped = list(listing.skipped)
     entries: list[ManifestEntry] = []
     new_cache: dict[str, CachedStat] = {}
-    loaded: dict[str, LoadedDocument] = {}
-    files_read = 0
-    for file in files:
-        cached = cache.get(file.path)
-        if cached is None or (cached.size, cached.mtime_ns) != (file.size, file.mtime_ns):
-            files_read += 1
-            try:
-                data = Path(file.abs_path).read_bytes()
-            except OSError as exc:
-                skipped.append(SkippedFile(file.path, f"cannot be read: {exc.strerror}"))
-                continue
-            content_hash, reason = sha256_hex(data), None
-            try:
-                loaded[file.path] = decode_document(data, file.path)
-            except LoaderError as exc:
-                reason = str(exc)
-            cached = CachedStat(file.size, file.mtime_ns, content_hash, reason)
+    loaded: dict[str, DocumentMeta] = {}
+    chunked: dict[str, tuple[Chunk, ...]] = {}
+    for file in listing.files:
+        read = reads.get(file.path)
+        if read is None:
+            cached = cache[file.path]
+        elif read.content_hash is None:
+            skipped.append(SkippedFile(file.path, str(read.problem)))
+            continue
+        else:
+            cached = CachedStat(file.size, file.mtime_ns, read.content_hash, read.problem)
+            if read.meta is not None:
+                loaded[file.path] = read.meta
+            if read.chunks is not None:
+                chunked[file.path] = read.chunks
         new_cache[file.path] = cached
         if cached.skip_reason:
             skipped.append(SkippedFile(file.path, cached.skip_reason))
@@ -176,16 +168,17 @@ def build_manifest(
             entries.append(ManifestEntry(file.path, file.size, file.mtime_ns, cached.content_hash))
     if not entries:
         raise CorpusError(
-            f"corpus root {resolved} has no usable document: all {len(skipped)} files were skipped "
+            f"corpus root {listing.root} has no usable document: all {len(skipped)} files were skipped "
             f"(first: {skipped[0].path}: {skipped[0].reason})"
         )
     skipped.sort(key=lambda s: s.path)
     return Manifest(
-        root=str(resolved),
+        root=str(listing.root),
         version_id=corpus_version_id(entries, config),
         entries=entries,
         skipped=skipped,
         stat_cache=new_cache,
         loaded=loaded,
-        files_read=files_read,
+        chunked=chunked,
+        files_read=len(changed),
     )

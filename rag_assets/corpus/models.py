@@ -127,6 +127,16 @@ class ManifestEntry:
 
 
 @dataclass(frozen=True)
+class ScannedFile:
+    """A candidate file as the stat walk saw it, before anything is read."""
+
+    path: str
+    abs_path: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
 class SkippedFile:
     path: str
     reason: str

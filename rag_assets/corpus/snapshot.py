@@ -1,5 +1,12 @@
 """Take a corpus snapshot: manifest, chunks for new document revisions, diff, one save.
 
+Whether the corpus is unchanged is decided from the stat walk alone: when every candidate file
+has the path, size and mtime_ns it had at the last snapshot of this root (and the files refused
+up front and the chunker config are the same), the walk's fingerprint equals the one recorded
+then and that snapshot is returned without opening a file. Any difference falls back to the
+manifest, which reads only the files whose size or mtime moved; the version is a hash of
+contents, so a file touched without being changed is read once and keeps the version.
+
 The store is reached through ``SnapshotRepository`` so that this module stays free of SQL and of
 Dagster; ``rag_assets.store.corpus_repository`` implements it.
 """
@@ -7,22 +14,24 @@ Dagster; ``rag_assets.store.corpus_repository`` implements it.
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-from rag_assets.corpus.chunking import chunk_document
-from rag_assets.corpus.loaders import LoaderError
-from rag_assets.corpus.manifest import Manifest, build_manifest, read_document, resolve_root
+from rag_assets.corpus.manifest import Manifest, build_manifest, describe, resolve_root, scan
 from rag_assets.corpus.models import (
     CachedStat,
     ChunkerConfig,
     DocumentChange,
     DocumentRevision,
+    ScannedFile,
+    SnapshotChunk,
     SnapshotDiff,
     SnapshotOutcome,
 )
+from rag_assets.corpus.reading import read_file
 from rag_assets.errors import CorpusError
 
 
@@ -32,6 +41,10 @@ class SnapshotRepository(Protocol):
     def stat_cache(self, root: str) -> dict[str, CachedStat]: ...
 
     def update_stat_cache(self, root: str, changed: Mapping[str, CachedStat], removed: Collection[str]) -> None: ...
+
+    def listing_version(self, root: str, fingerprint: str) -> str | None: ...
+
+    def record_listing(self, root: str, fingerprint: str, version_id: str) -> None: ...
 
     def get_snapshot(self, version_id: str) -> SnapshotOutcome | None: ...
 
@@ -54,6 +67,18 @@ def plan_snapshot(root: str | Path, config: ChunkerConfig, repo: SnapshotReposit
     return build_manifest(resolved, config, repo.stat_cache(resolved))
 
 
+def read_chunks(root: str | Path, config: ChunkerConfig) -> tuple[str, list[SnapshotChunk]]:
+    """The version id and chunks a snapshot of ``root`` would store, without a store: chunk ids
+    depend only on path, content and chunker, so they are the stored snapshot's ids (in its order)."""
+    manifest = build_manifest(resolve_root(root), config, {})
+    documents = {entry.path: entry.revision_id(config) for entry in manifest.entries}
+    chunks = [SnapshotChunk(c.chunk_id, c.content_hash, c.path, r.meta.title, r.meta.version, r.meta.date, c.heading,
+                            c.text)
+              for r in sorted(_new_revisions(manifest, documents, (), config), key=lambda r: r.entry.path)
+              for c in sorted(r.chunks, key=lambda c: c.ordinal)]
+    return manifest.version_id, chunks
+
+
 def _new_revisions(manifest: Manifest, documents: Mapping[str, str], present: Collection[str],
                    config: ChunkerConfig) -> list[DocumentRevision]:
     revisions: list[DocumentRevision] = []
@@ -61,16 +86,18 @@ def _new_revisions(manifest: Manifest, documents: Mapping[str, str], present: Co
         revision_id = documents[entry.path]
         if revision_id in present:
             continue
-        document = manifest.loaded.get(entry.path)
-        if document is None:
-            try:
-                content_hash, document = read_document(manifest.root, entry.path)
-            except (OSError, LoaderError) as exc:
-                raise CorpusError(f"{entry.path}: cannot be re-read for chunking: {exc}") from exc
-            if content_hash != entry.content_hash:
+        meta, chunks = manifest.loaded.get(entry.path), manifest.chunked.get(entry.path)
+        if meta is None or chunks is None:
+            # Trusted from the stat cache, but its chunks are not in the store (a new chunker config).
+            read = read_file(ScannedFile(entry.path, os.path.join(manifest.root, entry.path), entry.size,
+                                         entry.mtime_ns), config, chunk=True)
+            if read.content_hash is None or read.problem:
+                raise CorpusError(f"{entry.path}: cannot be re-read for chunking: {read.problem}")
+            if read.content_hash != entry.content_hash:
                 raise CorpusError(f"{entry.path} changed while the snapshot was taken; run the snapshot again")
-        chunks = tuple(chunk_document(entry.path, document.body, config))
-        revisions.append(DocumentRevision(revision_id, entry, document.meta, chunks))
+            meta, chunks = read.meta, read.chunks
+        assert meta is not None and chunks is not None
+        revisions.append(DocumentRevision(revision_id, entry, meta, chunks))
     return revisions
 
 
@@ -133,19 +160,22 @@ def snapshot_corpus(
     ``expected_version`` guards a partitioned run: if the files changed after the partition was
     created, the run fails rather than storing other content under that partition's name.
     """
-    resolved = str(resolve_root(root))
+    listing = scan(resolve_root(root), config)
+    resolved, walk = str(listing.root), listing.fingerprint(config)
+    known = repo.listing_version(resolved, walk)
+    existing = repo.get_snapshot(known) if known else None
+    if existing is not None:
+        _guard_partition(resolved, existing.version_id, expected_version)
+        return replace(existing, created=False, files_read=0)
+
     old_cache = repo.stat_cache(resolved)
-    manifest = build_manifest(resolved, config, old_cache)
-    if expected_version and manifest.version_id != expected_version:
-        raise CorpusError(
-            f"the corpus at {resolved} is now version {manifest.version_id}, not {expected_version}: "
-            "it changed after this partition was created. Materialize the newer partition instead "
-            "(the corpus sensor adds it)."
-        )
+    manifest = describe(listing, config, old_cache, chunk=True)
+    _guard_partition(resolved, manifest.version_id, expected_version)
     changed_stats, removed_stats = _stat_cache_delta(old_cache, manifest.stat_cache)
     existing = repo.get_snapshot(manifest.version_id)
     if existing is not None:
         repo.update_stat_cache(resolved, changed_stats, removed_stats)
+        repo.record_listing(resolved, walk, existing.version_id)
         return replace(existing, created=False, files_read=manifest.files_read)
 
     documents = {entry.path: entry.revision_id(config) for entry in manifest.entries}
@@ -173,4 +203,15 @@ def snapshot_corpus(
     )
     repo.save_snapshot(outcome, revisions, documents)
     repo.update_stat_cache(resolved, changed_stats, removed_stats)
+    repo.record_listing(resolved, walk, outcome.version_id)
     return outcome
+
+
+def _guard_partition(root: str, version_id: str, expected_version: str | None) -> None:
+    """A partitioned run fails rather than store other content under that partition's name."""
+    if expected_version and version_id != expected_version:
+        raise CorpusError(
+            f"the corpus at {root} is now version {version_id}, not {expected_version}: "
+            "it changed after this partition was created. Materialize the newer partition instead "
+            "(the corpus sensor adds it)."
+        )

@@ -116,16 +116,27 @@ def import_review_file(
     read: Callable[[Path, Mapping[str, str], ReviewLimits], ReviewFile],
     apply: Callable[[ReviewFile], object],
     limits: ReviewLimits = ReviewLimits(),
+    is_applied: Callable[[str], bool] | None = None,
 ) -> ImportResult:
-    """Validate, apply (one transaction) and file away one review file."""
+    """Validate, apply (one transaction) and file away one review file.
+
+    With ``is_applied``, a file whose hash was applied already is filed away before it is read:
+    validating it again (great-expectations is a seconds-long import) could change nothing.
+    """
     sha256 = file_sha256(path)
+    if is_applied is not None and is_applied(sha256):
+        return _file_away(path, folders, sha256, "already_applied", {})
     try:
         review = read(path, known_candidates, limits)
         outcome = apply(review)
     except ReviewFileRejected as exc:
         return reject_file(path, folders, sha256, list(exc.problems))
     status = "already_applied" if getattr(outcome, "already_applied", False) else "applied"
+    summary = {k: v for k, v in vars(outcome).items() if isinstance(v, int) and not isinstance(v, bool)}
+    return _file_away(path, folders, sha256, status, summary)
+
+
+def _file_away(path: Path, folders: CurationFolders, sha256: str, status: str, summary: dict[str, int]) -> ImportResult:
     target = _unique_target(folders.processed, path.name, sha256)
     path.replace(target)
-    summary = {k: v for k, v in vars(outcome).items() if isinstance(v, int) and not isinstance(v, bool)}
     return ImportResult(path.name, sha256, status, target, summary=summary)

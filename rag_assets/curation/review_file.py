@@ -35,8 +35,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import pandas as pd
-
 from rag_assets.curation.models import (
     EDIT_COLUMN_FOR,
     EDITABLE_COLUMNS,
@@ -410,6 +408,7 @@ def _check_with_great_expectations(decided: list[_Record]) -> tuple[set[int], li
     if not decided:
         return set(), []
     import great_expectations as gx
+    import pandas as pd
 
     from rag_assets.quality.expectations import validate_frame
 

@@ -9,16 +9,22 @@ carried-over golden set. Curated decisions themselves come only from the inbox s
 
 import dagster as dg
 
+from rag_assets.defs.lifecycle import Lifecycle
+
 AC = dg.AutomationCondition
-DECISIONS = dg.AssetSelection.assets("curated_decisions")
 
 EAGER_PAST_CHECKS = (AC.eager() & AC.all_deps_blocking_checks_passed()).with_label("eager, past passed checks")
 
-GOLDEN_SET = (
-    AC.in_latest_time_window()
-    & (AC.newly_missing() | AC.any_deps_updated()).since_last_handled()
-    & ~AC.any_deps_missing().ignore(DECISIONS)
-    & ~AC.any_deps_in_progress()
-    & ~AC.in_progress()
-    & AC.all_deps_blocking_checks_passed().ignore(DECISIONS)
-).with_label("eager on the snapshot or new decisions")
+
+
+def golden_set_condition(lifecycle: Lifecycle) -> dg.AutomationCondition:
+    """The golden set's condition; it names the instance's own curated_decisions."""
+    decisions = lifecycle.assets("curated_decisions")
+    return (
+        AC.in_latest_time_window()
+        & (AC.newly_missing() | AC.any_deps_updated()).since_last_handled()
+        & ~AC.any_deps_missing().ignore(decisions)
+        & ~AC.any_deps_in_progress()
+        & ~AC.in_progress()
+        & AC.all_deps_blocking_checks_passed().ignore(decisions)
+    ).with_label("eager on the snapshot or new decisions")

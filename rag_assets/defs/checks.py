@@ -1,10 +1,10 @@
 """Asset checks: the gates that keep bad data from flowing on."""
 
+import functools
+
 import dagster as dg
 
-from rag_assets.defs.assets.golden import golden_set
-from rag_assets.defs.assets.rag import rag_answers
-from rag_assets.defs.partitions import corpus_versions
+from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import GoldenPolicyResource, StoreResource
 from rag_assets.golden.quality import GoldenPolicy, golden_quality
 from rag_assets.rag.error_budget import DEFAULT_MAX_ERROR_RATE, error_budget
@@ -17,92 +17,116 @@ def _latest_golden(store: StoreResource, corpus_version: str):
     return version, (golden.version_items(version.number) if version else [])
 
 
-@dg.asset_check(
-    asset=golden_set,
-    partitions_def=corpus_versions,
-    blocking=True,
-    description=(
-        "Golden-set quality (great-expectations and the project's rules): unique item ids, non-empty "
-        "questions, a reference answer on every non-adversarial item, relevant chunks present in the pinned "
-        "snapshot with the pinned content, size within [min_items, max_items], required question types present "
-        "and no type over max_type_share. Blocks the RAG run on a bad golden set."
-    ),
-)
-def golden_set_quality(context: dg.AssetCheckExecutionContext, store: StoreResource,
-                       golden_policy: GoldenPolicyResource) -> dg.AssetCheckResult:
-    corpus_version = context.partition_key
-    version, items = _latest_golden(store, corpus_version)
-    hashes = {c.chunk_id: c.content_hash for c in store.corpus().snapshot_chunks(corpus_version)}
-    policy = GoldenPolicy(golden_policy.min_items, golden_policy.max_items, tuple(golden_policy.required_types),
-                          golden_policy.max_type_share)
-    report = golden_quality(items, hashes, policy)
-    return dg.AssetCheckResult(
-        passed=report.passed,
-        severity=dg.AssetCheckSeverity.ERROR,
-        description=(f"golden set v{version.number if version else '-'}: {report.items} items, "
-                     f"{len(report.problems)} problem(s)"),
-        metadata={
-            "golden_version": dg.MetadataValue.int(version.number if version else 0),
-            "items": dg.MetadataValue.int(report.items),
-            "problems": dg.MetadataValue.md(markdown_table(["problem"], [(p,) for p in report.problems])),
-        },
+@functools.cache
+def build_golden_set_quality(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
+    @dg.asset_check(
+        asset=lifecycle.key("golden_set"),
+        partitions_def=lifecycle.corpus_versions,
+        blocking=True,
+        description=(
+            "Golden-set quality (great-expectations and the project's rules): unique item ids, non-empty "
+            "questions, a reference answer on every non-adversarial item, relevant chunks present in the pinned "
+            "snapshot with the pinned content, size within [min_items, max_items], required question types present "
+            "and no type over max_type_share. Blocks the RAG run on a bad golden set."
+        ),
     )
+    @lifecycle.keyed
+    def golden_set_quality(context: dg.AssetCheckExecutionContext, store: StoreResource,
+                           golden_policy: GoldenPolicyResource) -> dg.AssetCheckResult:
+        corpus_version = context.partition_key
+        version, items = _latest_golden(store, corpus_version)
+        hashes = {c.chunk_id: c.content_hash for c in store.corpus().snapshot_chunks(corpus_version)}
+        policy = GoldenPolicy(golden_policy.min_items, golden_policy.max_items, tuple(golden_policy.required_types),
+                              golden_policy.max_type_share)
+        report = golden_quality(items, hashes, policy)
+        return dg.AssetCheckResult(
+            passed=report.passed,
+            severity=dg.AssetCheckSeverity.ERROR,
+            description=(f"golden set v{version.number if version else '-'}: {report.items} items, "
+                         f"{len(report.problems)} problem(s)"),
+            metadata={
+                "golden_version": dg.MetadataValue.int(version.number if version else 0),
+                "items": dg.MetadataValue.int(report.items),
+                "problems": dg.MetadataValue.md(markdown_table(["problem"], [(p,) for p in report.problems])),
+            },
+        )
+
+    return golden_set_quality
 
 
-@dg.asset_check(
-    asset=golden_set,
-    partitions_def=corpus_versions,
-    blocking=True,
-    description="Corpus-version pinning: the golden version and every item in it are pinned to this partition's "
-                "corpus version, so answers and scores downstream refer to one corpus.",
-)
-def golden_set_pinned(context: dg.AssetCheckExecutionContext, store: StoreResource) -> dg.AssetCheckResult:
-    corpus_version = context.partition_key
-    version, items = _latest_golden(store, corpus_version)
-    wrong = [i.item_id for i in items if i.corpus_version != corpus_version]
-    passed = version is not None and version.corpus_version == corpus_version and not wrong
-    return dg.AssetCheckResult(
-        passed=passed,
-        severity=dg.AssetCheckSeverity.ERROR,
-        description="no golden version for this corpus version" if version is None else
-        f"{len(wrong)} item(s) pinned elsewhere" if wrong else f"all {len(items)} items pinned to {corpus_version}",
-        metadata={"mispinned": dg.MetadataValue.md(markdown_table(["item"], [(w,) for w in wrong]))},
+golden_set_quality = build_golden_set_quality(BUNDLED)
+
+
+@functools.cache
+def build_golden_set_pinned(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
+    @dg.asset_check(
+        asset=lifecycle.key("golden_set"),
+        partitions_def=lifecycle.corpus_versions,
+        blocking=True,
+        description="Corpus-version pinning: the golden version and every item in it are pinned to this partition's "
+                    "corpus version, so answers and scores downstream refer to one corpus.",
     )
+    @lifecycle.keyed
+    def golden_set_pinned(context: dg.AssetCheckExecutionContext, store: StoreResource) -> dg.AssetCheckResult:
+        corpus_version = context.partition_key
+        version, items = _latest_golden(store, corpus_version)
+        wrong = [i.item_id for i in items if i.corpus_version != corpus_version]
+        passed = version is not None and version.corpus_version == corpus_version and not wrong
+        return dg.AssetCheckResult(
+            passed=passed,
+            severity=dg.AssetCheckSeverity.ERROR,
+            description="no golden version for this corpus version" if version is None else
+            f"{len(wrong)} item(s) pinned elsewhere" if wrong else f"all {len(items)} items pinned to {corpus_version}",
+            metadata={"mispinned": dg.MetadataValue.md(markdown_table(["item"], [(w,) for w in wrong]))},
+        )
+
+    return golden_set_pinned
 
 
-@dg.asset_check(
-    asset=rag_answers,
-    partitions_def=corpus_versions,
-    blocking=True,
-    description="Corpus-version pinning of the RAG run: it answered the newest golden version of this corpus version, "
-                "every item has an answer or an error record, and every retrieved chunk id exists in the pinned snapshot.",
-)
-def rag_answers_pinned(context: dg.AssetCheckExecutionContext, store: StoreResource) -> dg.AssetCheckResult:
-    corpus_version = context.partition_key
-    run = store.rag().latest_run(corpus_version)
-    golden = store.golden().latest_version([corpus_version])
-    problems: list[str] = []
-    if run is None or golden is None:
-        problems.append("no RAG run or no golden version for this corpus version")
-    else:
-        if run.golden_version != golden.number:
-            problems.append(f"the run answered golden v{run.golden_version}, the newest is v{golden.number}")
-        chunk_ids = {c.chunk_id for c in store.corpus().snapshot_chunks(corpus_version)}
-        results = {r.item_id: r for r in store.rag().results(run.run_id)}
-        missing = set(store.golden().version_members(golden.number)) - set(results)
-        if missing:
-            problems.append(f"{len(missing)} item(s) have neither an answer nor an error record: {', '.join(sorted(missing)[:10])}")
-        for result in results.values():
-            unknown = [i for r in result.retrieved for i in r.snapshot_ids if i not in chunk_ids]
-            if unknown:
-                problems.append(f"item {result.item_id}: retrieved chunk(s) not in {corpus_version}: {', '.join(unknown)}")
-            if result.ok and result.answer is None:
-                problems.append(f"item {result.item_id}: no answer and no error")
-    return dg.AssetCheckResult(
-        passed=not problems, severity=dg.AssetCheckSeverity.ERROR,
-        description=f"{len(problems)} problem(s)" if problems else "every item answered or recorded, all chunks pinned",
-        metadata={"problems": dg.MetadataValue.md(markdown_table(["problem"], [(p,) for p in problems]))},
+golden_set_pinned = build_golden_set_pinned(BUNDLED)
+
+
+@functools.cache
+def build_rag_answers_pinned(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
+    @dg.asset_check(
+        asset=lifecycle.key("rag_answers"),
+        partitions_def=lifecycle.corpus_versions,
+        blocking=True,
+        description="Corpus-version pinning of the RAG run: it answered the newest golden version of this corpus version, "
+                    "every item has an answer or an error record, and every retrieved chunk id exists in the pinned snapshot.",
     )
+    @lifecycle.keyed
+    def rag_answers_pinned(context: dg.AssetCheckExecutionContext, store: StoreResource) -> dg.AssetCheckResult:
+        corpus_version = context.partition_key
+        run = store.rag().latest_run(corpus_version)
+        golden = store.golden().latest_version([corpus_version])
+        problems: list[str] = []
+        if run is None or golden is None:
+            problems.append("no RAG run or no golden version for this corpus version")
+        else:
+            if run.golden_version != golden.number:
+                problems.append(f"the run answered golden v{run.golden_version}, the newest is v{golden.number}")
+            chunk_ids = {c.chunk_id for c in store.corpus().snapshot_chunks(corpus_version)}
+            results = {r.item_id: r for r in store.rag().results(run.run_id)}
+            missing = set(store.golden().version_members(golden.number)) - set(results)
+            if missing:
+                problems.append(f"{len(missing)} item(s) have neither an answer nor an error record: {', '.join(sorted(missing)[:10])}")
+            for result in results.values():
+                unknown = [i for r in result.retrieved for i in r.snapshot_ids if i not in chunk_ids]
+                if unknown:
+                    problems.append(f"item {result.item_id}: retrieved chunk(s) not in {corpus_version}: {', '.join(unknown)}")
+                if result.ok and result.answer is None:
+                    problems.append(f"item {result.item_id}: no answer and no error")
+        return dg.AssetCheckResult(
+            passed=not problems, severity=dg.AssetCheckSeverity.ERROR,
+            description=f"{len(problems)} problem(s)" if problems else "every item answered or recorded, all chunks pinned",
+            metadata={"problems": dg.MetadataValue.md(markdown_table(["problem"], [(p,) for p in problems]))},
+        )
+
+    return rag_answers_pinned
+
+
+rag_answers_pinned = build_rag_answers_pinned(BUNDLED)
 
 
 class ErrorBudgetConfig(dg.Config):
@@ -111,31 +135,39 @@ class ErrorBudgetConfig(dg.Config):
     max_error_rate: float = DEFAULT_MAX_ERROR_RATE
 
 
-@dg.asset_check(
-    asset=rag_answers,
-    partitions_def=corpus_versions,
-    blocking=True,
-    description="Error budget of the RAG run: at most max_error_rate (default 5%) of the items errored (exception, "
-                "timeout, bad response, unknown chunk ids, HTTP error). Fails naming the top error kinds with one "
-                "example each, and so stops a broken system before it is scored.",
-)
-def rag_answers_error_budget(context: dg.AssetCheckExecutionContext, config: ErrorBudgetConfig,
-                             store: StoreResource) -> dg.AssetCheckResult:
-    run = store.rag().latest_run(context.partition_key)
-    if run is None:
-        return dg.AssetCheckResult(passed=False, severity=dg.AssetCheckSeverity.ERROR,
-                                   description="no RAG run for this corpus version")
-    try:
-        budget = error_budget(store.rag().results(run.run_id), config.max_error_rate)
-    except ValueError as exc:
-        raise dg.Failure(description=f"invalid error budget: {exc}") from exc
-    return dg.AssetCheckResult(
-        passed=budget.passed, severity=dg.AssetCheckSeverity.ERROR, description=budget.describe(),
-        metadata={
-            "error_rate": dg.MetadataValue.float(round(budget.error_rate, 4)),
-            "max_error_rate": dg.MetadataValue.float(budget.max_error_rate),
-            "errors_by_kind": dg.MetadataValue.md(markdown_table(
-                ["kind", "items", "example item", "example"],
-                [(k.kind, k.items, k.example_item, k.example) for k in budget.kinds])),
-        },
+@functools.cache
+def build_rag_answers_error_budget(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
+    @dg.asset_check(
+        asset=lifecycle.key("rag_answers"),
+        partitions_def=lifecycle.corpus_versions,
+        blocking=True,
+        description="Error budget of the RAG run: at most max_error_rate (default 5%) of the items errored (exception, "
+                    "timeout, bad response, unknown chunk ids, HTTP error). Fails naming the top error kinds with one "
+                    "example each, and so stops a broken system before it is scored.",
     )
+    @lifecycle.keyed
+    def rag_answers_error_budget(context: dg.AssetCheckExecutionContext, config: ErrorBudgetConfig,
+                                 store: StoreResource) -> dg.AssetCheckResult:
+        run = store.rag().latest_run(context.partition_key)
+        if run is None:
+            return dg.AssetCheckResult(passed=False, severity=dg.AssetCheckSeverity.ERROR,
+                                       description="no RAG run for this corpus version")
+        try:
+            budget = error_budget(store.rag().results(run.run_id), config.max_error_rate)
+        except ValueError as exc:
+            raise dg.Failure(description=f"invalid error budget: {exc}") from exc
+        return dg.AssetCheckResult(
+            passed=budget.passed, severity=dg.AssetCheckSeverity.ERROR, description=budget.describe(),
+            metadata={
+                "error_rate": dg.MetadataValue.float(round(budget.error_rate, 4)),
+                "max_error_rate": dg.MetadataValue.float(budget.max_error_rate),
+                "errors_by_kind": dg.MetadataValue.md(markdown_table(
+                    ["kind", "items", "example item", "example"],
+                    [(k.kind, k.items, k.example_item, k.example) for k in budget.kinds])),
+            },
+        )
+
+    return rag_answers_error_budget
+
+
+rag_answers_error_budget = build_rag_answers_error_budget(BUNDLED)

@@ -1,22 +1,41 @@
 """Jobs: ``lifecycle`` materializes the whole corpus-pinned chain for one corpus version."""
 
+import functools
+
 import dagster as dg
+from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
-lifecycle_job = dg.define_asset_job(
-    name="lifecycle",
-    selection=dg.AssetSelection.all() - dg.AssetSelection.groups("production", "calibration"),
-    description="Everything for one corpus version, upstream first: what the README's first command runs.",
-)
+from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 
-production_job = dg.define_asset_job(
-    name="production",
-    selection=dg.AssetSelection.groups("production"),
-    description="Sample, judge and watch one day of production traffic: what the production-log sensor runs.",
-)
 
-curation_import_job = dg.define_asset_job(
-    name="curation_import",
-    selection=dg.AssetSelection.assets("curated_decisions", "golden_set", "rag_answers", "evaluation"),
-    description="Import reviewed files for one corpus version, rebuild its golden set, answer and score it: what "
-                "the inbox sensor runs.",
-)
+@functools.cache
+def build_lifecycle_job(lifecycle: Lifecycle) -> UnresolvedAssetJobDefinition:
+    return dg.define_asset_job(
+        name=lifecycle.named("lifecycle"),
+        selection=lifecycle.groups() - lifecycle.groups("production"),
+        description="Everything for one corpus version, upstream first: what the README's first command runs.",
+    )
+
+
+@functools.cache
+def build_production_job(lifecycle: Lifecycle) -> UnresolvedAssetJobDefinition:
+    return dg.define_asset_job(
+        name=lifecycle.named("production"),
+        selection=lifecycle.groups("production"),
+        description="Sample, judge and watch one day of production traffic: what the production-log sensor runs.",
+    )
+
+
+@functools.cache
+def build_curation_import_job(lifecycle: Lifecycle) -> UnresolvedAssetJobDefinition:
+    return dg.define_asset_job(
+        name=lifecycle.named("curation_import"),
+        selection=lifecycle.assets("curated_decisions", "golden_set", "rag_answers", "evaluation"),
+        description="Import reviewed files for one corpus version, rebuild its golden set, answer and score it: what "
+                    "the inbox sensor runs.",
+    )
+
+
+lifecycle_job = build_lifecycle_job(BUNDLED)
+production_job = build_production_job(BUNDLED)
+curation_import_job = build_curation_import_job(BUNDLED)

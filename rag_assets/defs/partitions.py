@@ -1,9 +1,8 @@
-"""Partitions: every corpus-pinned asset by corpus version id; production traffic by day (UTC)."""
+"""Partitions of the bundled instance: every corpus-pinned asset by corpus version id; production
+traffic by day (UTC). Each instance has its own (``Lifecycle.corpus_versions``)."""
 
-import dagster as dg
+from rag_assets.defs.lifecycle import BUNDLED
 
-from rag_assets.settings import Settings
+corpus_versions = BUNDLED.corpus_versions
 
-corpus_versions = dg.DynamicPartitionsDefinition(name="corpus_versions")
-
-production_days = dg.DailyPartitionsDefinition(start_date=Settings.production_start())
+production_days = BUNDLED.production_days

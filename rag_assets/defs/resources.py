@@ -6,6 +6,7 @@ URL from the environment variable whose *name* is configured here.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -31,6 +32,7 @@ from rag_assets.store.evaluation_repository import SqlEvaluationRepository
 from rag_assets.store.production_repository import SqlProductionRepository
 from rag_assets.store.rag_repository import SqlRagRepository
 from rag_assets.store.engine import describe_url, get_engine
+from rag_assets.store.owner import claim_store
 from rag_assets.store.llm_batch_repository import SqlBatchJournal
 from rag_assets.store.llm_cache_repository import SqlLLMCache
 from rag_assets.store.llm_spend_repository import SqlSpendLedger
@@ -44,21 +46,26 @@ LLM_POOL = "anthropic"
 
 
 class StoreResource(dg.ConfigurableResource):
-    """The project's database: SQLite under the project home, or the URL in ``database_url_env``."""
+    """The project's database: SQLite under the project home, or the URL in ``database_url_env`` (None: always
+    SQLite, as a component instance without a database of its own)."""
 
-    database_url_env: str = DATABASE_URL_ENV
+    database_url_env: str | None = DATABASE_URL_ENV
     home: str | None = None
+    instance: str = ""
 
     def settings(self) -> Settings:
         base = Settings.from_env()
         return replace(
             base,
             home=Path(self.home).expanduser().absolute() if self.home else base.home,
-            database_url=os.environ.get(self.database_url_env) or None,
+            database_url=(os.environ.get(self.database_url_env) or None) if self.database_url_env else None,
         )
 
     def engine(self) -> Engine:
-        return get_engine(self.settings().store_url)
+        """The store's engine, once this process checked that the store belongs to ``instance``."""
+        url = self.settings().store_url
+        _claimed(url, self.instance)
+        return get_engine(url)
 
     def describe(self) -> str:
         return describe_url(self.settings().store_url)
@@ -104,6 +111,11 @@ class StoreResource(dg.ConfigurableResource):
 
     def golden_export_dir(self, corpus_version: str) -> Path:
         return self.settings().home / "golden" / corpus_version
+
+
+@functools.cache
+def _claimed(url: str, instance: str) -> None:
+    claim_store(get_engine(url), instance)
 
 
 class CorpusResource(dg.ConfigurableResource):
@@ -253,27 +265,12 @@ class RagSystemResource(dg.ConfigurableResource):
     def system(self, corpus_version: str, chunks, llm: LLMClient, cache, index_dir: Path,
                corpus_root: Path | None = None):
         """``corpus_root`` (the snapshot's) makes a framework's absolute document paths relative."""
-        from rag_assets.errors import ConfigError
-        from rag_assets.rag.adapters import CallableRagSystem, HttpRagSystem
-        from rag_assets.rag.bm25 import index_for
-        from rag_assets.rag.reference import ReferenceRagSystem
-        from rag_assets.rag.system import FRAMEWORKS, framework_system
+        from rag_assets.rag.factory import make_system
 
-        if self.kind == "reference":
-            return ReferenceRagSystem(index_for(corpus_version, chunks, index_dir), self.k, llm, cache,
-                                      {c.chunk_id: c.doc_version for c in chunks})
-        if not self.target:
-            raise ConfigError(f"a {self.kind} RAG system needs target (module:function or URL)")
-        if self.kind == "callable":
-            return CallableRagSystem(self.target, self.k, self.timeout_seconds, self.max_concurrency)
-        if self.kind == "http":
-            return HttpRagSystem(self.target, self.k, self.timeout_seconds, self.max_concurrency, self.retries, self.name,
-                                 self.headers, self.max_response_bytes)
-        if self.kind in FRAMEWORKS:
-            return framework_system(self.kind, self.target, corpus_root, input_key=self.input_key, k=self.k,
-                                    timeout=self.timeout_seconds, max_concurrency=self.max_concurrency)
-        raise ConfigError(f"RAG system kind must be reference, callable, http, {' or '.join(FRAMEWORKS)}, "
-                          f"got {self.kind!r}")
+        return make_system(self.kind, self.target, corpus_version, chunks, llm, cache, index_dir, corpus_root,
+                           name=self.name, k=self.k, timeout=self.timeout_seconds, max_concurrency=self.max_concurrency,
+                           retries=self.retries, headers=self.headers, max_response_bytes=self.max_response_bytes,
+                           input_key=self.input_key)
 
 
 def llm_resource_from_env() -> LLMResource:

@@ -8,12 +8,14 @@ partitions, checks and metadata; its run config keeps the one-level shape
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import dagster as dg
+import pydantic
 
-from rag_assets.defs.partitions import corpus_versions
+from rag_assets.defs.lifecycle import Lifecycle
 from rag_assets.shards import Shard, plan_shards
 
 SHARD_SIZE_HELP = ("work items (golden items, generation tasks) per shard; each shard is its own step, run on its own "
@@ -30,25 +32,53 @@ def shard_outputs(total: int, shard_size: int) -> Iterator[dg.DynamicOutput[Shar
         yield dg.DynamicOutput(shard, output_name="shards", mapping_key=shard.key)
 
 
-def sharded_asset(*, name: str, upstream: str, config: type[dg.Config], plan: dg.OpDefinition,
-                  shard: dg.OpDefinition, merge: dg.OpDefinition, **asset_args: Any) -> dg.AssetsDefinition:
-    """A corpus-version-partitioned asset computed as ``plan -> shard (one step per shard) -> merge``.
+@dataclass(frozen=True)
+class Step:
+    """A step function of a sharded asset; each instance makes its own op of it (its name, its resource keys)."""
+
+    fn: Callable[..., Any]
+    op_args: dict[str, Any] = field(default_factory=dict)
+
+    def op(self, lifecycle: Lifecycle, **more: Any) -> dg.OpDefinition:
+        return dg.op(name=lifecycle.named(self.fn.__name__), **self.op_args, **more)(lifecycle.keyed(self.fn))
+
+
+def step(**op_args: Any) -> Callable[[Callable[..., Any]], Step]:
+    """``@step(...)`` takes ``dg.op``'s arguments but leaves making the op to ``sharded_asset``."""
+    return lambda fn: Step(fn, op_args)
+
+
+def with_defaults(config: type[dg.Config], **defaults: Any) -> type[dg.Config]:
+    """``config`` whose fields in ``defaults`` default to an instance's own values (its launchpad shows them);
+    a None in ``defaults`` keeps the field's own default."""
+    fields = {name: (config.model_fields[name].annotation, value) for name, value in defaults.items()
+              if value is not None}
+    if not fields:
+        return config
+    return pydantic.create_model(config.__name__, __base__=config, **fields)
+
+
+def sharded_asset(lifecycle: Lifecycle, *, name: str, upstream: str, config: type[dg.Config], plan: Step, shard: Step,
+                  merge: Step, merge_args: dict[str, Any] | None = None, **asset_args: Any) -> dg.AssetsDefinition:
+    """A corpus-version-partitioned asset of ``lifecycle`` computed as ``plan -> shard (one step per shard) -> merge``.
 
     ``plan`` takes the upstream asset as a Nothing input ``after`` and has two outputs: what every
     shard works on (a pinned run id, a task list) and ``shards``. ``shard`` takes both; ``merge``
-    takes the first and the list of shard outputs, in shard order.
+    takes the first and the list of shard outputs, in shard order; ``merge_args`` are more of its op's arguments.
     """
-    steps = (plan, shard, merge)
+    plan_op, shard_op, merge_op = plan.op(lifecycle), shard.op(lifecycle), merge.op(lifecycle, **(merge_args or {}))
+    steps = (plan_op, shard_op, merge_op)
 
     def compose(upstream_done):
-        source, shards = plan(after=upstream_done)
-        return merge(source, shards.map(lambda each: shard(source, each)).collect())
+        source, shards = plan_op(after=upstream_done)
+        return merge_op(source, shards.map(lambda each: shard_op(source, each)).collect())
 
     return dg.graph_asset(
         name=name,
-        ins={"upstream_done": dg.AssetIn(key=upstream, dagster_type=dg.Nothing)},
+        key_prefix=lifecycle.key_prefix,
+        ins={"upstream_done": dg.AssetIn(key=lifecycle.key(upstream), dagster_type=dg.Nothing)},
         config=dg.ConfigMapping(config_fn=lambda values: {step.name: {"config": values} for step in steps},
                                 config_schema=config.to_config_schema()),
-        partitions_def=corpus_versions,
+        partitions_def=lifecycle.corpus_versions,
         **asset_args,
     )(compose)

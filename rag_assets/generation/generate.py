@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from rag_assets.generation.dedupe import NearDuplicateFilter
@@ -63,9 +63,10 @@ def _vet(task: GenerationTask, item: dict, corpus_version: str, result: LLMResul
     )
 
 
-def ask_generator(tasks: Sequence[GenerationTask], client: LLMClient, cache: LLMCache | None) -> list[LLMResult]:
-    """The generation calls of some tasks (one shard's), in task order."""
-    return client.run(generation_calls(tasks), cache)
+def ask_generator(tasks: Sequence[GenerationTask], client: LLMClient, cache: LLMCache | None,
+                  progress: Callable[[int, int], None] | None = None) -> list[LLMResult]:
+    """The generation calls of some tasks (one shard's), in task order; ``progress(done, total)`` per answered call."""
+    return client.run(generation_calls(tasks), cache, progress)
 
 
 def collect_candidates(

@@ -13,8 +13,9 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from rag_assets.corpus.models import ChunkRef
 from rag_assets.errors import ConfigError
-from rag_assets.golden.importers import write_ragas_testset
+from rag_assets.golden.importers import ExternalDataError, write_ragas_testset
 from rag_assets.golden.models import GoldenItem
 
 FORMATS = {"jsonl": ".jsonl", "ragas": ".ragas.jsonl", "csv": ".csv", "parquet": ".parquet"}
@@ -35,6 +36,33 @@ def golden_records(items: Sequence[GoldenItem]) -> list[dict]:
         "reference_answer": i.reference_answer, "corpus_version": i.corpus_version, "origin": i.origin,
         "relevant_chunks": [{"chunk_id": r.chunk_id, "content_hash": r.content_hash} for r in i.relevant_chunks],
     } for i in items]
+
+
+def read_golden_records(path: Path) -> list[GoldenItem]:
+    """Items from a file in our JSONL format (what :func:`golden_records` writes, one per line); an
+    ExternalDataError names the file, the line and the field that is wrong."""
+    items = []
+    try:
+        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
+    except OSError as exc:
+        raise ExternalDataError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}: line {number}"
+        try:
+            record = json.loads(line)
+            chunks = tuple(ChunkRef(str(r["chunk_id"]), str(r["content_hash"])) for r in record["relevant_chunks"])
+            items.append(GoldenItem(str(record["item_id"]), int(record["revision"]), str(record["question_type"]),
+                                    str(record["question"]), str(record["reference_answer"]), chunks,
+                                    str(record["corpus_version"]), str(record.get("origin") or "generated")))
+        except json.JSONDecodeError as exc:
+            raise ExternalDataError(f"{where}: not valid JSON: {exc.msg}") from exc
+        except KeyError as exc:
+            raise ExternalDataError(f"{where}: missing field {exc.args[0]!r}") from exc
+        except (TypeError, ValueError) as exc:
+            raise ExternalDataError(f"{where}: not a golden item ({exc})") from exc
+    return items
 
 
 def write_golden(items: Sequence[GoldenItem], path: Path, file_format: str, chunk_texts: Mapping[str, str]) -> Path:

@@ -45,6 +45,7 @@ __all__ = [
     "map_texts_to_chunks",
     "question_type_from_synthesizer",
     "read_anthropic_docs_dataset",
+    "ragas_items",
     "read_ragas_testset",
     "synthesizer_for_question_type",
     "write_ragas_testset",
@@ -358,11 +359,16 @@ def read_ragas_testset(path: Path) -> list[ExternalItem]:
     ``question_type`` (wins over the synthesizer name) and ``relevant_chunk_ids``.
     """
     path = Path(path)
-    suffix = _suffix(path)
+    return ragas_items(_rows(path, _suffix(path)), str(path))
+
+
+def ragas_items(rows: Iterable[tuple[int, Mapping[str, Any]]], source: str) -> list[ExternalItem]:
+    """Numbered ragas rows (from a file, or a DataFrame's records) as items, by the rules of
+    :func:`read_ragas_testset`; errors name ``source``, the row and the field."""
     items: list[ExternalItem] = []
     seen: dict[str, int] = {}
-    for number, row in _rows(path, suffix):
-        where = f"{path}: row {number}"
+    for number, row in rows:
+        where = f"{source}: row {number}"
         question = _cell_str(row, "user_input", where, required=True)
         reference = _cell_str(row, "reference", where, required=True)
         if row.get("reference_contexts") is None:

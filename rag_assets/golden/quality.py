@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rag_assets.golden.models import GoldenItem
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,8 @@ class QualityReport:
 
 
 def _frame(items: Sequence[GoldenItem]) -> pd.DataFrame:
+    import pandas as pd  # only the quality check needs it: loading the code location does not
+
     return pd.DataFrame({
         "item_id": [i.item_id for i in items],
         "question": [i.question.strip() for i in items],

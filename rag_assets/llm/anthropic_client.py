@@ -13,8 +13,9 @@ of each template is counted, and the others are scaled from it by their length (
 request would double the requests of a large run); where counting fails, the project's estimate.
 
 With ``prompt_caching`` (the default) each request marks cache breakpoints (``cache_control``) after
-its static instructions and after its item context (see ``rag_assets.llm.templates``), in batches
-too; the tokens the API reports as written to and read from its cache are priced apart.
+its static instructions and after its item context when another call of the run shares it (see
+``rag_assets.llm.prompt_cache``), in batches too; the tokens the API reports as written to and read
+from its cache are priced apart.
 """
 
 from __future__ import annotations
@@ -96,14 +97,17 @@ class AnthropicClient(LLMClient):
 
     def _create_params(self, request: Request, messages: list[dict[str, Any]]) -> dict[str, Any]:
         """The Messages API parameters of one request, direct or in a batch: system blocks of the static
-        instructions, then of the item context, each a cache breakpoint when prompt caching is on."""
+        instructions, then of the item context, each a cache breakpoint when prompt caching is on (the
+        context's only when another call of the run shares it)."""
         prompt, template = request.prompt, request.template
-        texts = [prompt.instructions] if prompt.context is None else [prompt.instructions, prompt.context]
         cache_control = {"cache_control": {"type": "ephemeral"}} if self.prompt_caching else {}
+        system = [{"type": "text", "text": prompt.instructions, **cache_control}]
+        if prompt.context is not None:
+            system.append({"type": "text", "text": prompt.context, **(cache_control if prompt.cache_context else {})})
         return {
             "model": self.model,
             "max_tokens": template.max_tokens,
-            "system": [{"type": "text", "text": text, **cache_control} for text in texts],
+            "system": system,
             "messages": messages,
             "tools": list(prompt.tools),
             "tool_choice": {"type": "tool", "name": template.tool_name},

@@ -4,11 +4,16 @@ The key covers everything that can change an answer: provider, model, template i
 the full rendered system and user prompts, and the sampling parameters and output schema. A
 re-run with unchanged inputs therefore makes zero calls, while a new model or template version
 misses. Only valid answers are cached: a failure is retried on the next run, not remembered.
+
+A paid answer is written as soon as it arrives (a crash must not pay for it twice); answers that
+cost nothing to recompute go through ``DeferredWrites``, written together at the end of a run, as a
+write transaction per answer would cost more than the answer.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -24,9 +29,46 @@ class CachedAnswer:
 
 
 class LLMCache(Protocol):
-    def get(self, key: str) -> CachedAnswer | None: ...
+    def get_many(self, keys: Sequence[str]) -> dict[str, CachedAnswer]:
+        """The cached answers among ``keys``, by key (a run looks all of its calls up at once)."""
+        ...
 
     def put(self, key: str, *, provider: str, model: str, template_ref: str, answer: CachedAnswer) -> None: ...
+
+    def put_many(self, entries: Sequence[CacheEntry]) -> None:
+        """Write every entry (a key cached already keeps its answer)."""
+        ...
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    key: str
+    provider: str
+    model: str
+    template_ref: str
+    answer: CachedAnswer
+
+
+class DeferredWrites:
+    """``cache`` with its writes held until ``flush``, which writes them all at once."""
+
+    def __init__(self, cache: LLMCache) -> None:
+        self._cache = cache
+        self._entries: list[CacheEntry] = []
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, CachedAnswer]:
+        return self._cache.get_many(keys)
+
+    def put(self, key: str, *, provider: str, model: str, template_ref: str, answer: CachedAnswer) -> None:
+        self._entries.append(CacheEntry(key, provider, model, template_ref, answer))
+
+    def put_many(self, entries: Sequence[CacheEntry]) -> None:
+        self._entries.extend(entries)
+
+    def flush(self) -> None:
+        entries, self._entries = self._entries, []
+        if entries:
+            self._cache.put_many(entries)
 
 
 def cache_key(provider: str, model: str, template_ref: str, system: str, user: str, params: dict[str, Any]) -> str:

@@ -16,10 +16,11 @@ answers are cached) and the run raises BudgetExceeded naming what was answered a
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -28,7 +29,7 @@ from pydantic import ValidationError
 
 from rag_assets.llm.budget import Budget, CostEstimate
 from rag_assets.llm.cache import CachedAnswer, LLMCache, cache_key
-from rag_assets.llm.prompt_cache import CHARS_PER_TOKEN, Warmup, split_input
+from rag_assets.llm.prompt_cache import CHARS_PER_TOKEN, Warmup, lone_contexts, split_input, without_lone_context
 from rag_assets.llm.rate_limit import shared_pacer
 from rag_assets.llm.results import LLMCall, LLMResult
 from rag_assets.llm.templates import Prompt, PromptTemplate
@@ -134,9 +135,6 @@ class LLMClient(ABC):
     async def _close(self) -> None:
         """Release what ``_open`` created."""
 
-    def uses_cache(self) -> bool:
-        return True
-
     async def _pace(self) -> None:
         """Wait for this process's next send slot when a requests-per-minute bound is set."""
         if self.requests_per_minute:
@@ -148,15 +146,17 @@ class LLMClient(ABC):
         are those not written to nor read from the prompt cache."""
         return 0.0
 
-    def run(self, calls: Sequence[LLMCall], cache: LLMCache | None = None) -> list[LLMResult]:
-        """Answer every call; results come back in the order of ``calls``."""
-        return asyncio.run(self._run_all(calls, cache if self.uses_cache() else None))
+    def run(self, calls: Sequence[LLMCall], cache: LLMCache | None = None,
+            progress: Callable[[int, int], None] | None = None) -> list[LLMResult]:
+        """Answer every call; results come back in the order of ``calls``. ``progress(done, total)`` is
+        told as each call finishes (a terminal shows it; see ``rag_assets.console``)."""
+        return asyncio.run(self._run_all(calls, cache, progress))
 
     def estimate(self, calls: Sequence[LLMCall], cache: LLMCache | None = None) -> CostEstimate:
         """What ``run(calls, cache)`` would cost at most, without sending a request."""
 
         async def estimate() -> CostEstimate:
-            requests, hits, misses = self._split(calls, cache if self.uses_cache() else None)
+            requests, hits, misses = self._split(calls, cache)
             await self._open()
             try:
                 return await self._estimate(misses, sum(1 for r in requests if r.key in hits))
@@ -169,10 +169,15 @@ class LLMClient(ABC):
                ) -> tuple[list[Request], dict[str, CachedAnswer], list[Request]]:
         """Every call's request, the cache hits by key, and the distinct misses."""
         requests = [self._request(call) for call in calls]
-        hits = {r.key: hit for r in requests if cache is not None and (hit := cache.get(r.key)) is not None}
-        return requests, hits, list({r.key: r for r in requests if r.key not in hits}.values())
+        hits = cache.get_many([r.key for r in requests]) if cache is not None else {}
+        misses = list({r.key: r for r in requests if r.key not in hits}.values())
+        if self._prompt_cache_minimum() is not None and (lone := lone_contexts(r.prompt for r in misses)):
+            unmarked = {r.key: replace(r, prompt=without_lone_context(r.prompt, lone)) for r in misses}
+            requests, misses = [unmarked.get(r.key, r) for r in requests], list(unmarked.values())
+        return requests, hits, misses
 
-    async def _run_all(self, calls: Sequence[LLMCall], cache: LLMCache | None) -> list[LLMResult]:
+    async def _run_all(self, calls: Sequence[LLMCall], cache: LLMCache | None,
+                       progress: Callable[[int, int], None] | None = None) -> list[LLMResult]:
         semaphore = asyncio.Semaphore(self.max_concurrency)
         requests, hits, misses = self._split(calls, cache)
         started = time.perf_counter()
@@ -184,8 +189,10 @@ class LLMClient(ABC):
             minimum = self._prompt_cache_minimum()
             warmup = None if minimum is None else Warmup({r.key: r.prompt for r in misses}, minimum)
             async with self._in_bulk(misses) as bulk:
+                done = itertools.count(1)
                 results = list(await asyncio.gather(*(
-                    self._one(r, hits.get(r.key), bulk.get(r.key), cache, semaphore, started, warmup)
+                    _told(self._one(r, hits.get(r.key), bulk.get(r.key), cache, semaphore, started, warmup),
+                          progress, done, len(requests))
                     for r in requests)))
         finally:
             await self._close()
@@ -298,6 +305,14 @@ class LLMClient(ABC):
                 return LLMResult(**base, output=output, repaired=attempt == 1, **totals)
             messages = messages + reply.transcript + [_repair_request(template, reply, error)]
         return LLMResult(**base, output=None, error=error, error_kind="parse_error", repaired=True, **totals)
+
+
+async def _told(answer: Awaitable[LLMResult], progress: Callable[[int, int], None] | None, done: Iterator[int],
+                total: int) -> LLMResult:
+    result = await answer
+    if progress is not None:
+        progress(next(done), total)
+    return result
 
 
 def _with(totals: dict[str, Any], **more: Any) -> dict[str, Any]:

@@ -1,25 +1,60 @@
 """The offline provider: deterministic heuristics, no network, no key.
 
 Each template carries its own offline implementation; this client only runs it and labels every
-result ``provider=offline`` so nobody mistakes a heuristic for a model's judgment. Offline
-answers are not cached: recomputing them is cheaper than a database round trip.
+result ``provider=offline`` so nobody mistakes a heuristic for a model's judgment.
+
+Its answers are cached like a model's, so an unchanged re-run computes nothing (the heuristics read
+every chunk's text, most of an offline evaluation's time). The key holds what a model's key holds
+plus what the heuristics read and a model does not: the call's inputs, and the version of the code
+that computes the answer, a hash of the package's source (any change to a heuristic or a helper it
+calls misses). They are written to the cache together at the end of a run: a crash only costs
+recomputing them, and a transaction per answer would cost more than the answer.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
 from typing import Any
 
+import rag_assets
+from rag_assets.llm.cache import DeferredWrites, LLMCache, cache_key
 from rag_assets.llm.client import LLMClient, Reply, Request
-from rag_assets.llm.results import OFFLINE
+from rag_assets.llm.results import OFFLINE, LLMCall, LLMResult
+
+
+@cache
+def code_version() -> str:
+    """A hash of every Python source of the package, by path: the heuristics' version."""
+    root = Path(rag_assets.__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 class OfflineClient(LLMClient):
     provider = OFFLINE
     model = "offline-heuristics-v1"
 
-    def uses_cache(self) -> bool:
-        return False
+    def run(self, calls: Sequence[LLMCall], cache: LLMCache | None = None,
+            progress: Callable[[int, int], None] | None = None) -> list[LLMResult]:
+        if cache is None:
+            return super().run(calls, None, progress)
+        deferred = DeferredWrites(cache)
+        results = super().run(calls, deferred, progress)
+        deferred.flush()
+        return results
+
+    def _request(self, call: LLMCall) -> Request:
+        template = call.template
+        prompt = template.prompt(call.inputs, shared=False)
+        params = {"code": code_version(), "inputs": call.inputs}
+        return Request(call, prompt, cache_key(self.provider, self.model, template.ref, prompt.system, prompt.user,
+                                               params))
 
     async def _ask(self, request: Request, messages: list[dict[str, Any]]) -> Reply:
         answer = request.template.offline(request.call.inputs)

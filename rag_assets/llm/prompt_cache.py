@@ -1,19 +1,22 @@
 """What a run's calls share, for the provider's prompt cache: breakpoints, the send order, the estimate.
 
 A prompt (``rag_assets.llm.templates.Prompt``) has a breakpoint after its static part (tools and
-instructions) and, when it has one, after its item context. The provider writes a prefix to its cache
-the first time it sees it and reads it after, but only once the first answer has begun: calls sent at
-the same moment all pay to write. So the first call of each prefix goes alone and the calls sharing it
-wait for its answer (``Warmup``). The pre-flight estimate prices each prefix the way the provider
-bills it: written once, read after, and billed as plain input when shorter than the minimum it caches.
+instructions) and, when it has one that another call of the run shares, after its item context (a
+context no other call reads would only pay the write premium: 1.25 times its input price). The
+provider writes a prefix to its cache the first time it sees it and reads it after, but only once the
+first answer has begun: calls sent at the same moment all pay to write. So the first call of each
+prefix goes alone and the calls sharing it wait for its answer (``Warmup``). The pre-flight estimate
+prices each prefix the way the provider bills it: written once, read after, and billed as plain input
+when shorter than the minimum it caches.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rag_assets.corpus.models import sha256_hex
 from rag_assets.llm.templates import Prompt
@@ -26,14 +29,31 @@ def _static(prompt: Prompt) -> str:
     return json.dumps([prompt.tools, prompt.instructions], ensure_ascii=False)
 
 
+def _context_key(prompt: Prompt) -> str:
+    return sha256_hex(json.dumps([_static(prompt), prompt.context], ensure_ascii=False))
+
+
 def breakpoints(prompt: Prompt) -> list[tuple[str, int]]:
     """(prefix key, characters up to it) at each breakpoint, in order."""
     static = _static(prompt)
     points = [(sha256_hex(static), len(static))]
-    if prompt.context is not None:
-        points.append((sha256_hex(json.dumps([static, prompt.context], ensure_ascii=False)),
-                       len(static) + len(prompt.context)))
+    if prompt.context is not None and prompt.cache_context:
+        points.append((_context_key(prompt), len(static) + len(prompt.context)))
     return points
+
+
+def lone_contexts(prompts: Iterable[Prompt]) -> set[str]:
+    """The item contexts (by key) that only one of ``prompts`` has: not worth a breakpoint. The static part
+    keeps its own, as the calls of later runs and shards read it too."""
+    counts = Counter(_context_key(p) for p in prompts if p.context is not None)
+    return {key for key, count in counts.items() if count == 1}
+
+
+def without_lone_context(prompt: Prompt, lone: set[str]) -> Prompt:
+    """``prompt`` without the breakpoint after its context when that context is in ``lone``."""
+    if prompt.context is None or _context_key(prompt) not in lone:
+        return prompt
+    return replace(prompt, cache_context=False)
 
 
 def prompt_chars(prompt: Prompt) -> int:

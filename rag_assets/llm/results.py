@@ -96,8 +96,8 @@ class LLMStats:
             if result.cached:
                 self.cache_hits += 1
                 continue
+            self.cache_misses += 1
             if result.provider != OFFLINE:
-                self.cache_misses += 1
                 self.requests += result.requests
             self.batched += int(result.via_batch)
             self.batch_fallbacks += int(result.batch_fallback is not None)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -41,12 +42,15 @@ class PromptSuite:
 @dataclass(frozen=True)
 class Prompt:
     """One call's prompt in cache order: ``tools`` and ``instructions`` (static), ``context`` (shared by the
-    calls about one item; None when the template has none), ``user`` (this call's own part)."""
+    calls about one item; None when the template has none), ``user`` (this call's own part).
+    ``cache_context``: whether a prompt cache breakpoint follows the context (not when no other call of
+    the run shares it: the provider would bill writing it, and nothing would read it)."""
 
     tools: tuple[dict[str, Any], ...]
     instructions: str
     context: str | None
     user: str
+    cache_context: bool = True
 
     @property
     def system(self) -> str:
@@ -65,6 +69,7 @@ class PromptTemplate:
     tool_description: str
     max_tokens: int = 2048
     examples: str = ""  # worked examples: static, sent with the instructions
+    rules: str = ""  # rules shared with the other members of its suite, which states them once for all
     context: Render | None = None  # the part of the inputs shared by the calls about one item
     suite: PromptSuite | None = None
 
@@ -78,13 +83,17 @@ class PromptTemplate:
         return f"record_{self.id}"
 
     def input_schema(self) -> dict[str, Any]:
-        return self.output_model.model_json_schema()
+        """Built once per output model: every request and cache key needs it, and pydantic rebuilds it on each
+        ``model_json_schema()`` (most of the time of building a request). Callers must not modify it."""
+        return _json_schema(self.output_model)
 
     def tool(self) -> dict[str, Any]:
         return {"name": self.tool_name, "description": self.tool_description, "input_schema": self.input_schema()}
 
-    def instructions(self) -> str:
-        return f"{self.system}\n\n{self.examples}" if self.examples else self.system
+    def instructions(self, *, rules: bool = True) -> str:
+        """The static instructions; ``rules=False``: without the rules, as a member of a suite that states them."""
+        text = f"{self.system}\n{self.rules}" if rules and self.rules else self.system
+        return f"{text}\n\n{self.examples}" if self.examples else text
 
     def render(self, inputs: Mapping[str, Any]) -> str:
         return self.user(inputs)
@@ -98,8 +107,16 @@ class PromptTemplate:
                       f"Task {self.tool_name}:\n\n{self.render(inputs)}")
 
 
+@cache
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()
+
+
 def in_suite(name: str, preamble: str, templates: Sequence[PromptTemplate]) -> tuple[PromptTemplate, ...]:
-    """``templates`` as members of one suite (same order): their calls share tools and instructions."""
-    instructions = "\n\n".join([preamble, *(f"Task {t.tool_name}:\n{t.instructions()}" for t in templates)])
+    """``templates`` as members of one suite (same order): their calls share tools and instructions, in which
+    the rules the members share are stated once."""
+    rules = dict.fromkeys(t.rules for t in templates if t.rules)
+    instructions = "\n\n".join([preamble, *rules, *(f"Task {t.tool_name}:\n{t.instructions(rules=False)}"
+                                                      for t in templates)])
     suite = PromptSuite(name, tuple(t.tool() for t in templates), instructions)
     return tuple(replace(t, suite=suite) for t in templates)

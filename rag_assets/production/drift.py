@@ -26,10 +26,6 @@ from statistics import NormalDist
 
 import numpy as np
 
-try:
-    from scipy.stats import t as _student_t
-except ImportError:  # pragma: no cover - scipy ships with great-expectations
-    _student_t = None
 
 #: metric -> (likely cause of a drop, first action); the drift counterpart of scoring.diagnosis.
 DIAGNOSIS: dict[str, tuple[str, str]] = {
@@ -53,9 +49,11 @@ DIAGNOSIS: dict[str, tuple[str, str]] = {
 
 
 def _t_quantile(q: float, df: int) -> float:
-    if _student_t is not None:
-        return float(_student_t.ppf(q, df))
-    return NormalDist().inv_cdf(q)
+    try:  # here, not at module level: scipy.stats is a one-second import the code location need not pay
+        from scipy.stats import t as student_t
+    except ImportError:  # pragma: no cover - scipy ships with great-expectations
+        return NormalDist().inv_cdf(q)
+    return float(student_t.ppf(q, df))
 
 
 def minimum_detectable_difference(sigma: float, n: int, alpha: float = 0.05) -> float:

@@ -18,10 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 if TYPE_CHECKING:
     import great_expectations as gx
+    import pandas as pd
     from great_expectations.core.batch_definition import BatchDefinition
 
 __all__ = ["ExpectationFailure", "validate_frame"]

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import http.client
 import importlib
+import itertools
 import json
 import threading
 import time
@@ -147,6 +148,22 @@ def parse_output(item_id: str, payload: Any, latency_ms: float) -> RagResponse:
                        latency_ms=latency_ms, extra=extra, **_usage(payload))
 
 
+def answer_concurrently(one: Callable[[RagQuery], RagResponse], queries: Sequence[RagQuery], workers: int,
+                        progress: Callable[[int, int], None] | None) -> list[RagResponse]:
+    """``one`` over the queries, ``workers`` at a time, in order; ``progress(done, total)`` as each is answered."""
+    done, lock = itertools.count(1), threading.Lock()
+
+    def told(query: RagQuery) -> RagResponse:
+        response = one(query)
+        if progress is not None:
+            with lock:
+                progress(next(done), len(queries))
+        return response
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(told, queries))
+
+
 def _request(query: RagQuery, k: int) -> dict[str, Any]:
     return {"item_id": query.item_id, "question": query.question, "corpus_version": query.corpus_version, "k": k}
 
@@ -227,9 +244,8 @@ class CallableRagSystem:
         except ContractError as exc:
             return failed(query.item_id, "bad_response", str(exc), latency)
 
-    def answer(self, queries: Sequence[RagQuery]) -> list[RagResponse]:
-        with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
-            return list(pool.map(self._one, queries))
+    def answer(self, queries: Sequence[RagQuery], progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
+        return answer_concurrently(self._one, queries, self.max_concurrency, progress)
 
 
 class HttpRagSystem:
@@ -298,6 +314,5 @@ class HttpRagSystem:
         response = self._attempts(query)
         return replace(response, error=redact(response.error, self._secrets)) if response.error else response
 
-    def answer(self, queries: Sequence[RagQuery]) -> list[RagResponse]:
-        with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
-            return list(pool.map(self._one, queries))
+    def answer(self, queries: Sequence[RagQuery], progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
+        return answer_concurrently(self._one, queries, self.max_concurrency, progress)

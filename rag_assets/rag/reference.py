@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import replace
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rag_assets.llm.cache import LLMCache
@@ -52,7 +52,7 @@ class ReferenceRagSystem:
         hits = self.index.search_many(questions, self.k * OVERFETCH)
         return [self._rerank(question, found) for question, found in zip(questions, hits)]
 
-    def answer(self, queries: Sequence[RagQuery]) -> list[RagResponse]:
+    def answer(self, queries: Sequence[RagQuery], progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
         started = time.perf_counter()
         retrieved = self.retrieve([q.question for q in queries])
         retrieval_ms = (time.perf_counter() - started) * 1000 / max(1, len(queries))
@@ -60,7 +60,7 @@ class ReferenceRagSystem:
             "question": q.question,
             "chunks": [{"chunk_id": r.chunk_id, "text": r.text, "version": self.doc_versions.get(r.chunk_id)} for r in hits],
         }) for q, hits in zip(queries, retrieved)]
-        results = self.client.run(calls, self.cache)
+        results = self.client.run(calls, self.cache, progress)
         self.stats.add(results)
         responses = []
         for query, hits, result in zip(queries, retrieved, results):

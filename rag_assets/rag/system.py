@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from rag_assets.corpus.mapping import ContextMapping, map_contexts
 from rag_assets.corpus.models import SnapshotChunk, sha256_hex
 from rag_assets.errors import ConfigError
+from rag_assets.golden.models import GoldenItem
 from rag_assets.rag.models import RagQuery, RagResponse, RetrievedChunk
 
 
@@ -22,8 +23,9 @@ class RagSystem(Protocol):
     def config(self) -> dict[str, Any]:
         """What identifies this system's behaviour (never secrets): its hash is recorded per run."""
 
-    def answer(self, queries: Sequence[RagQuery]) -> list[RagResponse]:
-        """One response per query, in order; a failure is a response with ``error`` set."""
+    def answer(self, queries: Sequence[RagQuery], progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
+        """One response per query, in order; a failure is a response with ``error`` set. ``progress(done,
+        total)``, when given, is told of answered queries as they come."""
 
 
 FRAMEWORKS = ("langchain", "llamaindex")
@@ -78,14 +80,15 @@ def _placed(entry: RetrievedChunk, chunks: Mapping[str, SnapshotChunk],
     return replace(entry, matches=mapping.matches, mapping=mapping.method, source=source)
 
 
-def run_rag(system: RagSystem, queries: Sequence[RagQuery], chunks: Sequence[SnapshotChunk]) -> list[RagResponse]:
+def run_rag(system: RagSystem, queries: Sequence[RagQuery], chunks: Sequence[SnapshotChunk],
+            progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
     """Answer every query; the run always finishes, with an error record for each failed item.
 
     Contexts returned as text are mapped onto ``chunks`` (the pinned snapshot) in one pass for
     the whole batch (``rag_assets.corpus.mapping.map_contexts``)."""
     if not queries:
         return []
-    responses = system.answer(queries)
+    responses = system.answer(queries, progress)
     if len(responses) != len(queries):
         raise RuntimeError(f"RAG system {system.name} returned {len(responses)} responses for {len(queries)} queries")
     contexts = list(dict.fromkeys(r.text for response in responses for r in response.retrieved if r.chunk_id is None))
@@ -93,6 +96,13 @@ def run_rag(system: RagSystem, queries: Sequence[RagQuery], chunks: Sequence[Sna
     by_id = {c.chunk_id: c for c in chunks}
     corpus_version = queries[0].corpus_version
     return [_check_chunks(r, by_id, mapped, corpus_version) for r in responses]
+
+
+def answer_items(system: RagSystem, items: Sequence[GoldenItem], corpus_version: str,
+                 chunks: Sequence[SnapshotChunk], progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
+    """The RAG step of an evaluation, one code path for the rag_answers asset, the A/B comparison and
+    ``rag_assets.evaluate``: each golden item's question asked over the pinned snapshot."""
+    return run_rag(system, [RagQuery(i.item_id, i.question, corpus_version) for i in items], chunks, progress)
 
 
 def context_mapping(responses: Sequence[RagResponse]) -> tuple[float, dict[str, int]]:

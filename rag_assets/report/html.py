@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag_assets.report.compare import EvaluationDiff, baseline_section
-from rag_assets.report.charts import bar_chart, colors_for, embed, histogram, trend_chart, vega_script
 from rag_assets.report.items import FILTER_SCRIPT, ItemDetail, items_section
 
 STATUS_CLASSES = {"passed": "pass", "pass": "pass", "failed": "fail", "fail": "fail", "warn": "warn",
@@ -189,6 +188,8 @@ def _metrics_section(data: ReportData, colors: Mapping[str, str]) -> str:
 
 
 def _per_type_section(data: ReportData, names: Sequence[str], colors: Mapping[str, str]) -> str:
+    from rag_assets.report.charts import bar_chart, embed  # altair: imported when a report is drawn
+
     if not data.per_type:
         return _section("per-type", "By question type", _no_data("no per-type breakdown"))
     types = list(data.per_type)
@@ -225,6 +226,8 @@ def _distributions_section(data: ReportData, colors: Mapping[str, str]) -> str:
 
 
 def _histogram(name: str, values: Sequence[float], color: str, threshold: float | None, index: int) -> str:
+    from rag_assets.report.charts import embed, histogram  # altair: imported when a report is drawn
+
     defined = [v for v in values if _defined(v)]
     if not defined:
         return _no_data(name)
@@ -233,6 +236,8 @@ def _histogram(name: str, values: Sequence[float], color: str, threshold: float 
 
 
 def _trend_section(data: ReportData, names: Sequence[str], colors: Mapping[str, str]) -> str:
+    from rag_assets.report.charts import embed, trend_chart  # altair: imported when a report is drawn
+
     history = [row for row in data.history if row.get("created_at")]  # the axis is the evaluation date
     used = [n for n in names if any(_defined(row.get(n)) for row in history)]
     if not history or not used:
@@ -369,6 +374,8 @@ footer{color:var(--muted);font-size:12px;text-align:center;padding-bottom:24px}
 
 def render_report(data: ReportData) -> str:
     """The whole report as one HTML document (inline CSS, chart specs and scripts; nothing loaded)."""
+    from rag_assets.report.charts import colors_for, vega_script  # altair: imported when a report is drawn
+
     names = _metric_names(data)
     colors = colors_for(names)
     sections = [

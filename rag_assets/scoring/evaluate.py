@@ -10,9 +10,10 @@ recorded as a RAG error and not judged.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from rag_assets.corpus.models import SnapshotChunk
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
@@ -171,20 +172,22 @@ def _score_item(item: GoldenItem, response: RagResponse, versions: Mapping[str, 
 
 def evaluate(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], versions: Mapping[str, str | None],
              statements: Mapping[str, Sequence[str]], client: LLMClient, cache: LLMCache | None,
-             embedder: Embedder, k: int, documents: Mapping[str, str] | None = None) -> EvaluationOutcome:
+             embedder: Embedder, k: int, documents: Mapping[str, str] | None = None,
+             progress: Callable[[int, int], None] | None = None) -> EvaluationOutcome:
     """Score every item of the golden set on the RAG run's responses.
 
     Retrieval metrics rank the snapshot chunks each returned context stands for (with partial
     credit, see ``scoring.retrieval``); ``documents`` (snapshot chunk id -> document path) gives
     the document hit rate, left undefined without it. Judges read the returned texts. Each answered
-    item also records ``contexts_unmapped_share``, kept out of the gated metrics.
+    item also records ``contexts_unmapped_share``, kept out of the gated metrics. ``progress(done,
+    total)`` is told of each judge call as it finishes.
     """
     calls: list[LLMCall] = []
     for item in items:
         response = responses.get(item.item_id)
         if response is not None and response.ok:
             calls.extend(judge_calls(item, response, versions, statements.get(item.item_id, ())))
-    results = client.run(calls, cache)
+    results = client.run(calls, cache, progress)
     by_item: dict[str, dict[str, LLMResult]] = {}
     for result in results:
         item_id, _, name = result.key.rpartition("|")
@@ -199,3 +202,14 @@ def evaluate(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], 
         scored.append(_score_item(item, response, versions, documents or {}, by_item.get(item.item_id, {}),
                                   embedder, k))
     return EvaluationOutcome(scored, LLMStats().add(results), len(results), sum(1 for r in results if not r.ok), k)
+
+
+def score_answers(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], chunks: Sequence[SnapshotChunk],
+                  judge: LLMClient, cache: LLMCache | None, embedder: Embedder, k: int,
+                  progress: Callable[[int, int], None] | None = None) -> EvaluationOutcome:
+    """The judging step of an evaluation over a snapshot, one code path for the evaluation asset, the A/B
+    comparison and ``rag_assets.evaluate``: document versions and paths from the snapshot's chunks,
+    context recall from the items' reference statements."""
+    return evaluate(items, responses, {c.chunk_id: c.doc_version for c in chunks},
+                    {i.item_id: i.reference_statements for i in items}, judge, cache, embedder, k,
+                    {c.chunk_id: c.path for c in chunks}, progress)

@@ -96,35 +96,35 @@ class ContextRecallJudgment(BaseModel):
 
 
 FAITHFULNESS = PromptTemplate(
-    id="judge_faithfulness", version="2",
-    system=f"You check a RAG answer against the retrieved chunks it was given. {RUBRIC}",
-    user=lambda i: (f"Question: {i['question']}\n\nAnswer:\n{i['answer']}\n\n"
-                    "Split the answer into atomic factual claims and give each a verdict and its supporting chunks."),
+    id="judge_faithfulness", version="3",
+    system=("You check a RAG answer against the retrieved chunks it was given: split the answer into atomic factual "
+            "claims and give each a verdict and its supporting chunks."),
+    rules=RUBRIC, user=lambda i: f"Question: {i['question']}\n\nAnswer:\n{i['answer']}",
     context=_retrieved, output_model=FaithfulnessJudgment, offline=offline_judge.faithfulness,
     tool_description="Record every claim of the answer with its verdict and supporting chunk ids.", max_tokens=2048,
 )
 
 ANSWER_RELEVANCE = PromptTemplate(
-    id="judge_answer_relevance", version="2",
-    system=f"You judge whether an answer answers the question it was asked. {RUBRIC}",
-    user=lambda i: (f"Question: {i['question']}\n\nAnswer:\n{i['answer']}\n\n"
-                    "1. Split the question into the parts it asks (one part if it asks one thing) and say how fully "
-                    "the answer answers each, with the kind of answer the part asks for (a date for 'when', a number "
-                    "for 'how many', yes or no, a reason for 'why', the steps for 'how do I'): 1, 0.5 or 0.\n"
-                    "2. Split the answer into its statements and say of each whether it addresses the question "
-                    "(not whether it is true).\n"
-                    "3. Say whether the answer is noncommittal (evasive, vague, or declining to answer).\n"
-                    "4. Write three different questions that this answer answers, as if you had not seen the question."),
+    id="judge_answer_relevance", version="3",
+    system=("You judge whether an answer answers the question it was asked.\n"
+            "Step 1: split the question into the parts it asks (one part if it asks one thing) and say how fully "
+            "the answer answers each, with the kind of answer the part asks for (a date for 'when', a number "
+            "for 'how many', yes or no, a reason for 'why', the steps for 'how do I'): 1, 0.5 or 0.\n"
+            "Step 2: split the answer into its statements and say of each whether it addresses the question "
+            "(not whether it is true).\n"
+            "Step 3: say whether the answer is noncommittal (evasive, vague, or declining to answer).\n"
+            "Step 4: write three different questions that this answer answers, as if you had not seen the question."),
+    rules=RUBRIC, user=lambda i: f"Question: {i['question']}\n\nAnswer:\n{i['answer']}",
     output_model=RelevanceJudgment, offline=offline_judge.answer_relevance,
     tool_description="Record the question's parts, the answer's statements, the noncommittal flag and three "
                      "reverse questions.", max_tokens=1024,
 )
 
 CONTEXT_PRECISION = PromptTemplate(
-    id="judge_context_precision", version="2",
-    system=f"You judge whether each retrieved chunk helps answer a question. {RUBRIC}",
-    user=lambda i: (f"Question: {i['question']}\n\nReference answer: {i['reference']}\n\n"
-                    "For EVERY chunk, in order, say whether it is useful for arriving at the reference answer."),
+    id="judge_context_precision", version="3",
+    system=("You judge whether each retrieved chunk helps answer a question: for EVERY chunk, in order, say whether "
+            "it is useful for arriving at the reference answer."),
+    rules=RUBRIC, user=lambda i: f"Question: {i['question']}\n\nReference answer: {i['reference']}",
     context=_retrieved, output_model=ContextPrecisionJudgment, offline=offline_judge.context_precision,
     tool_description="Record one usefulness verdict per retrieved chunk, in rank order.", max_tokens=1024,
 )
@@ -138,16 +138,18 @@ REFERENCE_STATEMENTS = PromptTemplate(
 )
 
 CONTEXT_RECALL = PromptTemplate(
-    id="judge_context_recall", version="2",
-    system=f"You check which statements of a reference answer the retrieved chunks support. {RUBRIC}",
-    user=lambda i: ("Statements:\n" + "\n".join(f"{n}. {s}" for n, s in enumerate(i["statements"], start=1))
-                    + "\n\nFor EVERY statement, in order, say whether the chunks support it and which chunk does."),
+    id="judge_context_recall", version="3",
+    system=("You check which statements of a reference answer the retrieved chunks support: for EVERY statement, in "
+            "order, say whether the chunks support it and which chunk does."),
+    rules=RUBRIC, user=lambda i: "Statements:\n" + "\n".join(f"{n}. {s}" for n, s in enumerate(i["statements"], start=1)),
     context=_retrieved, output_model=ContextRecallJudgment, offline=offline_judge.context_recall,
     tool_description="Record, per statement, whether the retrieved chunks support it.", max_tokens=1024,
 )
 
-# One suite: every judge call carries the four tasks' tools and instructions, so the calls about one item
-# share their prompt prefix up to its retrieved chunks (Anthropic prompt caching, rag_assets.llm.templates).
+# One suite: every judge call carries the four tasks' tools and instructions (the rubric stated once), so the
+# calls about one item share their prompt prefix up to its retrieved chunks (Anthropic prompt caching,
+# rag_assets.llm.templates). Each task's steps are static, so they sit in its instructions, in that cached
+# prefix; the user turn holds only what differs per call.
 JUDGE_TEMPLATES = FAITHFULNESS, ANSWER_RELEVANCE, CONTEXT_PRECISION, CONTEXT_RECALL = in_suite(
     "judge", "You judge the answers of a retrieval-augmented generation (RAG) system. Each request names one of "
     "the tasks below and forces its tool: do that task only, by its instructions.",

@@ -90,7 +90,7 @@ def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, 
         corpus_version=corpus_version,
         golden_version=run.golden_version,
         rag_system=f"{run.system_name} ({run.system_config_hash})",
-        judge=_judge_label(stats.provider, stats.model),
+        judge=judge_label(stats.provider, stats.model),
         metrics=[summary(name, agg) for name, agg in card.overall.items()],
         per_type={t: [summary(name, agg) for name, agg in aggs.items()] for t, aggs in card.per_type.items()},
         distributions={m: [i.values[m] for i in card.items if m in i.values] for m in CORE_METRICS},
@@ -113,7 +113,7 @@ def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, 
     return Report(data, diagnosis, worst)
 
 
-def _judge_label(provider: str, model: str) -> str:
+def judge_label(provider: str, model: str) -> str:
     return "offline (deterministic heuristics, not a model's judgment)" if provider == "offline" else f"{provider} / {model}"
 
 

@@ -12,6 +12,9 @@ from rag_assets.scoring.evaluate import EvaluationOutcome, ItemScores
 from rag_assets.scoring.gates import ItemKey, RegressionResult, regression_gate
 from rag_assets.scoring.thresholds import ThresholdResult, check_thresholds
 
+#: The judge failure budget: the share of judge calls that may fail before the evaluation fails.
+MAX_JUDGE_FAILURE_RATE = 0.05
+
 
 @dataclass
 class Scorecard:

@@ -71,6 +71,11 @@ class SqlCurationRepository:
         with self.engine.connect() as conn:
             return [dict(r) for r in conn.execute(query).mappings()]
 
+    def is_applied(self, sha256: str) -> bool:
+        """Whether a file with these bytes was applied already (its import is recorded by hash)."""
+        with self.engine.connect() as conn:
+            return conn.execute(select(IMPORT.c.sha256).where(IMPORT.c.sha256 == sha256)).first() is not None
+
     def apply_review(self, review: ReviewFile) -> ApplyOutcome:
         """Apply every decided row of a validated file in one transaction."""
         candidates = self.candidates.by_ids([row.candidate_id for row in review.rows])

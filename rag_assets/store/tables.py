@@ -81,6 +81,17 @@ class FileStatRow(SQLModel, table=True):
     skip_reason: str | None = None
 
 
+class CorpusListingRow(SQLModel, table=True):
+    """A cache, not history: the stat-walk fingerprint of a root at its last snapshot and the version
+    it gave, so an unchanged corpus is recognised from one row instead of a row per file."""
+
+    __tablename__ = "corpus_listing"
+
+    corpus_root: str = Field(primary_key=True)
+    fingerprint: str = Field(max_length=32)
+    version_id: str = Field(max_length=32)
+
+
 class LLMCacheRow(SQLModel, table=True):
     """A valid LLM answer, keyed by everything that shaped it (see rag_assets.llm.cache)."""
 
@@ -360,6 +371,15 @@ class ProductionScoreRow(SQLModel, table=True):
     metric: str = Field(primary_key=True, max_length=48)
     value: float | None = None
     failure: str | None = Field(default=None, sa_column=Column(Text))
+
+
+class StoreOwnerRow(SQLModel, table=True):
+    """The lifecycle instance a store belongs to ("" for the unnamed one): its other rows carry no instance
+    name, so a second instance on the same database would mix its corpus versions and golden sets in."""
+
+    __tablename__ = "store_owner"
+
+    instance: str = Field(primary_key=True, max_length=64)
 
 
 class JudgeReviewSampleRow(SQLModel, table=True):

@@ -15,10 +15,10 @@ def test_the_sample_corpus_loads_whole_with_two_product_versions_and_three_forma
     manifest = build_manifest(SAMPLE_CORPUS, ChunkerConfig(), {})
     assert manifest.skipped == []
     assert 30 <= len(manifest.entries) <= 60
-    kinds = [doc.meta.kind for doc in manifest.loaded.values()]
+    kinds = [meta.kind for meta in manifest.loaded.values()]
     assert (kinds.count("text"), kinds.count("html")) == (3, 3)
-    assert {doc.meta.version for doc in manifest.loaded.values()} == {"1.6", "2.0"}
-    assert all(doc.meta.date and doc.meta.title for doc in manifest.loaded.values())
+    assert {meta.version for meta in manifest.loaded.values()} == {"1.6", "2.0"}
+    assert all(meta.date and meta.title for meta in manifest.loaded.values())
 
 
 def test_every_changed_fact_is_stated_in_the_document_the_facts_file_names():

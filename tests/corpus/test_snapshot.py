@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rag_assets.corpus.models import ChunkerConfig
-from rag_assets.corpus.snapshot import snapshot_corpus
+from rag_assets.corpus.snapshot import read_chunks, snapshot_corpus
 from rag_assets.errors import CorpusError
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
@@ -57,6 +57,14 @@ def test_identical_corpus_gives_the_same_version_and_no_new_rows(corpus: Path, r
     assert rows["corpus_snapshot"] == 1 and rows["snapshot_document"] == 4
     assert first.document_count == 4 and first.chunk_count == rows["chunk"]
     assert first.diff.count("added") == 4 and first.diff.parent_version is None
+
+
+def test_read_chunks_gives_the_stored_snapshots_version_and_chunks_without_a_store(corpus: Path,
+                                                                                   repo: SqlCorpusRepository):
+    version, chunks = read_chunks(corpus, CONFIG)
+    stored = snapshot_corpus(corpus, CONFIG, repo)
+    assert version == stored.version_id and chunks == repo.snapshot_chunks(version)
+    assert {c.path for c in chunks} == {"guide/install.md", "guide/limits.md", "faq.txt", "ports.html"}
 
 
 def test_a_touched_but_unchanged_file_is_rehashed_and_keeps_the_version(corpus: Path, repo: SqlCorpusRepository):

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +15,7 @@ from sqlmodel import SQLModel
 
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.corpus.snapshot import snapshot_corpus
-from rag_assets.curation.inbox import CurationFolders, import_review_file
+from rag_assets.curation.inbox import CurationFolders, ImportResult, import_review_file
 from rag_assets.curation.models import OUTBOX_COLUMNS, ReviewLimits
 from rag_assets.curation.queue import review_rows
 from rag_assets.curation.review_file import read_review_file
@@ -109,14 +112,20 @@ def test_each_malformed_file_is_rejected_whole_with_a_report_and_the_store_is_un
         assert not path.exists() and (folders.rejected / name).exists()
 
 
-def test_a_good_file_after_the_bad_ones_applies_every_row_once(world):
+def _apply_good_file(world) -> tuple[SqlCurationRepository, Path, ImportResult]:
+    """The good review file dropped in the inbox and imported once."""
     engine, version, good, folders = world
     repo = SqlCurationRepository(engine)
     folders.inbox.mkdir(parents=True)
     path = folders.inbox / f"review-{version}.csv"
     path.write_bytes(_csv(good))
-    result = import_review_file(path, folders, repo.candidates.corpus_versions_by_id(), read_review_file,
-                                repo.apply_review)
+    return repo, path, import_review_file(path, folders, repo.candidates.corpus_versions_by_id(), read_review_file,
+                                          repo.apply_review)
+
+
+def test_a_good_file_after_the_bad_ones_applies_every_row_once(world):
+    good, folders = world[2], world[3]
+    repo, path, result = _apply_good_file(world)
     assert result.status == "applied" and result.summary["accepted"] == len(good)
     decisions = repo.decisions()
     assert [(d["reviewer"], d["source_file"], d["source_row"]) for d in decisions][:2] == [
@@ -125,3 +134,32 @@ def test_a_good_file_after_the_bad_ones_applies_every_row_once(world):
     again = import_review_file(path, folders, repo.candidates.corpus_versions_by_id(), read_review_file,
                                repo.apply_review)
     assert again.status == "already_applied" and len(repo.decisions()) == len(good)
+
+
+_REIMPORT_IN_A_FRESH_PROCESS = """
+import json, sys
+from pathlib import Path
+from rag_assets.curation.inbox import CurationFolders, ImportResult, import_review_file
+from rag_assets.curation.review_file import read_review_file
+from rag_assets.store.curation_repository import SqlCurationRepository
+from rag_assets.store.engine import get_engine
+url, path, root = sys.argv[1:]
+repo = SqlCurationRepository(get_engine(url))
+result = import_review_file(Path(path), CurationFolders(Path(root)), repo.candidates.corpus_versions_by_id(),
+                            read_review_file, repo.apply_review, is_applied=repo.is_applied)
+print(json.dumps([result.status, "great_expectations" in sys.modules, "pandas" in sys.modules]))
+"""
+
+
+def test_an_already_applied_file_is_filed_away_before_any_validation_import(world):
+    engine, version, good, folders = world
+    _, path, first = _apply_good_file(world)
+    assert first.status == "applied"
+    before = _dump(engine)
+    path.write_bytes(_csv(good))
+    url = engine.url.render_as_string(hide_password=False)
+    out = subprocess.run([sys.executable, "-c", _REIMPORT_IN_A_FRESH_PROCESS, url, str(path), str(folders.root)],
+                         check=True, capture_output=True, text=True).stdout
+    assert json.loads(out) == ["already_applied", False, False]
+    assert _dump(engine) == before and not path.exists()
+    assert {p.name for p in folders.processed.iterdir()} == {path.name, f"review-{version}.{first.sha256[:8]}.csv"}

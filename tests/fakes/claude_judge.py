@@ -19,9 +19,13 @@ _CHUNK = re.compile(r"^\[([0-9a-f]{16})\]", re.MULTILINE)
 def _prompt(body: dict) -> str:
     """The system blocks (the judge's item context is one) and the first user turn, as one text."""
     system = body.get("system") or ""
+    return "\n\n".join([system if isinstance(system, str) else "\n\n".join(b["text"] for b in system), _user(body)])
+
+
+def _user(body: dict) -> str:
+    """The first user turn: where a call's own inputs are (the instructions may number their steps too)."""
     content = body["messages"][0]["content"]
-    return "\n\n".join([system if isinstance(system, str) else "\n\n".join(b["text"] for b in system),
-                        content if isinstance(content, str) else str(content)])
+    return content if isinstance(content, str) else str(content)
 
 
 def judge_responder(body: dict) -> Reply:
@@ -42,7 +46,7 @@ def judge_responder(body: dict) -> Reply:
                                              "supporting_chunk_ids": chunks[:1]}]})
     if tool == "record_judge_answer_relevance":
         question = re.search(r"^Question: (.+)$", prompt, flags=re.MULTILINE).group(1)
-        answer = prompt.split("Answer:\n", 1)[1].split("\n\n1. ", 1)[0]
+        answer = prompt.split("Answer:\n", 1)[1]
         return Reply(tool_input={"question_parts": [{"part": question, "answered": 1.0}],
                                  "statements": [{"statement": answer, "addresses_question": True},
                                                 {"statement": "An aside.", "addresses_question": False}],
@@ -54,7 +58,7 @@ def judge_responder(body: dict) -> Reply:
         reference = prompt.split("Reference answer:\n", 1)[-1]
         return Reply(tool_input={"statements": [s.strip() for s in reference.split(".") if s.strip()][:3] or [reference]})
     if tool == "record_judge_context_recall":
-        statements = re.findall(r"^\d+\. (.+)$", prompt, flags=re.MULTILINE)
+        statements = re.findall(r"^\d+\. (.+)$", _user(body), flags=re.MULTILINE)
         return Reply(tool_input={"statements": [{"statement": s, "attributed": True, "chunk_id": chunks[0] if chunks else None}
                                                 for s in statements]})
     return schema_filler(body)

@@ -3,6 +3,7 @@ real API does: the judge's calls share the suite's instructions, and an item's c
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from rag_assets.llm.cache import cache_key
 from rag_assets.llm.pricing import Price, cost_usd
 from rag_assets.llm.results import LLMStats
 from rag_assets.scoring.evaluate import judge_calls
-from rag_assets.scoring.judge_prompts import ANSWER_RELEVANCE, FAITHFULNESS
+from rag_assets.scoring.judge_prompts import ANSWER_RELEVANCE, FAITHFULNESS, RUBRIC
 from rag_assets.store.engine import get_engine
 from rag_assets.store.llm_batch_repository import SqlBatchJournal
 from rag_assets.store.llm_cache_repository import SqlLLMCache
@@ -57,6 +58,24 @@ def test_the_judge_reads_the_cache_on_every_call_after_the_first_and_an_items_la
         assert reads["context_precision"] == reads["context_recall"] > static  # and these read them
 
 
+def test_an_item_context_no_other_call_reads_gets_no_breakpoint_and_no_cache_write(world):
+    world, calls, _ = world
+    normal, declined = world.items[:2]
+    adversarial = dataclasses.replace(declined, question_type="adversarial")  # judged on faithfulness and relevance
+    calls = [*judge_calls(normal, world.responses[normal.item_id], world.versions, normal.reference_statements),
+             *judge_calls(adversarial, world.responses[declined.item_id], world.versions, ())]
+    with FakeAnthropicServer(judge_responder) as server:
+        results = {r.key: r for r in _client(server).run(calls, None)}
+        marked = {(r.body["tool_choice"]["name"], declined.question in r.body["messages"][0]["content"]):
+                  "cache_control" in r.body["system"][1] for r in server.requests if len(r.body["system"]) == 2}
+    lone = results[f"{declined.item_id}|faithfulness"]
+    static = results[f"{declined.item_id}|answer_relevance"].prompt_cache_read_tokens
+    assert (lone.prompt_cache_write_tokens, lone.prompt_cache_read_tokens) == (0, static)
+    assert results[f"{normal.item_id}|context_recall"].prompt_cache_read_tokens > static, "a shared context is cached"
+    assert marked == {("record_judge_faithfulness", True): False, ("record_judge_faithfulness", False): True,
+                      ("record_judge_context_precision", False): True, ("record_judge_context_recall", False): True}
+
+
 def test_caching_pays_for_the_suites_longer_prompts_and_halves_their_bill(world, tmp_path: Path):
     world, calls, engine = world
     stats = {}
@@ -95,6 +114,8 @@ def test_requests_lay_out_the_suite_then_the_items_chunks_with_breakpoints_and_t
     assert questions["system"] == [instructions]
     assert instructions["cache_control"] == chunks["cache_control"] == {"type": "ephemeral"}
     assert FAITHFULNESS.system in instructions["text"] and ANSWER_RELEVANCE.system in instructions["text"]
+    assert instructions["text"].count(RUBRIC) == 1, "the rules the tasks share are stated once"
+    assert FAITHFULNESS.instructions() == f"{FAITHFULNESS.system}\n{RUBRIC}", "and in each task's own prompt"
     assert chunks["text"].startswith("Retrieved chunks, in rank order:\n\n[")
     assert faithfulness["messages"][0]["content"].startswith("Task record_judge_faithfulness:\n\nQuestion: ")
 

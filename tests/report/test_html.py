@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from rag_assets.report import html as report
-from rag_assets.report.charts import PALETTE
+from rag_assets.report.charts import PALETTE, colors_for, trend_chart
 from rag_assets.report.html import MetricSummary, ReportData, render_report, write_report
 from rag_assets.report.items import Claim, Context, ItemDetail
 
@@ -144,7 +144,7 @@ def test_report_structure_and_charts_are_vega_lite_specs() -> None:
 
 def test_thirteen_metrics_get_thirteen_colours() -> None:
     names = [f"metric_{i}" for i in range(13)]
-    colors = report.colors_for(names)
+    colors = colors_for(names)
     assert len(set(colors.values())) == 13
 
 
@@ -209,7 +209,7 @@ def test_empty_sections_render_a_note() -> None:
 def test_long_history_is_on_a_date_axis() -> None:
     history = [{"label": f"eval {i}", "created_at": f"2025-{1 + i // 28:02d}-{1 + i % 28:02d}T08:00:00Z",
                 "faithfulness": 0.5 + 0.4 * np.sin(i / 9) if i % 17 else None} for i in range(200)]
-    spec = report.trend_chart(history, ["faithfulness"], {"faithfulness": PALETTE[0]}, title="t")
+    spec = trend_chart(history, ["faithfulness"], {"faithfulness": PALETTE[0]}, title="t")
     assert spec["encoding"]["x"]["axis"]["format"] == "%Y-%m-%d"
     values = spec["data"]["values"]
     assert len(values) == 200 and values[-1]["date"] == "2025-08-04T08:00:00Z"

@@ -84,7 +84,7 @@ def test_a_malformed_judge_answer_is_a_recorded_failure_and_no_score(world):
     assert repairs == 2 * len(items), "one repair attempt each, then recorded"
     for scores in outcome.items:
         assert "context_precision" not in scores.values
-        assert scores.failures["context_precision"].startswith("judge_context_precision@2 parse_error: the answer does not match")
+        assert scores.failures["context_precision"].startswith("judge_context_precision@3 parse_error: the answer does not match")
         assert "faithfulness" in scores.values
     assert outcome.judge_failures == len(items) and outcome.judge_failure_rate == pytest.approx(0.25)
 
@@ -116,11 +116,14 @@ def test_answer_relevance_through_claude_sends_the_question_and_scores_the_state
         outcome = _judge(items, responses, versions, cache, server)
         bodies = [r.body for r in server.requests if r.body["tool_choice"]["name"] == "record_judge_answer_relevance"]
     assert len(bodies) == len(items) and server.count() == 4 * len(items)
-    prompts = [claude_judge._prompt(b) for b in bodies]
+    turns = [b["messages"][0]["content"] for b in bodies]
     for item in items:
-        prompt = next(p for p in prompts if f"Question: {item.question}\n\nAnswer:" in p)
-        assert f"Answer:\n{responses[item.item_id].answer}\n\n1. Split the question into the parts" in prompt
-        assert "whether it addresses the question" in prompt and "noncommittal" in prompt
+        assert (f"Task record_judge_answer_relevance:\n\nQuestion: {item.question}\n\n"
+                f"Answer:\n{responses[item.item_id].answer}") in turns
+    for body in bodies:  # the steps are static: in the (cached) system instructions, not in the user turn
+        instructions = body["system"][0]["text"]
+        assert "Step 1: split the question into the parts" in instructions
+        assert "whether it addresses the question" in instructions and "noncommittal" in instructions
     # the fake judge answers the one part fully, and one of its two statements addresses the question
     assert [s.values["answer_relevance"] for s in outcome.items] == [0.5] * len(items)
 

@@ -323,6 +323,11 @@ def test_an_answer_of_the_wrong_type_gets_half_its_part():
     assert _relevance("Who can release a legal hold?", "An owner.")[1] == 1.0
 
 
+def test_a_question_that_names_nothing_is_covered_by_any_informative_sentence_and_never_crashes():
+    assert _relevance("Why?", "Because the cache expired.")[0]["question_parts"] == [{"part": "Why?", "answered": 1.0}]
+    assert _relevance("What is it?", "It is.")[0]["question_parts"] == [{"part": "What is it?", "answered": 0.0}]
+
+
 def test_every_part_of_the_question_counts_for_completeness():
     question = "What does the Starter plan cost, and how much storage does it include?"
     output, partial = _relevance(question, "Starter costs $4 per user per month.")

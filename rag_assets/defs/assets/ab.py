@@ -1,17 +1,17 @@
 """The ab_comparison asset: a candidate RAG system against the current one, on the same golden set."""
 
+import functools
+
 import dagster as dg
 
 from rag_assets.defs.assets.corpus import OWNERS
-from rag_assets.defs.assets.golden import golden_set
-from rag_assets.defs.partitions import corpus_versions
+from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, StoreResource
 from rag_assets.errors import RagAssetsError
-from rag_assets.rag.models import RagQuery
-from rag_assets.rag.system import run_rag
+from rag_assets.rag.system import answer_items
 from rag_assets.scoring.ab import REJECT, compare_systems
 from rag_assets.scoring.embedding import make_embedder
-from rag_assets.scoring.evaluate import JUDGE_METRICS, evaluate, retrieval_metric_names
+from rag_assets.scoring.evaluate import JUDGE_METRICS, retrieval_metric_names, score_answers
 from rag_assets.scoring.scorecard import Scorecard
 
 AB_CHECK = "ab_not_rejected"
@@ -38,60 +38,67 @@ class ABConfig(dg.Config):
     embedder: str = "hashing"
 
 
-@dg.asset(
-    partitions_def=corpus_versions,
-    deps=[golden_set],
-    group_name="evaluation",
-    owners=OWNERS,
-    kinds={"python", "anthropic"},
-    pool=LLM_POOL,
-    check_specs=[dg.AssetCheckSpec(
-        AB_CHECK, asset="ab_comparison", partitions_def=corpus_versions, description=(
-            "The candidate system is not REJECTed against the current one: no significant faithfulness drop beyond "
-            "its tighter bound, and not a significant regression on every metric. REVIEW passes with a warning."))],
-    description=(
-        "A/B comparison of two RAG systems configured by name on the newest golden set of the corpus version: both "
-        "answer it and are scored by the same judge; per-metric and per-type deltas with paired permutation tests, "
-        "the items where they differ most, and a recommendation: APPROVE, REVIEW or REJECT."
-    ),
-)
-def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig, store: StoreResource, llm: LLMResource):
-    version = context.partition_key
-    golden = store.golden().latest_version([version])
-    if golden is None:
-        raise dg.Failure(description=f"no golden-set version for {version} yet")
-    items = store.golden().version_items(golden.number)
-    chunks = store.corpus().snapshot_chunks(version)
-    versions = {c.chunk_id: c.doc_version for c in chunks}
-    metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))
-    journal = store.llm_batches()
-    judge, embedder = llm.judge_client(journal=journal), make_embedder(config.embedder)
-    values = {}
-    for role, spec in (("current", config.current), ("candidate", config.candidate)):
-        resource = RagSystemResource(kind=spec.kind, target=spec.target, name=spec.name, k=spec.k)
-        try:
-            system = resource.system(version, chunks, llm.client(journal=journal), store.llm_cache(), store.index_dir())
-        except (RagAssetsError, ValueError) as exc:
-            raise dg.Failure(description=f"cannot set up the {role} system {spec.name}: {exc}") from exc
-        responses = {r.item_id: r for r in run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], chunks)}
-        outcome = evaluate(items, responses, versions, {i.item_id: i.reference_statements for i in items}, judge,
-                           store.llm_cache(), embedder, config.k, {c.chunk_id: c.path for c in chunks})
-        values[role], types = Scorecard.build(outcome, metrics).values()
-    comparison = compare_systems(values["current"], values["candidate"], types, metrics, config.alpha,
-                                 faithfulness_bound=config.faithfulness_bound)
-    overall = {c.metric: c for c in comparison.comparisons if c.scope == "overall"}
-    yield dg.MaterializeResult(
-        metadata={
-            "recommendation": dg.MetadataValue.text(comparison.recommendation),
-            "current": dg.MetadataValue.text(config.current.name),
-            "candidate": dg.MetadataValue.text(config.candidate.name),
-            "golden_version": dg.MetadataValue.int(golden.number),
-            "comparison": dg.MetadataValue.md(comparison.markdown()),
-            **{f"delta_{metric}": dg.MetadataValue.float(round(c.delta, 4)) for metric, c in overall.items()},
-        },
-        check_results=[dg.AssetCheckResult(
-            check_name=AB_CHECK, passed=comparison.recommendation != REJECT,
-            severity=dg.AssetCheckSeverity.WARN,
-            description=f"{comparison.recommendation}: " + "; ".join(comparison.reasons[:3]),
-        )],
+@functools.cache
+def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
+    @dg.asset(
+        key_prefix=lifecycle.key_prefix,
+        partitions_def=lifecycle.corpus_versions,
+        deps=[lifecycle.key("golden_set")],
+        group_name=lifecycle.named("evaluation"),
+        owners=OWNERS,
+        kinds={"python", "anthropic"},
+        pool=LLM_POOL,
+        check_specs=[dg.AssetCheckSpec(
+            AB_CHECK, asset=lifecycle.key("ab_comparison"), partitions_def=lifecycle.corpus_versions, description=(
+                "The candidate system is not REJECTed against the current one: no significant faithfulness drop beyond "
+                "its tighter bound, and not a significant regression on every metric. REVIEW passes with a warning."))],
+        description=(
+            "A/B comparison of two RAG systems configured by name on the newest golden set of the corpus version: both "
+            "answer it and are scored by the same judge; per-metric and per-type deltas with paired permutation tests, "
+            "the items where they differ most, and a recommendation: APPROVE, REVIEW or REJECT."
+        ),
     )
+    @lifecycle.keyed
+    def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig, store: StoreResource, llm: LLMResource):
+        version = context.partition_key
+        golden = store.golden().latest_version([version])
+        if golden is None:
+            raise dg.Failure(description=f"no golden-set version for {version} yet")
+        items = store.golden().version_items(golden.number)
+        chunks = store.corpus().snapshot_chunks(version)
+        metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))
+        journal = store.llm_batches()
+        judge, embedder = llm.judge_client(journal=journal), make_embedder(config.embedder)
+        values = {}
+        for role, spec in (("current", config.current), ("candidate", config.candidate)):
+            resource = RagSystemResource(kind=spec.kind, target=spec.target, name=spec.name, k=spec.k)
+            try:
+                system = resource.system(version, chunks, llm.client(journal=journal), store.llm_cache(), store.index_dir())
+            except (RagAssetsError, ValueError) as exc:
+                raise dg.Failure(description=f"cannot set up the {role} system {spec.name}: {exc}") from exc
+            responses = {r.item_id: r for r in answer_items(system, items, version, chunks)}
+            outcome = score_answers(items, responses, chunks, judge, store.llm_cache(), embedder, config.k)
+            values[role], types = Scorecard.build(outcome, metrics).values()
+        comparison = compare_systems(values["current"], values["candidate"], types, metrics, config.alpha,
+                                     faithfulness_bound=config.faithfulness_bound)
+        overall = {c.metric: c for c in comparison.comparisons if c.scope == "overall"}
+        yield dg.MaterializeResult(
+            metadata={
+                "recommendation": dg.MetadataValue.text(comparison.recommendation),
+                "current": dg.MetadataValue.text(config.current.name),
+                "candidate": dg.MetadataValue.text(config.candidate.name),
+                "golden_version": dg.MetadataValue.int(golden.number),
+                "comparison": dg.MetadataValue.md(comparison.markdown()),
+                **{f"delta_{metric}": dg.MetadataValue.float(round(c.delta, 4)) for metric, c in overall.items()},
+            },
+            check_results=[dg.AssetCheckResult(
+                check_name=AB_CHECK, passed=comparison.recommendation != REJECT,
+                severity=dg.AssetCheckSeverity.WARN,
+                description=f"{comparison.recommendation}: " + "; ".join(comparison.reasons[:3]),
+            )],
+        )
+
+    return ab_comparison
+
+
+ab_comparison = build_ab_comparison(BUNDLED)

@@ -1,10 +1,12 @@
 """Judge calibration, wired: the judge review an evaluation sends out, the judge_calibration asset that
 reads the experts' verdicts back, its check, and the job the inbox sensor runs for a judge-review file."""
 
+import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import dagster as dg
+from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 from rag_assets.calibration.gate import DEFAULT_MIN_KAPPA, calibration_gate
 from rag_assets.calibration.models import REVIEWED_METRICS, JudgeConfig
@@ -13,6 +15,7 @@ from rag_assets.calibration.sample import DEFAULT_SEED, reviewable, stratified_s
 from rag_assets.calibration.stats import MetricCalibration, calibrate_all
 from rag_assets.curation.inbox import import_review_file, inbox_files
 from rag_assets.defs.assets.corpus import OWNERS
+from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import CurationResource, StoreResource
 from rag_assets.errors import ConfigError
 from rag_assets.golden.models import GoldenItem
@@ -58,20 +61,32 @@ class JudgeCalibrationConfig(dg.Config):
     files: list[str] = []
 
 
-@dg.asset(
-    group_name="calibration",
-    owners=OWNERS,
-    kinds={"python", "excel", "sql"},
-    description=(
-        "The judge's agreement with your experts. Imports the judge-review files (judge-review-<evaluation>.xlsx or "
-        ".csv) from the curation inbox, each validated whole and stored in one transaction, then moved to processed/ "
-        "(a bad one to rejected/ with a report naming row and column). Per metric and judge configuration (provider, "
-        "model, judge templates, embedder): accuracy, Cohen's kappa with a bootstrap 95% interval, the confusion "
-        "matrix and the items judge and experts disagree on."
-    ),
-)
-def judge_calibration(context: dg.AssetExecutionContext, config: JudgeCalibrationConfig, store: StoreResource,
-                      curation: CurationResource) -> dg.MaterializeResult:
+@functools.cache
+def build_judge_calibration(lifecycle: Lifecycle) -> dg.AssetsDefinition:
+    @dg.asset(
+        key_prefix=lifecycle.key_prefix,
+        group_name=lifecycle.named("calibration"),
+        owners=OWNERS,
+        kinds={"python", "excel", "sql"},
+        description=(
+            "The judge's agreement with your experts. Imports the judge-review files (judge-review-<evaluation>.xlsx "
+            "or .csv) from the curation inbox, each validated whole and stored in one transaction, then moved to "
+            "processed/ (a bad one to rejected/ with a report naming row and column). Per metric and judge "
+            "configuration (provider, model, judge templates, embedder): accuracy, Cohen's kappa with a bootstrap 95% "
+            "interval, the confusion matrix and the items judge and experts disagree on."
+        ),
+    )
+    @lifecycle.keyed
+    def judge_calibration(context: dg.AssetExecutionContext, config: JudgeCalibrationConfig, store: StoreResource,
+                          curation: CurationResource) -> dg.MaterializeResult:
+        return _calibrate(context, config, store, curation)
+
+    return judge_calibration
+
+
+def _calibrate(context: dg.AssetExecutionContext, config: JudgeCalibrationConfig, store: StoreResource,
+               curation: CurationResource) -> dg.MaterializeResult:
+    """Import the judge reviews, recompute the calibration of every judge configuration they review."""
     folders = curation.folders()
     repo = calibrations(store)
     files = ([Path(n) if Path(n).is_absolute() else folders.inbox / n for n in config.files] if config.files
@@ -130,16 +145,25 @@ class JudgeAgreementConfig(dg.Config):
     severity: str | None = None
 
 
-@dg.asset_check(
-    asset=judge_calibration,
-    name=CALIBRATION_CHECK,
-    description=(
-        "The judge in use (the newest evaluation's configuration) is the one calibrated last, and on every metric "
-        "its Cohen's kappa with your experts is at least min_kappa (default 0.6). WARN by default; severity ERROR "
-        "or RAG_ASSETS_JUDGE_CALIBRATION_SEVERITY=ERROR makes it an error."
-    ),
-)
-def judge_agreement(config: JudgeAgreementConfig, store: StoreResource) -> dg.AssetCheckResult:
+@functools.cache
+def build_judge_agreement(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
+    @dg.asset_check(
+        asset=lifecycle.key("judge_calibration"),
+        name=CALIBRATION_CHECK,
+        description=(
+            "The judge in use (the newest evaluation's configuration) is the one calibrated last, and on every "
+            "metric its Cohen's kappa with your experts is at least min_kappa (default 0.6). WARN by default; "
+            "severity ERROR or RAG_ASSETS_JUDGE_CALIBRATION_SEVERITY=ERROR makes it an error."
+        ),
+    )
+    @lifecycle.keyed
+    def judge_agreement(config: JudgeAgreementConfig, store: StoreResource) -> dg.AssetCheckResult:
+        return _agreement(config, store)
+
+    return judge_agreement
+
+
+def _agreement(config: JudgeAgreementConfig, store: StoreResource) -> dg.AssetCheckResult:
     try:
         severity = (config.severity or Settings.judge_calibration_severity()).upper()
         if severity not in ("WARN", "ERROR"):
@@ -158,15 +182,23 @@ def judge_agreement(config: JudgeAgreementConfig, store: StoreResource) -> dg.As
                   "metrics": dg.MetadataValue.md(markdown_table(["metric", "n", "kappa [95% CI]", "status"], gate.rows))})
 
 
-judge_calibration_job = dg.define_asset_job(
-    name="judge_calibration_import",
-    selection=dg.AssetSelection.assets(judge_calibration),
-    description="Import experts' judge reviews and measure the judge's agreement with them: what the inbox sensor "
-                "runs for a judge-review file.",
-)
+@functools.cache
+def build_judge_calibration_job(lifecycle: Lifecycle) -> UnresolvedAssetJobDefinition:
+    return dg.define_asset_job(
+        name=lifecycle.named("judge_calibration_import"),
+        selection=lifecycle.assets("judge_calibration"),
+        description="Import experts' judge reviews and measure the judge's agreement with them: what the inbox "
+                    "sensor runs for a judge-review file.",
+    )
 
 
-def judge_review_request(path: Path, run_key: str, tags: Mapping[str, str]) -> dg.RunRequest:
+def judge_review_request(lifecycle: Lifecycle, path: Path, run_key: str, tags: Mapping[str, str]) -> dg.RunRequest:
     """The run the inbox sensor requests for a judge-review file (no partition: calibration spans evaluations)."""
-    return dg.RunRequest(run_key=run_key, job_name=judge_calibration_job.name, tags=dict(tags),
-                         run_config={"ops": {"judge_calibration": {"config": {"files": [path.name]}}}})
+    return dg.RunRequest(run_key=run_key, job_name=build_judge_calibration_job(lifecycle).name, tags=dict(tags),
+                         run_config={"ops": {lifecycle.key("judge_calibration").to_python_identifier(): {
+                             "config": {"files": [path.name]}}}})
+
+
+judge_calibration = build_judge_calibration(BUNDLED)
+judge_agreement = build_judge_agreement(BUNDLED)
+judge_calibration_job = build_judge_calibration_job(BUNDLED)

@@ -1,11 +1,13 @@
 """The corpus_snapshot asset: one partition per corpus version."""
 
+import functools
+
 import dagster as dg
 
 from rag_assets.corpus.models import SnapshotOutcome
 from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.defs.errors import domain_errors_fail_the_step
-from rag_assets.defs.partitions import corpus_versions
+from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import CorpusResource, StoreResource
 from rag_assets.report.markdown import markdown_table
 
@@ -39,27 +41,36 @@ def snapshot_metadata(outcome: SnapshotOutcome) -> dict[str, dg.MetadataValue]:
     }
 
 
-@dg.asset(
-    partitions_def=corpus_versions,
-    group_name="corpus",
-    owners=OWNERS,
-    kinds={"python", "sql"},
-    code_version="corpus-snapshot-v1",
-    description=(
-        "The corpus folder as one immutable, content-hashed version: documents, heading-aware "
-        "chunks with stable ids and char offsets, and the diff against the previous version. "
-        "The partition key is the corpus version id."
-    ),
-)
-def corpus_snapshot(
-    context: dg.AssetExecutionContext, corpus: CorpusResource, store: StoreResource
-) -> dg.MaterializeResult:
-    with domain_errors_fail_the_step():
-        outcome = snapshot_corpus(
-            corpus.resolved_root(), corpus.chunker(), store.corpus(), expected_version=context.partition_key
-        )
-    context.log.info(
-        f"corpus {outcome.version_id}: {outcome.document_count} documents, {outcome.chunk_count} chunks, "
-        f"{outcome.files_read} files read, {len(outcome.skipped)} skipped ({store.describe()})"
+@functools.cache
+def build_corpus_snapshot(lifecycle: Lifecycle) -> dg.AssetsDefinition:
+    @dg.asset(
+        key_prefix=lifecycle.key_prefix,
+        partitions_def=lifecycle.corpus_versions,
+        group_name=lifecycle.named("corpus"),
+        owners=OWNERS,
+        kinds={"python", "sql"},
+        code_version="corpus-snapshot-v1",
+        description=(
+            "The corpus folder as one immutable, content-hashed version: documents, heading-aware "
+            "chunks with stable ids and char offsets, and the diff against the previous version. "
+            "The partition key is the corpus version id."
+        ),
     )
-    return dg.MaterializeResult(metadata=snapshot_metadata(outcome), data_version=dg.DataVersion(outcome.version_id))
+    @lifecycle.keyed
+    def corpus_snapshot(
+        context: dg.AssetExecutionContext, corpus: CorpusResource, store: StoreResource
+    ) -> dg.MaterializeResult:
+        with domain_errors_fail_the_step():
+            outcome = snapshot_corpus(
+                corpus.resolved_root(), corpus.chunker(), store.corpus(), expected_version=context.partition_key
+            )
+        context.log.info(
+            f"corpus {outcome.version_id}: {outcome.document_count} documents, {outcome.chunk_count} chunks, "
+            f"{outcome.files_read} files read, {len(outcome.skipped)} skipped ({store.describe()})"
+        )
+        return dg.MaterializeResult(metadata=snapshot_metadata(outcome), data_version=dg.DataVersion(outcome.version_id))
+
+    return corpus_snapshot
+
+
+corpus_snapshot = build_corpus_snapshot(BUNDLED)

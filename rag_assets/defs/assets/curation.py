@@ -1,5 +1,6 @@
 """Curation assets: the review queue written for experts, and their decisions read back."""
 
+import functools
 from pathlib import Path
 
 import dagster as dg
@@ -11,56 +12,64 @@ from rag_assets.curation.review_file import read_review_file
 from rag_assets.curation.review_writer import write_review_files
 from rag_assets.curation.workbook import write_review_workbook
 from rag_assets.defs.assets.corpus import OWNERS
-from rag_assets.defs.assets.generation import question_candidates
-from rag_assets.defs.partitions import corpus_versions
+from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import CurationResource, StoreResource
 from rag_assets.report.markdown import markdown_table
 
 REVIEW_FILES_CHECK = "review_files_valid"
 
 
-@dg.asset(
-    partitions_def=corpus_versions,
-    deps=[question_candidates],
-    group_name="curation",
-    owners=OWNERS,
-    kinds={"python", "csv", "excel"},
-    automation_condition=dg.AutomationCondition.eager(),
-    description=(
-        "The review files for domain experts: every pending candidate of the corpus version with its "
-        "evidence, as an .xlsx workbook (instructions, drop-down, locked evidence, full passages), CSV "
-        "(UTF-8 with BOM, formula cells neutralised) and JSONL in the curation outbox. Experts fill decision "
-        "(accept/reject/edit), edited_question, edited_answer, notes and reviewer, then drop the file in the inbox."
-    ),
-)
-def curation_queue(context: dg.AssetExecutionContext, store: StoreResource, curation: CurationResource) -> dg.MaterializeResult:
-    version = context.partition_key
-    conflicts = {c.candidate_id: c.decisions for c in store.curation().conflicts(version)}
-    pending = store.candidates().for_version(version, status="pending")
-    pending += list(store.candidates().by_ids(list(conflicts)).values())
-    chunks = {c.chunk_id: c for c in store.corpus().snapshot_chunks(version)}
-    rows = review_rows(pending, chunks, conflicts=conflicts)
-    csv_path, jsonl_path = outbox_paths(curation.folders().outbox, version)
-    write_review_files(rows, csv_path, jsonl_path)
-    xlsx_path = write_review_workbook(workbook_rows(pending, chunks, rows, conflicts), csv_path.with_suffix(".xlsx"))
-    by_type: dict[str, int] = {}
-    for candidate in pending:
-        by_type[candidate.question_type] = by_type.get(candidate.question_type, 0) + 1
-    return dg.MaterializeResult(
-        metadata={
-            "pending": dg.MetadataValue.int(len(rows)),
-            "conflicts": dg.MetadataValue.int(len(conflicts)),
-            "requeued_stale": dg.MetadataValue.int(sum(1 for c in pending if c.origin_item_id)),
-            "review_workbook": dg.MetadataValue.path(str(xlsx_path)),
-            "review_csv": dg.MetadataValue.path(str(csv_path)),
-            "review_jsonl": dg.MetadataValue.path(str(jsonl_path)),
-            "by_type": dg.MetadataValue.md(markdown_table(["type", "pending"], sorted(by_type.items()))),
-            "preview": dg.MetadataValue.md(markdown_table(
-                ["candidate", "type", "question"], [(r["candidate_id"], r["question_type"], r["question"]) for r in rows],
-                limit=15)),
-        },
-        data_version=dg.DataVersion(sha256_hex("\n".join(r["candidate_id"] for r in rows))[:16]),
+@functools.cache
+def build_curation_queue(lifecycle: Lifecycle) -> dg.AssetsDefinition:
+    @dg.asset(
+        key_prefix=lifecycle.key_prefix,
+        partitions_def=lifecycle.corpus_versions,
+        deps=[lifecycle.key("question_candidates")],
+        group_name=lifecycle.named("curation"),
+        owners=OWNERS,
+        kinds={"python", "csv", "excel"},
+        automation_condition=dg.AutomationCondition.eager(),
+        description=(
+            "The review files for domain experts: every pending candidate of the corpus version with its "
+            "evidence, as an .xlsx workbook (instructions, drop-down, locked evidence, full passages), CSV "
+            "(UTF-8 with BOM, formula cells neutralised) and JSONL in the curation outbox. Experts fill decision "
+            "(accept/reject/edit), edited_question, edited_answer, notes and reviewer, then drop the file in the inbox."
+        ),
     )
+    @lifecycle.keyed
+    def curation_queue(context: dg.AssetExecutionContext, store: StoreResource, curation: CurationResource) -> dg.MaterializeResult:
+        version = context.partition_key
+        conflicts = {c.candidate_id: c.decisions for c in store.curation().conflicts(version)}
+        pending = store.candidates().for_version(version, status="pending")
+        pending += list(store.candidates().by_ids(list(conflicts)).values())
+        chunks = {c.chunk_id: c for c in store.corpus().snapshot_chunks(version)}
+        rows = review_rows(pending, chunks, conflicts=conflicts)
+        csv_path, jsonl_path = outbox_paths(curation.folders().outbox, version)
+        write_review_files(rows, csv_path, jsonl_path)
+        xlsx_path = write_review_workbook(workbook_rows(pending, chunks, rows, conflicts), csv_path.with_suffix(".xlsx"))
+        by_type: dict[str, int] = {}
+        for candidate in pending:
+            by_type[candidate.question_type] = by_type.get(candidate.question_type, 0) + 1
+        return dg.MaterializeResult(
+            metadata={
+                "pending": dg.MetadataValue.int(len(rows)),
+                "conflicts": dg.MetadataValue.int(len(conflicts)),
+                "requeued_stale": dg.MetadataValue.int(sum(1 for c in pending if c.origin_item_id)),
+                "review_workbook": dg.MetadataValue.path(str(xlsx_path)),
+                "review_csv": dg.MetadataValue.path(str(csv_path)),
+                "review_jsonl": dg.MetadataValue.path(str(jsonl_path)),
+                "by_type": dg.MetadataValue.md(markdown_table(["type", "pending"], sorted(by_type.items()))),
+                "preview": dg.MetadataValue.md(markdown_table(
+                    ["candidate", "type", "question"], [(r["candidate_id"], r["question_type"], r["question"]) for r in rows],
+                    limit=15)),
+            },
+            data_version=dg.DataVersion(sha256_hex("\n".join(r["candidate_id"] for r in rows))[:16]),
+        )
+
+    return curation_queue
+
+
+curation_queue = build_curation_queue(BUNDLED)
 
 
 class DecisionImportConfig(dg.Config):
@@ -70,72 +79,82 @@ class DecisionImportConfig(dg.Config):
     files: list[str] = []
 
 
-@dg.asset(
-    partitions_def=corpus_versions,
-    deps=[question_candidates],
-    group_name="curation",
-    owners=OWNERS,
-    kinds={"python", "sql"},
-    check_specs=[dg.AssetCheckSpec(
-        REVIEW_FILES_CHECK, asset="curated_decisions", blocking=True, partitions_def=corpus_versions,
-        description="Every imported review file passed validation (required columns, allowed decisions, known "
-                    "candidate ids, this corpus version, edits with text, no conflicting duplicates, reviewer, "
-                    "UTF-8, no formula cells). A rejected file is applied not at all and blocks the golden set.")],
-    description=(
-        "Expert decisions imported from reviewed files in the curation inbox. Each file is validated whole "
-        "(great-expectations and the project's rules) and applied in one transaction, then moved to "
-        "processed/; a bad file goes to rejected/ with an error report naming row, field and problem."
-    ),
-)
-def curated_decisions(context: dg.AssetExecutionContext, config: DecisionImportConfig, store: StoreResource,
-                      curation: CurationResource):
-    version = context.partition_key
-    folders = curation.folders()
-    files = ([Path(name) if Path(name).is_absolute() else folders.inbox / name for name in config.files]
-             if config.files else [p for p in inbox_files(folders.inbox) if declared_corpus_version(p) == version])
-    repo = store.curation()
-    known = store.candidates().corpus_versions_by_id()
-    missing = [path for path in files if not path.exists()]
-    if missing:
-        context.log.warning(f"not in the inbox any more (already imported?): {', '.join(map(str, missing))}")
-    results = [import_review_file(path, folders, known, read_review_file, repo.apply_review, curation.limits())
-               for path in files if path.exists()]
-    rejected = [r for r in results if r.status == "rejected"]
-    totals: dict[str, int] = {}
-    for result in results:
-        for key, value in result.summary.items():
-            totals[key] = totals.get(key, 0) + value
-    problems = [(r.source, str(p)) for r in rejected for p in r.problems]
-    conflicts = repo.conflicts(version)
-    agreement = repo.reviewer_agreement(version)
-    yield dg.MaterializeResult(
-        metadata={
-            "conflicts": dg.MetadataValue.int(len(conflicts)),
-            "conflict_list": dg.MetadataValue.md(markdown_table(
-                ["candidate", "standing decisions"],
-                [(c.candidate_id, "; ".join(f"{who}: {what[0]}" for who, what in sorted(c.decisions.items())))
-                 for c in conflicts])),
-            "reviewer_agreement": dg.MetadataValue.md(markdown_table(
-                ["reviewer", "reviewer", "items both decided", "same decision", "Cohen's kappa"],
-                [(a.first, a.second, a.items, f"{a.observed:.3f}", "-" if a.kappa is None else f"{a.kappa:.3f}")
-                 for a in agreement])),
-            **({"cohens_kappa": dg.MetadataValue.float(round(agreement[0].kappa, 4))}
-               if len(agreement) == 1 and agreement[0].kappa is not None else {}),
-            "files": dg.MetadataValue.int(len(results)),
-            "files_applied": dg.MetadataValue.int(sum(1 for r in results if r.status == "applied")),
-            "files_rejected": dg.MetadataValue.int(len(rejected)),
-            **{key: dg.MetadataValue.int(value) for key, value in sorted(totals.items())},
-            "imports": dg.MetadataValue.md(markdown_table(
-                ["file", "status", "moved to", "report"],
-                [(r.source, r.status, r.moved_to, r.report or "") for r in results])),
-        },
-        data_version=dg.DataVersion(sha256_hex("\n".join(sorted(r.sha256 for r in results)) or version)[:16]),
-        check_results=[dg.AssetCheckResult(
-            check_name=REVIEW_FILES_CHECK,
-            passed=not rejected,
-            severity=dg.AssetCheckSeverity.ERROR,
-            description=(f"{len(rejected)} review file(s) rejected; see the report beside each in rejected/"
-                         if rejected else "every review file was valid"),
-            metadata={"problems": dg.MetadataValue.md(markdown_table(["file", "problem"], problems))},
-        )],
+@functools.cache
+def build_curated_decisions(lifecycle: Lifecycle) -> dg.AssetsDefinition:
+    @dg.asset(
+        key_prefix=lifecycle.key_prefix,
+        partitions_def=lifecycle.corpus_versions,
+        deps=[lifecycle.key("question_candidates")],
+        group_name=lifecycle.named("curation"),
+        owners=OWNERS,
+        kinds={"python", "sql"},
+        check_specs=[dg.AssetCheckSpec(
+            REVIEW_FILES_CHECK, asset=lifecycle.key("curated_decisions"), blocking=True,
+            partitions_def=lifecycle.corpus_versions,
+            description="Every imported review file passed validation (required columns, allowed decisions, known "
+                        "candidate ids, this corpus version, edits with text, no conflicting duplicates, reviewer, "
+                        "UTF-8, no formula cells). A rejected file is applied not at all and blocks the golden set.")],
+        description=(
+            "Expert decisions imported from reviewed files in the curation inbox. Each file is validated whole "
+            "(great-expectations and the project's rules) and applied in one transaction, then moved to "
+            "processed/; a bad file goes to rejected/ with an error report naming row, field and problem."
+        ),
     )
+    @lifecycle.keyed
+    def curated_decisions(context: dg.AssetExecutionContext, config: DecisionImportConfig, store: StoreResource,
+                          curation: CurationResource):
+        version = context.partition_key
+        folders = curation.folders()
+        files = ([Path(name) if Path(name).is_absolute() else folders.inbox / name for name in config.files]
+                 if config.files else [p for p in inbox_files(folders.inbox) if declared_corpus_version(p) == version])
+        repo = store.curation()
+        known = store.candidates().corpus_versions_by_id()
+        missing = [path for path in files if not path.exists()]
+        if missing:
+            context.log.warning(f"not in the inbox any more (already imported?): {', '.join(map(str, missing))}")
+        results = [import_review_file(path, folders, known, read_review_file, repo.apply_review, curation.limits(),
+                                      repo.is_applied) for path in files if path.exists()]
+        rejected = [r for r in results if r.status == "rejected"]
+        totals: dict[str, int] = {}
+        for result in results:
+            for key, value in result.summary.items():
+                totals[key] = totals.get(key, 0) + value
+        problems = [(r.source, str(p)) for r in rejected for p in r.problems]
+        conflicts = repo.conflicts(version)
+        agreement = repo.reviewer_agreement(version)
+        yield dg.MaterializeResult(
+            metadata={
+                "conflicts": dg.MetadataValue.int(len(conflicts)),
+                "conflict_list": dg.MetadataValue.md(markdown_table(
+                    ["candidate", "standing decisions"],
+                    [(c.candidate_id, "; ".join(f"{who}: {what[0]}" for who, what in sorted(c.decisions.items())))
+                     for c in conflicts])),
+                "reviewer_agreement": dg.MetadataValue.md(markdown_table(
+                    ["reviewer", "reviewer", "items both decided", "same decision", "Cohen's kappa"],
+                    [(a.first, a.second, a.items, f"{a.observed:.3f}", "-" if a.kappa is None else f"{a.kappa:.3f}")
+                     for a in agreement])),
+                **({"cohens_kappa": dg.MetadataValue.float(round(agreement[0].kappa, 4))}
+                   if len(agreement) == 1 and agreement[0].kappa is not None else {}),
+                "files": dg.MetadataValue.int(len(results)),
+                "files_applied": dg.MetadataValue.int(sum(1 for r in results if r.status == "applied")),
+                "files_rejected": dg.MetadataValue.int(len(rejected)),
+                **{key: dg.MetadataValue.int(value) for key, value in sorted(totals.items())},
+                "imports": dg.MetadataValue.md(markdown_table(
+                    ["file", "status", "moved to", "report"],
+                    [(r.source, r.status, r.moved_to, r.report or "") for r in results])),
+            },
+            data_version=dg.DataVersion(sha256_hex("\n".join(sorted(r.sha256 for r in results)) or version)[:16]),
+            check_results=[dg.AssetCheckResult(
+                check_name=REVIEW_FILES_CHECK,
+                passed=not rejected,
+                severity=dg.AssetCheckSeverity.ERROR,
+                description=(f"{len(rejected)} review file(s) rejected; see the report beside each in rejected/"
+                             if rejected else "every review file was valid"),
+                metadata={"problems": dg.MetadataValue.md(markdown_table(["file", "problem"], problems))},
+            )],
+        )
+
+    return curated_decisions
+
+
+curated_decisions = build_curated_decisions(BUNDLED)

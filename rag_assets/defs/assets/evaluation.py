@@ -1,18 +1,20 @@
 """The evaluation asset: every metric, aggregates, the gates, the report and a history row."""
 
+import functools
 import math
 
 import dagster as dg
 from pydantic import Field
 
+from rag_assets.console import terminal_progress
 from rag_assets.calibration.models import JudgeConfig
 from rag_assets.defs.assets.calibration import send_judge_review
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
+from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata, provider_label
-from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import LLM_POOL, CurationResource, LLMResource, StoreResource
-from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset
+from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset, step, with_defaults
 from rag_assets.errors import RagAssetsError
 from rag_assets.llm.budget import BudgetExceeded
 from rag_assets.llm.client import LLMClient
@@ -21,10 +23,10 @@ from rag_assets.report.compare import diff_evaluations
 from rag_assets.report.markdown import markdown_table
 from rag_assets.report.publish import publish_report
 from rag_assets.scoring.embedding import Embedder, make_embedder
-from rag_assets.scoring.evaluate import JUDGE_METRICS, EvaluationOutcome, evaluate, retrieval_metric_names
+from rag_assets.scoring.evaluate import JUDGE_METRICS, EvaluationOutcome, retrieval_metric_names, score_answers
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
 from rag_assets.scoring.report import build_report, summary_markdown, worst_markdown
-from rag_assets.scoring.scorecard import Scorecard, score_gates
+from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Scorecard, score_gates
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
 from rag_assets.settings import Settings
 from rag_assets.shards import Shard
@@ -49,7 +51,7 @@ class EvaluationConfig(dg.Config):
     baseline: str | None = None
     alpha: float = 0.05
     allowed_drops: dict[str, float] = {}
-    max_judge_failure_rate: float = 0.05
+    max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE
     embedder: str = "hashing"
     severity: str = "ERROR"
     shard_size: int = Field(default=250, description=SHARD_SIZE_HELP)
@@ -60,18 +62,21 @@ class EvaluationConfig(dg.Config):
         "judged items sent to the experts as a judge review (stratified by verdict and question type; 0: none)"))
 
 
-CHECK_SPECS = [
-    dg.AssetCheckSpec(THRESHOLDS_CHECK, asset="evaluation", blocking=True, partitions_def=corpus_versions, description=(
-        "Every metric of the threshold profile (general, high_stakes, developer; offline for the offline judge; "
-        "or the user's file) is at or above its minimum.")),
-    dg.AssetCheckSpec(REGRESSION_CHECK, asset="evaluation", blocking=True, partitions_def=corpus_versions, description=(
-        "Against the baseline (the previous passing evaluation, or a pinned one): no metric, overall or per "
-        "question type, dropped by more than its allowed delta with a significant paired permutation test; "
-        "a failure names the items that got worse.")),
-    dg.AssetCheckSpec(FAILURE_BUDGET_CHECK, asset="evaluation", blocking=True, partitions_def=corpus_versions, description=(
-        "The judge failed (API error or unparseable answer) on at most max_judge_failure_rate of its calls; "
-        "failed calls are excluded from the means, never replaced by a default.")),
-]
+def check_specs(lifecycle: Lifecycle) -> list[dg.AssetCheckSpec]:
+    """The evaluation's gates, on this instance's evaluation asset."""
+    key, partitions = lifecycle.key("evaluation"), lifecycle.corpus_versions
+    return [
+        dg.AssetCheckSpec(THRESHOLDS_CHECK, asset=key, blocking=True, partitions_def=partitions, description=(
+            "Every metric of the threshold profile (general, high_stakes, developer; offline for the offline judge; "
+            "or the user's file) is at or above its minimum.")),
+        dg.AssetCheckSpec(REGRESSION_CHECK, asset=key, blocking=True, partitions_def=partitions, description=(
+            "Against the baseline (the previous passing evaluation, or a pinned one): no metric, overall or per "
+            "question type, dropped by more than its allowed delta with a significant paired permutation test; "
+            "a failure names the items that got worse.")),
+        dg.AssetCheckSpec(FAILURE_BUDGET_CHECK, asset=key, blocking=True, partitions_def=partitions, description=(
+            "The judge failed (API error or unparseable answer) on at most max_judge_failure_rate of its calls; "
+            "failed calls are excluded from the means, never replaced by a default.")),
+    ]
 
 
 class _Judging:
@@ -88,7 +93,7 @@ class _Judging:
             raise dg.Failure(description=f"invalid evaluation config: {exc}") from exc
 
 
-@dg.op(ins={"after": dg.In(dg.Nothing)},
+@step(ins={"after": dg.In(dg.Nothing)},
        out={"rag_run_id": dg.Out(str), "shards": dg.DynamicOut(Shard)})
 def plan_judge_shards(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource,
                       llm: LLMResource):
@@ -102,7 +107,7 @@ def plan_judge_shards(context: dg.OpExecutionContext, config: EvaluationConfig, 
     yield from shard_outputs(len(store.golden().version_members(run.golden_version)), config.shard_size)
 
 
-@dg.op(code_version=JUDGE_CODE_VERSION, pool=LLM_POOL)
+@step(code_version=JUDGE_CODE_VERSION, pool=LLM_POOL)
 def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource, llm: LLMResource,
                 rag_run_id: str, shard: Shard) -> dg.Output[EvaluationOutcome]:
     """Judges one shard's items; every answer lands in the LLM cache as it arrives. Fails before any request
@@ -113,9 +118,8 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
     judging = _Judging(config, llm, store, context.run_id)
     responses = {r.item_id: r for r in store.rag().results(run.run_id, {c.chunk_id: c.text for c in chunks})}
     try:
-        outcome = evaluate(items, responses, {c.chunk_id: c.doc_version for c in chunks},
-                           {i.item_id: i.reference_statements for i in items}, judging.judge, store.llm_cache(),
-                           judging.embedder, config.k, {c.chunk_id: c.path for c in chunks})
+        outcome = score_answers(items, responses, chunks, judging.judge, store.llm_cache(), judging.embedder, config.k,
+                                terminal_progress("judging"))
     except BudgetExceeded as exc:
         raise dg.Failure(description=f"judge budget: {exc}") from exc
     outcome.stats.estimated(judging.judge.last_estimate.cost_usd if judging.judge.last_estimate else 0.0)
@@ -124,8 +128,7 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
                                         **llm_metadata(outcome.stats)})
 
 
-@dg.op(out={"result": dg.Out(dg.Nothing),
-            **{spec.get_python_identifier(): dg.Out(dg.Nothing, is_required=False) for spec in CHECK_SPECS}})
+@step()
 def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource,
                      llm: LLMResource, curation: CurationResource, rag_run_id: str, outcomes: list[EvaluationOutcome]):
     """Merges the shards, applies the gates, saves the evaluation and writes the report."""
@@ -217,26 +220,36 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
     ]
 
 
-evaluation = sharded_asset(
-    name="evaluation",
-    upstream="rag_answers",
-    config=EvaluationConfig,
-    plan=plan_judge_shards,
-    shard=judge_shard,
-    merge=score_evaluation,
-    group_name="evaluation",
-    owners=OWNERS,
-    kinds={"python", "anthropic", "html"},
-    code_version=JUDGE_CODE_VERSION,
-    automation_condition=EAGER_PAST_CHECKS,
-    check_specs=CHECK_SPECS,
-    description=(
-        "Scores of the newest RAG run: retrieval metrics from the golden labels (precision, recall, nDCG, MRR, hit "
-        "rate at k, average precision) and judge metrics (faithfulness with hallucination types, answer relevance, "
-        "context precision and recall, citation accuracy, temporal faithfulness, decline accuracy), per item and "
-        "aggregated overall and per question type, with the threshold, regression and judge-failure gates, a "
-        "markdown summary, an HTML report with plots, a history row, and a judge review for the experts in the "
-        "curation outbox (see judge_calibration). The golden items are judged in shards "
-        "(shard_size), one step each, merged by score_evaluation."
-    ),
-)
+@functools.cache
+def build_evaluation(lifecycle: Lifecycle) -> dg.AssetsDefinition:
+    specs = check_specs(lifecycle)
+    return sharded_asset(
+        lifecycle,
+        name="evaluation",
+        upstream="rag_answers",
+        config=with_defaults(EvaluationConfig, profile=lifecycle.threshold_profile,
+                             thresholds_file=lifecycle.thresholds_file),
+        plan=plan_judge_shards,
+        shard=judge_shard,
+        merge=score_evaluation,
+        merge_args={"out": {"result": dg.Out(dg.Nothing),
+                            **{spec.get_python_identifier(): dg.Out(dg.Nothing, is_required=False) for spec in specs}}},
+        group_name=lifecycle.named("evaluation"),
+        owners=OWNERS,
+        kinds={"python", "anthropic", "html"},
+        code_version=JUDGE_CODE_VERSION,
+        automation_condition=EAGER_PAST_CHECKS,
+        check_specs=specs,
+        description=(
+            "Scores of the newest RAG run: retrieval metrics from the golden labels (precision, recall, nDCG, MRR, hit "
+            "rate at k, average precision) and judge metrics (faithfulness with hallucination types, answer relevance, "
+            "context precision and recall, citation accuracy, temporal faithfulness, decline accuracy), per item and "
+            "aggregated overall and per question type, with the threshold, regression and judge-failure gates, a "
+            "markdown summary, an HTML report with plots, a history row, and a judge review for the experts in the "
+            "curation outbox (see judge_calibration). The golden items are judged in shards "
+            "(shard_size), one step each, merged by score_evaluation."
+        ),
+    )
+
+
+evaluation = build_evaluation(BUNDLED)

@@ -1,13 +1,17 @@
 """The question_candidates asset: LLM-generated questions for chunks not covered before."""
 
+import functools
+
 import dagster as dg
 from pydantic import Field
 
 from rag_assets.corpus.models import sha256_hex
+from rag_assets.console import terminal_progress
 from rag_assets.defs.assets.corpus import OWNERS
+from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
-from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset
+from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset, step
 from rag_assets.generation.generate import ask_generator, collect_candidates, generation_calls
 from rag_assets.generation.planning import GenerationTask, plan_tasks
 from rag_assets.generation.models import DEFAULT_TYPE_MIX, GenerationConfig
@@ -47,7 +51,7 @@ def _settings(config: GenerationRunConfig, llm: LLMResource, store: StoreResourc
         raise dg.Failure(description=f"invalid generation config: {exc}") from exc
 
 
-@dg.op(ins={"after": dg.In(dg.Nothing)}, out={"tasks": dg.Out(list), "shards": dg.DynamicOut(Shard)})
+@step(ins={"after": dg.In(dg.Nothing)}, out={"tasks": dg.Out(list), "shards": dg.DynamicOut(Shard)})
 def plan_generation_shards(context: dg.OpExecutionContext, config: GenerationRunConfig, llm: LLMResource,
                            store: StoreResource):
     """Plans the tasks once (for chunks no earlier version covered), so every shard works on the same list."""
@@ -63,14 +67,14 @@ def plan_generation_shards(context: dg.OpExecutionContext, config: GenerationRun
     yield from shard_outputs(len(tasks), config.shard_size)
 
 
-@dg.op(code_version=GENERATE_QUESTIONS.ref, pool=LLM_POOL)
+@step(code_version=GENERATE_QUESTIONS.ref, pool=LLM_POOL)
 def generate_shard(context: dg.OpExecutionContext, config: GenerationRunConfig, llm: LLMResource, store: StoreResource,
                    tasks: list[GenerationTask], shard: Shard) -> dg.Output[list[LLMResult]]:
     """Asks the generator for one shard's tasks; every answer lands in the LLM cache as it arrives. Fails before
     any request when its estimate does not fit the budget, and stops sending once the run or the asset spent it."""
     _, client = _settings(config, llm, store, context.run_id)
     try:
-        results = ask_generator(shard.take(tasks), client, store.llm_cache())
+        results = ask_generator(shard.take(tasks), client, store.llm_cache(), terminal_progress("generation"))
     except BudgetExceeded as exc:
         raise dg.Failure(description=f"generation budget: {exc}") from exc
     stats = LLMStats().add(results).estimated(client.last_estimate.cost_usd if client.last_estimate else 0.0)
@@ -79,7 +83,7 @@ def generate_shard(context: dg.OpExecutionContext, config: GenerationRunConfig, 
                                         **llm_metadata(stats)})
 
 
-@dg.op(out={"result": dg.Out(dg.Nothing)})
+@step(out={"result": dg.Out(dg.Nothing)})
 def save_candidates(context: dg.OpExecutionContext, config: GenerationRunConfig, store: StoreResource,
                     tasks: list[GenerationTask], parts: list[list[LLMResult]]):
     """Vets and dedupes the answers of all shards together, re-queues stale items and saves the candidates."""
@@ -115,27 +119,33 @@ def save_candidates(context: dg.OpExecutionContext, config: GenerationRunConfig,
     yield dg.Output(None, output_name="result", metadata=metadata, data_version=dg.DataVersion(data_version))
 
 
-question_candidates = sharded_asset(
-    name="question_candidates",
-    upstream="corpus_snapshot",
-    config=GenerationRunConfig,
-    plan=plan_generation_shards,
-    shard=generate_shard,
-    merge=save_candidates,
-    group_name="generation",
-    owners=OWNERS,
-    kinds={"python", "anthropic"},
-    code_version=GENERATE_QUESTIONS.ref,
-    automation_condition=dg.AutomationCondition.eager(),
-    description=(
-        "Candidate questions of six types (factual, multi_hop, abstractive, comparative, adversarial, "
-        "terminology) generated from chunks that no earlier corpus version covered, with reference "
-        "answers and relevant chunk ids; near-duplicates dropped. Claude when ANTHROPIC_API_KEY is set, "
-        "else the offline generator (labelled so). Golden items of earlier corpus versions whose evidence "
-        "changed here are re-queued for review as candidates too. The tasks are asked in shards (shard_size), "
-        "one step each; save_candidates dedupes across all of them."
-    ),
-)
+@functools.cache
+def build_question_candidates(lifecycle: Lifecycle) -> dg.AssetsDefinition:
+    return sharded_asset(
+        lifecycle,
+        name="question_candidates",
+        upstream="corpus_snapshot",
+        config=GenerationRunConfig,
+        plan=plan_generation_shards,
+        shard=generate_shard,
+        merge=save_candidates,
+        group_name=lifecycle.named("generation"),
+        owners=OWNERS,
+        kinds={"python", "anthropic"},
+        code_version=GENERATE_QUESTIONS.ref,
+        automation_condition=dg.AutomationCondition.eager(),
+        description=(
+            "Candidate questions of six types (factual, multi_hop, abstractive, comparative, adversarial, "
+            "terminology) generated from chunks that no earlier corpus version covered, with reference "
+            "answers and relevant chunk ids; near-duplicates dropped. Claude when ANTHROPIC_API_KEY is set, "
+            "else the offline generator (labelled so). Golden items of earlier corpus versions whose evidence "
+            "changed here are re-queued for review as candidates too. The tasks are asked in shards (shard_size), "
+            "one step each; save_candidates dedupes across all of them."
+        ),
+    )
+
+
+question_candidates = build_question_candidates(BUNDLED)
 
 
 def _requeue_stale_items(store: StoreResource, version: str, chunks) -> list:

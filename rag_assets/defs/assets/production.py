@@ -1,12 +1,13 @@
 """The production_sample asset: one day of served queries, sampled, judged, and watched for drift."""
 
+import functools
 from datetime import date
 
 import dagster as dg
 
 from rag_assets.defs.assets.corpus import OWNERS
+from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata, provider_label
-from rag_assets.defs.partitions import production_days
 from rag_assets.defs.resources import LLM_POOL, CorpusResource, LLMResource, ProductionLogsResource, StoreResource
 from rag_assets.errors import RagAssetsError
 from rag_assets.golden.models import GoldenItem
@@ -44,8 +45,9 @@ class ProductionSampleConfig(dg.Config):
     embedder: str = "hashing"
 
 
-def _drift_checks() -> list[dg.AssetCheckSpec]:
-    return [dg.AssetCheckSpec(drift_check_name(metric), asset="production_sample", partitions_def=production_days,
+def _drift_checks(lifecycle: Lifecycle) -> list[dg.AssetCheckSpec]:
+    return [dg.AssetCheckSpec(drift_check_name(metric), asset=lifecycle.key("production_sample"),
+                              partitions_def=lifecycle.production_days,
                               description=(
                                   f"The day's mean {metric} did not drop below the previous days' by more than its "
                                   "allowed delta AND more than the minimum detectable difference for the day's sample "
@@ -115,77 +117,86 @@ def _history_table(previous: list[ProductionDay], today: date, means: dict[str, 
     return markdown_table(["day", "sampled", *PRODUCTION_METRICS], rows)
 
 
-@dg.asset(
-    partitions_def=production_days,
-    group_name="production",
-    owners=OWNERS,
-    kinds={"python", "anthropic"},
-    code_version="+".join(t.ref for t in JUDGE_TEMPLATES),
-    pool=LLM_POOL,
-    check_specs=_drift_checks(),
-    description=(
-        "One day of production traffic from the query logs: a reproducible random sample (seeded by the day) "
-        "scored with the reference-free metrics (faithfulness with hallucination types, answer relevance, context "
-        "precision, citation accuracy) by the evaluation's judge and cache; compared with the previous days by "
-        "drift checks that account for the sample's noise; production questions no golden item resembles are "
-        "listed as coverage gaps and queued as review candidates."
-    ),
-)
-def production_sample(context: dg.AssetExecutionContext, config: ProductionSampleConfig, store: StoreResource,
-                      llm: LLMResource, corpus: CorpusResource, production_logs: ProductionLogsResource):
-    day = date.fromisoformat(context.partition_key)
-    folder = production_logs.folder()
-    read = read_logs(folder, day)
-    for bad in read.bad_lines:
-        context.log.warning(f"skipped {bad.file} line {bad.line}: {bad.reason}")
-    sample = sample_day(read.records, day, config.sample_size)
-    try:
-        judge, embedder = llm.judge_client(journal=store.llm_batches()), make_embedder(config.embedder)
-    except (RagAssetsError, ValueError) as exc:
-        raise dg.Failure(description=f"invalid production_sample config: {exc}") from exc
-    outcome = score_queries(sample, judge, store.llm_cache(), embedder)
-    card = Scorecard.build(outcome, PRODUCTION_METRICS)
-    aggregates = card.overall
-    repo = store.production()
-    previous = repo.days(day, config.baseline_days)
-    run_id = repo.save(day=day, judge=provider_label(outcome.stats), records=len(read.records),
-                       bad_lines=len(read.bad_lines), aggregates={m: a.as_dict() for m, a in aggregates.items()},
-                       items=outcome.items)
-    drift = {}
-    for metric in PRODUCTION_METRICS:
-        today_values = [item.values[metric] for item in outcome.items if metric in item.values]
-        drift[metric] = detect_drift(repo.values(previous, metric), today_values,
-                                     config.allowed_drops.get(metric, DEFAULT_ALLOWED_DROP), config.alpha, metric)
-    version = store.corpus().latest_version(str(corpus.resolved_root()))
-    gaps = coverage_gaps(read.records, _golden_items(store, version), embedder, config.coverage_threshold)
-    queued = _queue_gaps(store, version, gaps, read) if config.queue_coverage_gaps else 0
-    means = {m: aggregates[m].mean for m in PRODUCTION_METRICS}
-    yield dg.MaterializeResult(
-        metadata={
-            "day": dg.MetadataValue.text(day.isoformat()),
-            "production_run": dg.MetadataValue.text(run_id),
-            "log_folder": dg.MetadataValue.path(str(folder)),
-            "records": dg.MetadataValue.int(len(read.records)),
-            "sample_size": dg.MetadataValue.int(len(sample)),
-            "no_answer": dg.MetadataValue.int(card.rag_errors),
-            "bad_lines": dg.MetadataValue.int(len(read.bad_lines)),
-            "bad_line_details": dg.MetadataValue.md(markdown_table(
-                ["file", "line", "problem"], [(b.file, b.line, b.reason) for b in read.bad_lines[:50]])),
-            **{m: dg.MetadataValue.float(round(v, 4)) for m, v in means.items() if v is not None},
-            **{f"{m}_failures": dg.MetadataValue.int(aggregates[m].failures) for m in PRODUCTION_METRICS},
-            **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
-            "drift_alerts": dg.MetadataValue.int(sum(1 for r in drift.values() if r.alert)),
-            "previous_days": dg.MetadataValue.md(_history_table(previous, day, means, len(sample))),
-            "coverage_gaps": dg.MetadataValue.int(len(gaps)),
-            "coverage_gap_list": dg.MetadataValue.md(markdown_table(
-                ["query", "question", "closest golden item", "similarity"],
-                [(g.query_id, g.question, g.best_item_id or "-", f"{g.similarity:.2f}") for g in gaps[:50]])),
-            "queued_candidates": dg.MetadataValue.int(queued),
-            "queued_for_corpus_version": dg.MetadataValue.text(version if queued else "none"),
-            "judge": dg.MetadataValue.text(provider_label(outcome.stats)),
-            **llm_metadata(outcome.stats),
-        },
-        check_results=[_drift_result(drift[m], config.allowed_drops.get(m, DEFAULT_ALLOWED_DROP), config.baseline_days,
-                                     drift["faithfulness"].alert) for m in PRODUCTION_METRICS],
-        data_version=dg.DataVersion(day_digests(read.records).get(day.isoformat(), "no-records")),
+@functools.cache
+def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
+    @dg.asset(
+        key_prefix=lifecycle.key_prefix,
+        partitions_def=lifecycle.production_days,
+        group_name=lifecycle.named("production"),
+        owners=OWNERS,
+        kinds={"python", "anthropic"},
+        code_version="+".join(t.ref for t in JUDGE_TEMPLATES),
+        pool=LLM_POOL,
+        check_specs=_drift_checks(lifecycle),
+        description=(
+            "One day of production traffic from the query logs: a reproducible random sample (seeded by the day) "
+            "scored with the reference-free metrics (faithfulness with hallucination types, answer relevance, context "
+            "precision, citation accuracy) by the evaluation's judge and cache; compared with the previous days by "
+            "drift checks that account for the sample's noise; production questions no golden item resembles are "
+            "listed as coverage gaps and queued as review candidates."
+        ),
     )
+    @lifecycle.keyed
+    def production_sample(context: dg.AssetExecutionContext, config: ProductionSampleConfig, store: StoreResource,
+                          llm: LLMResource, corpus: CorpusResource, production_logs: ProductionLogsResource):
+        day = date.fromisoformat(context.partition_key)
+        folder = production_logs.folder()
+        read = read_logs(folder, day)
+        for bad in read.bad_lines:
+            context.log.warning(f"skipped {bad.file} line {bad.line}: {bad.reason}")
+        sample = sample_day(read.records, day, config.sample_size)
+        try:
+            judge, embedder = llm.judge_client(journal=store.llm_batches()), make_embedder(config.embedder)
+        except (RagAssetsError, ValueError) as exc:
+            raise dg.Failure(description=f"invalid production_sample config: {exc}") from exc
+        outcome = score_queries(sample, judge, store.llm_cache(), embedder)
+        card = Scorecard.build(outcome, PRODUCTION_METRICS)
+        aggregates = card.overall
+        repo = store.production()
+        previous = repo.days(day, config.baseline_days)
+        run_id = repo.save(day=day, judge=provider_label(outcome.stats), records=len(read.records),
+                           bad_lines=len(read.bad_lines), aggregates={m: a.as_dict() for m, a in aggregates.items()},
+                           items=outcome.items)
+        drift = {}
+        for metric in PRODUCTION_METRICS:
+            today_values = [item.values[metric] for item in outcome.items if metric in item.values]
+            drift[metric] = detect_drift(repo.values(previous, metric), today_values,
+                                         config.allowed_drops.get(metric, DEFAULT_ALLOWED_DROP), config.alpha, metric)
+        version = store.corpus().latest_version(str(corpus.resolved_root()))
+        gaps = coverage_gaps(read.records, _golden_items(store, version), embedder, config.coverage_threshold)
+        queued = _queue_gaps(store, version, gaps, read) if config.queue_coverage_gaps else 0
+        means = {m: aggregates[m].mean for m in PRODUCTION_METRICS}
+        yield dg.MaterializeResult(
+            metadata={
+                "day": dg.MetadataValue.text(day.isoformat()),
+                "production_run": dg.MetadataValue.text(run_id),
+                "log_folder": dg.MetadataValue.path(str(folder)),
+                "records": dg.MetadataValue.int(len(read.records)),
+                "sample_size": dg.MetadataValue.int(len(sample)),
+                "no_answer": dg.MetadataValue.int(card.rag_errors),
+                "bad_lines": dg.MetadataValue.int(len(read.bad_lines)),
+                "bad_line_details": dg.MetadataValue.md(markdown_table(
+                    ["file", "line", "problem"], [(b.file, b.line, b.reason) for b in read.bad_lines[:50]])),
+                **{m: dg.MetadataValue.float(round(v, 4)) for m, v in means.items() if v is not None},
+                **{f"{m}_failures": dg.MetadataValue.int(aggregates[m].failures) for m in PRODUCTION_METRICS},
+                **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
+                "drift_alerts": dg.MetadataValue.int(sum(1 for r in drift.values() if r.alert)),
+                "previous_days": dg.MetadataValue.md(_history_table(previous, day, means, len(sample))),
+                "coverage_gaps": dg.MetadataValue.int(len(gaps)),
+                "coverage_gap_list": dg.MetadataValue.md(markdown_table(
+                    ["query", "question", "closest golden item", "similarity"],
+                    [(g.query_id, g.question, g.best_item_id or "-", f"{g.similarity:.2f}") for g in gaps[:50]])),
+                "queued_candidates": dg.MetadataValue.int(queued),
+                "queued_for_corpus_version": dg.MetadataValue.text(version if queued else "none"),
+                "judge": dg.MetadataValue.text(provider_label(outcome.stats)),
+                **llm_metadata(outcome.stats),
+            },
+            check_results=[_drift_result(drift[m], config.allowed_drops.get(m, DEFAULT_ALLOWED_DROP), config.baseline_days,
+                                         drift["faithfulness"].alert) for m in PRODUCTION_METRICS],
+            data_version=dg.DataVersion(day_digests(read.records).get(day.isoformat(), "no-records")),
+        )
+
+    return production_sample
+
+
+production_sample = build_production_sample(BUNDLED)

@@ -1,5 +1,6 @@
 """The rag_answers asset: the configured RAG system run over the current golden-set version."""
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -8,16 +9,18 @@ import numpy as np
 from pydantic import Field
 
 from rag_assets.corpus.models import SnapshotChunk
+from rag_assets.console import terminal_progress
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
+from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, StoreResource
-from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset
+from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset, step
 from rag_assets.errors import RagAssetsError
 from rag_assets.llm.results import LLMStats
-from rag_assets.rag.models import RagQuery, RagResponse
+from rag_assets.rag.models import RagResponse
 from rag_assets.rag.prompts import RAG_ANSWER
-from rag_assets.rag.system import RagSystem, config_hash, context_mapping, run_rag
+from rag_assets.rag.system import RagSystem, answer_items, config_hash, context_mapping
 from rag_assets.report.markdown import markdown_table
 from rag_assets.shards import Shard
 
@@ -56,7 +59,7 @@ def _system(version: str, chunks: list[SnapshotChunk], store: StoreResource, llm
         raise dg.Failure(description=f"cannot set up the RAG system: {exc}") from exc
 
 
-@dg.op(ins={"after": dg.In(dg.Nothing)}, out={"plan": dg.Out(RagPlan), "shards": dg.DynamicOut(Shard)})
+@step(ins={"after": dg.In(dg.Nothing)}, out={"plan": dg.Out(RagPlan), "shards": dg.DynamicOut(Shard)})
 def plan_rag_shards(context: dg.OpExecutionContext, config: RagRunConfig, store: StoreResource, llm: LLMResource,
                     rag: RagSystemResource):
     """Pins the newest golden version and sets the system up once (the BM25 index is built here, and
@@ -70,14 +73,14 @@ def plan_rag_shards(context: dg.OpExecutionContext, config: RagRunConfig, store:
     yield from shard_outputs(len(store.golden().version_members(golden.number)), config.shard_size)
 
 
-@dg.op(code_version=RAG_ANSWER.ref, pool=LLM_POOL)
+@step(code_version=RAG_ANSWER.ref, pool=LLM_POOL)
 def answer_shard(context: dg.OpExecutionContext, store: StoreResource, llm: LLMResource, rag: RagSystemResource,
                  plan: RagPlan, shard: Shard) -> dg.Output[ShardAnswers]:
     version = context.partition_key
     items = shard.take(store.golden().version_items(plan.golden_version))
     chunks = store.corpus().snapshot_chunks(version)
     system = _system(version, chunks, store, llm, rag, context.run_id)
-    responses = run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], chunks)
+    responses = answer_items(system, items, version, chunks, terminal_progress("rag answers"))
     stats = getattr(system, "stats", None)
     return dg.Output(ShardAnswers(responses, stats),
                      metadata={"items": dg.MetadataValue.int(len(items)),
@@ -85,7 +88,7 @@ def answer_shard(context: dg.OpExecutionContext, store: StoreResource, llm: LLMR
                                **(llm_metadata(stats) if stats else {})})
 
 
-@dg.op(out={"result": dg.Out(dg.Nothing)})
+@step(out={"result": dg.Out(dg.Nothing)})
 def save_rag_run(context: dg.OpExecutionContext, store: StoreResource, plan: RagPlan, parts: list[ShardAnswers]):
     """Saves the shards' answers as one RAG run."""
     version = context.partition_key
@@ -135,23 +138,29 @@ def save_rag_run(context: dg.OpExecutionContext, store: StoreResource, plan: Rag
     yield dg.Output(None, output_name="result", metadata=metadata, data_version=dg.DataVersion(run.run_id))
 
 
-rag_answers = sharded_asset(
-    name="rag_answers",
-    upstream="golden_set",
-    config=RagRunConfig,
-    plan=plan_rag_shards,
-    shard=answer_shard,
-    merge=save_rag_run,
-    group_name="rag",
-    owners=OWNERS,
-    kinds={"python", "anthropic"},
-    code_version=RAG_ANSWER.ref,
-    automation_condition=EAGER_PAST_CHECKS,
-    description=(
-        "The configured RAG system (the built-in BM25 reference system, your Python callable, or your HTTP "
-        "endpoint) run over the newest golden-set version of this corpus version: answer, ranked retrieved "
-        "chunks with scores, citations, latency and tokens per item, or an error record; the run always "
-        "finishes. Records which golden version, system (name and config hash) and corpus version were used. "
-        "The items are answered in shards (shard_size), one step each, saved as one run by save_rag_run."
-    ),
-)
+@functools.cache
+def build_rag_answers(lifecycle: Lifecycle) -> dg.AssetsDefinition:
+    return sharded_asset(
+        lifecycle,
+        name="rag_answers",
+        upstream="golden_set",
+        config=RagRunConfig,
+        plan=plan_rag_shards,
+        shard=answer_shard,
+        merge=save_rag_run,
+        group_name=lifecycle.named("rag"),
+        owners=OWNERS,
+        kinds={"python", "anthropic"},
+        code_version=RAG_ANSWER.ref,
+        automation_condition=EAGER_PAST_CHECKS,
+        description=(
+            "The configured RAG system (the built-in BM25 reference system, your Python callable, or your HTTP "
+            "endpoint) run over the newest golden-set version of this corpus version: answer, ranked retrieved "
+            "chunks with scores, citations, latency and tokens per item, or an error record; the run always "
+            "finishes. Records which golden version, system (name and config hash) and corpus version were used. "
+            "The items are answered in shards (shard_size), one step each, saved as one run by save_rag_run."
+        ),
+    )
+
+
+rag_answers = build_rag_answers(BUNDLED)

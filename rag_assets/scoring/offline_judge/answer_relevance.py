@@ -155,8 +155,12 @@ def answer_relevance(inputs: Mapping[str, Any]) -> dict[str, Any]:
     answered = []
     for part in asks:
         met = any(type_met(part, s, question) for s in addressing)
-        coverage = 1.0 if any(e and type_met(part, s, question) for s, _, e in statements) else (
-            sum(1 for w in part.focus if w in said) / len(part.focus))
+        if not part.focus:  # "What is it?" names nothing to look for: any informative sentence covers it
+            coverage = 1.0 if informative else 0.0
+        elif any(e and type_met(part, s, question) for s, _, e in statements):
+            coverage = 1.0
+        else:
+            coverage = sum(1 for w in part.focus if w in said) / len(part.focus)
         answered.append({"part": part.text, "answered": round(coverage * (1.0 if met else UNMET_TYPE_CREDIT), 6)})
     return {"question_parts": answered,
             "statements": [{"statement": s, "addresses_question": a} for s, a, _ in statements],

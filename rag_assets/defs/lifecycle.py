@@ -1,0 +1,123 @@
+"""One instance of the lifecycle graph: the names it takes in a Dagster deployment, and its schedule.
+
+The bundled code location is the instance without a name: bare asset keys, groups, jobs, sensors,
+partitions and resource keys, as before there were several. A named instance (a ``RagEvaluation``
+component) puts its name in front of every one of them, so two products live in one code location
+without sharing a partition, a cursor or a resource.
+
+Every definition of the graph is built by a function of a ``Lifecycle``; those functions are cached,
+so the bundled instance's objects are the same ones the modules expose as module-level names.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, TypeVar
+
+import dagster as dg
+
+from rag_assets.errors import ConfigError
+from rag_assets.settings import DEFAULT_PRODUCTION_START, Settings
+
+#: The asset groups of one instance; a named instance prefixes each with its name.
+GROUPS = ("corpus", "generation", "curation", "golden", "rag", "evaluation", "production")
+DEFAULT_EVALUATION_CRON = "0 6 * * *"
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class Lifecycle:
+    """What tells one instance's definitions apart from another's (hashable: builders cache on it).
+
+    ``sensor_interval``: seconds between ticks of every sensor; None keeps each sensor's own default.
+    ``threshold_profile`` / ``thresholds_file``: the evaluation's default thresholds (None: the config's own;
+    run config may still choose others).
+    """
+
+    name: str | None = None
+    production_start: str = DEFAULT_PRODUCTION_START
+    evaluation_cron: str = DEFAULT_EVALUATION_CRON
+    sensor_interval: int | None = None
+    threshold_profile: str | None = None
+    thresholds_file: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.name is not None and not _NAME.match(self.name):
+            raise ConfigError(f"instance name {self.name!r} must be lower-case letters, digits and _ (starting with "
+                              "a letter, at most 40 characters): it prefixes asset keys, groups and resource keys")
+
+    @classmethod
+    def bundled(cls) -> Lifecycle:
+        """The unnamed instance, configured by the RAG_ASSETS_* variables when the code location loads."""
+        return cls(production_start=Settings.production_start(), evaluation_cron=Settings.evaluation_cron(),
+                   sensor_interval=Settings.sensor_interval(0) or None)
+
+    def named(self, thing: str) -> str:
+        """A job, sensor, schedule, group, partitions or resource name of this instance."""
+        return f"{self.name}_{thing}" if self.name else thing
+
+    @property
+    def key_prefix(self) -> list[str]:
+        return [self.name] if self.name else []
+
+    def key(self, asset: str) -> dg.AssetKey:
+        return dg.AssetKey([*self.key_prefix, asset])
+
+    def assets(self, *names: str) -> dg.AssetSelection:
+        return dg.AssetSelection.assets(*(self.key(name) for name in names))
+
+    def groups(self, *groups: str) -> dg.AssetSelection:
+        """This instance's assets in ``groups`` (all of its groups when none is named)."""
+        return dg.AssetSelection.groups(*(self.named(group) for group in groups or GROUPS))
+
+    def interval(self, default: int) -> int:
+        return self.sensor_interval or default
+
+    @cached_property
+    def corpus_versions(self) -> dg.DynamicPartitionsDefinition:
+        return dg.DynamicPartitionsDefinition(name=self.named("corpus_versions"))
+
+    @cached_property
+    def production_days(self) -> dg.DailyPartitionsDefinition:
+        return dg.DailyPartitionsDefinition(start_date=self.production_start)
+
+    def keyed(self, fn: F) -> F:
+        """``fn`` with its resource parameters renamed to this instance's resource keys.
+
+        Dagster takes a resource's key from the parameter's name and reads an explicit
+        ``__signature__``; renaming there keeps one function body for every instance.
+        """
+        if not self.name:
+            return fn
+        hints = typing.get_type_hints(fn)
+        signature = inspect.signature(fn)
+        renamed = {p.name: self.named(p.name) for p in signature.parameters.values()
+                   if isinstance(hints.get(p.name), type) and issubclass(hints[p.name], dg.ConfigurableResource)}
+        original = {new: old for old, new in renamed.items()}
+
+        def call(args, kwargs):
+            return fn(*args, **{original.get(k, k): v for k, v in kwargs.items()})
+
+        if inspect.isgeneratorfunction(fn):
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                yield from call(args, kwargs)
+        else:
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                return call(args, kwargs)
+        wrapper.__signature__ = signature.replace(parameters=[  # type: ignore[attr-defined]
+            p.replace(name=renamed.get(p.name, p.name), annotation=hints.get(p.name, p.annotation))
+            for p in signature.parameters.values()])
+        return typing.cast(F, wrapper)
+
+
+BUNDLED = Lifecycle.bundled()

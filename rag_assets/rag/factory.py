@@ -1,0 +1,85 @@
+"""A RAG system from what names it: a kind and a target (the ``rag`` resource's config), or any
+object ``rag_assets.evaluate`` is given (a function, a URL, a LangChain chain, a LlamaIndex query
+engine, ``"reference"``, or a system already built)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rag_assets.corpus.models import SnapshotChunk
+from rag_assets.errors import ConfigError
+from rag_assets.llm.cache import LLMCache
+from rag_assets.llm.client import LLMClient
+from rag_assets.rag.adapters import DEFAULT_MAX_RESPONSE_BYTES, CallableRagSystem, HttpRagSystem
+from rag_assets.rag.system import FRAMEWORKS, RagSystem, framework_system
+
+KINDS = ("reference", "callable", "http", *FRAMEWORKS)
+
+
+def make_system(kind: str, target: str | None, corpus_version: str, chunks: Sequence[SnapshotChunk], llm: LLMClient,
+                cache: LLMCache | None, index_dir: Path | None, corpus_root: Path | None = None, *,
+                name: str | None = None, k: int = 5, timeout: float = 30.0, max_concurrency: int = 4,
+                retries: int = 2, headers: Mapping[str, str] | None = None,
+                max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, input_key: str | None = "input") -> RagSystem:
+    """The system of one kind (see ``RagSystemResource``); the reference one answers with ``llm`` over a
+    BM25 index of ``chunks`` (kept in ``index_dir`` when given)."""
+    if kind == "reference":
+        from rag_assets.rag.bm25 import index_for
+        from rag_assets.rag.reference import ReferenceRagSystem
+
+        return ReferenceRagSystem(index_for(corpus_version, chunks, index_dir), k, llm, cache,
+                                  {c.chunk_id: c.doc_version for c in chunks})
+    if kind not in KINDS:
+        raise ConfigError(f"RAG system kind must be reference, callable, http, {' or '.join(FRAMEWORKS)}, got {kind!r}")
+    if not target:
+        raise ConfigError(f"a {kind} RAG system needs target (module:function or URL)")
+    if kind == "callable":
+        return CallableRagSystem(target, k, timeout, max_concurrency)
+    if kind == "http":
+        return HttpRagSystem(target, k, timeout, max_concurrency, retries, name, headers, max_response_bytes)
+    return framework_system(kind, target, corpus_root, input_key=input_key, k=k, timeout=timeout,
+                            max_concurrency=max_concurrency)
+
+
+def _framework(value: Any) -> str | None:
+    """``langchain`` or ``llamaindex`` when the object's class comes from one (looked up by module, so
+    neither extra is imported to ask)."""
+    modules = {cls.__module__.split(".")[0] for cls in type(value).__mro__}
+    if modules & {"langchain", "langchain_core"}:
+        return "langchain"
+    if "llama_index" in modules:
+        return "llamaindex"
+    return None
+
+
+def _name(function: Any) -> str:
+    return f"{getattr(function, '__module__', None) or 'python'}:{getattr(function, '__qualname__', type(function).__name__)}"
+
+
+def system_for(system: Any, corpus_version: str, chunks: Sequence[SnapshotChunk], llm: LLMClient,
+               cache: LLMCache | None, corpus_root: Path | None, k: int = 5) -> RagSystem:
+    """What ``rag_assets.evaluate(system=...)`` accepts, as a RagSystem: ``"reference"``, an http(s) URL,
+    ``"module:function"``, a LangChain Runnable, a LlamaIndex query engine, a function taking the
+    request dict of the contract (``rag_assets.rag.adapters``), or an object with ``answer`` and ``config``."""
+    if isinstance(system, str):
+        kind = ("reference" if system == "reference" else "http" if system.startswith(("http://", "https://"))
+                else "callable")
+        return make_system(kind, None if kind == "reference" else system, corpus_version, chunks, llm, cache, None,
+                           corpus_root, k=k)
+    framework = _framework(system)
+    if framework == "langchain":
+        from rag_assets.rag.langchain_system import LangChainRagSystem
+
+        return LangChainRagSystem(system, _name(system), corpus_root, k=k)
+    if framework == "llamaindex":
+        from rag_assets.rag.llamaindex_system import LlamaIndexRagSystem
+
+        return LlamaIndexRagSystem(system, _name(system), corpus_root, k=k)
+    if callable(getattr(system, "answer", None)) and callable(getattr(system, "config", None)):
+        return system
+    if callable(system):
+        return CallableRagSystem(_name(system), k, function=system)
+    raise ConfigError(f"a RAG system is 'reference', an http(s) URL, 'module:function', a function, a LangChain "
+                      f"chain or a LlamaIndex query engine; got {type(system).__name__}")

@@ -1,0 +1,57 @@
+"""``assert_quality``: a pytest assertion on an evaluation's quality, for CI.
+
+::
+
+    result = rag_assets.evaluate("golden.ragas.jsonl", my_rag)
+    assert_quality(result, "general")   # or a thresholds file, or {"faithfulness": 0.9}
+
+A failure lists each metric below its minimum (mean against minimum) with the items that pull it
+down most, and the judge failure budget when it is spent, so the CI log says what to look at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from rag_assets.api import EvaluationResult
+from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
+from rag_assets.scoring.thresholds import AUTO, ThresholdResult
+
+WORST = 3
+
+
+def _worst(result: EvaluationResult, metric: str, limit: int = WORST) -> str:
+    """The items with the lowest value of ``metric``, lowest first."""
+    scored = sorted((i.values[metric], i.item_id) for i in result.outcome.items if metric in i.values)
+    return ", ".join(f"{item_id} {value:.3f}" for value, item_id in scored[:limit]) or "no item has a value"
+
+
+def _line(result: EvaluationResult, threshold: ThresholdResult) -> str:
+    mean = "no value" if threshold.mean is None else f"{threshold.mean:.3f}"
+    return f"  {threshold.metric} {mean} < {threshold.minimum:.3f}; worst: {_worst(result, threshold.metric)}"
+
+
+def quality_failures(result: EvaluationResult, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO,
+                     max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE) -> str | None:
+    """What :func:`assert_quality` would say, or None when the result meets the thresholds."""
+    gates = result.gates(profile_or_thresholds, max_judge_failure_rate)
+    failed = [t for t in gates.thresholds if not t.passed]
+    lines = [_line(result, t) for t in failed]
+    if not gates.failure_budget_passed:
+        lines.append(f"  judge failures {gates.failure_rate:.1%} of {result.outcome.judge_calls} calls > budget "
+                     f"{max_judge_failure_rate:.1%}")
+    if not lines:
+        return None
+    return (f"RAG quality below {result.thresholds_label(profile_or_thresholds)} ({result.judge}): {len(failed)} of "
+            f"{len(gates.thresholds)} metrics fail\n" + "\n".join(lines))
+
+
+def assert_quality(result: EvaluationResult, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO,
+                   max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE) -> None:
+    """Fail the calling test (AssertionError) unless every metric of ``profile_or_thresholds`` (a profile
+    name, a YAML/JSON thresholds file, or ``{metric: minimum}``) is at or above its minimum and the judge
+    failed on at most ``max_judge_failure_rate`` of its calls."""
+    message = quality_failures(result, profile_or_thresholds, max_judge_failure_rate)
+    if message:
+        raise AssertionError(message)

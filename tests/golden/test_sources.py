@@ -1,0 +1,51 @@
+"""Golden sets for rag_assets.evaluate: pinned to a corpus or to their own contexts; bad input named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from rag_assets.golden.importers import ExternalDataError
+from rag_assets.golden.sources import CONTEXTS_VERSION, golden_source
+from tests.conftest import SAMPLE_CORPUS
+
+EXPORT_LINE = ('{"item_id": "q-1", "revision": 2, "question_type": "factual", "question": "q?", "reference_answer": "a", '
+               '"corpus_version": "cv-1", "origin": "generated", "relevant_chunks": [{"chunk_id": "%s", '
+               '"content_hash": "h"}]}\n')
+
+
+def test_contexts_become_the_chunks_once_each_under_the_files_ids_and_items_point_at_them():
+    frame = pd.DataFrame({"user_input": ["a?", "b?"], "reference": ["A.", "B."],
+                          "reference_contexts": [["alpha text", "shared text"], ["shared text"]],
+                          "relevant_chunk_ids": [["c-a", "c-s"], ["c-s"]]})
+    source = golden_source(frame)
+    assert [(c.chunk_id, c.text) for c in source.chunks] == [("c-a", "alpha text"), ("c-s", "shared text")]
+    assert [[r.chunk_id for r in i.relevant_chunks] for i in source.items] == [["c-a", "c-s"], ["c-s"]]
+    assert source.corpus_version.startswith(f"{CONTEXTS_VERSION}-") and source.corpus_root is None
+
+
+def test_a_dataframe_row_without_a_reference_is_named():
+    frame = pd.DataFrame({"question": ["a?", "b?"], "ground_truth": ["A.", None], "reference_contexts": [["x"], ["y"]]})
+    with pytest.raises(ExternalDataError, match=r"^DataFrame: row 2: field 'reference' is missing or empty$"):
+        golden_source(frame)
+
+
+def test_a_context_that_matches_no_chunk_of_the_corpus_stops_the_evaluation_naming_the_item():
+    frame = pd.DataFrame({"item_id": ["lost"], "user_input": ["a?"], "reference": ["A."],
+                          "reference_contexts": [["words that appear in no document of the sample corpus at all"]]})
+    with pytest.raises(ExternalDataError, match=(
+            r"^1 items cannot be pinned to the corpus at .*corpus: lost: relevant text 1 of 1 matches no chunk")):
+        golden_source(frame, SAMPLE_CORPUS)
+
+
+def test_an_export_line_with_a_missing_field_or_a_chunk_the_corpus_lacks_is_named(tmp_path: Path):
+    export = tmp_path / "golden-v1.jsonl"
+    export.write_text(EXPORT_LINE % "c1" + '{"item_id": "q-2", "relevant_chunks": []}\n', encoding="utf-8")
+    with pytest.raises(ExternalDataError, match=rf"^{export}: line 2: missing field 'revision'$"):
+        golden_source(export, SAMPLE_CORPUS)
+    export.write_text(EXPORT_LINE % "c1", encoding="utf-8")
+    with pytest.raises(ExternalDataError, match=r"^1 relevant chunks are not in the corpus at .*\(was the golden set made "
+                                                r"from another corpus version\?\): q-1: c1$"):
+        golden_source(export, SAMPLE_CORPUS)

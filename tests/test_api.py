@@ -1,0 +1,139 @@
+"""rag_assets.evaluate: the assets' scoring from Python, with the asset's per-item values."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+import pytest
+
+import rag_assets
+from rag_assets.api import EvaluationResult
+from rag_assets.defs.assets.evaluation import evaluation
+from rag_assets.defs.assets.rag import rag_answers
+from rag_assets.defs.resources import RESOURCES, RagSystemResource
+from rag_assets.golden.importers import ExternalDataError
+from rag_assets.llm.anthropic_client import AnthropicClient
+from rag_assets.rag.example_system import answer as example_answer
+from rag_assets.scoring.judge_prompts import CONTEXT_PRECISION
+from rag_assets.testing import assert_quality
+from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
+from tests.fakes import claude_judge
+from tests.fakes.anthropic_server import FakeAnthropicServer
+
+EXAMPLE = "rag_assets.rag.example_system:answer"
+LIMITS = "Rate limits: the API allows 50 requests per minute per key."
+ROTATE = "To rotate a key, create a new key and delete the old one."
+
+
+def test_the_api_scores_a_ragas_file_with_a_callable_and_gives_the_assets_per_item_values(
+        project_env: Path, sample_corpus: Path, tmp_path: Path):
+    version = current_version()
+    stage_sample_review(version)
+    with dg.instance_for_test() as instance:
+        lifecycle = run_job(instance, "lifecycle", version)
+        golden, reference = metadata(lifecycle, "golden_set"), metadata(lifecycle, "evaluation")
+        ragas = golden["export_ragas"]
+        scored = dg.materialize([rag_answers, evaluation], partition_key=version, instance=instance, raise_on_error=False,
+                                resources={**RESOURCES, "rag": RagSystemResource(kind="callable", target=EXAMPLE)})
+        asset = metadata(scored, "evaluation")
+    result = rag_assets.evaluate(ragas, example_answer, corpus=sample_corpus)
+
+    assert result.corpus_version == version and len(result.items) == asset["items"] == 54
+    assert _values(result) == _stored(asset["evaluation_id"])
+    again = rag_assets.evaluate(golden["export_jsonl"], "reference", corpus=sample_corpus)
+    assert again.system_name == reference["system"] == "reference"
+    assert _values(again) == _stored(reference["evaluation_id"]), "our export, the reference system: the lifecycle's"
+    frame = result.to_pandas()
+    assert len(frame) == 54 and set(result.metrics) <= set(frame.columns) and {"failures", "rag_error"} <= set(frame.columns)
+    assert frame["faithfulness"].mean() == pytest.approx(asset["faithfulness"], abs=5e-5)
+    assert result.summary["judge"] == asset["judge"] == "offline (deterministic heuristics, not a model's judgment)"
+    assert result.summary["metrics"]["recall@5"]["mean"] == pytest.approx(asset["recall@5"], abs=5e-5)
+    page = result.write_report(tmp_path / "report.html").read_text(encoding="utf-8")
+    assert page.count('<details class="item"') == 54 and "example_system:answer" in page
+
+
+def _values(result: EvaluationResult) -> dict[tuple[str, str], float]:
+    return {(i.item_id, metric): value for i in result.outcome.items for metric, value in i.values.items()}
+
+
+def _stored(evaluation_id: str) -> dict[tuple[str, str], float]:
+    stored, _ = RESOURCES["store"].evaluations().item_values(evaluation_id)
+    return {(item_id, metric): value for (item_id, _), values in stored.items() for metric, value in values.items()}
+
+
+def _system(request: dict) -> dict:
+    """Brings back the rate-limit context for every question: right for the first item, wrong for the second."""
+    return {"answer": "The API allows 50 requests per minute per key [1].", "retrieved": [{"id": "1", "text": LIMITS}]}
+
+
+def test_a_dataframe_without_a_corpus_is_scored_against_its_own_reference_contexts():
+    frame = pd.DataFrame([
+        {"question": "What is the rate limit?", "ground_truth": "50 requests per minute.", "reference_contexts": [LIMITS]},
+        {"question": "How do I rotate a key?", "ground_truth": "Create a new key, delete the old.",
+         "reference_contexts": [ROTATE]},
+    ])
+    result = rag_assets.evaluate(frame, _system)
+    rows = result.to_pandas().set_index("question")
+    limits, rotate = rows.loc["What is the rate limit?"], rows.loc["How do I rotate a key?"]
+    assert (limits["recall@5"], limits["precision@5"], limits["mrr@5"], limits["contexts_unmapped_share"]) == (
+        1.0, 0.2, 1.0, 0.0)
+    assert (rotate["recall@5"], rotate["precision@5"], rotate["mrr@5"]) == (0.0, 0.0, 0.0)
+    assert math.isnan(limits["citation_accuracy"]) and limits["failures"] == {} and limits["rag_error"] is None
+    assert result.summary["metrics"]["hit_rate@5"] == {"mean": 0.5, "std": pytest.approx(0.7071, abs=1e-4), "n": 2,
+                                                        "failures": 0}
+    assert result.summary["system"] == "tests.test_api:_system" and result.summary["rag_errors"] == 0
+
+
+def test_a_golden_set_export_without_its_corpus_says_what_to_pass(tmp_path: Path):
+    export = tmp_path / "golden-v1.jsonl"
+    export.write_text('{"item_id": "q-1", "revision": 1, "question_type": "factual", "question": "q?", '
+                      '"reference_answer": "a", "corpus_version": "cv-1", "origin": "generated", '
+                      '"relevant_chunks": [{"chunk_id": "c1", "content_hash": "h"}]}\n', encoding="utf-8")
+    with pytest.raises(ExternalDataError, match=r"^a golden-set export names its chunks by snapshot id: pass corpus="):
+        rag_assets.evaluate(export, _system)
+
+
+def test_assert_quality_lists_the_failing_metrics_with_their_worst_items_and_passes_what_meets_them(tmp_path: Path):
+    frame = pd.DataFrame([
+        {"item_id": "limits", "user_input": "What is the rate limit?", "reference": "50 requests per minute.",
+         "reference_contexts": [LIMITS]},
+        {"item_id": "rotate", "user_input": "How do I rotate a key?", "reference": "Create a new key, delete the old.",
+         "reference_contexts": [ROTATE]},
+    ])
+    result = rag_assets.evaluate(frame, _system)
+    with pytest.raises(AssertionError) as failed:
+        assert_quality(result, {"faithfulness": 0.9, "recall@5": 0.8, "mrr@5": 0.75, "temporal_faithfulness": 0.5})
+    assert str(failed.value) == (
+        "RAG quality below the given thresholds (offline (deterministic heuristics, not a model's judgment)): "
+        "3 of 4 metrics fail\n"
+        "  recall@5 0.500 < 0.800; worst: rotate 0.000, limits 1.000\n"
+        "  mrr@5 0.500 < 0.750; worst: rotate 0.000, limits 1.000\n"
+        "  temporal_faithfulness no value < 0.500; worst: no item has a value")
+    thresholds = tmp_path / "thresholds.yaml"
+    thresholds.write_text("faithfulness: 0.9\nhit_rate@5: 0.5\n", encoding="utf-8")
+    assert_quality(result, thresholds)
+    assert_quality(result, str(thresholds))
+    with pytest.raises(AssertionError, match=r"^RAG quality below profile offline \(offline .*\): 5 of 6 metrics fail\n"
+                                             r"  answer_relevance 0\.125 < 0\.200; worst: limits 0\.000, rotate 0\.250\n"):
+        assert_quality(result, "auto")  # the offline judge's own profile
+
+
+def test_with_claude_as_judge_a_spent_failure_budget_fails_assert_quality_and_failures_are_per_item(
+        monkeypatch: pytest.MonkeyPatch):
+    frame = pd.DataFrame({"item_id": ["limits"], "user_input": ["What is the rate limit?"],
+                          "reference": ["50 requests per minute."], "reference_contexts": [[LIMITS]]})
+    monkeypatch.setattr(claude_judge, "BROKEN", {"record_judge_context_precision"})
+    with FakeAnthropicServer(claude_judge.judge_responder) as server:
+        judge = AnthropicClient("sk-test", "claude-sonnet-5-5", base_url=server.base_url, max_retries=1)
+        result = rag_assets.evaluate(frame, _system, judge=judge)
+    assert result.summary["judge"] == "anthropic / claude-sonnet-5-5"
+    row = result.to_pandas().iloc[0]
+    assert math.isnan(row["context_precision"]) and row["faithfulness"] == 1.0
+    assert row["failures"]["context_precision"].startswith(f"{CONTEXT_PRECISION.ref} parse_error: ")
+    with pytest.raises(AssertionError) as failed:
+        assert_quality(result, {"faithfulness": 0.5})
+    assert str(failed.value) == ("RAG quality below the given thresholds (anthropic / claude-sonnet-5-5): 0 of 1 metrics "
+                                 "fail\n  judge failures 25.0% of 4 calls > budget 5.0%")
