@@ -12,12 +12,14 @@ every group, the evaluation asset's page and the newest HTML report. Chromium is
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -47,6 +49,20 @@ def _wait_for(url: str, seconds: float = 120.0) -> None:
     raise SystemExit(f"the webserver did not answer at {url} within {seconds:.0f} s")
 
 
+def _graphql(base: str, query: str) -> dict:
+    request = urllib.request.Request(f"{base}/graphql", data=json.dumps({"query": query}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.load(response)["data"]
+
+
+def _graph_url(base: str) -> str:
+    """The global lineage with every group open (the UI keeps open groups in the ``expanded`` query)."""
+    groups = sorted({node["groupName"] for node in _graphql(base, "{ assetNodes { groupName } }")["assetNodes"]})
+    expanded = ",".join(f"global@global:{group}" for group in groups)
+    return f"{base}/asset-groups?{urllib.parse.urlencode({'expanded': expanded})}"
+
+
 def _shoot(browser: str, url: str, target: Path) -> None:
     subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                     f"--window-size={WINDOW}", f"--virtual-time-budget={RENDER_MS}", f"--screenshot={target}", url],
@@ -73,7 +89,8 @@ def main() -> None:
     try:
         base = f"http://127.0.0.1:{port}"
         _wait_for(f"{base}/server_info")
-        _shoot(browser, f"{base}/asset-groups", DOCS / "asset-graph.png")
+        _graphql(base, "mutation { setNuxSeen }")  # the community sign-up dialog would cover the pictures
+        _shoot(browser, _graph_url(base), DOCS / "asset-graph.png")
         _shoot(browser, f"{base}/assets/evaluation", DOCS / "evaluation-asset.png")
         _shoot(browser, _newest_report(settings).as_uri(), DOCS / "report-example.png")
     finally:
