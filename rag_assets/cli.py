@@ -187,11 +187,11 @@ def _run_production(instance: dg.DagsterInstance, settings: Settings) -> list[dg
 
 #: Files a run leaves for a person, by the metadata label that names them.
 ARTIFACTS = {"report": "report", "export_jsonl": "golden set (JSONL)", "export_ragas": "golden set (ragas)",
-             "review_csv": "review file"}
+             "review_csv": "review file", "judge_review_workbook": "judge review (for your experts)"}
 
 
 def artifacts(results: Sequence[dg.ExecuteInProcessResult]) -> dict[str, str]:
-    """The newest path of each artifact the runs wrote (report, golden-set exports, review file)."""
+    """The newest path of each artifact the runs wrote (report, golden-set exports, review files)."""
     found: dict[str, str] = {}
     for event in (e for result in results for e in result.get_asset_materialization_events()):
         metadata = event.step_materialization_data.materialization.metadata
