@@ -52,8 +52,11 @@ def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
     assert not any("DEBUG" in line or "Warning" in line for line in captured_lines), "events go to the log file"
     table = [line for line in captured_lines if line.split(" ")[0] in KEY_FACTS or line.startswith("  FAILED")]
     assert len(table) == 8 + 7 + 3, "one line per materialized asset and partition, one per failed check"
-    assert len(captured_lines) - len(table) <= 17, f"the table, the files and one closing line: {captured_lines}"
-    closing = dict(line.split(": ", 1) for line in captured_lines if line.startswith(("report: ", "golden set (", "event log: ")))
+    # the two input lines, the table's head, the checks line, seven files, the UI command, the closing line, blanks
+    assert len(captured_lines) - len(table) <= 18, f"the table, the files and one closing line: {captured_lines}"
+    closing = dict(line.split(": ", 1) for line in captured_lines
+                   if line.startswith(("report: ", "golden set (", "event log: ", "judge review (")))
+    assert Path(closing["judge review (for your experts)"]).suffix == ".xlsx"
     assert Path(closing["report"]).is_file() and closing["report"].endswith(".html")
     assert Path(closing["golden set (JSONL)"]).name == "golden-v1.jsonl" and Path(closing["golden set (ragas)"]).is_file()
     assert "RUN_START" in Path(closing["event log"]).read_text(encoding="utf-8")
