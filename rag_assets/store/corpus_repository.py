@@ -206,18 +206,21 @@ class SqlCorpusRepository:
             return [Chunk(cid, path, ordinal, start, end, text, heading, digest)
                     for path, cid, ordinal, start, end, text, heading, digest in conn.execute(query)]
 
-    def snapshot_chunks(self, version_id: str) -> list[SnapshotChunk]:
-        """Every chunk of a snapshot with its document's title, version and date."""
+    def snapshot_chunks(self, version_id: str, chunk_ids: Collection[str] | None = None) -> list[SnapshotChunk]:
+        """The chunks of a snapshot with their document's title, version and date: every one, or only
+        ``chunk_ids`` (those the snapshot holds; in id order), so a shard reads its share, not the corpus."""
         query = (
             select(CHUNK.c.chunk_id, CHUNK.c.content_hash, SNAPSHOT_DOC.c.path, REVISION.c.title,
                    REVISION.c.doc_version, REVISION.c.doc_date, CHUNK.c.heading, CHUNK.c.text)
             .join(CHUNK, CHUNK.c.revision_id == SNAPSHOT_DOC.c.revision_id)
             .join(REVISION, REVISION.c.revision_id == SNAPSHOT_DOC.c.revision_id)
             .where(SNAPSHOT_DOC.c.version_id == version_id)
-            .order_by(SNAPSHOT_DOC.c.path, CHUNK.c.ordinal)
         )
         with self.engine.connect() as conn:
-            return [SnapshotChunk(*row) for row in conn.execute(query)]
+            if chunk_ids is None:
+                return [SnapshotChunk(*row) for row in conn.execute(query.order_by(SNAPSHOT_DOC.c.path, CHUNK.c.ordinal))]
+            return [SnapshotChunk(*row) for batch in batched(sorted(chunk_ids))
+                    for row in conn.execute(query.where(CHUNK.c.chunk_id.in_(batch)).order_by(CHUNK.c.chunk_id))]
 
     def row_counts(self) -> dict[str, int]:
         """Rows per corpus table; tests and the CLI use it to show what a snapshot wrote."""
