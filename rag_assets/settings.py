@@ -29,6 +29,8 @@ MAX_COST_ENV = "RAG_ASSETS_MAX_COST_USD"
 CELERY_BROKER_ENV = "RAG_ASSETS_CELERY_BROKER"
 CELERY_BACKEND_ENV = "RAG_ASSETS_CELERY_BACKEND"
 REPORT_URL_ENV = "RAG_ASSETS_REPORT_URL"
+JUDGE_MIN_KAPPA_ENV = "RAG_ASSETS_JUDGE_MIN_KAPPA"
+JUDGE_SEVERITY_ENV = "RAG_ASSETS_JUDGE_CALIBRATION_SEVERITY"
 
 DEFAULT_HOME = ".rag_assets"
 DEFAULT_CORPUS_ROOT = "data/corpus"
@@ -169,6 +171,28 @@ class Settings:
         value = _positive_number(env, LLM_RPM_ENV, int, "50", "a whole number of requests per minute above 0")
         return int(value) if value else None
 
+    @staticmethod
+    def judge_min_kappa(default: float, environ: Mapping[str, str] | None = None) -> float:
+        """The least Cohen's kappa of the judge with the experts the judge_agreement check accepts."""
+        value = (os.environ if environ is None else environ).get(JUDGE_MIN_KAPPA_ENV)
+        if not value:
+            return default
+        try:
+            kappa = float(value)
+        except ValueError:
+            kappa = -1.0
+        if not 0.0 <= kappa <= 1.0:
+            raise _bad(JUDGE_MIN_KAPPA_ENV, repr(value), "a number between 0 and 1", str(default))
+        return kappa
+
+    @staticmethod
+    def judge_calibration_severity(environ: Mapping[str, str] | None = None) -> str:
+        """WARN (the default) or ERROR: how a failed judge_agreement check counts."""
+        value = (os.environ if environ is None else environ).get(JUDGE_SEVERITY_ENV) or "WARN"
+        if value.upper() not in ("WARN", "ERROR"):
+            raise _bad(JUDGE_SEVERITY_ENV, repr(value), "WARN or ERROR", "ERROR")
+        return value.upper()
+
     @property
     def store_url(self) -> str:
         """The store's SQLAlchemy URL: PostgreSQL (or any URL) when set, else SQLite in home."""
@@ -186,7 +210,8 @@ def environment_problems(environ: Mapping[str, str] | None = None) -> list[str]:
     readers: list[Callable[[], object]] = [
         lambda: Settings.from_env(environ), lambda: Settings.sensor_interval(30, environ),
         lambda: Settings.production_start(environ), lambda: Settings.evaluation_cron(environ),
-        lambda: Settings.alert_webhook(environ), lambda: Settings.llm_requests_per_minute(environ)]
+        lambda: Settings.alert_webhook(environ), lambda: Settings.llm_requests_per_minute(environ),
+        lambda: Settings.judge_min_kappa(0.6, environ), lambda: Settings.judge_calibration_severity(environ)]
     problems = []
     for read in readers:
         try:

@@ -122,6 +122,10 @@ def test_run_on_a_missing_corpus_says_so_and_exits_2(project_env: Path, tmp_path
      "for example RAG_ASSETS_DATABASE_URL=postgresql+psycopg2://"),
     ("RAG_ASSETS_LLM_RPM", "fast", "RAG_ASSETS_LLM_RPM='fast' is not a whole number of requests per minute above 0"),
     ("RAG_ASSETS_ALERT_WEBHOOK", "hooks.example.com/x?token=abc", "RAG_ASSETS_ALERT_WEBHOOK=(not shown"),
+    ("RAG_ASSETS_JUDGE_MIN_KAPPA", "1.2", "RAG_ASSETS_JUDGE_MIN_KAPPA='1.2' is not a number between 0 and 1; "
+                                         "for example RAG_ASSETS_JUDGE_MIN_KAPPA=0.6"),
+    ("RAG_ASSETS_JUDGE_CALIBRATION_SEVERITY", "fatal",
+     "RAG_ASSETS_JUDGE_CALIBRATION_SEVERITY='fatal' is not WARN or ERROR"),
 ])
 def test_a_bad_setting_stops_with_one_line_and_exit_2_before_anything_is_written(
         project_env: Path, checkout_curation: Path, monkeypatch: pytest.MonkeyPatch,

@@ -19,7 +19,7 @@ from typing import IO
 
 from rag_assets.curation.models import OUTBOX_COLUMNS, ROWS_WRITTEN
 
-__all__ = ["FORMULA_TRIGGERS", "neutralise", "write_review_files"]
+__all__ = ["FORMULA_TRIGGERS", "neutralise", "write_atomically", "write_review_files"]
 
 # A cell starting with one of these is run as a formula (or, for TAB / CR, can be turned into one).
 FORMULA_TRIGGERS: frozenset[str] = frozenset({"=", "+", "-", "@", "\t", "\r"})
@@ -50,7 +50,7 @@ def _cells(row: Mapping[str, str | None], number: int) -> list[str]:
     return values
 
 
-def _write_atomically(path: Path, encoding: str, write: Callable[[IO[str]], None]) -> None:
+def write_atomically(path: Path, encoding: str, write: Callable[[IO[str]], None]) -> None:
     """Write into a temporary file next to ``path`` and move it into place in one step."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = tempfile.NamedTemporaryFile(
@@ -85,5 +85,5 @@ def write_review_files(rows: Sequence[Mapping[str, str | None]], csv_path: Path,
         for cells in table:
             handle.write(json.dumps(dict(zip(OUTBOX_COLUMNS, cells)), ensure_ascii=False) + "\n")
 
-    _write_atomically(Path(csv_path), "utf-8-sig", write_csv)
-    _write_atomically(Path(jsonl_path), "utf-8", write_jsonl)
+    write_atomically(Path(csv_path), "utf-8-sig", write_csv)
+    write_atomically(Path(jsonl_path), "utf-8", write_jsonl)

@@ -37,7 +37,7 @@ from rag_assets.curation.models import EDITABLE_COLUMNS, ROWS_WRITTEN, Decision
 from rag_assets.curation.review_writer import neutralise
 
 __all__ = ["REVIEW_SHEET", "WorkbookRow", "WorkbookUnreadable", "markdown_to_text", "review_sheet_as_csv",
-           "write_review_workbook"]
+           "write_review_workbook", "write_workbook"]
 
 REVIEW_SHEET = "Review"
 INSTRUCTIONS_SHEET = "Instructions"
@@ -151,11 +151,28 @@ def _row_height(values: Mapping[str, str], columns: Sequence[tuple[str, int]] = 
 
 def write_review_workbook(rows: Sequence[WorkbookRow], path: Path) -> Path:
     """Write the review workbook to ``path`` atomically (temporary file beside it, then replace)."""
+    table = []
+    for row in rows:
+        values = dict(row.values)
+        values["evidence"] = "\n\n".join(filter(None, [row.note, _evidence_text(row.evidence)]))
+        values["chunk_ids"] = "\n".join(chunk.chunk_id for chunk in row.evidence)
+        values[ROWS_WRITTEN] = str(len(rows))  # as the CSV writer does: the reader can tell a sheet that lost rows
+        table.append(values)
+    return write_workbook(path, INSTRUCTIONS, COLUMNS, EDITABLE_COLUMNS, table, {"decision": (
+        [d.value for d in Decision], "Pick accept, reject or edit (or leave it empty).")})
+
+
+def write_workbook(path: Path, instructions: Sequence[str], columns: Sequence[tuple[str, int]],
+                   editable: Sequence[str], table: Sequence[Mapping[str, str]],
+                   choices: Mapping[str, tuple[Sequence[str], str]]) -> Path:
+    """An Instructions sheet and a Review sheet of ``table`` (one mapping per row, keyed by column name)
+    whose ``editable`` columns alone are unlocked, ``choices`` giving a column its drop-down values and the
+    message a wrong value gets; written to ``path`` atomically (temporary file beside it, then replace)."""
     book = Workbook()
     guide = book.active
     guide.title = INSTRUCTIONS_SHEET
     guide.column_dimensions["A"].width = INSTRUCTIONS_WIDTH
-    for number, line in enumerate(INSTRUCTIONS, start=1):
+    for number, line in enumerate(instructions, start=1):
         cell = guide.cell(number, 1)
         _put(cell, line)
         cell.alignment = Alignment(wrap_text=True, vertical="top")
@@ -166,33 +183,29 @@ def write_review_workbook(rows: Sequence[WorkbookRow], path: Path) -> Path:
     guide.page_setup.fitToWidth, guide.page_setup.fitToHeight = 1, 0
 
     sheet = book.create_sheet(REVIEW_SHEET)
-    names = [name for name, _ in COLUMNS]
+    names = [name for name, _ in columns]
     locked_fill = PatternFill("solid", fgColor="EEF0F3")
-    for index, (name, width) in enumerate(COLUMNS, start=1):
+    for index, (name, width) in enumerate(columns, start=1):
         head = sheet.cell(1, index, name)
         head.font = Font(bold=True)
         sheet.column_dimensions[get_column_letter(index)].width = width
-    for number, row in enumerate(rows, start=2):
-        values = dict(row.values)
-        values["evidence"] = "\n\n".join(filter(None, [row.note, _evidence_text(row.evidence)]))
-        values["chunk_ids"] = "\n".join(chunk.chunk_id for chunk in row.evidence)
-        values[ROWS_WRITTEN] = str(len(rows))  # as the CSV writer does: the reader can tell a sheet that lost rows
-        sheet.row_dimensions[number].height = _row_height(values)
+    for number, values in enumerate(table, start=2):
+        sheet.row_dimensions[number].height = _row_height(values, columns)
         for index, name in enumerate(names, start=1):
             cell = sheet.cell(number, index)
             _put(cell, values.get(name) or "")
             cell.alignment = Alignment(wrap_text=True, vertical="top")
-            if name in EDITABLE_COLUMNS:
+            if name in editable:
                 cell.protection = Protection(locked=False)
             else:
                 cell.fill = locked_fill
-    last = max(len(rows) + 1, 2)
-    decision_column = get_column_letter(names.index("decision") + 1)
-    choices = DataValidation(type="list", formula1='"' + ",".join(d.value for d in Decision) + '"', allow_blank=True,
-                             showErrorMessage=True, errorTitle="decision",
-                             error="Pick accept, reject or edit (or leave it empty).")
-    choices.add(f"{decision_column}2:{decision_column}{last}")
-    sheet.add_data_validation(choices)
+    last = max(len(table) + 1, 2)
+    for column, (allowed, error) in choices.items():
+        letter = get_column_letter(names.index(column) + 1)
+        validation = DataValidation(type="list", formula1='"' + ",".join(allowed) + '"', allow_blank=True,
+                                    showErrorMessage=True, errorTitle=column, error=error)
+        validation.add(f"{letter}2:{letter}{last}")
+        sheet.add_data_validation(validation)
     sheet.freeze_panes = "A2"
     sheet.print_title_rows = "1:1"  # printed: landscape, one page wide, the header on every page
     sheet.page_setup.orientation = "landscape"

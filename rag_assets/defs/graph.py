@@ -12,6 +12,7 @@ from collections.abc import Mapping
 import dagster as dg
 
 from rag_assets.defs.assets.ab import build_ab_comparison
+from rag_assets.defs.assets.calibration import build_judge_agreement, build_judge_calibration, build_judge_calibration_job
 from rag_assets.defs.assets.corpus import build_corpus_snapshot
 from rag_assets.defs.assets.curation import build_curated_decisions, build_curation_queue
 from rag_assets.defs.assets.evaluation import build_evaluation
@@ -28,9 +29,12 @@ from rag_assets.defs.sensors import (build_automation_sensor, build_corpus_senso
                                      build_production_logs_sensor, build_run_failure_alerts)
 
 ASSETS = (build_corpus_snapshot, build_question_candidates, build_curation_queue, build_curated_decisions,
-          build_golden_set, build_rag_answers, build_evaluation, build_ab_comparison, build_production_sample)
-CHECKS = (build_golden_set_quality, build_golden_set_pinned, build_rag_answers_pinned, build_rag_answers_error_budget)
-JOBS = (build_lifecycle_job, build_curation_import_job, build_reevaluation_job, build_production_job)
+          build_golden_set, build_rag_answers, build_evaluation, build_ab_comparison, build_production_sample,
+          build_judge_calibration)
+CHECKS = (build_golden_set_quality, build_golden_set_pinned, build_rag_answers_pinned, build_rag_answers_error_budget,
+          build_judge_agreement)
+JOBS = (build_lifecycle_job, build_curation_import_job, build_reevaluation_job, build_production_job,
+        build_judge_calibration_job)
 SENSORS = (build_corpus_sensor, build_curation_inbox_sensor, build_production_logs_sensor, build_automation_sensor,
            build_run_failure_alerts)
 SCHEDULES = (build_reevaluation_schedule,)

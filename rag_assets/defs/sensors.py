@@ -11,6 +11,8 @@ from rag_assets.curation.inbox import (declared_corpus_version, file_sha256, inb
                                      reject_unsupported, unsupported_entries)
 from rag_assets.curation.models import ReviewProblem
 from rag_assets.corpus.snapshot import plan_snapshot
+from rag_assets.calibration.review_file import is_judge_review
+from rag_assets.defs.assets.calibration import build_judge_calibration_job, judge_review_request
 from rag_assets.defs.assets.corpus import build_corpus_snapshot
 from rag_assets.defs.freshness import already_scored
 from rag_assets.defs.jobs import build_curation_import_job, build_lifecycle_job, build_production_job
@@ -82,27 +84,32 @@ def _run_ended(instance: dg.DagsterInstance, run_key: str) -> tuple[bool, str | 
     return (True, None) if not runs else (runs[0].status in _ENDED, runs[0].run_id)
 
 
-def _import_request(path, digest: str, version: str | None, state: dict, attempts: int, op: str) -> dg.RunRequest:
-    """A run for ``path`` with the config of ``op`` (curated_decisions' op); run keys stay unique per file hash
-    (Dagster runs a run key once)."""
+def _import_request(path, digest: str, version: str | None, state: dict, attempts: int,
+                    lifecycle: Lifecycle) -> dg.RunRequest:
+    """A run for ``path``: a judge review's calibration, or the import of a question review (config of the
+    instance's curated_decisions op); run keys stay unique per file hash (Dagster runs a run key once)."""
     number = state.get("requests", 0) + 1
     state.update(requests=number, attempts=attempts, run_key=digest if number == 1 else f"{digest}:{number}")
+    tags = {"rag_assets/trigger": "curation_inbox", "rag_assets/attempt": str(attempts)}
+    if is_judge_review(path):
+        return judge_review_request(lifecycle, path, state["run_key"], tags)
     return dg.RunRequest(
-        run_key=state["run_key"], partition_key=version,
-        tags={"rag_assets/trigger": "curation_inbox", "rag_assets/attempt": str(attempts)},
-        run_config={"ops": {op: {"config": {"files": [path.name]}}}})
+        run_key=state["run_key"], partition_key=version, job_name=build_curation_import_job(lifecycle).name, tags=tags,
+        run_config={"ops": {lifecycle.key("curated_decisions").to_python_identifier(): {
+            "config": {"files": [path.name]}}}})
 
 
 @functools.cache
 def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
     @dg.sensor(
         name=lifecycle.named("curation_inbox_sensor"),
-        job=build_curation_import_job(lifecycle),
+        jobs=[build_curation_import_job(lifecycle), build_judge_calibration_job(lifecycle)],
         default_status=dg.DefaultSensorStatus.RUNNING,
         minimum_interval_seconds=lifecycle.interval(15),
         description=(
             "Watches the curation inbox. Each new reviewed file (by content hash, the cursor) that names a known "
-            "corpus version gets one run of curation_import for that partition (run key = file hash). A file still in "
+            "corpus version gets one run of curation_import for that partition (run key = file hash); a judge-review "
+            "file (judge-review-<evaluation>) one run of judge_calibration_import. A file still in "
             f"the inbox after its run ended (store down, crash) is requested again, up to {IMPORT_ATTEMPTS} runs, then "
             "rejected. A file that names no known corpus version, a folder or another file type is moved to rejected/ "
             "with a report at once."
@@ -111,7 +118,6 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
     @lifecycle.keyed
     def curation_inbox_sensor(context: dg.SensorEvaluationContext, curation: CurationResource) -> dg.SensorResult:
         folders = curation.folders()
-        op = lifecycle.key("curated_decisions").to_python_identifier()
         seen = _inbox_cursor(context.cursor)
         known = set(context.instance.get_dynamic_partitions(lifecycle.corpus_versions.name))
         requests, rejected, retried = [], [], []
@@ -120,7 +126,8 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
             rejected.append(entry.name)
         for path in inbox_files(folders.inbox):
             digest = file_sha256(path)
-            version = declared_corpus_version(path)
+            judge_review = is_judge_review(path)
+            version = None if judge_review else declared_corpus_version(path)
             state = seen.setdefault(digest, {})
             if state.get("run_key"):
                 ended, run_id = _run_ended(context.instance, state["run_key"])
@@ -133,10 +140,10 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
                     state.update(attempts=0, run_key=None)
                     rejected.append(path.name)
                     continue
-                requests.append(_import_request(path, digest, version, state, state["attempts"] + 1, op))
+                requests.append(_import_request(path, digest, version, state, state["attempts"] + 1, lifecycle))
                 retried.append(path.name)
-            elif version in known:
-                requests.append(_import_request(path, digest, version, state, 1, op))
+            elif judge_review or version in known:
+                requests.append(_import_request(path, digest, version, state, 1, lifecycle))
             else:
                 problem = (f"names corpus version {version!r}, which has no partition (known: {', '.join(sorted(known)) or 'none'})"
                            if version else "names no corpus version (neither in its file name nor in a corpus_version column)")

@@ -58,6 +58,7 @@ class ReportData:
     cost: Mapping[str, object] = field(default_factory=dict)
     items: Sequence[ItemDetail] = ()  # every item, worst first: the drill-down
     baseline: EvaluationDiff | None = None  # this evaluation (B) against its baseline (A)
+    calibration: Mapping[str, str] = field(default_factory=dict)  # metric -> its judge's agreement with the experts
 
     @property
     def offline(self) -> bool:
@@ -178,7 +179,8 @@ def _metrics_section(data: ReportData, colors: Mapping[str, str]) -> str:
                      f'background:{colors[m.name]}"></span>{mark}</div>')
         spread = f" <small>± {_num(m.std)}</small>" if _defined(m.std) else ""
         fail_cls = ' class="warn-text"' if m.failures else ""
-        rows.append([f"<strong>{_e(m.name)}</strong>", f"{_num(m.mean)}{spread}", meter, f"{m.n:,}",
+        judge = f'<br><small class="calibration">{_e(data.calibration[m.name])}</small>' if m.name in data.calibration else ""
+        rows.append([f"<strong>{_e(m.name)}</strong>{judge}", f"{_num(m.mean)}{spread}", meter, f"{m.n:,}",
                      f"<span{fail_cls}>{m.failures:,}</span>", _num(m.threshold, 2), _pass_badge(m.passed)])
     table = _table(["metric", "mean ± std", "", "n", "judge failures", "threshold", "status"], rows, "metrics")
     return _section("metrics", "Metrics", table,

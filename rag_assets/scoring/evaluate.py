@@ -50,6 +50,7 @@ class ItemScores:
     rag_error: str | None = None
     claims: list[dict] = field(default_factory=list)   # the judge's claims: claim, verdict, supporting_chunk_ids
     useful: dict[str, bool] = field(default_factory=dict)  # chunk id -> the judge's context-precision verdict
+    outputs: dict[str, dict] = field(default_factory=dict)  # judge template -> its parsed answer: the reasons shown to experts
 
 
 @dataclass
@@ -134,6 +135,7 @@ def _score_item(item: GoldenItem, response: RagResponse, versions: Mapping[str, 
     if response.contexts_unmapped_share is not None:
         _set(scores, UNMAPPED_SHARE, response.contexts_unmapped_share)
     retrieved = [r.key for r in response.retrieved]
+    scores.outputs = {name: dict(result.output) for name, result in results.items() if result.ok}
     faith = results.get("faithfulness")
     if faith is not None and faith.ok:
         value, counts = formulas.faithfulness(faith.output)

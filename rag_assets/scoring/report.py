@@ -69,7 +69,8 @@ def item_details(card: Scorecard, items: Sequence[GoldenItem], responses: Mappin
 
 def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, gates: Gates,
                  outcome: EvaluationOutcome, items: Sequence[GoldenItem], history: Sequence,
-                 responses: Mapping[str, RagResponse] | None = None, baseline: EvaluationDiff | None = None) -> Report:
+                 responses: Mapping[str, RagResponse] | None = None, baseline: EvaluationDiff | None = None,
+                 calibration: Mapping[str, str] | None = None) -> Report:
     minimum = {t.metric: t for t in gates.thresholds}
 
     def summary(name: str, agg) -> MetricSummary:
@@ -104,6 +105,7 @@ def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, 
                 "detail": f"{gates.failure_rate:.1%} of judge calls failed (budget {gates.max_failure_rate:.1%})"}],
         items=item_details(card, items, responses or {}),
         baseline=baseline,
+        calibration=dict(calibration or {}),
         cost={"judge calls": outcome.judge_calls, "API requests": stats.requests, "cache hits": stats.cache_hits,
               "input tokens": stats.input_tokens, "output tokens": stats.output_tokens,
               "cost (USD)": round(stats.cost_usd, 4)},

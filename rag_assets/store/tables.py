@@ -380,3 +380,65 @@ class StoreOwnerRow(SQLModel, table=True):
     __tablename__ = "store_owner"
 
     instance: str = Field(primary_key=True, max_length=64)
+
+
+class JudgeReviewSampleRow(SQLModel, table=True):
+    """The judged items of one evaluation sent to the experts, and the judge configuration that judged them."""
+
+    __tablename__ = "judge_review_sample"
+
+    evaluation_id: str = Field(primary_key=True, max_length=40)
+    judge_config: str = Field(index=True, max_length=16)
+    judge_config_json: str = Field(sa_column=Column(Text, nullable=False))
+    items_json: str = Field(sa_column=Column(Text, nullable=False))  # item id -> metric -> judge verdict or null
+    file_name: str | None = None  # None: the evaluation sent no review (sample size 0), its judge is recorded
+    created_at: dt.datetime = Field(default_factory=utcnow, index=True)
+
+
+class JudgeReviewImportRow(SQLModel, table=True):
+    """A judge-review file that was applied (by content hash): a file is never applied twice."""
+
+    __tablename__ = "judge_review_import"
+
+    sha256: str = Field(primary_key=True, max_length=64)
+    file_name: str
+    evaluation_id: str = Field(max_length=40)
+    verdicts: int
+    imported_at: dt.datetime = Field(default_factory=utcnow)
+
+
+class ExpertVerdictRow(SQLModel, table=True):
+    """An expert's pass/fail on one metric of one judged item, beside the judge's, and where it was read."""
+
+    __tablename__ = "expert_verdict"
+
+    verdict_id: int | None = Field(default=None, primary_key=True)
+    evaluation_id: str = Field(index=True, max_length=40)
+    judge_config: str = Field(index=True, max_length=16)
+    item_id: str = Field(max_length=64)
+    metric: str = Field(max_length=48)
+    judge_verdict: str = Field(max_length=8)
+    expert_verdict: str = Field(max_length=8)
+    reviewer: str
+    notes: str | None = Field(default=None, sa_column=Column(Text))
+    source_sha256: str = Field(index=True, max_length=64)
+    source_row: int
+
+
+class JudgeCalibrationRow(SQLModel, table=True):
+    """The judge's agreement with the experts on one metric, for one judge configuration, as computed then."""
+
+    __tablename__ = "judge_calibration"
+
+    calibration_id: int | None = Field(default=None, primary_key=True)
+    judge_config: str = Field(index=True, max_length=16)
+    judge_config_json: str = Field(sa_column=Column(Text, nullable=False))
+    metric: str = Field(max_length=48)
+    n: int
+    accuracy: float
+    kappa: float | None = None
+    kappa_low: float | None = None
+    kappa_high: float | None = None
+    confusion_json: str = Field(sa_column=Column(Text, nullable=False))
+    disagreements_json: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: dt.datetime = Field(default_factory=utcnow, index=True)

@@ -131,7 +131,8 @@ def test_the_example_lists_both_prefixes_and_binds_resources_per_instance(two_pr
     assert schedules == {"handbook_reevaluation_schedule": "0 6 * * *", "library_reevaluation_schedule": "30 6 * * 1"}
     groups = {defs.resolve_assets_def(key).group_names_by_key[key] for key in keys}
     assert groups == {f"{name}_{group}" for name in ("handbook", "library")
-                      for group in ("corpus", "generation", "curation", "golden", "rag", "evaluation", "production")}
+                      for group in ("corpus", "generation", "curation", "golden", "rag", "evaluation", "production",
+                                    "calibration")}
 
 
 def test_the_bundled_code_location_is_the_unnamed_instance_with_bare_keys():
@@ -139,7 +140,7 @@ def test_the_bundled_code_location_is_the_unnamed_instance_with_bare_keys():
 
     assert {key.to_user_string() for key in defs.resolve_asset_graph().get_all_asset_keys()} == {
         "corpus_snapshot", "question_candidates", "curation_queue", "curated_decisions", "golden_set", "rag_answers",
-        "evaluation", "ab_comparison", "production_sample"}
+        "evaluation", "ab_comparison", "production_sample", "judge_calibration"}
     loaded = defs.resolve_assets_def("evaluation")
     assert loaded.partitions_def.name == "corpus_versions" and loaded.group_names_by_key == {loaded.key: "evaluation"}
     assert [node.name for node in loaded.node_def.node_defs] == ["plan_judge_shards", "judge_shard", "score_evaluation"]

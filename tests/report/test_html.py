@@ -391,3 +391,13 @@ def test_report_in_headless_chromium_expands_marks_filters_and_fits(tmp_path: Pa
     for name, width, container, overflow in result["tables"]:
         assert width <= container and overflow == 0, (name, width, container, overflow)
     assert result["charts"] == [True] * (2 + len(METRICS)), "every chart was drawn as SVG, offline"
+
+
+def test_each_metric_shows_its_judge_calibration_beside_it() -> None:
+    data = replace(sample_data(), calibration={"faithfulness": "judge agreement with your experts κ=0.72, n=40",
+                                               "answer_relevance": "judge not calibrated with your experts"})
+    page = render_report(data)
+    row = page[page.index("<strong>faithfulness</strong>"):].split("</tr>")[0]
+    assert '<br><small class="calibration">judge agreement with your experts κ=0.72, n=40</small>' in row
+    assert '<strong>answer_relevance</strong><br><small class="calibration">judge not calibrated' in page
+    assert page.count('class="calibration"') == 2  # retrieval metrics have no judge to calibrate

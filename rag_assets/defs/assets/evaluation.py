@@ -7,11 +7,13 @@ import dagster as dg
 from pydantic import Field
 
 from rag_assets.console import terminal_progress
+from rag_assets.calibration.models import JudgeConfig
+from rag_assets.defs.assets.calibration import send_judge_review
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata, provider_label
-from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL, CurationResource, LLMResource, StoreResource
 from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset, step, with_defaults
 from rag_assets.errors import RagAssetsError
 from rag_assets.llm.budget import BudgetExceeded
@@ -40,7 +42,8 @@ class EvaluationConfig(dg.Config):
     or a file;
     the baseline evaluation id (default: the previous passing one); the regression gate's alpha and
     allowed drops; the judge failure budget; the embedder; the severity of failed gates; golden items
-    per judge shard; the most the judge may spend in this run (USD, all shards together)."""
+    per judge shard; the most the judge may spend in this run (USD, all shards together); the size of the judge
+    review sent to the experts."""
 
     k: int = 5
     profile: str = "auto"
@@ -55,6 +58,8 @@ class EvaluationConfig(dg.Config):
     max_cost_usd: float | None = Field(default=None, description=(
         "the most the judge may spend on this asset in one run, in USD (default: only the llm resource's limit "
         "for the whole run)"))
+    judge_review_sample: int = Field(default=30, ge=0, description=(
+        "judged items sent to the experts as a judge review (stratified by verdict and question type; 0: none)"))
 
 
 def check_specs(lifecycle: Lifecycle) -> list[dg.AssetCheckSpec]:
@@ -128,7 +133,7 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
 
 @step()
 def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource,
-                     llm: LLMResource, rag_run_id: str, outcomes: list[EvaluationOutcome]):
+                     llm: LLMResource, curation: CurationResource, rag_run_id: str, outcomes: list[EvaluationOutcome]):
     """Merges the shards, applies the gates, saves the evaluation and writes the report."""
     version = context.partition_key
     run = store.rag().run(rag_run_id)
@@ -160,8 +165,12 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
         against = diff_evaluations(baseline.evaluation_id, evaluation_id, repo.item_values(baseline.evaluation_id)[0],
                                    current, types, {r.item_id: r.answer for r in store.rag().results(baseline.rag_run_id)},
                                    {i: r.answer for i, r in responses.items()}, thresholds, metrics)
+    judge_config = JudgeConfig(judging.judge.provider, judging.judge.model, JUDGE_CODE_VERSION, config.embedder)
+    judge_review, calibration = send_judge_review(
+        store, curation, evaluation_id, judge_config, outcome.items, items, responses, config.judge_review_sample,
+        {name: agg.mean for name, agg in card.overall.items()})
     report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(lineage), responses,
-                          against)
+                          against, calibration)
     path = store.report_dir() / f"{evaluation_id}.html"
     report.write(path)
     repo.set_report_path(evaluation_id, str(path))
@@ -191,6 +200,7 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
             **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
             **floats,
             "summary": dg.MetadataValue.md(summary_markdown(card, gates, report)),
+            **judge_review,
             "report": dg.MetadataValue.path(str(path)),
             "baseline": dg.MetadataValue.text(baseline.evaluation_id if baseline else "none"),
             "thresholds": dg.MetadataValue.text(config.thresholds_file or f"profile {profile}"),
@@ -239,7 +249,8 @@ def build_evaluation(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "rate at k, average precision) and judge metrics (faithfulness with hallucination types, answer relevance, "
             "context precision and recall, citation accuracy, temporal faithfulness, decline accuracy), per item and "
             "aggregated overall and per question type, with the threshold, regression and judge-failure gates, a "
-            "markdown summary, an HTML report with plots, and a history row. The golden items are judged in shards "
+            "markdown summary, an HTML report with plots, a history row, and a judge review for the experts in the "
+            "curation outbox (see judge_calibration). The golden items are judged in shards "
             "(shard_size), one step each, merged by score_evaluation."
         ),
     )

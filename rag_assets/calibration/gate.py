@@ -1,0 +1,50 @@
+"""The calibration gate: is the judge in use now calibrated, and does it agree with the experts enough?"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+
+from rag_assets.calibration.models import JudgeConfig
+from rag_assets.errors import ConfigError
+from rag_assets.store.calibration_repository import StoredCalibration
+
+DEFAULT_MIN_KAPPA = 0.6
+
+
+@dataclass(frozen=True)
+class GateResult:
+    passed: bool
+    description: str
+    rows: list[tuple[str, str, str, str]]  # metric, n, kappa [95% CI], status
+
+
+def _changes(before: JudgeConfig, now: JudgeConfig) -> str:
+    old, new = asdict(before), asdict(now)
+    return ", ".join(f"{field} {old[field]} -> {new[field]}" for field in old if old[field] != new[field])
+
+
+def calibration_gate(current: JudgeConfig | None, last: JudgeConfig | None, calibration: Mapping[str, StoredCalibration],
+                     min_kappa: float = DEFAULT_MIN_KAPPA) -> GateResult:
+    """Fails when no evaluation sent a sample yet, when the judge was never calibrated, when the judge in use
+    (``current``, the newest evaluation's) is not the one calibrated last, or when a metric's kappa is undefined
+    or below ``min_kappa``. ``calibration`` is the current judge's StoredCalibration per metric."""
+    if not 0.0 <= min_kappa <= 1.0:
+        raise ConfigError(f"min_kappa={min_kappa} is not between 0 and 1; for example 0.6")
+    if current is None or last is None:
+        return GateResult(False, "the judge was never calibrated: no expert verdicts were imported yet", [])
+    if current.key != last.key:
+        return GateResult(False, f"the judge configuration changed since the last calibration ({_changes(last, current)}); "
+                                 "its agreement with your experts is unknown until a judge review comes back", [])
+    rows, low = [], []
+    for metric, found in sorted(calibration.items()):
+        kappa = found.kappa
+        ok = kappa is not None and kappa >= min_kappa
+        interval = f" [{found.kappa_low:.3f}, {found.kappa_high:.3f}]" if found.kappa_low is not None else ""
+        rows.append((metric, str(found.n), "undefined" if kappa is None else f"{kappa:.3f}{interval}",
+                     "ok" if ok else "below"))
+        if not ok:
+            low.append(f"{metric} κ={'undefined' if kappa is None else f'{kappa:.2f}'}")
+    if low:
+        return GateResult(False, f"judge agreement with your experts below κ={min_kappa:g}: {', '.join(low)}", rows)
+    return GateResult(True, f"every calibrated metric at or above κ={min_kappa:g} for {current.label()}", rows)

@@ -1,0 +1,83 @@
+"""What a judge review carries: the judge configuration it pins, the items sent out, the verdicts read back."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+
+from rag_assets.corpus.models import sha256_hex
+from rag_assets.scoring.agreement import THRESHOLD
+from rag_assets.scoring.evaluate import CORE_METRICS
+
+#: The metrics experts review: the judge's own verdicts (retrieval metrics come from golden labels).
+REVIEWED_METRICS = CORE_METRICS
+PASS, FAIL = "pass", "fail"
+
+
+def verdict(value: float) -> str:
+    """A judge score as the pass/fail an expert gives: the scores are shares, 0.5 is their midpoint
+    (the threshold the ``calibrate`` command uses too), not a tuned cut."""
+    return PASS if value >= THRESHOLD else FAIL
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """Everything that shapes a judge verdict: a calibration holds for exactly one of these."""
+
+    provider: str
+    model: str
+    templates: str  # the judge templates' refs, e.g. "judge_faithfulness@3+..."
+    embedder: str
+
+    @property
+    def key(self) -> str:
+        """A short stable id, written into the review file and stored with every verdict."""
+        return "jc-" + sha256_hex(self.as_json())[:12]
+
+    def as_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> JudgeConfig:
+        return cls(**json.loads(text))
+
+    def label(self) -> str:
+        return f"{self.provider} / {self.model}, templates {self.templates}, embedder {self.embedder}"
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    """One judged item as the expert sees it: per metric the judge's score (None: not judged) and reasons."""
+
+    item_id: str
+    question_type: str
+    question: str
+    answer: str
+    contexts: tuple[str, ...]
+    scores: dict[str, float | None]
+    reasons: dict[str, str]
+
+
+@dataclass(frozen=True)
+class ExpertVerdict:
+    """An expert's pass/fail on one metric of one item, beside the judge's, with where it was read."""
+
+    item_id: str
+    metric: str
+    judge_verdict: str
+    expert_verdict: str
+    reviewer: str
+    notes: str | None
+    row: int
+
+
+@dataclass(frozen=True)
+class JudgeReview:
+    """A judge-review file that passed validation, ready to be stored in one transaction."""
+
+    path: str
+    sha256: str
+    evaluation_id: str
+    judge_config: str  # JudgeConfig.key
+    verdicts: tuple[ExpertVerdict, ...]
+    unreviewed: int  # rows with no expert verdict yet

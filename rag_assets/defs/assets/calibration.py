@@ -1,0 +1,204 @@
+"""Judge calibration, wired: the judge review an evaluation sends out, the judge_calibration asset that
+reads the experts' verdicts back, its check, and the job the inbox sensor runs for a judge-review file."""
+
+import functools
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import dagster as dg
+from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
+
+from rag_assets.calibration.gate import DEFAULT_MIN_KAPPA, calibration_gate
+from rag_assets.calibration.models import REVIEWED_METRICS, JudgeConfig
+from rag_assets.calibration.review_file import evaluation_of, is_judge_review, read_judge_review, write_judge_review
+from rag_assets.calibration.sample import DEFAULT_SEED, reviewable, stratified_sample
+from rag_assets.calibration.stats import MetricCalibration, calibrate_all
+from rag_assets.curation.inbox import import_review_file, inbox_files
+from rag_assets.defs.assets.corpus import OWNERS
+from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
+from rag_assets.defs.resources import CurationResource, StoreResource
+from rag_assets.errors import ConfigError
+from rag_assets.golden.models import GoldenItem
+from rag_assets.rag.models import RagResponse
+from rag_assets.report.markdown import markdown_table
+from rag_assets.scoring.evaluate import ItemScores
+from rag_assets.settings import Settings
+from rag_assets.store.calibration_repository import SqlCalibrationRepository, StoredCalibration, calibration_lines
+
+CALIBRATION_CHECK = "judge_agreement"
+
+
+def calibrations(store: StoreResource) -> SqlCalibrationRepository:
+    return SqlCalibrationRepository(store.engine())
+
+
+def send_judge_review(store: StoreResource, curation: CurationResource, evaluation_id: str, config: JudgeConfig,
+                      outcome_items: Sequence[ItemScores], items: Sequence[GoldenItem],
+                      responses: Mapping[str, RagResponse], size: int, means: Mapping[str, float | None],
+                      ) -> tuple[dict[str, dg.MetadataValue], dict[str, str]]:
+    """Write an evaluation's judge review to the outbox and record its sample (``size`` 0: none). Returns the
+    evaluation's metadata about it, with each reviewed metric beside its judge's calibration, and per metric
+    the calibration text the report shows."""
+    repo = calibrations(store)
+    lines = calibration_lines(repo.calibration(config), REVIEWED_METRICS)
+    shown = [f"{m} {means[m]:.3f} · {text}" for m, text in lines.items() if means.get(m) is not None]
+    metadata = {"judge_config": dg.MetadataValue.text(f"{config.key}: {config.label()}"),
+                "judge_calibration": dg.MetadataValue.md("\n".join(f"- {line}" for line in shown))}
+    sample = stratified_sample(reviewable(outcome_items, {i.item_id: i for i in items}, responses), size, DEFAULT_SEED)
+    # recorded even when empty: the newest evaluation's judge is the one the calibration check compares
+    files = write_judge_review(sample, evaluation_id, config, curation.folders().outbox) if sample else None
+    repo.record_sample(evaluation_id, config, sample, files[0].name if files else None)
+    if files:
+        metadata.update({"judge_review_items": dg.MetadataValue.int(len(sample)),
+                         "judge_review_workbook": dg.MetadataValue.path(str(files[0])),
+                         "judge_review_csv": dg.MetadataValue.path(str(files[1]))})
+    return metadata, lines
+
+
+class JudgeCalibrationConfig(dg.Config):
+    """Which judge-review files to import (names in the inbox, or absolute paths); empty means every one there."""
+
+    files: list[str] = []
+
+
+@functools.cache
+def build_judge_calibration(lifecycle: Lifecycle) -> dg.AssetsDefinition:
+    @dg.asset(
+        key_prefix=lifecycle.key_prefix,
+        group_name=lifecycle.named("calibration"),
+        owners=OWNERS,
+        kinds={"python", "excel", "sql"},
+        description=(
+            "The judge's agreement with your experts. Imports the judge-review files (judge-review-<evaluation>.xlsx "
+            "or .csv) from the curation inbox, each validated whole and stored in one transaction, then moved to "
+            "processed/ (a bad one to rejected/ with a report naming row and column). Per metric and judge "
+            "configuration (provider, model, judge templates, embedder): accuracy, Cohen's kappa with a bootstrap 95% "
+            "interval, the confusion matrix and the items judge and experts disagree on."
+        ),
+    )
+    @lifecycle.keyed
+    def judge_calibration(context: dg.AssetExecutionContext, config: JudgeCalibrationConfig, store: StoreResource,
+                          curation: CurationResource) -> dg.MaterializeResult:
+        return _calibrate(context, config, store, curation)
+
+    return judge_calibration
+
+
+def _calibrate(context: dg.AssetExecutionContext, config: JudgeCalibrationConfig, store: StoreResource,
+               curation: CurationResource) -> dg.MaterializeResult:
+    """Import the judge reviews, recompute the calibration of every judge configuration they review."""
+    folders = curation.folders()
+    repo = calibrations(store)
+    files = ([Path(n) if Path(n).is_absolute() else folders.inbox / n for n in config.files] if config.files
+             else [p for p in inbox_files(folders.inbox) if is_judge_review(p)])
+    missing = [path for path in files if not path.exists()]
+    if missing:
+        context.log.warning(f"not in the inbox any more (already imported?): {', '.join(map(str, missing))}")
+    results = [import_review_file(path, folders, {}, lambda p, _, limits: read_judge_review(p, repo.sample, limits),
+                                  repo.apply_review, curation.limits()) for path in files if path.exists()]
+    touched = {repo.sample(evaluation_of(r.source))[0] for r in results if r.status == "applied"}
+    summaries = []
+    for key in sorted(touched):
+        judge = repo.config(key)
+        measured = calibrate_all(repo.verdicts(key))
+        repo.save_calibration(judge, measured)
+        summaries.extend((judge, m) for m in measured)
+    current = repo.current_config()
+    stored = repo.calibration(current) if current else {}
+    rejected = [r for r in results if r.status == "rejected"]
+    if rejected:
+        context.log.warning(f"judge-review file(s) rejected: {', '.join(r.source for r in rejected)}")
+    return dg.MaterializeResult(metadata={
+        "judge_config": dg.MetadataValue.text(f"{current.key}: {current.label()}" if current else "none yet"),
+        **_calibration_tables(summaries),
+        **{f"kappa_{metric}": dg.MetadataValue.float(round(found.kappa, 4))
+           for metric, found in stored.items() if found.kappa is not None},
+        **{f"n_{metric}": dg.MetadataValue.int(found.n) for metric, found in stored.items()},
+        "files": dg.MetadataValue.int(len(results)),
+        "files_applied": dg.MetadataValue.int(sum(1 for r in results if r.status == "applied")),
+        "files_rejected": dg.MetadataValue.int(len(rejected)),
+        "imports": dg.MetadataValue.md(markdown_table(
+            ["file", "status", "moved to", "report"], [(r.source, r.status, r.moved_to, r.report or "") for r in results])),
+    })
+
+
+def _calibration_tables(summaries: Sequence[tuple[JudgeConfig, MetricCalibration]]) -> dict[str, dg.MetadataValue]:
+    """The calibrations computed in this run, and the items judge and experts disagree on."""
+    return {
+        "calibration": dg.MetadataValue.md(markdown_table(
+            ["judge config", "metric", "n", "accuracy", "Cohen's kappa [95% CI]", "expert pass: judge pass / fail",
+             "expert fail: judge pass / fail"],
+            [(judge.key, m.metric, m.n, f"{m.accuracy:.3f}", str(m.kappa), "{pass} / {fail}".format(**m.confusion["pass"]),
+              "{pass} / {fail}".format(**m.confusion["fail"])) for judge, m in summaries])),
+        "disagreements": dg.MetadataValue.md(markdown_table(
+            ["judge config", "metric", "item", "judge", "expert", "reviewer", "notes"],
+            [(judge.key, m.metric, d.item_id, d.judge, d.expert, d.reviewer, d.notes or "")
+             for judge, m in summaries for d in m.disagreements])),
+    }
+
+
+class JudgeAgreementConfig(dg.Config):
+    """The least kappa per metric (default RAG_ASSETS_JUDGE_MIN_KAPPA, else 0.6) and the severity of a failure
+    (WARN or ERROR; default RAG_ASSETS_JUDGE_CALIBRATION_SEVERITY, else WARN)."""
+
+    min_kappa: float | None = None
+    severity: str | None = None
+
+
+@functools.cache
+def build_judge_agreement(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
+    @dg.asset_check(
+        asset=lifecycle.key("judge_calibration"),
+        name=CALIBRATION_CHECK,
+        description=(
+            "The judge in use (the newest evaluation's configuration) is the one calibrated last, and on every "
+            "metric its Cohen's kappa with your experts is at least min_kappa (default 0.6). WARN by default; "
+            "severity ERROR or RAG_ASSETS_JUDGE_CALIBRATION_SEVERITY=ERROR makes it an error."
+        ),
+    )
+    @lifecycle.keyed
+    def judge_agreement(config: JudgeAgreementConfig, store: StoreResource) -> dg.AssetCheckResult:
+        return _agreement(config, store)
+
+    return judge_agreement
+
+
+def _agreement(config: JudgeAgreementConfig, store: StoreResource) -> dg.AssetCheckResult:
+    try:
+        severity = (config.severity or Settings.judge_calibration_severity()).upper()
+        if severity not in ("WARN", "ERROR"):
+            raise ConfigError(f"severity {config.severity!r} is neither WARN nor ERROR")
+        min_kappa = config.min_kappa if config.min_kappa is not None else Settings.judge_min_kappa(DEFAULT_MIN_KAPPA)
+        repo = calibrations(store)
+        current = repo.current_config()
+        stored: dict[str, StoredCalibration] = repo.calibration(current) if current else {}
+        gate = calibration_gate(current, repo.last_calibrated_config(), stored, min_kappa)
+    except ConfigError as exc:
+        raise dg.Failure(description=f"invalid judge_agreement config: {exc}") from exc
+    return dg.AssetCheckResult(
+        passed=gate.passed, severity=dg.AssetCheckSeverity[severity], description=gate.description,
+        metadata={"min_kappa": dg.MetadataValue.float(min_kappa),
+                  "judge_config": dg.MetadataValue.text(current.label() if current else "none yet"),
+                  "metrics": dg.MetadataValue.md(markdown_table(["metric", "n", "kappa [95% CI]", "status"], gate.rows))})
+
+
+@functools.cache
+def build_judge_calibration_job(lifecycle: Lifecycle) -> UnresolvedAssetJobDefinition:
+    return dg.define_asset_job(
+        name=lifecycle.named("judge_calibration_import"),
+        selection=lifecycle.assets("judge_calibration"),
+        description="Import experts' judge reviews and measure the judge's agreement with them: what the inbox "
+                    "sensor runs for a judge-review file.",
+    )
+
+
+def judge_review_request(lifecycle: Lifecycle, path: Path, run_key: str, tags: Mapping[str, str]) -> dg.RunRequest:
+    """The run the inbox sensor requests for a judge-review file (no partition: calibration spans evaluations)."""
+    return dg.RunRequest(run_key=run_key, job_name=build_judge_calibration_job(lifecycle).name, tags=dict(tags),
+                         run_config={"ops": {lifecycle.key("judge_calibration").to_python_identifier(): {
+                             "config": {"files": [path.name]}}}})
+
+
+judge_calibration = build_judge_calibration(BUNDLED)
+judge_agreement = build_judge_agreement(BUNDLED)
+judge_calibration_job = build_judge_calibration_job(BUNDLED)
