@@ -13,7 +13,8 @@ from sqlalchemy import func, select
 
 from rag_assets.cli import main
 from rag_assets.defs.resources import RESOURCES
-from rag_assets.store.tables import CandidateRow, EvaluationRow, GoldenVersionRow, LLMCacheRow, ProductionRunRow, RagRunRow
+from rag_assets.store.tables import (CandidateRow, EvaluationRow, GoldenVersionRow, LLMCacheRow, ProductionRunRow,
+                                     RagRunRow)
 from tests.test_cli import checkout_curation  # noqa: F401  (a fixture)
 
 COUNTED = (LLMCacheRow, CandidateRow, GoldenVersionRow, RagRunRow, EvaluationRow, ProductionRunRow)
@@ -103,6 +104,7 @@ def test_a_new_store_under_an_instance_that_ran_before_runs_everything(
     monkeypatch.setenv("RAG_ASSETS_HOME", str(tmp_path / "another-home"))
     assert main(["run", "--no-production"]) == 0
     out = capsys.readouterr().out
-    assert _materialized(out) == sorted(["corpus_snapshot", "question_candidates", "curation_queue", "curated_decisions",
-                                         "golden_set", "ab_comparison", "rag_answers", "evaluation"])
+    assert _materialized(out) == sorted(["corpus_snapshot", "question_candidates", "curation_queue",
+                                         "curated_decisions", "golden_set", "ab_comparison", "rag_answers",
+                                         "evaluation"])
     assert "items=54, added=54" in out, "the instance's records say fresh, but this store had nothing"

@@ -231,14 +231,14 @@ class SqlCorpusRepository:
                       for row in conn.execute(chunk_query.where(CHUNK.c.chunk_id.in_(batch)))]
             documents: dict[str, list] = {}
             for batch in batched(sorted({row.revision_id for row in chunks})):
-                query = (select(SNAPSHOT_DOC.c.revision_id, SNAPSHOT_DOC.c.path, REVISION.c.title, REVISION.c.doc_version,
-                                REVISION.c.doc_date)
+                query = (select(SNAPSHOT_DOC.c.revision_id, SNAPSHOT_DOC.c.path, REVISION.c.title,
+                                REVISION.c.doc_version, REVISION.c.doc_date)
                          .join(REVISION, REVISION.c.revision_id == SNAPSHOT_DOC.c.revision_id)
                          .where(SNAPSHOT_DOC.c.version_id == version_id, SNAPSHOT_DOC.c.revision_id.in_(batch)))
                 for row in conn.execute(query):
                     documents.setdefault(row.revision_id, []).append(row)
-        found = [SnapshotChunk(c.chunk_id, c.content_hash, d.path, d.title, d.doc_version, d.doc_date, c.heading, c.text)
-                 for c in chunks for d in documents.get(c.revision_id, ())]
+        found = [SnapshotChunk(c.chunk_id, c.content_hash, d.path, d.title, d.doc_version, d.doc_date, c.heading,
+                               c.text) for c in chunks for d in documents.get(c.revision_id, ())]
         return sorted(found, key=lambda chunk: (chunk.chunk_id, chunk.path))
 
     def row_counts(self) -> dict[str, int]:

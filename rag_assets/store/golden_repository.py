@@ -156,8 +156,8 @@ class SqlGoldenRepository:
                 rows = conn.execute(query).all()
             else:
                 order = {item_id: n for n, item_id in enumerate(item_ids)}
-                rows = sorted((r for batch in batched(item_ids) for r in conn.execute(query.where(ITEM.c.item_id.in_(batch)))),
-                              key=lambda r: order[r.item_id])
+                rows = sorted((r for batch in batched(item_ids)
+                               for r in conn.execute(query.where(ITEM.c.item_id.in_(batch)))), key=lambda r: order[r.item_id])
         return [replace(_to_item(r), corpus_version=r.pinned) for r in rows]
 
     def save_version(self, build: GoldenBuild, parent: GoldenVersion | None, diff: GoldenDiff) -> GoldenVersion | None:

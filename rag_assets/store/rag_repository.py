@@ -98,7 +98,8 @@ class SqlRagRepository:
         with self.engine.connect() as conn:
             if item_ids is None:
                 return list(conn.execute(query).mappings())
-            return [r for batch in batched(item_ids) for r in conn.execute(query.where(RESULT.c.item_id.in_(batch))).mappings()]
+            return [r for batch in batched(item_ids)
+                    for r in conn.execute(query.where(RESULT.c.item_id.in_(batch))).mappings()]
 
     def chunk_ids(self, run_id: str, item_ids: Sequence[str] | None = None) -> set[str]:
         """The snapshot chunks a run's contexts stand for (named or mapped onto), of every item or of
