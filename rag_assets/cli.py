@@ -141,17 +141,46 @@ def _plan_version() -> str:
 
 
 def _stage_review(review: str | None, version: str, settings: Settings) -> None:
-    """Put a reviewed file in the inbox before the run: the given one, or the bundled simulated review."""
+    """Put a reviewed file in the inbox before the run: the given one, or the bundled simulated review;
+    not a file whose bytes were applied already (importing it again could change nothing)."""
+    from rag_assets.curation.inbox import file_sha256
+    from rag_assets.defs.resources import RESOURCES
+
     source = Path(review) if review else settings.curation_root / SAMPLE_REVIEWS / f"review-{version}.csv"
     if not source.exists():
         if review:
             raise FileNotFoundError(f"review file {source} does not exist")
+        return
+    if RESOURCES["store"].curation().is_applied(file_sha256(source)):
+        print(f"review file {source}: applied already")
         return
     inbox = settings.curation_root / "inbox"
     inbox.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, inbox / source.name)
     kind = "reviewed file" if review else "simulated expert review (bundled)"
     print(f"{kind}: {source} -> {inbox / source.name}")
+
+
+def _changed_assets(instance: dg.DagsterInstance, version: str, settings: Settings,
+                    forced: Sequence[dg.AssetKey]) -> list[dg.AssetKey]:
+    """The lifecycle's assets a run of ``version`` must materialize: the stale or missing ones, the ``forced`` ones,
+    while a review file of this version waits in the inbox curated_decisions and the queue its decisions
+    shrink, and everything when the store lacks the snapshot (the instance ran against another store);
+    with all downstream of them."""
+    from rag_assets.curation.inbox import declared_corpus_version, inbox_files
+    from rag_assets.definitions import defs
+    from rag_assets.defs.assets.corpus import corpus_snapshot
+    from rag_assets.defs.assets.curation import curated_decisions, curation_queue
+    from rag_assets.defs.freshness import stale_selection
+    from rag_assets.defs.jobs import lifecycle_job
+    from rag_assets.defs.resources import RESOURCES
+
+    inbox = settings.curation_root / "inbox"
+    waiting = inbox.is_dir() and any(declared_corpus_version(path) == version for path in inbox_files(inbox))
+    stored = RESOURCES["store"].corpus().get_snapshot(version) is not None
+    return stale_selection(instance, defs, lifecycle_job.selection, version, [
+        *forced, *([curated_decisions.key, curation_queue.key] if waiting else []),
+        *([] if stored else [corpus_snapshot.key])])
 
 
 def _evaluation_config(thresholds: str | None, profile: str | None) -> dict:
@@ -177,9 +206,15 @@ def _run_production(instance: dg.DagsterInstance, settings: Settings) -> list[dg
     """Score the newest logged days of production traffic, one run per day as the log sensor would."""
     from rag_assets.definitions import defs
 
+    from rag_assets.defs.assets.production import production_sample
+    from rag_assets.defs.freshness import already_scored
+
     days = _logged_days(settings.production_logs) if settings.production_logs.is_dir() else []
+    scored = already_scored(instance, production_sample.key, settings.production_logs, days)
     if days:
-        print(f"production logs: {settings.production_logs} -> days {days[0]} .. {days[-1]}")
+        print(f"production logs: {settings.production_logs} -> days {days[0]} .. {days[-1]}"
+              + (f" ({len(scored)} scored already on the same records)" if scored else ""))
+    days = [day for day in days if day not in scored]
     job = defs.resolve_job_def("production")
     return [job.execute_in_process(partition_key=day, instance=instance, raise_on_error=False,
                                    tags={"rag_assets/trigger": "cli", **process_tags()}) for day in days]
@@ -227,6 +262,8 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
          log: Path | None, out: TextIO) -> int:
     """The run itself; ``out`` is the terminal's stderr, while sys.stderr may be the event log."""
     from rag_assets.definitions import defs
+    from rag_assets.defs.assets.evaluation import evaluation
+    from rag_assets.defs.assets.rag import rag_answers
     from rag_assets.defs.partitions import corpus_versions
     from rag_assets.defs.resources import RESOURCES
     from rag_assets.errors import RagAssetsError
@@ -244,31 +281,41 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
         instance = _instance(settings)
         if not instance.has_dynamic_partition(corpus_versions.name, version):
             instance.add_dynamic_partitions(corpus_versions.name, [version])
+        selection = _changed_assets(instance, version, settings, forced=[
+            *([evaluation.key] if thresholds or profile else []), *([rag_answers.key] if system else [])])
         result = defs.resolve_job_def("lifecycle").execute_in_process(
-            partition_key=version, instance=instance, raise_on_error=False,
+            partition_key=version, instance=instance, raise_on_error=False, asset_selection=selection,
             tags={"rag_assets/trigger": "cli", **process_tags()},
-            run_config={**_evaluation_config(thresholds, profile), **(system or {})})
-        results = [result, *(_run_production(instance, settings) if production and result.success else [])]
+            run_config={**(_evaluation_config(thresholds, profile) if evaluation.key in selection else {}),
+                        **(system or {})}) if selection else None
+        if result is None:
+            print(f"corpus version {version}: every asset is up to date (same code versions, same input data "
+                  "versions, no review file waiting)")
+        ok = result is None or result.success
+        results = [*([result] if result else []), *(_run_production(instance, settings) if production and ok else [])]
     if summary_json:
         write_summary_json(results, Path(summary_json))
     if verbose:
         print(summary(results))
-    print("\n" + summary_table(results) + "\n")
+    if results:
+        print("\n" + summary_table(results) + "\n")
     for label, path in {**artifacts(results), "store": RESOURCES["store"].describe(), "event log": log}.items():
         if path:
             print(f"{label}: {path}")
     print(f"open the UI: rag-assets ui   (DAGSTER_HOME={os.environ['DAGSTER_HOME']} dagster dev -m rag_assets.definitions)")
     with contextlib.redirect_stderr(out):
         _report_failures(results)
-    if not result.success:
+    if result is not None and not result.success:
         print(f"\nrun {result.run_id} failed for corpus version {version}. If the golden set is empty, review the "
               f"candidates in {settings.curation_root / 'outbox'} and drop the file in the inbox.", file=out)
         return 1
     if not all(r.success for r in results):
         print("\na production_sample run failed (see above)", file=out)
         return 1
-    print(f"\nrun {result.run_id} succeeded for corpus version {version}"
-          + (f"; {len(results) - 1} production days scored" if len(results) > 1 else ""))
+    done = (f"run {result.run_id} succeeded for corpus version {version}" if result else
+            f"nothing to run for corpus version {version}")
+    days = len(results) - (result is not None)
+    print(f"\n{done}" + (f"; {days} production days scored" if days else ""))
     return 0
 
 

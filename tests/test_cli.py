@@ -65,7 +65,7 @@ def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
     assert_dagster_dev_would_start_no_run(project_env / "dagster")
     assert main(["run", "--verbose"]) == 0
     again = capsys.readouterr().out
-    assert "new_version              False" in again and "golden_version=1, items=54, added=54" in again
+    assert "every asset is up to date" in again and "new_version" not in again, "an unchanged home: nothing to run"
 
     exports = tmp_path_factory.mktemp("exports")
     for file_format in ("jsonl", "ragas", "csv", "parquet"):

@@ -4,7 +4,6 @@ import functools
 import json
 
 import dagster as dg
-from dagster._core.definitions.data_version import DATA_VERSION_TAG
 
 from rag_assets.corpus.manifest import fingerprint
 from rag_assets.corpus.models import sha256_hex
@@ -15,10 +14,11 @@ from rag_assets.corpus.snapshot import plan_snapshot
 from rag_assets.calibration.review_file import is_judge_review
 from rag_assets.defs.assets.calibration import build_judge_calibration_job, judge_review_request
 from rag_assets.defs.assets.corpus import build_corpus_snapshot
+from rag_assets.defs.freshness import already_scored
 from rag_assets.defs.jobs import build_curation_import_job, build_lifecycle_job, build_production_job
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import CorpusResource, CurationResource, ProductionLogsResource, StoreResource
-from rag_assets.production.logs import day_digests, log_files, read_log_file, read_logs
+from rag_assets.production.logs import day_digests, log_files, read_log_file
 from rag_assets.errors import RagAssetsError
 from rag_assets.settings import Settings
 
@@ -170,24 +170,6 @@ def _day_digests(path) -> dict[str, str]:
     return day_digests(read_log_file(path).records)
 
 
-def _already_scored(instance: dg.DagsterInstance, asset: dg.AssetKey, folder, days: list[str]) -> set[str]:
-    """The days whose newest production_sample materialization (by the CLI, a backfill or this
-    sensor) has the data version the day's records give now: scoring them again would change nothing.
-    A log that cannot be read now counts as changed: the run is requested, never lost."""
-    try:
-        current = day_digests(read_logs(folder).records) if days else {}
-    except OSError:
-        return set()
-    scored = set()
-    for day in days:
-        records = instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=asset, asset_partitions=[day]), limit=1).records
-        materialization = records[0].asset_materialization if records else None
-        if materialization is not None and materialization.tags.get(DATA_VERSION_TAG) == current.get(day):
-            scored.add(day)
-    return scored
-
-
 @functools.cache
 def build_production_logs_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
     @dg.sensor(
@@ -224,7 +206,7 @@ def build_production_logs_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
         first, last = partitions.get_first_partition_key(), partitions.get_last_partition_key()
         requests, too_early = [], []
         ready = [day for day in pending if first <= day and last is not None and day <= last]
-        scored = _already_scored(context.instance, lifecycle.key("production_sample"), production_logs.folder(), ready)
+        scored = already_scored(context.instance, lifecycle.key("production_sample"), production_logs.folder(), ready)
         for day in sorted(pending):
             if day < first:
                 too_early.append(day)

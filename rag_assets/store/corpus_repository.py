@@ -206,8 +206,11 @@ class SqlCorpusRepository:
             return [Chunk(cid, path, ordinal, start, end, text, heading, digest)
                     for path, cid, ordinal, start, end, text, heading, digest in conn.execute(query)]
 
-    def snapshot_chunks(self, version_id: str) -> list[SnapshotChunk]:
-        """Every chunk of a snapshot with its document's title, version and date."""
+    def snapshot_chunks(self, version_id: str, chunk_ids: Collection[str] | None = None) -> list[SnapshotChunk]:
+        """The chunks of a snapshot with their document's title, version and date: every one, or only
+        ``chunk_ids`` (those the snapshot holds; by id, then path), so a shard reads its share, not the corpus."""
+        if chunk_ids is not None:
+            return self._named_chunks(version_id, chunk_ids)
         query = (
             select(CHUNK.c.chunk_id, CHUNK.c.content_hash, SNAPSHOT_DOC.c.path, REVISION.c.title,
                    REVISION.c.doc_version, REVISION.c.doc_date, CHUNK.c.heading, CHUNK.c.text)
@@ -218,6 +221,25 @@ class SqlCorpusRepository:
         )
         with self.engine.connect() as conn:
             return [SnapshotChunk(*row) for row in conn.execute(query)]
+
+    def _named_chunks(self, version_id: str, chunk_ids: Collection[str]) -> list[SnapshotChunk]:
+        """Chunks looked up by id first, then kept where the snapshot links their revision: one join
+        from the snapshot's side lets SQLite walk every chunk of the corpus for a handful of ids."""
+        chunk_query = select(CHUNK.c.revision_id, CHUNK.c.chunk_id, CHUNK.c.content_hash, CHUNK.c.heading, CHUNK.c.text)
+        with self.engine.connect() as conn:
+            chunks = [row for batch in batched(sorted(chunk_ids))
+                      for row in conn.execute(chunk_query.where(CHUNK.c.chunk_id.in_(batch)))]
+            documents: dict[str, list] = {}
+            for batch in batched(sorted({row.revision_id for row in chunks})):
+                query = (select(SNAPSHOT_DOC.c.revision_id, SNAPSHOT_DOC.c.path, REVISION.c.title,
+                                REVISION.c.doc_version, REVISION.c.doc_date)
+                         .join(REVISION, REVISION.c.revision_id == SNAPSHOT_DOC.c.revision_id)
+                         .where(SNAPSHOT_DOC.c.version_id == version_id, SNAPSHOT_DOC.c.revision_id.in_(batch)))
+                for row in conn.execute(query):
+                    documents.setdefault(row.revision_id, []).append(row)
+        found = [SnapshotChunk(c.chunk_id, c.content_hash, d.path, d.title, d.doc_version, d.doc_date, c.heading,
+                               c.text) for c in chunks for d in documents.get(c.revision_id, ())]
+        return sorted(found, key=lambda chunk: (chunk.chunk_id, chunk.path))
 
     def row_counts(self) -> dict[str, int]:
         """Rows per corpus table; tests and the CLI use it to show what a snapshot wrote."""

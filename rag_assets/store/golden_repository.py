@@ -16,7 +16,7 @@ from sqlalchemy.engine import Connection, Engine
 from rag_assets.corpus.models import ChunkRef
 from rag_assets.golden.build import GoldenBuild, GoldenDiff
 from rag_assets.golden.models import GoldenItem
-from rag_assets.store.engine import retry_transaction, write_transaction
+from rag_assets.store.engine import batched, retry_transaction, write_transaction
 from rag_assets.store.tables import GoldenItemRevisionRow, GoldenItemRow, GoldenVersionItemRow, GoldenVersionRow, utcnow
 
 ITEM = GoldenItemRow.__table__
@@ -138,14 +138,26 @@ class SqlGoldenRepository:
         with self.engine.connect() as conn:
             return dict(conn.execute(select(MEMBER.c.item_id, MEMBER.c.revision).where(MEMBER.c.number == number)).all())
 
-    def version_items(self, number: int) -> list[GoldenItem]:
-        """A version's items as pinned: each revision with the version's corpus version."""
+    def version_item_ids(self, number: int) -> list[str]:
+        """A version's item ids in the order of ``version_items``: what a shard slices before it reads its items."""
+        query = select(MEMBER.c.item_id).where(MEMBER.c.number == number).order_by(MEMBER.c.item_id)
+        with self.engine.connect() as conn:
+            return list(conn.execute(query).scalars())
+
+    def version_items(self, number: int, item_ids: Sequence[str] | None = None) -> list[GoldenItem]:
+        """A version's items as pinned: each revision with the version's corpus version; every item, or only
+        ``item_ids`` (in item order)."""
         query = (_item_query().add_columns(VERSION.c.corpus_version.label("pinned"))
                  .join(MEMBER, (MEMBER.c.item_id == ITEM.c.item_id) & (MEMBER.c.revision == REVISION.c.revision))
                  .join(VERSION, VERSION.c.number == MEMBER.c.number)
                  .where(MEMBER.c.number == number).order_by(ITEM.c.item_id))
         with self.engine.connect() as conn:
-            rows = conn.execute(query).all()
+            if item_ids is None:
+                rows = conn.execute(query).all()
+            else:
+                order = {item_id: n for n, item_id in enumerate(item_ids)}
+                rows = sorted((r for batch in batched(item_ids)
+                               for r in conn.execute(query.where(ITEM.c.item_id.in_(batch)))), key=lambda r: order[r.item_id])
         return [replace(_to_item(r), corpus_version=r.pinned) for r in rows]
 
     def save_version(self, build: GoldenBuild, parent: GoldenVersion | None, diff: GoldenDiff) -> GoldenVersion | None:

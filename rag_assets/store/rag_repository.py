@@ -92,10 +92,27 @@ class SqlRagRepository:
         return RagRun(row["run_id"], row["corpus_version"], row["golden_version"], row["system_name"],
                       row["system_config_hash"], json.loads(row["system_config_json"]), row["items"], row["errors"])
 
-    def results(self, run_id: str, texts: Mapping[str, str] | None = None) -> list[RagResponse]:
-        """A run's responses by item id; chunk texts are filled from ``texts`` (the snapshot)."""
+    def _rows(self, run_id: str, item_ids: Sequence[str] | None, *columns) -> list:
+        """A run's result rows by item id: every one, or those of ``item_ids`` (by item id within each batch of ids)."""
+        query = select(*columns or (RESULT,)).where(RESULT.c.run_id == run_id).order_by(RESULT.c.item_id)
         with self.engine.connect() as conn:
-            rows = conn.execute(select(RESULT).where(RESULT.c.run_id == run_id).order_by(RESULT.c.item_id)).mappings().all()
+            if item_ids is None:
+                return list(conn.execute(query).mappings())
+            return [r for batch in batched(item_ids)
+                    for r in conn.execute(query.where(RESULT.c.item_id.in_(batch))).mappings()]
+
+    def chunk_ids(self, run_id: str, item_ids: Sequence[str] | None = None) -> set[str]:
+        """The snapshot chunks a run's contexts stand for (named or mapped onto), of every item or of
+        ``item_ids``: all a shard or a report needs of the snapshot."""
+        rows = self._rows(run_id, item_ids, RESULT.c.item_id, RESULT.c.retrieved_json)
+        return {cid for r in rows for context in json.loads(r["retrieved_json"])
+                for cid in ([context[0]] if isinstance(context, list) else [m[0] for m in context["matches"]])}
+
+    def results(self, run_id: str, texts: Mapping[str, str] | None = None,
+                item_ids: Sequence[str] | None = None) -> list[RagResponse]:
+        """A run's responses by item id (every item's, or those of ``item_ids``); chunk texts are filled
+        from ``texts`` (the snapshot)."""
+        rows = self._rows(run_id, item_ids)
         texts = texts or {}
         return [RagResponse(
             item_id=r["item_id"], answer=r["answer"],

@@ -112,11 +112,14 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
                 rag_run_id: str, shard: Shard) -> dg.Output[EvaluationOutcome]:
     """Judges one shard's items; every answer lands in the LLM cache as it arrives. Fails before any request
     when its estimate does not fit the budget, and stops sending once the run or the asset spent it."""
-    run = store.rag().run(rag_run_id)
-    chunks = store.corpus().snapshot_chunks(run.corpus_version)
-    items = shard.take(store.golden().version_items(run.golden_version))
+    rag = store.rag()
+    run = rag.run(rag_run_id)
+    item_ids = shard.take(store.golden().version_item_ids(run.golden_version))
+    items = store.golden().version_items(run.golden_version, item_ids)
     judging = _Judging(config, llm, store, context.run_id)
-    responses = {r.item_id: r for r in store.rag().results(run.run_id, {c.chunk_id: c.text for c in chunks})}
+    chunks = store.corpus().snapshot_chunks(run.corpus_version, rag.chunk_ids(run.run_id, item_ids) | {
+        ref.chunk_id for item in items for ref in item.relevant_chunks})
+    responses = {r.item_id: r for r in rag.results(run.run_id, {c.chunk_id: c.text for c in chunks}, item_ids)}
     try:
         outcome = score_answers(items, responses, chunks, judging.judge, store.llm_cache(), judging.embedder, config.k,
                                 terminal_progress("judging"))
@@ -153,7 +156,8 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
         system_config_hash=run.system_config_hash, judge=provider_label(outcome.stats), k=config.k,
         aggregates=card.as_dict(), gates=gates.as_dict(), passed=gates.passed,
         baseline_id=baseline.evaluation_id if baseline else None, items=outcome.items)
-    chunks = {c.chunk_id: c.text for c in store.corpus().snapshot_chunks(run.corpus_version)}
+    chunks = {c.chunk_id: c.text for c in store.corpus().snapshot_chunks(run.corpus_version,
+                                                                         store.rag().chunk_ids(run.run_id))}
     responses = {r.item_id: r for r in store.rag().results(run.run_id, chunks)}
     against = None
     if baseline is not None:

@@ -77,7 +77,8 @@ def plan_rag_shards(context: dg.OpExecutionContext, config: RagRunConfig, store:
 def answer_shard(context: dg.OpExecutionContext, store: StoreResource, llm: LLMResource, rag: RagSystemResource,
                  plan: RagPlan, shard: Shard) -> dg.Output[ShardAnswers]:
     version = context.partition_key
-    items = shard.take(store.golden().version_items(plan.golden_version))
+    items = store.golden().version_items(plan.golden_version,
+                                         shard.take(store.golden().version_item_ids(plan.golden_version)))
     chunks = store.corpus().snapshot_chunks(version)
     system = _system(version, chunks, store, llm, rag, context.run_id)
     responses = answer_items(system, items, version, chunks, terminal_progress("rag answers"))
@@ -93,9 +94,8 @@ def save_rag_run(context: dg.OpExecutionContext, store: StoreResource, plan: Rag
     """Saves the shards' answers as one RAG run."""
     version = context.partition_key
     responses = [r for part in parts for r in part.responses]
-    items = store.golden().version_items(plan.golden_version)
     run = store.rag().save_run(version, plan.golden_version, plan.system_name, plan.system_config_hash,
-                               plan.system_config, responses, {i.item_id: i.revision for i in items})
+                               plan.system_config, responses, store.golden().version_members(plan.golden_version))
     latencies = np.array([r.latency_ms for r in responses]) if responses else np.zeros(1)
     errors: dict[str, int] = {}
     for response in responses:

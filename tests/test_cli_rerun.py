@@ -1,0 +1,110 @@
+"""A second ``rag-assets run`` on an unchanged home runs nothing; a new review file or a changed corpus re-runs
+what depends on it, and only that."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import dagster as dg
+import pytest
+from sqlalchemy import func, select
+
+from rag_assets.cli import main
+from rag_assets.defs.resources import RESOURCES
+from rag_assets.store.tables import (CandidateRow, EvaluationRow, GoldenVersionRow, LLMCacheRow, ProductionRunRow,
+                                     RagRunRow)
+from tests.test_cli import checkout_curation  # noqa: F401  (a fixture)
+
+COUNTED = (LLMCacheRow, CandidateRow, GoldenVersionRow, RagRunRow, EvaluationRow, ProductionRunRow)
+
+
+def _rows() -> dict[str, int]:
+    """Rows of the tables a run writes to when it generates, judges, answers or scores anything."""
+    with RESOURCES["store"].engine().connect() as conn:
+        return {row.__tablename__: conn.execute(select(func.count()).select_from(row.__table__)).scalar_one()
+                for row in COUNTED}
+
+
+def _runs(project_env: Path) -> int:
+    with dg.DagsterInstance.from_config(str(project_env / "dagster")) as instance:
+        return len(instance.get_runs())
+
+
+def _materialized(out: str) -> list[str]:
+    """The assets of the summary table, sorted (one line per materialized asset and partition; no table when the
+    run materialized nothing)."""
+    _, rule, rest = out.partition("-" * 100 + "\n")
+    return sorted(line.split()[0] for line in rest.split("\n\n", 1)[0].splitlines()) if rule else []
+
+
+@pytest.fixture
+def first_run(project_env: Path, checkout_curation: Path, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+              capsys: pytest.CaptureFixture[str]) -> str:
+    """The output of a first run on a new home (the bundled review applied, 7 production days scored)."""
+    monkeypatch.setenv("DAGSTER_HOME", "")  # the CLI's own instance in the home; unset again after the test
+    assert main(["run"]) == 0
+    return capsys.readouterr().out
+
+
+def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
+        first_run: str, project_env: Path, capsys: pytest.CaptureFixture[str]):
+    before, runs = _rows(), _runs(project_env)
+    assert runs == 8 and before[EvaluationRow.__tablename__] == 1 and before[ProductionRunRow.__tablename__] == 7
+    assert main(["run"]) == 0
+    out = capsys.readouterr().out
+    assert "review file" in out and "applied already" in out, "the applied bundled review is not staged again"
+    assert "every asset is up to date (same code versions, same input data versions, no review file waiting)" in out
+    assert "(7 scored already on the same records)" in out
+    assert "\nnothing to run for corpus version cv-" in out and "production days scored" not in out
+    assert _materialized(out) == []
+    assert (_rows(), _runs(project_env)) == (before, runs), "no LLM call, candidate, answer, score or Dagster run"
+
+
+def test_a_new_review_file_reruns_the_decisions_and_what_depends_on_them(
+        first_run: str, project_env: Path, checkout_curation: Path, tmp_path: Path,  # noqa: F811
+        capsys: pytest.CaptureFixture[str]):
+    (sample,) = (checkout_curation / "sample").glob("review-cv-*.csv")
+    with sample.open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    accepted = next(row for row in rows if row["decision"] == "accept")
+    review = tmp_path / sample.name.replace("review-", "second-review-")
+    with review.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerow({**accepted, "decision": "reject", "notes": "wrong after all"})
+    before = _rows()
+    assert main(["run", "--review", str(review), "--verbose"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"\bnew_version +True\b", out), "the golden set got a new version"
+    assert _materialized(out) == ["ab_comparison", "curated_decisions", "curation_queue", "evaluation", "golden_set",
+                                  "rag_answers"], "neither the snapshot nor the candidates; no production day"
+    assert "files_applied=1" in out and "items=53, added=0, removed=1" in out
+    after = _rows()
+    assert [after[t] - before[t] for t in before] == [0, 0, 1, 1, 1, 0], dict(zip(before, after.values()))
+
+
+def test_a_changed_corpus_runs_the_whole_chain_for_its_new_version(
+        first_run: str, sample_corpus: Path, capsys: pytest.CaptureFixture[str]):
+    version = first_run.split("succeeded for corpus version ")[1].split(";")[0]
+    page = sorted(sample_corpus.rglob("*.md"))[0]
+    page.write_text(page.read_text(encoding="utf-8") + "\n\nA new paragraph about offline mode.\n", encoding="utf-8")
+    main(["run", "--no-review"])
+    out = capsys.readouterr().out
+    assert {"corpus_snapshot", "question_candidates"} <= set(_materialized(out))
+    snapshot = next(line for line in out.splitlines() if line.startswith("corpus_snapshot"))
+    assert version not in snapshot and "documents_changed=1" in snapshot
+
+
+def test_a_new_store_under_an_instance_that_ran_before_runs_everything(
+        first_run: str, project_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]):
+    monkeypatch.setenv("DAGSTER_HOME", str(project_env / "dagster"))
+    monkeypatch.setenv("RAG_ASSETS_HOME", str(tmp_path / "another-home"))
+    assert main(["run", "--no-production"]) == 0
+    out = capsys.readouterr().out
+    assert _materialized(out) == sorted(["corpus_snapshot", "question_candidates", "curation_queue",
+                                         "curated_decisions", "golden_set", "ab_comparison", "rag_answers",
+                                         "evaluation"])
+    assert "items=54, added=54" in out, "the instance's records say fresh, but this store had nothing"
