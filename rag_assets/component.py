@@ -142,9 +142,15 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
         from rag_assets.defs.resources import (CorpusResource, CurationResource, GoldenPolicyResource,
                                                ProductionLogsResource, RagSystemResource, StoreResource)
 
+        from rag_assets.rag.factory import check_system_spec
+
         if self.database_url_env == DATABASE_URL_ENV:
             raise ConfigError(f"instance {self.name}: database_url_env {DATABASE_URL_ENV} is the unnamed instance's "
                               "database; give this instance a database of its own (its rows carry no instance name)")
+        try:
+            check_system_spec(self.system.kind, self.system.target)
+        except ConfigError as exc:
+            raise ConfigError(f"instance {self.name}: system: {exc}") from exc
         home = self.home_path(base)
         return {
             "store": StoreResource(home=str(home), database_url_env=self.database_url_env, instance=str(self.name)),

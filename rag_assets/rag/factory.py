@@ -18,6 +18,15 @@ from rag_assets.rag.system import FRAMEWORKS, RagSystem, framework_system
 KINDS = ("reference", "callable", "http", *FRAMEWORKS)
 
 
+def check_system_spec(kind: str, target: str | None) -> None:
+    """Refuses a kind or a missing target before anything runs: a component's defs.yaml is checked
+    when the code location loads, not when the RAG step first builds the system."""
+    if kind not in KINDS:
+        raise ConfigError(f"RAG system kind must be reference, callable, http, {' or '.join(FRAMEWORKS)}, got {kind!r}")
+    if kind != "reference" and not target:
+        raise ConfigError(f"a {kind} RAG system needs target (module:function or URL)")
+
+
 def make_system(kind: str, target: str | None, corpus_version: str, chunks: Sequence[SnapshotChunk], llm: LLMClient,
                 cache: LLMCache | None, index_dir: Path | None, corpus_root: Path | None = None, *,
                 name: str | None = None, k: int = 5, timeout: float = 30.0, max_concurrency: int = 4,
@@ -25,16 +34,13 @@ def make_system(kind: str, target: str | None, corpus_version: str, chunks: Sequ
                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, input_key: str | None = "input") -> RagSystem:
     """The system of one kind (see ``RagSystemResource``); the reference one answers with ``llm`` over a
     BM25 index of ``chunks`` (kept in ``index_dir`` when given)."""
+    check_system_spec(kind, target)
     if kind == "reference":
         from rag_assets.rag.bm25 import index_for
         from rag_assets.rag.reference import ReferenceRagSystem
 
         return ReferenceRagSystem(index_for(corpus_version, chunks, index_dir), k, llm, cache,
                                   {c.chunk_id: c.doc_version for c in chunks})
-    if kind not in KINDS:
-        raise ConfigError(f"RAG system kind must be reference, callable, http, {' or '.join(FRAMEWORKS)}, got {kind!r}")
-    if not target:
-        raise ConfigError(f"a {kind} RAG system needs target (module:function or URL)")
     if kind == "callable":
         return CallableRagSystem(target, k, timeout, max_concurrency)
     if kind == "http":

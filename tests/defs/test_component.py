@@ -171,6 +171,11 @@ def test_bad_settings_name_the_field(tmp_path: Path):
         _component(name="Support-Docs").lifecycle()
     with pytest.raises(ConfigError, match="database_url_env RAG_ASSETS_DATABASE_URL is the unnamed instance's"):
         _component(name="support", database_url_env="RAG_ASSETS_DATABASE_URL").resources(tmp_path)
+    with pytest.raises(ConfigError, match=r"^instance support: system: RAG system kind must be reference, callable, "
+                                          r"http, langchain or llamaindex, got 'htpp'$"):
+        _component(name="support", system={"kind": "htpp", "target": "http://127.0.0.1:9/rag"}).resources(tmp_path)
+    with pytest.raises(ConfigError, match=r"^instance support: system: a callable RAG system needs target"):
+        _component(name="support", system={"kind": "callable"}).resources(tmp_path)
 
 
 def test_an_unnamed_instance_takes_no_yaml_settings():
