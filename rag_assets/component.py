@@ -57,6 +57,9 @@ class LLMSpec(dg.Model):
     model: str | None = None
     judge_model: str | None = None
     max_cost_usd: float | None = Field(default=None, description="the most one run may spend on the LLM, in USD")
+    requests_per_minute: int | None = Field(default=None, description=(
+        "paces each step's requests per model; with the 'anthropic' pool's limit it keeps the deployment under "
+        "the account's rate limit"))
     api_key: str | None = Field(default=None, description="'${ANTHROPIC_API_KEY}': the variable holding the key, "
                                                           "never the key itself")
     base_url: str | None = None

@@ -125,7 +125,8 @@ def test_the_example_lists_both_prefixes_and_binds_resources_per_instance(two_pr
                                    ("store", "corpus", "llm", "curation", "golden_policy", "rag", "production_logs")}
     assert Path(defs.resources["handbook_corpus"].root) == PROJECT_ROOT / "data" / "corpus"
     assert defs.resources["library_rag"].k == 3
-    assert defs.resources["library_llm"].max_cost_usd == 2.0
+    assert defs.resources["library_llm"].max_cost_usd == 2.0 and defs.resources["library_llm"].requests_per_minute == 50
+    assert defs.resources["handbook_llm"].requests_per_minute is None
     assert defs.resources["library_llm"].api_key is None  # ${ANTHROPIC_API_KEY} is unset: offline
     schedules = {s.name: s.cron_schedule for s in defs.schedules}
     assert schedules == {"handbook_reevaluation_schedule": "0 6 * * *", "library_reevaluation_schedule": "30 6 * * 1"}
