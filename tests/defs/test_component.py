@@ -247,3 +247,13 @@ def test_paths_start_at_the_defs_folder_and_default_into_the_home(tmp_path: Path
     assert placed["store"].home == str(tmp_path / "defs" / "state")
     assert placed["curation"].root == str(tmp_path / "defs" / "state" / "curation")
     assert placed["production_logs"].root == "/var/log/rag"
+
+
+def test_the_readme_defs_yaml_resolves_to_an_instance_with_its_settings(tmp_path: Path):
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    [block] = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "type: rag_assets.RagEvaluation" in b]
+    component = RagEvaluation.resolve_from_yaml(yaml.safe_dump(yaml.safe_load(block)["attributes"]))
+    resources = component.resources(tmp_path)
+    assert resources["rag"].kind == "http" and resources["rag"].headers == {"Authorization": "Bearer ${SUPPORT_RAG_TOKEN}"}
+    assert resources["llm"].max_cost_usd == 5 and resources["llm"].requests_per_minute == 50
+    assert component.lifecycle(tmp_path).key_prefix == ["support"]
