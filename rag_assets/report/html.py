@@ -1,7 +1,7 @@
 """A self-contained HTML evaluation report: one file with inline CSS, charts and scripts.
 
-``render_report(ReportData) -> str`` builds the page; ``write_report`` writes it atomically. The page
-loads nothing (no fonts, CDNs or remote scripts): the charts are Vega-Lite specs drawn by the vega
+``render_report(ReportData) -> str`` builds the page; ``write_report`` writes it atomically, part by
+part (``render_parts``). The page loads nothing (no fonts, CDNs or remote scripts): the charts are Vega-Lite specs drawn by the vega
 bundle inlined from vl-convert-python (:mod:`rag_assets.report.charts`), and every item can be
 expanded and filtered (:mod:`rag_assets.report.items`), so it opens offline and can be attached to a
 ticket. Every text that reaches the page goes through ``html.escape`` (or, inside chart specs, JSON
@@ -14,7 +14,7 @@ import html
 import math
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -134,9 +134,15 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "")
     return f'<div class="table-wrap"><table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
-def _section(anchor: str, title: str, content: str, note: str = "") -> str:
+def _section_parts(anchor: str, title: str, parts: Iterable[str], note: str = "") -> Iterator[str]:
     sub = f'<p class="note">{_e(note)}</p>' if note else ""
-    return f'<section id="{anchor}"><h2>{_e(title)}</h2>{sub}{content}</section>'
+    yield f'<section id="{anchor}"><h2>{_e(title)}</h2>{sub}'
+    yield from parts
+    yield "</section>"
+
+
+def _section(anchor: str, title: str, content: str, note: str = "") -> str:
+    return "".join(_section_parts(anchor, title, (content,), note))
 
 
 def _header(data: ReportData) -> str:
@@ -285,10 +291,11 @@ def _worst_section(data: ReportData, names: Sequence[str]) -> str:
                     "The items that score lowest, with the reason they do.")
 
 
-def _items_section(data: ReportData, names: Sequence[str]) -> str:
+def _items_section(data: ReportData, names: Sequence[str]) -> Iterator[str]:
     thresholds = {m.name: m.threshold for m in data.metrics}
-    return _section("items", "Every item", items_section(data.items, names, thresholds),
-                    "Worst first. Expand an item for its answer, claims, contexts and metrics; filter with the lists.")
+    return _section_parts("items", "Every item", items_section(data.items, names, thresholds),
+                          "Worst first. Expand an item for its answer, claims, contexts and metrics; filter with the "
+                          "lists.")
 
 
 def _baseline_section(data: ReportData) -> str:
@@ -372,13 +379,17 @@ footer{color:var(--muted);font-size:12px;text-align:center;padding-bottom:24px}
 """
 
 
-def render_report(data: ReportData) -> str:
-    """The whole report as one HTML document (inline CSS, chart specs and scripts; nothing loaded)."""
+def render_parts(data: ReportData) -> Iterator[str]:
+    """The report in parts, in page order: the per-item rows one by one, so a large evaluation's page is
+    written out without ever being one string."""
     from rag_assets.report.charts import colors_for, vega_script  # altair: imported when a report is drawn
 
     names = _metric_names(data)
     colors = colors_for(names)
-    sections = [
+    yield ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+           '<meta name="viewport" content="width=device-width, initial-scale=1">'
+           f"<title>{_e(data.title)}</title><style>{CSS}</style></head><body><main>")
+    yield "\n".join([
         _header(data),
         _metrics_section(data, colors),
         _gates_section(data),
@@ -388,26 +399,26 @@ def render_report(data: ReportData) -> str:
         _trend_section(data, names, colors),
         _worst_section(data, names),
         _baseline_section(data),
-        _items_section(data, names),
-        _cost_section(data),
-    ]
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{_e(data.title)}</title><style>{CSS}</style></head><body><main>"
-            + "\n".join(sections)
-            + f"<footer>Generated {_e(data.generated_at)} by rag_assets · one self-contained file</footer>"
-            "</main>" + vega_script() + FILTER_SCRIPT + "</body></html>\n")
+    ]) + "\n"
+    yield from _items_section(data, names)
+    yield "\n" + _cost_section(data)
+    yield (f"<footer>Generated {_e(data.generated_at)} by rag_assets · one self-contained file</footer>"
+           "</main>" + vega_script() + FILTER_SCRIPT + "</body></html>\n")
+
+
+def render_report(data: ReportData) -> str:
+    """The whole report as one HTML document (inline CSS, chart specs and scripts; nothing loaded)."""
+    return "".join(render_parts(data))
 
 
 def write_report(data: ReportData, path: Path) -> Path:
     """Render and write atomically: a temporary file beside ``path``, then ``os.replace``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = render_report(data)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            handle.writelines(render_parts(data))
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes it 0600; a report is meant to be read

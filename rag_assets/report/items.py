@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 __all__ = ["Claim", "Context", "ItemDetail", "items_section", "FILTER_SCRIPT"]
@@ -129,19 +129,23 @@ def _select(name: str, label: str, options: Sequence[tuple[str, str]]) -> str:
 
 
 def items_section(items: Sequence[ItemDetail], metric_names: Sequence[str],
-                  thresholds: Mapping[str, float | None]) -> str:
-    """The filter bar and one expandable row per item (worst first is the caller's order)."""
+                  thresholds: Mapping[str, float | None]) -> Iterator[str]:
+    """The filter bar and one expandable row per item (worst first is the caller's order), in parts: a
+    row is about 6,000 characters, so 10,000 items would make one string of 60 million (four bytes a
+    character once any of them is outside the Basic Multilingual Plane)."""
     if not items:
-        return '<p class="empty">No data: no item was evaluated.</p>'
+        yield '<p class="empty">No data: no item was evaluated.</p>'
+        return
     types = sorted({i.question_type for i in items})
     verdicts = sorted({c.verdict for i in items for c in i.claims})
     used = [n for n in metric_names if any(n in i.metrics for i in items)]
-    bar = ('<div class="filters">'
+    yield ('<div class="filters">'
            + _select("type", "question type", [(t, t) for t in types])
            + _select("low", "metric below threshold", [(n, n) for n in used])
            + _select("verdicts", "claim verdict", [(v, v) for v in verdicts])
-           + '<span class="shown"></span></div>')
-    return bar + '<div class="items">' + "".join(_item(i, thresholds) for i in items) + "</div>"
+           + '<span class="shown"></span></div><div class="items">')
+    yield from (_item(i, thresholds) for i in items)
+    yield "</div>"
 
 
 FILTER_SCRIPT = """<script>
