@@ -71,6 +71,12 @@ class Lifecycle:
     def key(self, asset: str) -> dg.AssetKey:
         return dg.AssetKey([*self.key_prefix, asset])
 
+    def corpus_asset(self, group: str, *upstream: str) -> dict[str, Any]:
+        """Where an asset of one corpus version sits in this instance: its key prefix, partitions, group and the
+        assets it reads (the ``@dg.asset`` arguments every such asset shares)."""
+        return {"key_prefix": self.key_prefix, "partitions_def": self.corpus_versions,
+                "deps": [self.key(name) for name in upstream], "group_name": self.named(group)}
+
     def assets(self, *names: str) -> dg.AssetSelection:
         return dg.AssetSelection.assets(*(self.key(name) for name in names))
 

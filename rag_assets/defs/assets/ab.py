@@ -41,10 +41,7 @@ class ABConfig(dg.Config):
 @functools.cache
 def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
-        key_prefix=lifecycle.key_prefix,
-        partitions_def=lifecycle.corpus_versions,
-        deps=[lifecycle.key("golden_set")],
-        group_name=lifecycle.named("evaluation"),
+        **lifecycle.corpus_asset("evaluation", "golden_set"),
         owners=OWNERS,
         kinds={"python", "anthropic"},
         pool=LLM_POOL,

@@ -44,9 +44,7 @@ def snapshot_metadata(outcome: SnapshotOutcome) -> dict[str, dg.MetadataValue]:
 @functools.cache
 def build_corpus_snapshot(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
-        key_prefix=lifecycle.key_prefix,
-        partitions_def=lifecycle.corpus_versions,
-        group_name=lifecycle.named("corpus"),
+        **lifecycle.corpus_asset("corpus"),
         owners=OWNERS,
         kinds={"python", "sql"},
         code_version="corpus-snapshot-v1",

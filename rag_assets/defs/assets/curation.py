@@ -22,10 +22,7 @@ REVIEW_FILES_CHECK = "review_files_valid"
 @functools.cache
 def build_curation_queue(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
-        key_prefix=lifecycle.key_prefix,
-        partitions_def=lifecycle.corpus_versions,
-        deps=[lifecycle.key("question_candidates")],
-        group_name=lifecycle.named("curation"),
+        **lifecycle.corpus_asset("curation", "question_candidates"),
         owners=OWNERS,
         kinds={"python", "csv", "excel"},
         automation_condition=dg.AutomationCondition.eager(),
@@ -82,10 +79,7 @@ class DecisionImportConfig(dg.Config):
 @functools.cache
 def build_curated_decisions(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
-        key_prefix=lifecycle.key_prefix,
-        partitions_def=lifecycle.corpus_versions,
-        deps=[lifecycle.key("question_candidates")],
-        group_name=lifecycle.named("curation"),
+        **lifecycle.corpus_asset("curation", "question_candidates"),
         owners=OWNERS,
         kinds={"python", "sql"},
         check_specs=[dg.AssetCheckSpec(

@@ -18,10 +18,7 @@ from rag_assets.report.markdown import markdown_table
 @functools.cache
 def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
-        key_prefix=lifecycle.key_prefix,
-        partitions_def=lifecycle.corpus_versions,
-        deps=[lifecycle.key("curated_decisions"), lifecycle.key("corpus_snapshot")],
-        group_name=lifecycle.named("golden"),
+        **lifecycle.corpus_asset("golden", "curated_decisions", "corpus_snapshot"),
         owners=OWNERS,
         kinds={"python", "sql", "json"},
         pool=LLM_POOL,
