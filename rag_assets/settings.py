@@ -63,18 +63,25 @@ def checked_cron(name: str, value: str) -> str:
     return value
 
 
-def _positive_number(env: Mapping[str, str], name: str, kind: Callable[[str], float], example: str,
-                     expected: str) -> float | None:
+def _env_number(env: Mapping[str, str], name: str, kind: Callable[[str], float], accepts: Callable[[float], bool],
+                example: str, expected: str) -> float | None:
+    """The variable's number, None when unset; a value ``kind`` cannot read or ``accepts`` refuses stops with
+    the one-line error naming variable, value and an example."""
     value = env.get(name)
     if not value:
         return None
     try:
         number = kind(value)
     except ValueError:
-        number = 0
-    if number <= 0:
+        raise _bad(name, repr(value), expected, example) from None
+    if not accepts(number):
         raise _bad(name, repr(value), expected, example)
     return number
+
+
+def _positive_number(env: Mapping[str, str], name: str, kind: Callable[[str], float], example: str,
+                     expected: str) -> float | None:
+    return _env_number(env, name, kind, lambda number: number > 0, example, expected)
 
 
 def _checked_database_url(value: str) -> str:
@@ -174,16 +181,9 @@ class Settings:
     @staticmethod
     def judge_min_kappa(default: float, environ: Mapping[str, str] | None = None) -> float:
         """The least Cohen's kappa of the judge with the experts the judge_agreement check accepts."""
-        value = (os.environ if environ is None else environ).get(JUDGE_MIN_KAPPA_ENV)
-        if not value:
-            return default
-        try:
-            kappa = float(value)
-        except ValueError:
-            kappa = -1.0
-        if not 0.0 <= kappa <= 1.0:
-            raise _bad(JUDGE_MIN_KAPPA_ENV, repr(value), "a number between 0 and 1", str(default))
-        return kappa
+        kappa = _env_number(os.environ if environ is None else environ, JUDGE_MIN_KAPPA_ENV, float,
+                            lambda number: 0.0 <= number <= 1.0, str(default), "a number between 0 and 1")
+        return default if kappa is None else kappa
 
     @staticmethod
     def judge_calibration_severity(environ: Mapping[str, str] | None = None) -> str:
