@@ -19,7 +19,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from rag_assets.cli_summary import write_summary_json
+from rag_assets.cli_summary import RunState, Shown, run_state, write_summary_json
 from rag_assets.cli_system import system_run_config
 from rag_assets.console import event_log
 from rag_assets.defs.orphaned_runs import fail_orphaned_runs, process_tags
@@ -91,44 +91,43 @@ KEY_FACTS: dict[str, tuple[str, ...]] = {
 PRODUCTION_DAYS_SHOWN = 7
 
 
-def _checks(results: Sequence[dg.ExecuteInProcessResult]) -> list:
-    return [e.event_specific_data for result in results for e in result.all_events
-            if e.event_type_value == "ASSET_CHECK_EVALUATION"]
+def _earlier_mark(shown: Shown) -> str:
+    return f"  (earlier run {shown.run_id[:8]})" if shown.earlier else ""
 
 
-def summary_table(results: Sequence[dg.ExecuteInProcessResult]) -> str:
-    """One line per materialized asset with the numbers a user looks for first, then the checks."""
+def summary_table(state: RunState) -> str:
+    """One line per asset partition with the numbers a user looks for first, then the checks; results an
+    earlier run made (the asset was up to date) are marked with that run."""
     lines = [f"{'asset':<22}{'partition':<18}key facts", "-" * 100]
-    for event in (e for result in results for e in result.get_asset_materialization_events()):
-        materialization = event.step_materialization_data.materialization
+    for shown in state.materializations:
+        materialization = shown.materialization
         name = materialization.asset_key.to_user_string()
         facts = []
         for label in KEY_FACTS.get(name, ()):
             entry = materialization.metadata.get(label)
-            shown = _shown(entry) if entry is not None else None
-            if shown is not None:
-                facts.append(f"{label}={float(shown):.3f}" if isinstance(entry.value, float) else f"{label}={shown}")
-        lines.append(f"{name:<22}{materialization.partition or '':<18}{', '.join(facts)}")
-    checks = _checks(results)
-    failed = [c for c in checks if not c.passed]
-    lines.append(f"\nchecks: {len(checks) - len(failed)} passed, {len(failed)} failed")
-    lines.extend(f"  FAILED {c.asset_key.to_user_string()}.{c.check_name} [{c.partition}]: {c.description}" for c in failed)
+            value = _shown(entry) if entry is not None else None
+            if value is not None:
+                facts.append(f"{label}={float(value):.3f}" if isinstance(entry.value, float) else f"{label}={value}")
+        lines.append(f"{name:<22}{materialization.partition or '':<18}{', '.join(facts)}{_earlier_mark(shown)}")
+    failed = [shown for shown in state.checks if not shown.check.passed]
+    lines.append(f"\nchecks: {len(state.checks) - len(failed)} passed, {len(failed)} failed")
+    lines.extend(f"  FAILED {s.check.asset_key.to_user_string()}.{s.check.check_name} [{s.check.partition}]: "
+                 f"{s.check.description}{_earlier_mark(s)}" for s in failed)
     return "\n".join(lines)
 
 
-def summary(results: Sequence[dg.ExecuteInProcessResult]) -> str:
-    """A plain-text dump of every materialized asset's scalar metadata, and the check results."""
+def summary(state: RunState) -> str:
+    """A plain-text dump of every shown asset's scalar metadata, and the check results."""
     lines = []
-    for event in (e for result in results for e in result.get_asset_materialization_events()):
-        materialization = event.step_materialization_data.materialization
-        lines.append(f"\n{materialization.asset_key.to_user_string()} [{materialization.partition}]")
-        lines.extend(f"  {label:<24} {shown}" for label, entry in materialization.metadata.items()
-                     if (shown := _shown(entry)) is not None)
-    checks = _checks(results)
-    if checks:
+    for shown in state.materializations:
+        materialization = shown.materialization
+        lines.append(f"\n{materialization.asset_key.to_user_string()} [{materialization.partition}]{_earlier_mark(shown)}")
+        lines.extend(f"  {label:<24} {value}" for label, entry in materialization.metadata.items()
+                     if (value := _shown(entry)) is not None)
+    if state.checks:
         lines.append("\nchecks")
-        lines.extend(f"  {c.asset_key.to_user_string() + '.' + c.check_name:<48} {'passed' if c.passed else 'FAILED'}"
-                     for c in checks)
+        lines.extend(f"  {s.check.asset_key.to_user_string() + '.' + s.check.check_name:<48} "
+                     f"{'passed' if s.check.passed else 'FAILED'}" for s in state.checks)
     return "\n".join(lines)
 
 
@@ -202,8 +201,9 @@ def _logged_days(folder: Path) -> list[str]:
     return [d for d in days if last is not None and first <= d <= last][-PRODUCTION_DAYS_SHOWN:]
 
 
-def _run_production(instance: dg.DagsterInstance, settings: Settings) -> list[dg.ExecuteInProcessResult]:
-    """Score the newest logged days of production traffic, one run per day as the log sensor would."""
+def _run_production(instance: dg.DagsterInstance, settings: Settings) -> tuple[list[dg.ExecuteInProcessResult], list[str]]:
+    """Score the newest logged days of production traffic, one run per day as the log sensor would; with
+    the days skipped because they were scored already on the same records."""
     from rag_assets.definitions import defs
 
     from rag_assets.defs.assets.production import production_sample
@@ -214,10 +214,10 @@ def _run_production(instance: dg.DagsterInstance, settings: Settings) -> list[dg
     if days:
         print(f"production logs: {settings.production_logs} -> days {days[0]} .. {days[-1]}"
               + (f" ({len(scored)} scored already on the same records)" if scored else ""))
-    days = [day for day in days if day not in scored]
     job = defs.resolve_job_def("production")
     return [job.execute_in_process(partition_key=day, instance=instance, raise_on_error=False,
-                                   tags={"rag_assets/trigger": "cli", **process_tags()}) for day in days]
+                                   tags={"rag_assets/trigger": "cli", **process_tags()})
+            for day in days if day not in scored], sorted(scored)
 
 
 #: Files a run leaves for a person, by the metadata label that names them.
@@ -225,11 +225,11 @@ ARTIFACTS = {"report": "report", "export_jsonl": "golden set (JSONL)", "export_r
              "review_csv": "review file", "judge_review_workbook": "judge review (for your experts)"}
 
 
-def artifacts(results: Sequence[dg.ExecuteInProcessResult]) -> dict[str, str]:
-    """The newest path of each artifact the runs wrote (report, golden-set exports, review files)."""
+def artifacts(state: RunState) -> dict[str, str]:
+    """The newest path of each artifact the shown results name (report, golden-set exports, review files)."""
     found: dict[str, str] = {}
-    for event in (e for result in results for e in result.get_asset_materialization_events()):
-        metadata = event.step_materialization_data.materialization.metadata
+    for shown in state.materializations:
+        metadata = shown.materialization.metadata
         found.update({ARTIFACTS[label]: str(entry.value) for label, entry in metadata.items() if label in ARTIFACTS})
     return found
 
@@ -263,7 +263,9 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
     """The run itself; ``out`` is the terminal's stderr, while sys.stderr may be the event log."""
     from rag_assets.definitions import defs
     from rag_assets.defs.assets.evaluation import evaluation
+    from rag_assets.defs.assets.production import production_sample
     from rag_assets.defs.assets.rag import rag_answers
+    from rag_assets.defs.jobs import lifecycle_job
     from rag_assets.defs.partitions import corpus_versions
     from rag_assets.defs.resources import RESOURCES
     from rag_assets.errors import RagAssetsError
@@ -292,14 +294,18 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
             print(f"corpus version {version}: every asset is up to date (same code versions, same input data "
                   "versions, no review file waiting)")
         ok = result is None or result.success
-        results = [*([result] if result else []), *(_run_production(instance, settings) if production and ok else [])]
+        day_runs, scored = _run_production(instance, settings) if production and ok else ([], [])
+        results = [*([result] if result else []), *day_runs]
+        fresh = sorted(set(lifecycle_job.selection.resolve(defs.resolve_asset_graph())) - set(selection))
+        state = run_state(instance, [r.run_id for r in results],
+                          [*((key, version) for key in fresh), *((production_sample.key, day) for day in scored)])
     if summary_json:
-        write_summary_json(results, Path(summary_json))
+        write_summary_json(state, Path(summary_json))
     if verbose:
-        print(summary(results))
-    if results:
-        print("\n" + summary_table(results) + "\n")
-    for label, path in {**artifacts(results), "store": RESOURCES["store"].describe(), "event log": log}.items():
+        print(summary(state))
+    if state.materializations or state.checks:
+        print("\n" + summary_table(state) + "\n")
+    for label, path in {**artifacts(state), "store": RESOURCES["store"].describe(), "event log": log}.items():
         if path:
             print(f"{label}: {path}")
     print(f"open the UI: rag-assets ui   (DAGSTER_HOME={os.environ['DAGSTER_HOME']} dagster dev -m rag_assets.definitions)")
@@ -313,9 +319,8 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
         print("\na production_sample run failed (see above)", file=out)
         return 1
     done = (f"run {result.run_id} succeeded for corpus version {version}" if result else
-            f"nothing to run for corpus version {version}")
-    days = len(results) - (result is not None)
-    print(f"\n{done}" + (f"; {days} production days scored" if days else ""))
+            f"nothing to run for corpus version {version} (results marked 'earlier run' still hold)")
+    print(f"\n{done}" + (f"; {len(day_runs)} production days scored" if day_runs else ""))
     return 0
 
 

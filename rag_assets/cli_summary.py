@@ -1,24 +1,93 @@
-"""``rag-assets run --summary-json FILE``: the run's summary as JSON, for CI pipelines.
+"""What ``rag-assets run`` reports: the results that hold for the corpus version after the run.
 
-Shape::
+A run materializes only what is stale (``defs/freshness.py``); an asset it skipped keeps the results of
+the run that last materialized it, and those still hold (same code, same inputs). So the summary is
+this invocation's materializations and check results, plus, for each asset partition it did not select,
+the newest materialization and the check results of the earlier run that made it, marked as such. An
+asset the run selected but did not materialize (a step failed) is left out rather than shown with an
+older result that no longer holds. A CI job reading ``--summary-json`` after a run that had nothing to do
+therefore still sees every check, and never an empty list that would pass vacuously.
+
+JSON shape::
 
     {"assets": {ASSET: {PARTITION: {METADATA_KEY: value}}},
-     "checks": [{"asset", "check", "partition", "passed", "description"}]}
+     "checks": [{"asset", "check", "partition", "passed", "description", "run_id"}],
+     "earlier_runs": {ASSET: {PARTITION: RUN_ID}}}
 
 Keys are the metadata labels the Dagster UI shows; values are plain JSON (markdown tables as their
 text, paths as strings, NaN as null). A partition key of ``null`` (an unpartitioned asset) is
-written as ``""``.
+written as ``""``. ``earlier_runs`` names the asset partitions whose results come from an earlier run.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
+from dagster._core.events import DagsterEventType
+
+AssetPartition = tuple[dg.AssetKey, str | None]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A materialization or check result the summary shows, and the run that recorded it."""
+
+    run_id: str
+    earlier: bool
+    materialization: dg.AssetMaterialization | None = None
+    check: dg.AssetCheckEvaluation | None = None
+
+
+@dataclass(frozen=True)
+class RunState:
+    """The materializations (one per asset partition) and check results (one per check and partition) shown."""
+
+    materializations: list[Shown]
+    checks: list[Shown]
+
+
+def _entries(instance: dg.DagsterInstance, run_ids: Iterable[str]) -> list[dg.EventLogEntry]:
+    kinds = {DagsterEventType.ASSET_MATERIALIZATION, DagsterEventType.ASSET_CHECK_EVALUATION}
+    return [entry for run_id in run_ids for entry in instance.all_logs(run_id, of_type=kinds)]
+
+
+def _holding_runs(instance: dg.DagsterInstance, kept: Collection[AssetPartition]) -> list[str]:
+    """The runs that made the newest materialization of each kept asset partition, oldest first."""
+    runs: dict[str, float] = {}
+    for key, partition in kept:
+        records = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition] if partition else None), limit=1).records
+        if records:
+            runs[records[0].run_id] = max(runs.get(records[0].run_id, 0.0), records[0].timestamp)
+    return sorted(runs, key=runs.__getitem__)
+
+
+def run_state(instance: dg.DagsterInstance, current_runs: Iterable[str], kept: Collection[AssetPartition]) -> RunState:
+    """This invocation's results (``current_runs``, in order) and, for the ``kept`` asset partitions the
+    invocation did not select, the results of the earlier runs that still hold them."""
+    current = list(current_runs)
+    earlier = [run_id for run_id in _holding_runs(instance, kept) if run_id not in current]
+    kept_set = set(kept)
+    materializations: dict[AssetPartition, Shown] = {}
+    checks: dict[tuple[dg.AssetKey, str, str | None], Shown] = {}
+    for entry in _entries(instance, [*earlier, *current]):
+        is_earlier = entry.run_id not in current
+        if entry.asset_materialization is not None:
+            found = entry.asset_materialization
+            target = (found.asset_key, found.partition)
+            if not is_earlier or target in kept_set:
+                materializations[target] = Shown(entry.run_id, is_earlier, materialization=found)
+        elif entry.asset_check_evaluation is not None:
+            check = entry.asset_check_evaluation
+            if not is_earlier or (check.asset_key, check.partition) in kept_set:
+                checks[(check.asset_key, check.check_name, check.partition)] = Shown(entry.run_id, is_earlier, check=check)
+    return RunState(list(materializations.values()), list(checks.values()))
 
 
 def _plain(value: Any) -> Any:
@@ -34,24 +103,24 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def summary_dict(results: Sequence[dg.ExecuteInProcessResult]) -> dict:
-    """Every materialization's metadata by asset and partition (a later one wins), and every check result."""
+def summary_dict(state: RunState) -> dict:
+    """Every shown materialization's metadata by asset and partition, every shown check result, and which
+    of them come from earlier runs."""
     assets: dict[str, dict[str, dict[str, Any]]] = {}
-    checks = []
-    for result in results:
-        for event in result.get_asset_materialization_events():
-            materialization = event.step_materialization_data.materialization
-            assets.setdefault(materialization.asset_key.to_user_string(), {})[materialization.partition or ""] = {
-                label: _plain(entry.value) for label, entry in materialization.metadata.items()}
-        for event in result.all_events:
-            if event.event_type_value == "ASSET_CHECK_EVALUATION":
-                check = event.event_specific_data
-                checks.append({"asset": check.asset_key.to_user_string(), "check": check.check_name,
-                               "partition": check.partition, "passed": check.passed,
-                               "description": check.description})
-    return {"assets": assets, "checks": checks}
+    earlier: dict[str, dict[str, str]] = {}
+    for shown in state.materializations:
+        materialization = shown.materialization
+        name, partition = materialization.asset_key.to_user_string(), materialization.partition or ""
+        assets.setdefault(name, {})[partition] = {label: _plain(entry.value)
+                                                  for label, entry in materialization.metadata.items()}
+        if shown.earlier:
+            earlier.setdefault(name, {})[partition] = shown.run_id
+    checks = [{"asset": shown.check.asset_key.to_user_string(), "check": shown.check.check_name,
+               "partition": shown.check.partition, "passed": shown.check.passed,
+               "description": shown.check.description, "run_id": shown.run_id} for shown in state.checks]
+    return {"assets": assets, "checks": checks, "earlier_runs": earlier}
 
 
-def write_summary_json(results: Sequence[dg.ExecuteInProcessResult], path: Path) -> None:
+def write_summary_json(state: RunState, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(summary_dict(results), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(summary_dict(state), indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -4,6 +4,7 @@ what depends on it, and only that."""
 from __future__ import annotations
 
 import csv
+import json
 import re
 from pathlib import Path
 
@@ -32,11 +33,15 @@ def _runs(project_env: Path) -> int:
         return len(instance.get_runs())
 
 
-def _materialized(out: str) -> list[str]:
-    """The assets of the summary table, sorted (one line per materialized asset and partition; no table when the
-    run materialized nothing)."""
+def _table(out: str) -> list[str]:
+    """The rows of the summary table (one per asset partition shown)."""
     _, rule, rest = out.partition("-" * 100 + "\n")
-    return sorted(line.split()[0] for line in rest.split("\n\n", 1)[0].splitlines()) if rule else []
+    return rest.split("\n\n", 1)[0].splitlines() if rule else []
+
+
+def _materialized(out: str) -> list[str]:
+    """The assets this run materialized, sorted: the table's rows not marked as an earlier run's results."""
+    return sorted(line.split()[0] for line in _table(out) if "(earlier run " not in line)
 
 
 @pytest.fixture
@@ -52,13 +57,24 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
         first_run: str, project_env: Path, capsys: pytest.CaptureFixture[str]):
     before, runs = _rows(), _runs(project_env)
     assert runs == 8 and before[EvaluationRow.__tablename__] == 1 and before[ProductionRunRow.__tablename__] == 7
-    assert main(["run"]) == 0
+    summary = project_env / "summary.json"
+    assert main(["run", "--summary-json", str(summary)]) == 0
     out = capsys.readouterr().out
     assert "review file" in out and "applied already" in out, "the applied bundled review is not staged again"
     assert "every asset is up to date (same code versions, same input data versions, no review file waiting)" in out
     assert "(7 scored already on the same records)" in out
     assert "\nnothing to run for corpus version cv-" in out and "production days scored" not in out
     assert _materialized(out) == []
+    shown = _table(out)
+    assert [line.split()[0] for line in shown] == [line.split()[0] for line in _table(first_run)]
+    assert all(re.search(r"\(earlier run [0-9a-f]{8}\)$", line) for line in shown)
+    assert [line.rsplit("  (earlier run ", 1)[0] for line in shown] == _table(first_run), "the first run's figures"
+    assert "checks: 34 passed, 3 failed" in out, "the first run's check results still hold and are shown"
+    assert "FAILED production_sample.drift_faithfulness [2026-11-26]: DRIFT faithfulness:" in out
+    assert "report: " in out, "the report that still holds is named"
+    data = json.loads(summary.read_text(encoding="utf-8"))
+    assert len(data["checks"]) == 37 and sum(not c["passed"] for c in data["checks"]) == 3
+    assert set(data["earlier_runs"]) == set(data["assets"]) and data["assets"]["evaluation"]
     assert (_rows(), _runs(project_env)) == (before, runs), "no LLM call, candidate, answer, score or Dagster run"
 
 
@@ -80,6 +96,8 @@ def test_a_new_review_file_reruns_the_decisions_and_what_depends_on_them(
     assert re.search(r"\bnew_version +True\b", out), "the golden set got a new version"
     assert _materialized(out) == ["ab_comparison", "curated_decisions", "curation_queue", "evaluation", "golden_set",
                                   "rag_answers"], "neither the snapshot nor the candidates; no production day"
+    earlier = sorted(line.split()[0] for line in _table(out) if "(earlier run " in line)
+    assert earlier == ["corpus_snapshot", *["production_sample"] * 7, "question_candidates"], "shown as still holding"
     assert "files_applied=1" in out and "items=53, added=0, removed=1" in out
     after = _rows()
     assert [after[t] - before[t] for t in before] == [0, 0, 1, 1, 1, 0], dict(zip(before, after.values()))
