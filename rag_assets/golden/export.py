@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from rag_assets.corpus.models import ChunkRef
@@ -38,26 +38,48 @@ def golden_records(items: Sequence[GoldenItem]) -> list[dict]:
     } for i in items]
 
 
-def read_golden_records(path: Path) -> list[GoldenItem]:
-    """Items from a file in our JSONL format (what :func:`golden_records` writes, one per line); an
-    ExternalDataError names the file, the line and the field that is wrong."""
-    items = []
+def _records(path: Path) -> Iterator[tuple[str, Mapping]]:
+    """(where, record) for each item of one of our files: JSONL by line, CSV or parquet by row (from 1)."""
+    if path.suffix.lower() in (".csv", ".parquet"):
+        import pandas as pd
+
+        try:
+            frame = (pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+                     if path.suffix.lower() == ".csv" else pd.read_parquet(path))
+        except ImportError as exc:
+            raise ConfigError("reading parquet needs pyarrow: pip install 'rag_assets[parquet]'") from exc
+        except (OSError, ValueError) as exc:
+            raise ExternalDataError(f"{path}: cannot be read: {exc}") from exc
+        for number, record in enumerate(frame.to_dict("records"), start=1):
+            yield f"{path}: row {number}", record
+        return
     try:
-        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
     except OSError as exc:
         raise ExternalDataError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}: line {number}"
+        if line.strip():
+            try:
+                yield f"{path}: line {number}", json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ExternalDataError(f"{path}: line {number}: not valid JSON: {exc.msg}") from exc
+
+
+def read_golden_records(path: Path) -> list[GoldenItem]:
+    """Items from a file in one of our formats (JSONL, or CSV/parquet with the chunk list as JSON in its
+    cell, as :func:`write_golden` writes them); an ExternalDataError names the file, the line or row and
+    the field that is wrong."""
+    items = []
+    for where, record in _records(Path(path)):
         try:
-            record = json.loads(line)
-            chunks = tuple(ChunkRef(str(r["chunk_id"]), str(r["content_hash"])) for r in record["relevant_chunks"])
+            listed = record["relevant_chunks"]
+            listed = json.loads(listed) if isinstance(listed, str) else listed
+            chunks = tuple(ChunkRef(str(r["chunk_id"]), str(r["content_hash"])) for r in listed)
             items.append(GoldenItem(str(record["item_id"]), int(record["revision"]), str(record["question_type"]),
                                     str(record["question"]), str(record["reference_answer"]), chunks,
                                     str(record["corpus_version"]), str(record.get("origin") or "generated")))
         except json.JSONDecodeError as exc:
-            raise ExternalDataError(f"{where}: not valid JSON: {exc.msg}") from exc
+            raise ExternalDataError(f"{where}: relevant_chunks: not valid JSON: {exc.msg}") from exc
         except KeyError as exc:
             raise ExternalDataError(f"{where}: missing field {exc.args[0]!r}") from exc
         except (TypeError, ValueError) as exc:

@@ -10,6 +10,7 @@ brought back the text of those contexts (a system that names snapshot chunk ids 
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
@@ -55,14 +56,21 @@ def frame_rows(frame: Any) -> Iterator[tuple[int, Mapping[str, Any]]]:
 
 
 def _is_ours(path: Path) -> bool:
-    """Our JSONL export names ``relevant_chunks``; a ragas file has ``user_input``."""
-    if path.suffix.lower() != ".jsonl":
+    """Our exports name ``relevant_chunks`` (a JSONL record's field, a CSV or parquet column); a ragas
+    file has ``user_input``."""
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        return True  # ragas test sets are JSONL or CSV; a parquet file here is one of our exports
+    if suffix not in (".jsonl", ".csv"):
         return False
     try:
         with path.open(encoding="utf-8-sig") as handle:
             first = next((line for line in handle if line.strip()), "")
     except OSError as exc:
         raise ExternalDataError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
+    if suffix == ".csv":
+        columns = set(next(csv.reader([first]), []))
+        return "relevant_chunks" in columns and "user_input" not in columns
     try:
         record = json.loads(first) if first else {}
     except json.JSONDecodeError:
@@ -71,7 +79,7 @@ def _is_ours(path: Path) -> bool:
 
 
 def read_golden(golden: Any) -> list[GoldenItem] | list[ExternalItem]:
-    """Items of a golden-set export (JSONL), a ragas test set (.csv / .jsonl) or a DataFrame."""
+    """Items of a golden-set export (JSONL, CSV, parquet), a ragas test set (.csv / .jsonl) or a DataFrame."""
     if isinstance(golden, (str, Path)):
         path = Path(golden)
         return read_golden_records(path) if _is_ours(path) else read_ragas_testset(path)

@@ -7,8 +7,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from rag_assets.corpus.models import ChunkRef
+from rag_assets.golden.export import FORMATS, write_golden
 from rag_assets.golden.importers import ExternalDataError
-from rag_assets.golden.sources import CONTEXTS_VERSION, golden_source
+from rag_assets.golden.models import GoldenItem
+from rag_assets.golden.sources import CONTEXTS_VERSION, golden_source, read_golden
 from tests.conftest import SAMPLE_CORPUS
 
 EXPORT_LINE = ('{"item_id": "q-1", "revision": 2, "question_type": "factual", "question": "q?", "reference_answer": "a", '
@@ -49,3 +52,21 @@ def test_an_export_line_with_a_missing_field_or_a_chunk_the_corpus_lacks_is_name
     with pytest.raises(ExternalDataError, match=r"^1 relevant chunks are not in the corpus at .*\(was the golden set made "
                                                 r"from another corpus version\?\): q-1: c1$"):
         golden_source(export, SAMPLE_CORPUS)
+
+
+def test_the_csv_and_parquet_exports_read_back_as_the_jsonl_items(tmp_path: Path):
+    items = [GoldenItem("q-1", 2, "factual", "Which port, \"quoted\"?\nSecond line.", "Port 8443.",
+                        (ChunkRef("c1", "h1"), ChunkRef("c2", "h2")), "cv-1", "imported"),
+             GoldenItem("q-2", 1, "temporal", "And in 2.0?", "9443", (), "cv-1", "generated")]
+    read = {kind: read_golden(write_golden(items, tmp_path / f"g{FORMATS[kind]}", kind, {}))
+            for kind in ("jsonl", "csv", "parquet")}
+    assert read["jsonl"] == items and read["csv"] == items and read["parquet"] == items
+
+
+def test_a_csv_export_row_with_a_broken_chunk_list_is_named_by_row_and_field(tmp_path: Path):
+    export = write_golden([GoldenItem("q-1", 1, "factual", "q?", "a", (ChunkRef("c1", "h"),), "cv-1", "generated")] * 2,
+                          tmp_path / "golden-v1.csv", "csv", {})
+    export.write_text(export.read_text(encoding="utf-8").replace('"c1"', '"c1', 1).replace('""c1""', '""c1', 1),
+                      encoding="utf-8")
+    with pytest.raises(ExternalDataError, match=rf"^{export}: row 1: relevant_chunks: not valid JSON: "):
+        read_golden(export)
