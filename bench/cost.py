@@ -2,7 +2,7 @@
 Message Batches, beside ragas's token counts for the same items at the same model prices.
 
     python bench/cost.py [--corpus ../shared/data/cpp_docs.tar.gz] [--synthetic 1000] [--model claude-sonnet-5-5]
-                         [--ragas-python /work/venv-ragas/bin/python]
+                         [--ragas-python ../venv-ragas/bin/python]
 
 Two golden sets: the bundled one (the sample corpus through the offline lifecycle with the bundled
 simulated review) and ``synthetic`` items of a public corpus (one factual question per chunk, as

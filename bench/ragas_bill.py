@@ -1,14 +1,14 @@
 """ragas 0.4.3's bill on the items bench/cost.py judged: calls, input and output tokens per item, counted at
 the fake Messages API.
 
-    /work/venv-ragas/bin/python bench/ragas_bill.py bench/results/cost/bundled.jsonl [--model claude-sonnet-5-5]
+    ../venv-ragas/bin/python bench/ragas_bill.py bench/results/cost/bundled.jsonl [--model claude-sonnet-5-5]
 
 ragas is not a project dependency: this script runs in a venv of its own, with ragas 0.4.3, the
-instructor it uses for structured output and the anthropic SDK 0.x (1.0 dropped the ``temperature`` and
-``top_p`` arguments that ragas 0.4.3 passes to ``messages.create``):
+instructor it uses for structured output and the anthropic SDK 0.125 (the last before 1.0 dropped the
+``temperature`` and ``top_p`` arguments that ragas 0.4.3 passes to ``messages.create``):
 
-    python3 -m venv /work/venv-ragas
-    /work/venv-ragas/bin/pip install ragas==0.4.3 instructor==1.14.5 'anthropic<1' langchain-community==0.4.1
+    python3 -m venv ../venv-ragas
+    ../venv-ragas/bin/pip install ragas==0.4.3 instructor==1.14.5 anthropic==0.125.0 langchain-community==0.4.1
 
 (langchain-community 0.4.2 lacks the ``chat_models.vertexai`` module ragas 0.4.3 imports.) The project is
 not installed there: the fake server, its responder and the hashing embedder are imported from the source
@@ -118,16 +118,21 @@ def measure(items: Path, model: str, concurrency: int) -> dict:
     with FakeAnthropicServer(judge_responder) as server:
         errors = asyncio.run(_score_all(rows, server.base_url, model, concurrency))
         requests = server.requests
-    usages = [r.usage for r in requests if r.usage is not None]
     n = len(rows)
+    calls, inputs, outputs = Counter(), Counter(), Counter()
+    for request in requests:  # by the prompt's output model, the tool ragas forces
+        prompt = (request.body.get("tool_choice") or {}).get("name", "none")
+        calls[prompt] += 1
+        usage = request.usage or {}
+        inputs[prompt] += sum(usage.get(key, 0) for key in
+                              ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+        outputs[prompt] += usage.get("output_tokens", 0)
     return {
         "ragas": ragas.__version__, "model": model, "items": n, "items_sha256": file_sha256(items),
-        "calls": len(requests) / n,
-        "input": sum(u["input_tokens"] + u.get("cache_creation_input_tokens", 0) + u.get("cache_read_input_tokens", 0)
-                     for u in usages) / n,
-        "output": sum(u["output_tokens"] for u in usages) / n,
+        "calls": calls.total() / n, "input": inputs.total() / n, "output": outputs.total() / n,
         "failed_requests": sum(1 for r in requests if r.status != 200),
-        "calls_by_prompt": dict(Counter((r.body.get("tool_choice") or {}).get("name", "none") for r in requests)),
+        "calls_by_prompt": dict(calls),
+        "input_by_prompt": {prompt: round(tokens / n, 1) for prompt, tokens in inputs.items()},
         "metric_errors": dict(errors),
         "embeddings": "local hashing embedder (rag_assets.scoring.embedding.HashingEmbedder)",
     }
@@ -144,8 +149,8 @@ def main() -> None:
     bill = measure(args.items, args.model, args.concurrency)
     print(f"ragas {bill['ragas']} on {bill['items']} items of {args.items.name}, counted at the fake server: "
           f"{bill['calls']:.2f} calls, {bill['input']:,.0f} input and {bill['output']:,.0f} output tokens per item; "
-          f"calls by prompt {bill['calls_by_prompt']}; failed requests {bill['failed_requests']}; "
-          f"metric errors {bill['metric_errors'] or 'none'}")
+          f"calls by prompt {bill['calls_by_prompt']}; input tokens per item by prompt {bill['input_by_prompt']}; "
+          f"failed requests {bill['failed_requests']}; metric errors {bill['metric_errors'] or 'none'}")
     bill_path(args.items).write_text(json.dumps(bill, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(bill))
 
