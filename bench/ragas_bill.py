@@ -55,7 +55,6 @@ METRICS = ("faithfulness", "answer_relevancy", "context_precision", "context_rec
 
 def _metrics(llm):
     """ragas 0.4.3's four metrics, each with what it scores an item from."""
-    import numpy as np
     from ragas.embeddings.base import BaseRagasEmbedding
     from ragas.metrics.collections import AnswerRelevancy, ContextPrecision, ContextRecall, Faithfulness
 
@@ -69,7 +68,7 @@ def _metrics(llm):
             self._embedder = HashingEmbedder()
 
         def embed_text(self, text: str, **kwargs) -> list[float]:
-            return np.asarray(self._embedder.embed([text])[0]).tolist()
+            return self._embedder.embed([text])[0].tolist()
 
         async def aembed_text(self, text: str, **kwargs) -> list[float]:
             return self.embed_text(text)
@@ -83,7 +82,7 @@ def _metrics(llm):
 
 
 async def _score_all(rows: list[dict], base_url: str, model: str, concurrency: int) -> Counter:
-    """Every metric on every row, ``concurrency`` rows at a time; the errors per metric."""
+    """Every metric on every row, ``concurrency`` (row, metric) scorings at a time; the errors per metric."""
     from anthropic import AsyncAnthropic
     from ragas.llms import llm_factory
 
@@ -144,7 +143,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("items", type=Path, help="a JSONL file bench/cost.py wrote (bench/results/cost/*.jsonl)")
     parser.add_argument("--model", default="claude-sonnet-5-5")
-    parser.add_argument("--concurrency", type=int, default=16, help="items scored at once")
+    parser.add_argument("--concurrency", type=int, default=16, help="(item, metric) scorings at once")
     args = parser.parse_args()
     bill = measure(args.items, args.model, args.concurrency)
     print(f"ragas {bill['ragas']} on {bill['items']} items of {args.items.name}, counted at the fake server: "
