@@ -19,7 +19,7 @@ from itertools import repeat
 from rag_assets.corpus.chunking import chunk_document
 from rag_assets.corpus.loaders import LoaderError, loader_for, registered_in_code
 from rag_assets.corpus.models import Chunk, ChunkerConfig, DocumentMeta, LoadedDocument, ScannedFile, sha256_hex
-from rag_assets.text.control import control_character_problem
+from rag_assets.text.control import control_character_problem, has_control_bytes
 
 # Below both thresholds the files are read in-process.
 POOL_MIN_FILES = 400
@@ -52,7 +52,7 @@ def decode_document(data: bytes, path: str) -> LoadedDocument:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise LoaderError(f"not valid UTF-8 (invalid byte at offset {exc.start})") from exc
-    problem = control_character_problem(text)
+    problem = control_character_problem(text) if has_control_bytes(data) else None
     if problem:
         raise LoaderError(f"{problem}: a binary or damaged file, not text")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
