@@ -3,8 +3,8 @@
 Turning a file into chunks is pure CPU and independent per file, so a large cold snapshot spreads
 it over the machine's cores. Results come back in the order of the input list and every file goes
 through the same ``_read_values`` and ``_file_read`` in either path, so the pool changes how long a
-snapshot takes, never what it stores. A small corpus (the usual incremental change) stays in-process: starting
-workers costs more than it saves below a few hundred files.
+snapshot takes, never what it stores. A small corpus (the usual incremental change) stays
+in-process: starting workers costs more than it saves below a few hundred files.
 """
 
 from __future__ import annotations

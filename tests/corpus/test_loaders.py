@@ -77,5 +77,6 @@ def test_a_quoted_or_plain_title_is_read_without_the_yaml_parser(monkeypatch):
         raise AssertionError("the YAML parser was called")
 
     monkeypatch.setattr(loaders.yaml, "load", refuse)
-    front, body = split_front_matter("---\ntitle: \"Game Development with C++\"\nversion: 'v2'\ndate: March 2025\n---\nx\n")
+    text = "---\ntitle: \"Game Development with C++\"\nversion: 'v2'\ndate: March 2025\n---\nx\n"
+    front, body = split_front_matter(text)
     assert front == {"title": "Game Development with C++", "version": "v2", "date": "March 2025"} and body == "x\n"
