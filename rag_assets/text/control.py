@@ -13,6 +13,18 @@ from __future__ import annotations
 import re
 
 _FORBIDDEN = re.compile(r"[\x00-\x08\x0b\x0e-\x1f]")
+_FORBIDDEN_BYTES = bytes([*range(0x00, 0x09), 0x0B, *range(0x0E, 0x20)])
+
+
+def has_control_bytes(data: bytes) -> bool:
+    """Whether UTF-8 ``data`` holds a forbidden control character, without decoding it.
+
+    UTF-8 writes these characters as the bytes of the same value and never uses a byte below
+    0x80 inside another character, so the bytes answer for the text. Deleting them is one pass
+    in C, several times faster than the regular expression over a decoded text, which matters
+    once per corpus file; ``control_character_problem`` then says which character and where.
+    """
+    return len(data.translate(None, _FORBIDDEN_BYTES)) != len(data)
 
 
 def control_character_problem(text: str) -> str | None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
+from rag_assets.text.control import control_character_problem, has_control_bytes
 
 from tests.corpus.test_snapshot import CONFIG, _doc, _write, corpus  # noqa: F401  (fixture)
 
@@ -26,3 +27,11 @@ def test_a_file_with_nul_is_skipped_and_the_snapshot_succeeds(corpus: Path, stor
     }
     assert outcome.document_count == 5
     assert not any("\x00" in chunk.text for chunk in repo.chunks(outcome.version_id))
+
+
+def test_the_byte_scan_agrees_with_the_character_rule_for_every_character():
+    # Every character of the Basic Multilingual Plane but surrogates, and some beyond it.
+    characters = [chr(c) for c in [*range(0xD800), *range(0xE000, 0x10000), 0x1F600, 0x10FFFF]]
+    flagged = [c for c in characters if has_control_bytes(f"a{c}b".encode())]
+    assert flagged == [c for c in characters if control_character_problem(f"a{c}b")]
+    assert [ord(c) for c in flagged] == [*range(0x09), 0x0B, *range(0x0E, 0x20)]

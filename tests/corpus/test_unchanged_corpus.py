@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.corpus.snapshot import snapshot_corpus
@@ -94,3 +94,16 @@ def test_a_diff_stored_in_the_older_keyed_format_reads_back_the_same(sample_corp
         conn.execute(update(SNAPSHOT).where(SNAPSHOT.c.version_id == first.version_id).values(diff_json=keyed))
     stored = repo.get_snapshot(first.version_id)
     assert stored is not None and stored.diff == first.diff and stored.diff.count("added") == first.document_count
+
+
+def test_the_diff_is_stored_as_one_list_per_document_and_reads_back_the_same(sample_corpus: Path,
+                                                                               repo: SqlCorpusRepository):
+    snapshot_corpus(sample_corpus, CONFIG, repo)
+    edited = sample_corpus / "v2" / "limits.md"
+    edited.write_text(edited.read_text() + "\nOne more paragraph at the end of the page.\n")
+    second = snapshot_corpus(sample_corpus, CONFIG, repo)
+    with repo.engine.connect() as conn:
+        raw = conn.execute(select(SNAPSHOT.c.diff_json).where(SNAPSHOT.c.version_id == second.version_id)).scalar_one()
+    assert json.loads(raw)["documents"] == [["v2/limits.md", "changed", 0, 1, 0]]
+    stored = repo.get_snapshot(second.version_id)
+    assert stored is not None and stored.diff == second.diff
