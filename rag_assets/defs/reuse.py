@@ -27,10 +27,11 @@ def last_materialization(instance: dg.DagsterInstance, asset: dg.AssetKey, parti
 
 def replay(instance: dg.DagsterInstance, previous: dg.EventLogRecord, output_name: str,
            metadata: Mapping[str, dg.MetadataValue]) -> Iterator[dg.Output | dg.AssetCheckResult]:
-    """``previous`` materialization as this step's output ``output_name`` (its metadata updated with
-    ``metadata``), then the check results its run recorded for the asset."""
+    """``previous`` materialization as this step's output ``output_name`` with ``metadata`` (what the
+    caller keeps of the previous metadata, and what says it was reused), then the check results its run
+    recorded for the asset."""
     materialization = previous.asset_materialization
-    yield dg.Output(None, output_name=output_name, metadata={**materialization.metadata, **metadata},
+    yield dg.Output(None, output_name=output_name, metadata=metadata,
                     data_version=dg.DataVersion(materialization.tags[DATA_VERSION_TAG]),
                     tags={INPUTS_TAG: materialization.tags[INPUTS_TAG]})
     for record in instance.get_records_for_run(previous.run_id,

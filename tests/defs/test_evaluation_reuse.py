@@ -68,6 +68,7 @@ def test_an_unchanged_evaluation_is_recorded_again_and_new_thresholds_score_agai
         reused = metadata(again, "evaluation")
         assert reused["reused_evaluation"] == reused["evaluation_id"] == computed["evaluation_id"]
         assert (reused["llm_calls"], reused["llm_cache_hits"], reused["llm_cache_misses"]) == (0, 0, 0)
+        assert set(reused) == set(computed) - {"llm_estimated_cost_usd"} | {"reused_evaluation"}  # nothing estimated
         unchanged = {k for k in computed if not k.startswith("llm")}
         assert {k: reused[k] for k in unchanged} == {k: computed[k] for k in unchanged}
         assert _data_version(again) == computed["evaluation_id"]

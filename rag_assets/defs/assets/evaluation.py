@@ -287,8 +287,9 @@ def _reuse(instance: dg.DagsterInstance, previous: dg.EventLogRecord):
     """The last evaluation recorded again with its checks; its LLM tally says this run made no call."""
     meta = previous.asset_materialization.metadata
     stats = LLMStats(meta["llm_provider"].value, meta["llm_model"].value)
-    return replay(instance, previous, "result", {**llm_metadata(stats),
-                                                 "reused_evaluation": meta["evaluation_id"]})
+    return replay(instance, previous, "result", {
+        **{name: value for name, value in meta.items() if not name.startswith("llm")}, **llm_metadata(stats),
+        "reused_evaluation": meta["evaluation_id"]})
 
 
 @functools.cache
