@@ -1,10 +1,12 @@
 """Benchmark what issue 17 asks of re-runs and of scale, each figure as a ratio against its limit.
 
-    python bench/rerun.py [../shared/data/cpp_docs.tar.gz] [--figures cli,shards,linear,rss]
+    python bench/rerun.py [../shared/data/cpp_docs.tar.gz] [--figures cli,linear,unchanged,shards,rss]
         [--items 4000] [--small 1000] [--rss-items 10000] [--runs 3]
 
 ``cli``: CPU (user + system, the process and its children) of a second ``rag-assets run`` on an
 unchanged home against the first, on the sample corpus in a temporary home (limit 0.25).
+``unchanged``: an unchanged evaluation re-run of ``items`` items (250 per shard, the fastest of
+``runs``) against the cold run, the first of that home (limit 0.05).
 ``shards``: an unchanged evaluation re-run of ``items`` items with 40 shards against 10, the fastest
 of ``runs`` each (limit 1.2).
 ``linear``: seconds per item of a cold evaluation (offline judge, 250 items per shard) at ``items``
@@ -27,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-LIMITS = {"cli": 0.25, "shards": 1.2, "linear": 1.2, "rss": 600}
+LIMITS = {"cli": 0.25, "unchanged": 0.05, "shards": 1.2, "linear": 1.2, "rss": 600}
 
 
 def _row(figure: str, measured: float, reference_name: str, reference: float, limit: float) -> str:
@@ -69,6 +71,7 @@ class Evaluations:
         self.scratch = scratch
         self.corpus = corpus_folder(corpus_archive.resolve(), scratch / "corpus")
         self.homes: dict[int, str] = {}
+        self.cold: dict[int, float] = {}  # seconds of the first evaluation of each home: its LLM cache was empty
 
     def _env(self, items: int) -> None:
         home = self.scratch / f"n{items}"
@@ -87,13 +90,28 @@ class Evaluations:
         args = argparse.Namespace(path=self.corpus, items=items, shard_size=shard_size, workers=1)
         if items not in self.homes:
             self.homes[items] = scale._phase(args, "--phase", "setup")["version"]
-        return scale._phase(args, "--phase", "in_process", "--version", self.homes[items])
+        result = scale._phase(args, "--phase", "in_process", "--version", self.homes[items])
+        self.cold.setdefault(items, result["seconds"])
+        return result
+
+    def cold_seconds(self, items: int) -> float:
+        """The cold run of this size's home: the one an earlier figure ran, or one now (250 items per shard)."""
+        if items not in self.cold:
+            self.run(items, 250)
+        return self.cold[items]
+
+
+def unchanged_figure(evaluations: Evaluations, items: int, runs: int) -> str:
+    cold = evaluations.cold_seconds(items)
+    rerun = min(evaluations.run(items, 250)["seconds"] for _ in range(runs))
+    return _row(f"unchanged re-run, {items:,} items (s)", rerun, "cold run (s)", cold, LIMITS["unchanged"])
 
 
 def shards_figure(evaluations: Evaluations, items: int, runs: int) -> str:
     """The fastest of ``runs`` re-runs with each shard count, taken in turns (the machine is shared)."""
-    evaluations.run(items, items // 10)  # fills the LLM cache (if no cold run did) and the OS's file cache
     seconds: dict[int, list[float]] = {10: [], 40: []}
+    for shards in seconds:  # fills the LLM cache (if no cold run did), each layout's kept shards, the OS's file cache
+        evaluations.run(items, items // shards)
     for _ in range(runs):
         for shards in seconds:
             seconds[shards].append(evaluations.run(items, items // shards)["seconds"])
@@ -115,11 +133,11 @@ def rss_figure(evaluations: Evaluations, items: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", type=Path, nargs="?", default=ROOT.parent / "shared" / "data" / "cpp_docs.tar.gz")
-    parser.add_argument("--figures", default="cli,shards,linear,rss")
+    parser.add_argument("--figures", default="cli,linear,unchanged,shards,rss")
     parser.add_argument("--items", type=int, default=4000)
     parser.add_argument("--small", type=int, default=1000)
     parser.add_argument("--rss-items", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=3, help="re-runs per shard count (the fastest counts)")
+    parser.add_argument("--runs", type=int, default=3, help="re-runs per figure and shard count (the fastest counts)")
     args = parser.parse_args()
     figures = args.figures.split(",")
     print(f"{'figure':<34} {'measured':>9} {'against':<22} {'value':>9} {'ratio':>7} {'limit':>6}", flush=True)
@@ -128,10 +146,12 @@ def main() -> None:
         if "cli" in figures:
             (scratch / "cli").mkdir()
             print(cli_figure(scratch / "cli"), flush=True)
-        if {"shards", "linear", "rss"} & set(figures):
+        if {"unchanged", "shards", "linear", "rss"} & set(figures):
             evaluations = Evaluations(args.path, scratch / "evaluations")
             if "linear" in figures:  # first: its runs are cold only on a new home
                 print(linear_figure(evaluations, args.small, args.items), flush=True)
+            if "unchanged" in figures:  # before shards: its cold run is the home's first
+                print(unchanged_figure(evaluations, args.items, args.runs), flush=True)
             if "shards" in figures:
                 print(shards_figure(evaluations, args.items, args.runs), flush=True)
             if "rss" in figures:

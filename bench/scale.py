@@ -163,7 +163,7 @@ def _run(version: str, executor: str, workers: int, shard_size: int, scratch: Pa
     meta = {k: v.value for k, v in result.asset_materializations_for_node("evaluation")[0].metadata.items()}
     items = meta["items"]
     return {"items": items, "seconds": round(seconds, 1), "items_per_s": round(items / seconds, 1),
-            "judge_calls": round(meta["judge_calls_per_item"] * items), "cache_hits": meta["llm_cache_hits"],
+            "computed": meta["llm_cache_misses"], "cache_hits": meta["llm_cache_hits"],
             "peak_rss_mb": _peak_rss_mb(), "faithfulness": meta.get("faithfulness")}
 
 
@@ -239,8 +239,7 @@ def main() -> None:
                     for _ in ("cold", "unchanged re-run"):
                         before = server.count()
                         run = _phase(args, "--phase", executor, "--version", setup["version"])
-                        computed = run["judge_calls"] - run["cache_hits"]
-                        runs.append({**run, "paid": server.count() - before if judge == "fake" else computed})
+                        runs.append({**run, "paid": server.count() - before if judge == "fake" else run["computed"]})
                     cold, warm = runs
                     assert cold["faithfulness"] == warm["faithfulness"], "an unchanged re-run scores alike"
                     print(f"{judge:<8}{executor:<14}{cold['items_per_s']:>9}{cold['seconds']:>9}{cold['paid']:>8}"

@@ -17,6 +17,7 @@ from dagster._core.asset_graph_view.asset_graph_view import AssetGraphView, Temp
 from dagster._core.definitions.data_version import DATA_VERSION_TAG, CachingStaleStatusResolver, StaleStatus
 from dagster._time import get_current_datetime
 
+from rag_assets.defs.reuse import last_materialization
 from rag_assets.production.logs import day_digests, read_logs
 
 
@@ -45,9 +46,7 @@ def already_scored(instance: dg.DagsterInstance, asset: dg.AssetKey, folder, day
         return set()
     scored = set()
     for day in days:
-        records = instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=asset, asset_partitions=[day]), limit=1).records
-        materialization = records[0].asset_materialization if records else None
-        if materialization is not None and materialization.tags.get(DATA_VERSION_TAG) == current.get(day):
+        record = last_materialization(instance, asset, day)
+        if record is not None and record.asset_materialization.tags.get(DATA_VERSION_TAG) == current.get(day):
             scored.add(day)
     return scored

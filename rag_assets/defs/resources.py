@@ -28,6 +28,7 @@ from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.curation_repository import SqlCurationRepository
 from rag_assets.store.golden_repository import SqlGoldenRepository
+from rag_assets.store.judged_shard_repository import SqlJudgedShards
 from rag_assets.store.evaluation_repository import SqlEvaluationRepository
 from rag_assets.store.production_repository import SqlProductionRepository
 from rag_assets.store.rag_repository import SqlRagRepository
@@ -102,6 +103,9 @@ class StoreResource(dg.ConfigurableResource):
 
     def production(self) -> SqlProductionRepository:
         return SqlProductionRepository(self.engine())
+
+    def judged_shards(self) -> SqlJudgedShards:
+        return SqlJudgedShards(self.engine())
 
     def report_dir(self) -> Path:
         return self.settings().home / "reports"

@@ -8,7 +8,7 @@ partitions, checks and metadata; its run config keeps the one-level shape
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,12 +22,16 @@ SHARD_SIZE_HELP = ("work items (golden items, generation tasks) per shard; each 
                    "worker when the executor has them")
 
 
-def shard_outputs(total: int, shard_size: int) -> Iterator[dg.DynamicOutput[Shard]]:
-    """The plan step's ``shards`` output: one dynamic output per shard of ``total`` work items."""
+def planned(total: int, shard_size: int) -> list[Shard]:
+    """The shards of ``total`` work items; a bad shard size fails the step."""
     try:
-        shards = plan_shards(total, shard_size)
+        return plan_shards(total, shard_size)
     except ValueError as exc:
         raise dg.Failure(description=str(exc)) from exc
+
+
+def shard_outputs(shards: Iterable[Shard]) -> Iterator[dg.DynamicOutput[Shard]]:
+    """The plan step's ``shards`` output: one dynamic output per shard to run."""
     for shard in shards:
         yield dg.DynamicOutput(shard, output_name="shards", mapping_key=shard.key)
 
@@ -63,7 +67,7 @@ def sharded_asset(lifecycle: Lifecycle, *, name: str, upstream: str, config: typ
     """A corpus-version-partitioned asset of ``lifecycle`` computed as ``plan -> shard (one step per shard) -> merge``.
 
     ``plan`` takes the upstream asset as a Nothing input ``after`` and has two outputs: what every
-    shard works on (a pinned run id, a task list) and ``shards``. ``shard`` takes both; ``merge``
+    shard works on (the judge plan, a task list) and ``shards``, the shards to run (maybe none). ``shard`` takes both; ``merge``
     takes the first and the list of shard outputs, in shard order; ``merge_args`` are more of its op's arguments.
     """
     plan_op, shard_op, merge_op = plan.op(lifecycle), shard.op(lifecycle), merge.op(lifecycle, **(merge_args or {}))

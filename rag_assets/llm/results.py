@@ -128,6 +128,13 @@ class LLMStats:
             self.by_template[template] = self.by_template.get(template, 0) + count
         return self
 
+    def replayed(self) -> LLMStats:
+        """The tally a re-run of the same calls records when the cache answers every one (a stored outcome
+        used again): each call a cache hit, nothing sent, spent or estimated to spend."""
+        return LLMStats(self.provider, self.model, calls=self.calls, cache_hits=self.calls, estimates=self.estimates,
+                        estimated_cost_usd=None if self.estimated_cost_usd is None else 0.0,
+                        by_template=dict(self.by_template))
+
     def as_dict(self) -> dict[str, Any]:
         """The tally as metadata; the estimate only where steps estimated (a merge of shard answers has none)."""
         estimate = {} if not self.estimates else {

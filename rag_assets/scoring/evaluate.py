@@ -9,9 +9,10 @@ recorded as a RAG error and not judged.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from rag_assets.corpus.models import SnapshotChunk
 from rag_assets.golden.models import GoldenItem
@@ -70,6 +71,20 @@ class EvaluationOutcome:
         """Mean over the items that returned contexts of their unmapped share (0 when none did)."""
         shares = [i.values[UNMAPPED_SHARE] for i in self.items if UNMAPPED_SHARE in i.values]
         return sum(shares) / len(shares) if shares else 0.0
+
+    def to_json(self) -> str:
+        """The outcome as JSON, kept so that unchanged work is not judged again; ``from_json`` gives it back equal."""
+        return json.dumps(asdict(self), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> EvaluationOutcome:
+        data = json.loads(text)
+        return cls([ItemScores(**item) for item in data["items"]], LLMStats(**data["stats"]), data["judge_calls"],
+                   data["judge_failures"], data["k"])
+
+    def replayed(self) -> EvaluationOutcome:
+        """This outcome used again: the same scores, its calls counted as a re-run answered by the cache counts them."""
+        return replace(self, stats=self.stats.replayed())
 
     @classmethod
     def merge(cls, parts: Sequence[EvaluationOutcome], k: int) -> EvaluationOutcome:

@@ -332,6 +332,18 @@ class EvaluationScoreRow(SQLModel, table=True):
     failure: str | None = Field(default=None, sa_column=Column(Text))
 
 
+class JudgedShardRow(SQLModel, table=True):
+    """A judge shard's outcome by the fingerprint of what it read (see rag_assets.scoring.reuse): a shard
+    with this fingerprint again is not judged again."""
+
+    __tablename__ = "judged_shard"
+
+    fingerprint: str = Field(primary_key=True, max_length=64)
+    items: int
+    outcome_json: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: dt.datetime = Field(default_factory=utcnow)
+
+
 class AlertRow(SQLModel, table=True):
     """A failed run, as the run-failure sensor recorded it."""
 

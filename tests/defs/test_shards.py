@@ -1,4 +1,5 @@
-"""Sharded steps: any shard size scores alike, and a killed run's finished shards are not paid for again."""
+"""Sharded steps: any shard size scores alike, and a killed run's finished shards are neither paid for nor
+judged again."""
 
 from __future__ import annotations
 
@@ -37,11 +38,12 @@ _JOBS = dg.Definitions(assets=[rag_answers, evaluation], resources=RESOURCES,
 EVALUATE, ANSWER = _JOBS.resolve_job_def("evaluate"), _JOBS.resolve_job_def("answer")
 
 
-def _evaluate(instance: dg.DagsterInstance, version: str, shard_size: int, **resources) -> dg.ExecuteInProcessResult:
+def _evaluate(instance: dg.DagsterInstance, version: str, shard_size: int, config: dict | None = None,
+              **resources) -> dg.ExecuteInProcessResult:
     """Score the newest RAG run; gates may fail (the fake judge's scores are not the point here)."""
     return EVALUATE.execute_in_process(partition_key=version, instance=instance, resources={**RESOURCES, **resources},
-                                       raise_on_error=False,
-                                       run_config={"ops": {"evaluation": {"config": {"shard_size": shard_size}}}})
+                                       raise_on_error=False, run_config={"ops": {"evaluation": {"config": {
+                                           "shard_size": shard_size, **(config or {})}}}})
 
 
 def _shard_outputs(result: dg.ExecuteInProcessResult) -> dict[str, dict]:
@@ -54,16 +56,17 @@ def test_every_shard_size_gives_the_same_scores_with_one_step_per_shard(project_
     version = current_version()
     stage_sample_review(version)
     with dg.instance_for_test() as instance:
-        items = metadata(run_job(instance, "lifecycle", version), "evaluation")["items"]
-        repo = RESOURCES["store"].evaluations()
-        scores = {}
-        for shard_size in (items, 3):
-            result = _evaluate(instance, version, shard_size)
-            assert sorted(_shard_outputs(result)) == [s.key for s in plan_shards(items, shard_size)]
-            assert sum(m["items"] for m in _shard_outputs(result).values()) == items
-            scores[shard_size] = repo.item_values(metadata(result, "evaluation")["evaluation_id"])
+        whole = metadata(run_job(instance, "lifecycle", version), "evaluation")  # one shard of every item
+        items = whole["items"]
+        assert plan_shards(items, 250) == plan_shards(items, items)
+        # another alpha: a new evaluation from the new shards, not the same one recorded again
+        result = _evaluate(instance, version, 3, {"alpha": 0.01})
+        assert sorted(_shard_outputs(result)) == [s.key for s in plan_shards(items, 3)]
+        assert sum(m["items"] for m in _shard_outputs(result).values()) == items
         assert len(plan_shards(items, 3)) == math.ceil(items / 3) > 1
-        assert scores[3] == scores[items]
+        repo = RESOURCES["store"].evaluations()
+        assert repo.item_values(metadata(result, "evaluation")["evaluation_id"]) == repo.item_values(
+            whole["evaluation_id"])
 
 
 class _Gate:
@@ -113,7 +116,7 @@ def _cached_claude_answers() -> int:
 
 
 @pytest.mark.slow
-def test_a_run_killed_after_half_its_shards_pays_on_rerun_only_for_the_other_half(project_env: Path, tmp_path: Path,
+def test_a_run_killed_after_half_its_shards_judges_on_rerun_only_the_other_half(project_env: Path, tmp_path: Path,
                                                                                    monkeypatch: pytest.MonkeyPatch):
     version = current_version()
     stage_sample_review(version)
@@ -163,10 +166,9 @@ def test_a_run_killed_after_half_its_shards_pays_on_rerun_only_for_the_other_hal
     assert paid_before_kill == first_half and paid_on_rerun == total - first_half
     meta = metadata(rerun, "evaluation")
     assert (meta["llm_cache_hits"], meta["llm_api_requests"]) == (first_half, total - first_half)
-    by_shard = _shard_outputs(rerun)
-    for shard in shards:
+    by_shard = _shard_outputs(rerun)  # the finished shards' outcomes were kept: they are not judged again
+    assert sorted(by_shard) == [shard.key for shard in shards[SHARDS // 2:]]
+    for shard in shards[SHARDS // 2:]:
         calls = sum(shard.take(per_item))
-        finished = shard.index < SHARDS // 2
-        assert (by_shard[shard.key]["llm_cache_hits"], by_shard[shard.key]["llm_api_requests"]) == (
-            (calls, 0) if finished else (0, calls)), shard.key
+        assert (by_shard[shard.key]["llm_cache_hits"], by_shard[shard.key]["llm_api_requests"]) == (0, calls), shard.key
     _wait(lambda: not _running_in_group(child.pid), 30, "every process of the killed run to end")

@@ -2,34 +2,42 @@
 
 import functools
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 import dagster as dg
 from pydantic import Field
 
 from rag_assets.console import terminal_progress
-from rag_assets.calibration.models import JudgeConfig
-from rag_assets.defs.assets.calibration import send_judge_review
+from rag_assets.calibration.models import REVIEWED_METRICS, JudgeConfig
+from rag_assets.defs.assets.calibration import calibrations, send_judge_review
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata, provider_label
 from rag_assets.defs.resources import LLM_POOL, CurationResource, LLMResource, StoreResource
-from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset, step, with_defaults
+from rag_assets.defs.reuse import INPUTS_TAG, TAG_CHARS, last_materialization, replay
+from rag_assets.defs.shards import SHARD_SIZE_HELP, planned, shard_outputs, sharded_asset, step, with_defaults
 from rag_assets.errors import RagAssetsError
 from rag_assets.llm.budget import BudgetExceeded
 from rag_assets.llm.client import LLMClient
-from rag_assets.llm.results import OFFLINE
+from rag_assets.llm.offline import code_version
+from rag_assets.llm.results import OFFLINE, LLMStats
 from rag_assets.report.compare import diff_evaluations
 from rag_assets.report.markdown import markdown_table
 from rag_assets.report.publish import publish_report
 from rag_assets.scoring.embedding import Embedder, make_embedder
 from rag_assets.scoring.evaluate import JUDGE_METRICS, EvaluationOutcome, retrieval_metric_names, score_answers
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
+from rag_assets.scoring.reuse import fingerprint, item_digest
 from rag_assets.scoring.report import build_report, summary_markdown, worst_markdown
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Scorecard, score_gates
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
 from rag_assets.settings import Settings
 from rag_assets.shards import Shard
+from rag_assets.store.calibration_repository import calibration_lines
+from rag_assets.store.judged_shard_repository import SqlJudgedShards
 
 THRESHOLDS_CHECK = "evaluation_thresholds"
 REGRESSION_CHECK = "evaluation_regression"
@@ -91,29 +99,64 @@ class _Judging:
             self.embedder: Embedder = make_embedder(config.embedder)
         except (RagAssetsError, ValueError) as exc:
             raise dg.Failure(description=f"invalid evaluation config: {exc}") from exc
+        self.config = JudgeConfig(self.judge.provider, self.judge.model, JUDGE_CODE_VERSION, config.embedder)
+
+
+@dataclass(frozen=True)
+class JudgePlan:
+    """What the judge shards and the merge work from: the pinned RAG run, each shard's fingerprint (see
+    rag_assets.scoring.reuse), those with a kept outcome (not judged again), and the fingerprint of all the
+    merge reads, which its materialization records (tag ``INPUTS_TAG``) so that the next run with the same
+    inputs reuses that evaluation."""
+
+    rag_run_id: str
+    shards: tuple[str, ...]
+    kept: frozenset[str]
+    inputs: str
+
+    def outcomes(self, judged: Sequence[EvaluationOutcome], kept: SqlJudgedShards) -> list[EvaluationOutcome]:
+        """Every shard's outcome in shard order: ``judged`` (this run's shards, in order) and the kept ones."""
+        stored = kept.outcomes([f for f in self.shards if f in self.kept])
+        fresh = iter(judged)
+        return [stored[f].replayed() if f in self.kept else next(fresh) for f in self.shards]
 
 
 @step(ins={"after": dg.In(dg.Nothing)},
-       out={"rag_run_id": dg.Out(str), "shards": dg.DynamicOut(Shard)})
+       out={"plan": dg.Out(JudgePlan), "shards": dg.DynamicOut(Shard)})
 def plan_judge_shards(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource,
                       llm: LLMResource):
-    """Pins the newest RAG run (every shard scores the same one) and splits its golden items into shards."""
+    """Pins the newest RAG run (every shard scores the same one), splits its golden items into shards and
+    runs only the shards without a kept outcome of the same items, answers and judge."""
     version = context.partition_key
     run = store.rag().latest_run(version)
     if run is None:
         raise dg.Failure(description=f"no RAG run for {version}; materialize rag_answers first")
-    _Judging(config, llm, store, context.run_id)
-    yield dg.Output(run.run_id, output_name="rag_run_id")
-    yield from shard_outputs(len(store.golden().version_members(run.golden_version)), config.shard_size)
+    judging = _Judging(config, llm, store, context.run_id)
+    responses = {r.item_id: r for r in store.rag().results(run.run_id)}
+    digests = [item_digest(item, responses.get(item.item_id))
+               for item in store.golden().version_items(run.golden_version)]
+    judge = fingerprint(judging.config, code_version(), config.k, version)
+    shards = planned(len(digests), config.shard_size)
+    fingerprints = tuple(fingerprint(judge, shard.take(digests)) for shard in shards)
+    kept = frozenset(store.judged_shards().stored(fingerprints))
+    inputs = fingerprint(judge, digests, run.run_id, config.model_dump(exclude={"shard_size"}), judging.thresholds,
+                         Settings.report_url(), calibration_lines(calibrations(store).calibration(judging.config),
+                                                                  REVIEWED_METRICS))[:TAG_CHARS]
+    yield dg.Output(JudgePlan(run.run_id, fingerprints, kept, inputs), output_name="plan",
+                    metadata={"shards": dg.MetadataValue.int(len(shards)),
+                              "shards_kept": dg.MetadataValue.int(len(kept)),
+                              "evaluation_inputs": dg.MetadataValue.text(inputs)})
+    yield from shard_outputs(shard for shard, f in zip(shards, fingerprints) if f not in kept)
 
 
 @step(code_version=JUDGE_CODE_VERSION, pool=LLM_POOL)
 def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource, llm: LLMResource,
-                rag_run_id: str, shard: Shard) -> dg.Output[EvaluationOutcome]:
-    """Judges one shard's items; every answer lands in the LLM cache as it arrives. Fails before any request
-    when its estimate does not fit the budget, and stops sending once the run or the asset spent it."""
+                plan: JudgePlan, shard: Shard) -> dg.Output[EvaluationOutcome]:
+    """Judges one shard's items; every answer lands in the LLM cache as it arrives, and the outcome is kept
+    under the shard's fingerprint. Fails before any request when its estimate does not fit the budget, and
+    stops sending once the run or the asset spent it."""
     rag = store.rag()
-    run = rag.run(rag_run_id)
+    run = rag.run(plan.rag_run_id)
     item_ids = shard.take(store.golden().version_item_ids(run.golden_version))
     items = store.golden().version_items(run.golden_version, item_ids)
     judging = _Judging(config, llm, store, context.run_id)
@@ -126,6 +169,7 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
     except BudgetExceeded as exc:
         raise dg.Failure(description=f"judge budget: {exc}") from exc
     outcome.stats.estimated(judging.judge.last_estimate.cost_usd if judging.judge.last_estimate else 0.0)
+    store.judged_shards().keep(plan.shards[shard.index], outcome)
     return dg.Output(outcome, metadata={"items": dg.MetadataValue.int(len(items)),
                                         "judge_failures": dg.MetadataValue.int(outcome.judge_failures),
                                         **llm_metadata(outcome.stats)})
@@ -133,14 +177,19 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
 
 @step()
 def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource,
-                     llm: LLMResource, curation: CurationResource, rag_run_id: str, outcomes: list[EvaluationOutcome]):
-    """Merges the shards, applies the gates, saves the evaluation and writes the report."""
+                     llm: LLMResource, curation: CurationResource, plan: JudgePlan, outcomes: list[EvaluationOutcome]):
+    """Merges the shards, applies the gates, saves the evaluation and writes the report; or, when all it
+    reads is what the partition's last evaluation read, records that one again (``reused_evaluation``)."""
     version = context.partition_key
-    run = store.rag().run(rag_run_id)
+    previous = last_materialization(context.instance, context.asset_key, version)
+    if previous is not None and _reusable(store, previous.asset_materialization, plan.inputs, version):
+        yield from _reuse(context.instance, previous)
+        return
+    run = store.rag().run(plan.rag_run_id)
     items = store.golden().version_items(run.golden_version)
     judging = _Judging(config, llm, store, context.run_id)
     profile, thresholds = judging.profile, judging.thresholds
-    outcome = EvaluationOutcome.merge(outcomes, config.k)
+    outcome = EvaluationOutcome.merge(plan.outcomes(outcomes, store.judged_shards()), config.k)
     metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))
     repo = store.evaluations()
     lineage = store.corpus().lineage(version)
@@ -165,9 +214,8 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
         against = diff_evaluations(baseline.evaluation_id, evaluation_id, repo.item_values(baseline.evaluation_id)[0],
                                    current, types, {r.item_id: r.answer for r in store.rag().results(baseline.rag_run_id)},
                                    {i: r.answer for i, r in responses.items()}, thresholds, metrics)
-    judge_config = JudgeConfig(judging.judge.provider, judging.judge.model, JUDGE_CODE_VERSION, config.embedder)
     judge_review, calibration = send_judge_review(
-        store, curation, evaluation_id, judge_config, outcome.items, items, responses, config.judge_review_sample,
+        store, curation, evaluation_id, judging.config, outcome.items, items, responses, config.judge_review_sample,
         {name: agg.mean for name, agg in card.overall.items()})
     report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(lineage), responses,
                           against, calibration)
@@ -207,6 +255,7 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
             **llm_metadata(outcome.stats),
         },
         data_version=dg.DataVersion(evaluation_id),
+        tags={INPUTS_TAG: plan.inputs},
     )
     yield from [
         dg.AssetCheckResult(check_name=THRESHOLDS_CHECK, passed=gates.thresholds_passed, severity=severity,
@@ -222,6 +271,25 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
                             metadata={"failures": dg.MetadataValue.md(markdown_table(
                                 ["item", "metric", "why"], card.failure_rows()))}),
     ]
+
+
+def _reusable(store: StoreResource, previous: dg.AssetMaterialization, inputs: str, version: str) -> bool:
+    """The last evaluation read these ``inputs``, is still the newest of the lineage (so the baseline and
+    history a new one would get are the same) and its report is still there."""
+    if previous.tags.get(INPUTS_TAG) != inputs:
+        return False
+    newest = store.evaluations().history(store.corpus().lineage(version), limit=1)
+    return (bool(newest) and newest[0].evaluation_id == previous.metadata["evaluation_id"].value
+            and newest[0].report_path is not None and Path(newest[0].report_path).is_file())
+
+
+def _reuse(instance: dg.DagsterInstance, previous: dg.EventLogRecord):
+    """The last evaluation recorded again with its checks; its LLM tally says this run made no call."""
+    meta = previous.asset_materialization.metadata
+    stats = LLMStats(meta["llm_provider"].value, meta["llm_model"].value)
+    return replay(instance, previous, "result", {
+        **{name: value for name, value in meta.items() if not name.startswith("llm")}, **llm_metadata(stats),
+        "reused_evaluation": meta["evaluation_id"]})
 
 
 @functools.cache

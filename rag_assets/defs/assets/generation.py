@@ -11,7 +11,7 @@ from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
-from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset, step
+from rag_assets.defs.shards import SHARD_SIZE_HELP, planned, shard_outputs, sharded_asset, step
 from rag_assets.generation.generate import ask_generator, collect_candidates, generation_calls
 from rag_assets.generation.planning import GenerationTask, plan_tasks
 from rag_assets.generation.models import DEFAULT_TYPE_MIX, GenerationConfig
@@ -64,7 +64,7 @@ def plan_generation_shards(context: dg.OpExecutionContext, config: GenerationRun
     context.log.info(f"pre-flight estimate ({client.provider}/{client.model}): "
                      f"{client.estimate(generation_calls(tasks), store.llm_cache()).describe()}")
     yield dg.Output(tasks, output_name="tasks")
-    yield from shard_outputs(len(tasks), config.shard_size)
+    yield from shard_outputs(planned(len(tasks), config.shard_size))
 
 
 @step(code_version=GENERATE_QUESTIONS.ref, pool=LLM_POOL)

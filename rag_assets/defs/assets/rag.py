@@ -15,7 +15,7 @@ from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, StoreResource
-from rag_assets.defs.shards import SHARD_SIZE_HELP, shard_outputs, sharded_asset, step
+from rag_assets.defs.shards import SHARD_SIZE_HELP, planned, shard_outputs, sharded_asset, step
 from rag_assets.errors import RagAssetsError
 from rag_assets.llm.results import LLMStats
 from rag_assets.rag.models import RagResponse
@@ -70,7 +70,7 @@ def plan_rag_shards(context: dg.OpExecutionContext, config: RagRunConfig, store:
         raise dg.Failure(description=f"no golden-set version for {version} yet; review candidates first")
     system = _system(version, store.corpus().snapshot_chunks(version), store, llm, rag, context.run_id)
     yield dg.Output(RagPlan(golden.number, system.name, config_hash(system), system.config()), output_name="plan")
-    yield from shard_outputs(len(store.golden().version_members(golden.number)), config.shard_size)
+    yield from shard_outputs(planned(len(store.golden().version_members(golden.number)), config.shard_size))
 
 
 @step(code_version=RAG_ANSWER.ref, pool=LLM_POOL)
