@@ -1,6 +1,6 @@
 """Benchmark what issue 17 asks of re-runs and of scale, each figure as a ratio against its limit.
 
-    python bench/rerun.py [../shared/data/cpp_docs.tar.gz] [--figures cli,linear,unchanged,shards,rss]
+    python bench/rerun.py [../shared/data/cpp_docs.tar.gz] [--figures cli,linear,unchanged,shards,judged,rss]
         [--items 4000] [--small 1000] [--rss-items 10000] [--runs 3]
 
 ``cli``: CPU (user + system, the process and its children) of a second ``rag-assets run`` on an
@@ -8,7 +8,9 @@ unchanged home against the first, on the sample corpus in a temporary home (limi
 ``unchanged``: an unchanged evaluation re-run of ``items`` items (250 per shard, the fastest of
 ``runs``) against the cold run, the first of that home (limit 0.05).
 ``shards``: an unchanged evaluation re-run of ``items`` items with 40 shards against 10, the fastest
-of ``runs`` each (limit 1.2).
+of ``runs`` each (limit 1.2); as no shard step runs on an unchanged re-run, ``judged`` is the same with
+every shard judged again (kept outcomes forgotten before each run, the answers from the LLM cache, as after
+a judge change that keeps the prompts): what each extra shard step costs.
 ``linear``: seconds per item of a cold evaluation (offline judge, 250 items per shard) at ``items``
 against ``small`` items (limit 1.2). ``rss``: the peak RSS of a cold evaluation of ``rss-items``
 items (limit 600 MB). The evaluation figures use bench/scale.py's phases (a synthetic golden set
@@ -82,15 +84,16 @@ class Evaluations:
         for name in ("RAG_ASSETS_DATABASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
             os.environ.pop(name, None)
 
-    def run(self, items: int, shard_size: int) -> dict:
-        """One in-process evaluation of ``items`` items (set up on first use) with ``shard_size``."""
+    def run(self, items: int, shard_size: int, *extra: str) -> dict:
+        """One in-process evaluation of ``items`` items (set up on first use) with ``shard_size``; ``extra``
+        are bench/scale.py phase options (``--forget-kept``)."""
         import scale
 
         self._env(items)
         args = argparse.Namespace(path=self.corpus, items=items, shard_size=shard_size, workers=1)
         if items not in self.homes:
             self.homes[items] = scale._phase(args, "--phase", "setup")["version"]
-        result = scale._phase(args, "--phase", "in_process", "--version", self.homes[items])
+        result = scale._phase(args, "--phase", "in_process", "--version", self.homes[items], *extra)
         self.cold.setdefault(items, result["seconds"])
         return result
 
@@ -107,15 +110,17 @@ def unchanged_figure(evaluations: Evaluations, items: int, runs: int) -> str:
     return _row(f"unchanged re-run, {items:,} items (s)", rerun, "cold run (s)", cold, LIMITS["unchanged"])
 
 
-def shards_figure(evaluations: Evaluations, items: int, runs: int) -> str:
-    """The fastest of ``runs`` re-runs with each shard count, taken in turns (the machine is shared)."""
+def shards_figure(evaluations: Evaluations, items: int, runs: int, *extra: str) -> str:
+    """The fastest of ``runs`` re-runs with each shard count, taken in turns (the machine is shared); with
+    ``--forget-kept`` in ``extra``, every shard is judged again (its answers from the LLM cache)."""
     seconds: dict[int, list[float]] = {10: [], 40: []}
     for shards in seconds:  # fills the LLM cache (if no cold run did), each layout's kept shards, the OS's file cache
         evaluations.run(items, items // shards)
     for _ in range(runs):
         for shards in seconds:
-            seconds[shards].append(evaluations.run(items, items // shards)["seconds"])
-    return _row(f"re-run, 40 shards, {items:,} items (s)", min(seconds[40]), "10 shards (s)", min(seconds[10]),
+            seconds[shards].append(evaluations.run(items, items // shards, *extra)["seconds"])
+    label = "judged again" if extra else "re-run"
+    return _row(f"{label}, 40 shards, {items:,} items (s)", min(seconds[40]), "10 shards (s)", min(seconds[10]),
                 LIMITS["shards"])
 
 
@@ -146,7 +151,7 @@ def main() -> None:
         if "cli" in figures:
             (scratch / "cli").mkdir()
             print(cli_figure(scratch / "cli"), flush=True)
-        if {"unchanged", "shards", "linear", "rss"} & set(figures):
+        if {"unchanged", "shards", "judged", "linear", "rss"} & set(figures):
             evaluations = Evaluations(args.path, scratch / "evaluations")
             if "linear" in figures:  # first: its runs are cold only on a new home
                 print(linear_figure(evaluations, args.small, args.items), flush=True)
@@ -154,6 +159,8 @@ def main() -> None:
                 print(unchanged_figure(evaluations, args.items, args.runs), flush=True)
             if "shards" in figures:
                 print(shards_figure(evaluations, args.items, args.runs), flush=True)
+            if "judged" in figures:
+                print(shards_figure(evaluations, args.items, args.runs, "--forget-kept"), flush=True)
             if "rss" in figures:
                 print(rss_figure(evaluations, args.rss_items), flush=True)
 

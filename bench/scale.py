@@ -138,11 +138,16 @@ def _stop(worker: subprocess.Popen) -> None:
             worker.wait()
 
 
-def _run(version: str, executor: str, workers: int, shard_size: int, scratch: Path) -> dict:
-    """One evaluation run on one executor, timed, in this (fresh) process."""
+def _run(version: str, executor: str, workers: int, shard_size: int, scratch: Path, forget_kept: bool = False) -> dict:
+    """One evaluation run on one executor, timed, in this (fresh) process; with ``forget_kept``, every judge
+    shard is judged again (from the LLM cache where it has the answers), as after a judge change that
+    keeps the prompts."""
     import dagster as dg
 
     from rag_assets.defs.resources import RESOURCES
+
+    if forget_kept:
+        _clear("judged_shard")
 
     os.environ["BENCH_EXECUTOR"] = executor
     run_config = {"ops": {"evaluation": {"config": {"shard_size": shard_size, "severity": "WARN"}}}}
@@ -176,15 +181,16 @@ def _phase(args: argparse.Namespace, *extra: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _clear_llm_cache() -> None:
+def _clear(table_name: str) -> None:
+    """Empty one of the store's tables (the LLM cache, or the kept judge-shard outcomes)."""
     from sqlalchemy import delete
 
     from rag_assets.defs.resources import RESOURCES
     from rag_assets.store.engine import write_transaction
-    from rag_assets.store.tables import LLMCacheRow
+    from rag_assets.store.tables import SQLModel
 
     with write_transaction(RESOURCES["store"].engine()) as conn:
-        conn.execute(delete(LLMCacheRow.__table__))
+        conn.execute(delete(SQLModel.metadata.tables[table_name]))
 
 
 def main() -> None:
@@ -199,12 +205,14 @@ def main() -> None:
     parser.add_argument("--executors", default="in_process,multiprocess,celery")
     parser.add_argument("--phase", help=argparse.SUPPRESS)
     parser.add_argument("--version", help=argparse.SUPPRESS)
+    parser.add_argument("--forget-kept", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.phase == "setup":
         print(json.dumps(_setup(str(args.path), args.items, args.shard_size)))
         return
     if args.phase:
-        print(json.dumps(_run(args.version, args.phase, args.workers, args.shard_size, Path(os.environ["BENCH_SCRATCH"]))))
+        print(json.dumps(_run(args.version, args.phase, args.workers, args.shard_size, Path(os.environ["BENCH_SCRATCH"]),
+                              args.forget_kept)))
         return
 
     from snapshot import corpus_folder
@@ -234,7 +242,7 @@ def main() -> None:
             for judge in args.judges.split(","):
                 os.environ["BENCH_JUDGE"] = judge
                 for executor in args.executors.split(","):
-                    _clear_llm_cache()
+                    _clear("llm_cache")
                     runs = []
                     for _ in ("cold", "unchanged re-run"):
                         before = server.count()
