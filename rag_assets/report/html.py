@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rag_assets.report.charts import bar_chart, colors_for, embed, histogram, trend_chart, vega_script
 from rag_assets.report.compare import EvaluationDiff, baseline_section
 from rag_assets.report.items import FILTER_SCRIPT, ItemDetail, items_section
 
@@ -194,8 +195,6 @@ def _metrics_section(data: ReportData, colors: Mapping[str, str]) -> str:
 
 
 def _per_type_section(data: ReportData, names: Sequence[str], colors: Mapping[str, str]) -> str:
-    from rag_assets.report.charts import bar_chart, embed  # altair: imported when a report is drawn
-
     if not data.per_type:
         return _section("per-type", "By question type", _no_data("no per-type breakdown"))
     types = list(data.per_type)
@@ -232,8 +231,6 @@ def _distributions_section(data: ReportData, colors: Mapping[str, str]) -> str:
 
 
 def _histogram(name: str, values: Sequence[float], color: str, threshold: float | None, index: int) -> str:
-    from rag_assets.report.charts import embed, histogram  # altair: imported when a report is drawn
-
     defined = [v for v in values if _defined(v)]
     if not defined:
         return _no_data(name)
@@ -242,8 +239,6 @@ def _histogram(name: str, values: Sequence[float], color: str, threshold: float 
 
 
 def _trend_section(data: ReportData, names: Sequence[str], colors: Mapping[str, str]) -> str:
-    from rag_assets.report.charts import embed, trend_chart  # altair: imported when a report is drawn
-
     history = [row for row in data.history if row.get("created_at")]  # the axis is the evaluation date
     used = [n for n in names if any(_defined(row.get(n)) for row in history)]
     if not history or not used:
@@ -382,8 +377,6 @@ footer{color:var(--muted);font-size:12px;text-align:center;padding-bottom:24px}
 def render_parts(data: ReportData) -> Iterator[str]:
     """The report in parts, in page order: the per-item rows one by one, so a large evaluation's page is
     written out without ever being one string."""
-    from rag_assets.report.charts import colors_for, vega_script  # altair: imported when a report is drawn
-
     names = _metric_names(data)
     colors = colors_for(names)
     yield ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from rag_assets.report import html as report
-from rag_assets.report.charts import PALETTE, colors_for, trend_chart
+from rag_assets.report.charts import PALETTE, colors_for, histogram, trend_chart
 from rag_assets.report.html import MetricSummary, ReportData, render_report, write_report
 from rag_assets.report.items import Claim, Context, ItemDetail
 
@@ -214,6 +214,26 @@ def test_long_history_is_on_a_date_axis() -> None:
     values = spec["data"]["values"]
     assert len(values) == 200 and values[-1]["date"] == "2025-08-04T08:00:00Z"
     assert sum(v["value"] is None for v in values) == 12  # every 17th is a gap
+
+
+def test_histogram_specs_are_those_altair_gave() -> None:
+    """The specs are written as dicts; these are altair 6.3's ``to_dict()`` for the same two charts, so the
+    page draws as it did (the data moves to the bars' layer once the threshold rule has data of its own)."""
+    bars = {"mark": {"color": "#1f77b4", "type": "bar"}, "encoding": {
+        "tooltip": [{"bin": {"extent": [0, 1], "step": 0.1}, "field": "value", "type": "quantitative"},
+                    {"aggregate": "count", "type": "quantitative"}],
+        "x": {"bin": {"extent": [0, 1], "step": 0.1}, "field": "value", "title": "n = 3 · mean 0.557",
+              "type": "quantitative"},
+        "y": {"aggregate": "count", "title": "items", "type": "quantitative"}}}
+    top = {"$schema": "https://vega.github.io/schema/vega-lite/v6.4.1.json",
+           "config": {"view": {"continuousHeight": 300, "continuousWidth": 300}}, "height": 150,
+           "title": "faithfulness", "width": "container"}
+    data = {"values": [{"value": 0.1}, {"value": 1.0}, {"value": 0.5}]}
+    assert histogram([0.1, 1.07, 0.5], PALETTE[0], title="faithfulness") == {**top, "data": data, "layer": [bars]}
+    rule = {"data": {"values": [{"threshold": 0.7}]}, "encoding": {"x": {"field": "threshold", "type": "quantitative"}},
+            "mark": {"color": "#b91c1c", "strokeDash": [4, 3], "type": "rule"}}
+    assert histogram([0.1, 1.07, 0.5], PALETTE[0], title="faithfulness", threshold=0.7) == {
+        **top, "layer": [{"data": data, **bars}, rule]}
 
 
 def test_write_report_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
