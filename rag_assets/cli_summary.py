@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
-from dagster._core.events import DagsterEventType
+
+from rag_assets.defs.reuse import last_materialization
 
 AssetPartition = tuple[dg.AssetKey, str | None]
 
@@ -53,7 +54,7 @@ class RunState:
 
 
 def _entries(instance: dg.DagsterInstance, run_ids: Iterable[str]) -> list[dg.EventLogEntry]:
-    kinds = {DagsterEventType.ASSET_MATERIALIZATION, DagsterEventType.ASSET_CHECK_EVALUATION}
+    kinds = {dg.DagsterEventType.ASSET_MATERIALIZATION, dg.DagsterEventType.ASSET_CHECK_EVALUATION}
     return [entry for run_id in run_ids for entry in instance.all_logs(run_id, of_type=kinds)]
 
 
@@ -61,10 +62,9 @@ def _holding_runs(instance: dg.DagsterInstance, kept: Collection[AssetPartition]
     """The runs that made the newest materialization of each kept asset partition, oldest first."""
     runs: dict[str, float] = {}
     for key, partition in kept:
-        records = instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition] if partition else None), limit=1).records
-        if records:
-            runs[records[0].run_id] = max(runs.get(records[0].run_id, 0.0), records[0].timestamp)
+        record = last_materialization(instance, key, partition)
+        if record is not None:
+            runs[record.run_id] = max(runs.get(record.run_id, 0.0), record.timestamp)
     return sorted(runs, key=runs.__getitem__)
 
 

@@ -18,10 +18,11 @@ INPUTS_TAG = "rag_assets/inputs"
 TAG_CHARS = 40  # of a fingerprint, in a tag (Dagster keeps tag values under 64 characters)
 
 
-def last_materialization(instance: dg.DagsterInstance, asset: dg.AssetKey, partition: str) -> dg.EventLogRecord | None:
-    """The newest materialization of ``asset`` in ``partition`` (by any run), if any."""
+def last_materialization(instance: dg.DagsterInstance, asset: dg.AssetKey,
+                         partition: str | None) -> dg.EventLogRecord | None:
+    """The newest materialization of ``asset`` in ``partition`` (None: of an unpartitioned asset) by any run."""
     records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=asset, asset_partitions=[partition]), limit=1).records
+        dg.AssetRecordsFilter(asset_key=asset, asset_partitions=[partition] if partition else None), limit=1).records
     return records[0] if records else None
 
 
