@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import dagster as dg
+import pytest
+
 from rag_assets.corpus.models import ChunkRef
+from rag_assets.defs.assets.evaluation import JudgePlan
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.results import LLMStats
 from rag_assets.rag.models import Citation, RagResponse, RetrievedChunk
@@ -63,3 +67,13 @@ def test_a_shard_with_a_failed_judge_call_is_not_kept(store_url: str):
     shards = SqlJudgedShards(get_engine(store_url))
     shards.keep("a" * 64, replace(_outcome(), judge_failures=1))
     assert shards.stored(["a" * 64]) == set() and shards.outcomes(["a" * 64]) == {}
+
+
+def test_a_kept_outcome_deleted_after_the_plan_stops_the_merge_with_a_message(store_url: str):
+    shards = SqlJudgedShards(get_engine(store_url))
+    shards.keep("f" * 64, _outcome())
+    plan = JudgePlan("rag-1", ("f" * 64, "d" * 64), frozenset({"f" * 64, "d" * 64}), "inputs")
+    with pytest.raises(dg.Failure, match=r"^1 kept judge-shard outcomes were deleted after this run planned "
+                                         r"\(e\.g\. dddddddddddd\); run the evaluation again"):
+        plan.outcomes([], shards)
+    assert JudgePlan("rag-1", ("f" * 64,), frozenset({"f" * 64}), "x").outcomes([], shards) == [_outcome().replayed()]

@@ -117,6 +117,10 @@ class JudgePlan:
     def outcomes(self, judged: Sequence[EvaluationOutcome], kept: SqlJudgedShards) -> list[EvaluationOutcome]:
         """Every shard's outcome in shard order: ``judged`` (this run's shards, in order) and the kept ones."""
         stored = kept.outcomes([f for f in self.shards if f in self.kept])
+        lost = sorted(self.kept - set(stored))
+        if lost:
+            raise dg.Failure(description=f"{len(lost)} kept judge-shard outcomes were deleted after this run planned "
+                                         f"(e.g. {lost[0][:12]}); run the evaluation again to judge those shards")
         fresh = iter(judged)
         return [stored[f].replayed() if f in self.kept else next(fresh) for f in self.shards]
 
