@@ -1,7 +1,7 @@
 """Benchmark what issue 17 asks of re-runs and of scale, each figure as a ratio against its limit.
 
     python bench/rerun.py [../shared/data/cpp_docs.tar.gz] [--figures cli,linear,unchanged,shards,judged,rss]
-        [--items 4000] [--small 1000] [--rss-items 10000] [--runs 3]
+        [--items 4000] [--small 1000] [--rss-items 10000] [--runs 3] [--postgres]
 
 ``cli``: CPU (user + system, the process and its children) of a second ``rag-assets run`` on an
 unchanged home against the first, on the sample corpus in a temporary home (limit 0.25).
@@ -14,12 +14,15 @@ a judge change that keeps the prompts): what each extra shard step costs.
 ``linear``: seconds per item of a cold evaluation (offline judge, 250 items per shard) at ``items``
 against ``small`` items (limit 1.2). ``rss``: the peak RSS of a cold evaluation of ``rss-items``
 items (limit 600 MB). The evaluation figures use bench/scale.py's phases (a synthetic golden set
-over the corpus, answered once by the offline reference system; each run a fresh process).
+over the corpus, answered once by the offline reference system; each run a fresh process). With
+``--postgres`` they run on the deployment's storage: Dagster's instance from deploy/dagster.yaml and the
+store, each home on databases of its own on the PostgreSQL server at 127.0.0.1 (dropped afterwards).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import shutil
@@ -29,6 +32,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 LIMITS = {"cli": 0.25, "unchanged": 0.05, "shards": 1.2, "linear": 1.2, "rss": 600}
@@ -67,10 +71,11 @@ def cli_figure(scratch: Path) -> str:
 class Evaluations:
     """bench/scale.py's phases in one scratch home per golden-set size (the corpus extracted once)."""
 
-    def __init__(self, corpus_archive: Path, scratch: Path) -> None:
+    def __init__(self, corpus_archive: Path, scratch: Path, databases: contextlib.ExitStack | None = None) -> None:
         from snapshot import corpus_folder
 
         self.scratch = scratch
+        self.databases = databases  # PostgreSQL databases made for each home (None: SQLite in the home)
         self.corpus = corpus_folder(corpus_archive.resolve(), scratch / "corpus")
         self.homes: dict[int, str] = {}
         self.cold: dict[int, float] = {}  # seconds of the first evaluation of each home: its LLM cache was empty
@@ -83,6 +88,22 @@ class Evaluations:
                            "BENCH_JUDGE": "offline"})
         for name in ("RAG_ASSETS_DATABASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
             os.environ.pop(name, None)
+        if self.databases is not None:
+            self._postgres(items, home)
+
+    def _postgres(self, items: int, home: Path) -> None:
+        """Point Dagster (deploy/dagster.yaml) and the store at this home's own PostgreSQL databases."""
+        from tests.conftest import PG_HOST, PG_PORT, PG_USER, postgres_database, postgres_url
+
+        config = home / "dagster" / "dagster.yaml"
+        if not config.exists():
+            shutil.copy(ROOT / "deploy" / "dagster.yaml", config)
+            (home / "databases").write_text("\n".join(
+                self.databases.enter_context(postgres_database(f"rag_assets_bench_{part}")) for part in ("dagster", "store")))
+        dagster_db, store_db = (home / "databases").read_text().splitlines()
+        os.environ.update({"DAGSTER_PG_HOST": PG_HOST, "DAGSTER_PG_PORT": str(PG_PORT), "DAGSTER_PG_USER": PG_USER,
+                           "DAGSTER_PG_PASSWORD": "", "DAGSTER_PG_DB": dagster_db,
+                           "RAG_ASSETS_DATABASE_URL": postgres_url(store_db)})
 
     def run(self, items: int, shard_size: int, *extra: str) -> dict:
         """One in-process evaluation of ``items`` items (set up on first use) with ``shard_size``; ``extra``
@@ -143,16 +164,17 @@ def main() -> None:
     parser.add_argument("--small", type=int, default=1000)
     parser.add_argument("--rss-items", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3, help="re-runs per figure and shard count (the fastest counts)")
+    parser.add_argument("--postgres", action="store_true", help="the evaluation figures on PostgreSQL at 127.0.0.1")
     args = parser.parse_args()
     figures = args.figures.split(",")
     print(f"{'figure':<34} {'measured':>9} {'against':<22} {'value':>9} {'ratio':>7} {'limit':>6}", flush=True)
-    with tempfile.TemporaryDirectory() as scratch_dir:
+    with tempfile.TemporaryDirectory() as scratch_dir, contextlib.ExitStack() as databases:
         scratch = Path(scratch_dir)
         if "cli" in figures:
             (scratch / "cli").mkdir()
             print(cli_figure(scratch / "cli"), flush=True)
         if {"unchanged", "shards", "judged", "linear", "rss"} & set(figures):
-            evaluations = Evaluations(args.path, scratch / "evaluations")
+            evaluations = Evaluations(args.path, scratch / "evaluations", databases if args.postgres else None)
             if "linear" in figures:  # first: its runs are cold only on a new home
                 print(linear_figure(evaluations, args.small, args.items), flush=True)
             if "unchanged" in figures:  # before shards: its cold run is the home's first

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import dagster as dg
 import pydantic
@@ -30,7 +30,14 @@ def planned(total: int, shard_size: int) -> list[Shard]:
         raise dg.Failure(description=str(exc)) from exc
 
 
-def shard_outputs(shards: Iterable[Shard]) -> Iterator[dg.DynamicOutput[Shard]]:
+class Keyed(Protocol):
+    """A shard, or what a shard step gets of it: its mapping key names its step."""
+
+    @property
+    def key(self) -> str: ...
+
+
+def shard_outputs(shards: Iterable[Keyed]) -> Iterator[dg.DynamicOutput]:
     """The plan step's ``shards`` output: one dynamic output per shard to run."""
     for shard in shards:
         yield dg.DynamicOutput(shard, output_name="shards", mapping_key=shard.key)
@@ -67,15 +74,18 @@ def sharded_asset(lifecycle: Lifecycle, *, name: str, upstream: str, config: typ
     """A corpus-version-partitioned asset of ``lifecycle`` computed as ``plan -> shard (one step per shard) -> merge``.
 
     ``plan`` takes the upstream asset as a Nothing input ``after`` and has two outputs: what every
-    shard works on (the judge plan, a task list) and ``shards``, the shards to run (maybe none). ``shard`` takes both; ``merge``
-    takes the first and the list of shard outputs, in shard order; ``merge_args`` are more of its op's arguments.
+    shard works on (the judge plan, a task list) and ``shards``, the shards to run (maybe none). ``shard`` takes
+    both, or only its shard when that carries all the step needs (one input fewer to load and record per
+    shard); ``merge`` takes the first and the list of shard outputs, in shard order (a Nothing input when the
+    shards hand their results over through the store); ``merge_args`` are more of its op's arguments.
     """
     plan_op, shard_op, merge_op = plan.op(lifecycle), shard.op(lifecycle), merge.op(lifecycle, **(merge_args or {}))
     steps = (plan_op, shard_op, merge_op)
 
     def compose(upstream_done):
         source, shards = plan_op(after=upstream_done)
-        return merge_op(source, shards.map(lambda each: shard_op(source, each)).collect())
+        done = shards.map(shard_op if len(shard_op.input_defs) == 1 else lambda each: shard_op(source, each))
+        return merge_op(source, done.collect())
 
     return dg.graph_asset(
         name=name,

@@ -26,6 +26,7 @@ from tests.conftest import PROJECT_ROOT
 from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.claude_generation import API_KEY
+from tests.fakes import claude_judge
 from tests.fakes.claude_judge import judge_responder
 from tests.fakes.rag_systems import KNOWN_CHUNK
 
@@ -67,6 +68,23 @@ def test_every_shard_size_gives_the_same_scores_with_one_step_per_shard(project_
         repo = RESOURCES["store"].evaluations()
         assert repo.item_values(metadata(result, "evaluation")["evaluation_id"]) == repo.item_values(
             whole["evaluation_id"])
+
+
+def test_a_shard_whose_judge_calls_failed_reaches_the_merge_and_is_judged_again_on_the_next_run(
+        project_env: Path, monkeypatch: pytest.MonkeyPatch):
+    version = current_version()
+    stage_sample_review(version)
+    monkeypatch.setattr(claude_judge, "BROKEN", {"record_judge_context_precision"})
+    with dg.instance_for_test() as instance, FakeAnthropicServer(judge_responder) as server:
+        run_job(instance, "lifecycle", version)
+        judge = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_retries=0)
+        first = _evaluate(instance, version, 5, {"severity": "WARN"}, llm=judge)
+        failures = metadata(first, "evaluation")["judge_failures"]
+        shards = sorted(_shard_outputs(first))
+        assert failures == sum(m["judge_failures"] for m in _shard_outputs(first).values()) > 0
+        again = _evaluate(instance, version, 5, {"severity": "WARN", "alpha": 0.01}, llm=judge)  # no shard was kept: all judged again
+        assert sorted(_shard_outputs(again)) == shards
+        assert metadata(again, "evaluation")["judge_failures"] == failures
 
 
 class _Gate:

@@ -1,5 +1,6 @@
 """Judged shards kept by fingerprint: what scoring reads makes the fingerprint, the outcome comes back
-equal, a shard with a failed judge call is not kept, and a kept outcome used again counts as cached."""
+equal, a shard with a failed judge call is kept only for the merge of the run that judged it, and a kept
+outcome used again counts as cached."""
 
 from __future__ import annotations
 
@@ -53,27 +54,41 @@ def test_an_item_digest_covers_what_scoring_reads_and_nothing_else():
 def test_a_kept_outcome_comes_back_equal_and_counts_as_answered_by_the_cache_when_used_again(store_url: str):
     shards = SqlJudgedShards(get_engine(store_url))
     outcome = _outcome()
-    shards.keep("f" * 64, outcome)
-    shards.keep("f" * 64, replace(outcome, k=3))  # one fingerprint, one outcome: the first stays
+    shards.keep("f" * 64, outcome, "run-1")
+    shards.keep("f" * 64, replace(outcome, k=3), "run-2")  # one fingerprint, one outcome: the first stays
     assert shards.stored(["f" * 64, "e" * 64]) == {"f" * 64}
-    assert shards.outcomes(["f" * 64, "e" * 64]) == {"f" * 64: outcome}
+    assert shards.outcomes(["f" * 64, "e" * 64], "run-3") == {"f" * 64: outcome}
     replayed = outcome.replayed()
     assert replayed.items == outcome.items and (replayed.judge_calls, replayed.judge_failures) == (4, 0)
     assert replayed.stats == LLMStats("anthropic", "claude-x", calls=4, cache_hits=4, estimates=1,
                                       estimated_cost_usd=0.0, by_template=outcome.stats.by_template)
 
 
-def test_a_shard_with_a_failed_judge_call_is_not_kept(store_url: str):
+def test_a_shard_with_a_failed_judge_call_is_kept_only_for_the_merge_of_the_run_that_judged_it(store_url: str):
     shards = SqlJudgedShards(get_engine(store_url))
-    shards.keep("a" * 64, replace(_outcome(), judge_failures=1))
-    assert shards.stored(["a" * 64]) == set() and shards.outcomes(["a" * 64]) == {}
+    failed = replace(_outcome(), judge_failures=1)
+    shards.keep("a" * 64, replace(failed, k=3), "run-1")
+    shards.keep("a" * 64, failed, "run-1")  # the shard step again in a re-execution: its newest outcome counts
+    assert shards.stored(["a" * 64]) == set()
+    assert shards.outcomes(["a" * 64], "run-2") == {}
+    assert shards.outcomes(["a" * 64], "run-1") == {"a" * 64: failed}
+    shards.keep("a" * 64, _outcome(), "run-2")  # judged again without failures: kept for every run
+    assert shards.outcomes(["a" * 64], "run-1") == {"a" * 64: _outcome()}
 
 
-def test_a_kept_outcome_deleted_after_the_plan_stops_the_merge_with_a_message(store_url: str):
+def test_the_merge_takes_kept_outcomes_as_cached_and_this_runs_as_judged_in_shard_order(store_url: str):
     shards = SqlJudgedShards(get_engine(store_url))
-    shards.keep("f" * 64, _outcome())
+    shards.keep("f" * 64, _outcome(), "run-0")
+    failed = replace(_outcome(), judge_failures=1)
+    shards.keep("d" * 64, failed, "run-1")
+    plan = JudgePlan("rag-1", ("d" * 64, "f" * 64), frozenset({"f" * 64}), "inputs")
+    assert plan.outcomes(shards, "run-1") == [failed, _outcome().replayed()]
+
+
+def test_an_outcome_deleted_after_the_plan_stops_the_merge_with_a_message(store_url: str):
+    shards = SqlJudgedShards(get_engine(store_url))
+    shards.keep("f" * 64, _outcome(), "run-1")
     plan = JudgePlan("rag-1", ("f" * 64, "d" * 64), frozenset({"f" * 64, "d" * 64}), "inputs")
-    with pytest.raises(dg.Failure, match=r"^1 kept judge-shard outcomes were deleted after this run planned "
-                                         r"\(e\.g\. dddddddddddd\); run the evaluation again"):
-        plan.outcomes([], shards)
-    assert JudgePlan("rag-1", ("f" * 64,), frozenset({"f" * 64}), "x").outcomes([], shards) == [_outcome().replayed()]
+    with pytest.raises(dg.Failure, match=r"^1 judge-shard outcomes this run planned to merge are not in the store "
+                                         r"\(e\.g\. dddddddddddd\): deleted after the plan; run the evaluation again"):
+        plan.outcomes(shards, "run-1")

@@ -2,7 +2,6 @@
 
 import functools
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,7 +103,7 @@ class _Judging:
 
 @dataclass(frozen=True)
 class JudgePlan:
-    """What the judge shards and the merge work from: the pinned RAG run, each shard's fingerprint (see
+    """What the merge works from: the pinned RAG run, each shard's fingerprint (see
     rag_assets.scoring.reuse), those with a kept outcome (not judged again), and the fingerprint of all the
     merge reads, which its materialization records (tag ``INPUTS_TAG``) so that the next run with the same
     inputs reuses that evaluation."""
@@ -114,19 +113,39 @@ class JudgePlan:
     kept: frozenset[str]
     inputs: str
 
-    def outcomes(self, judged: Sequence[EvaluationOutcome], kept: SqlJudgedShards) -> list[EvaluationOutcome]:
-        """Every shard's outcome in shard order: ``judged`` (this run's shards, in order) and the kept ones."""
-        stored = kept.outcomes([f for f in self.shards if f in self.kept])
-        lost = sorted(self.kept - set(stored))
-        if lost:
-            raise dg.Failure(description=f"{len(lost)} kept judge-shard outcomes were deleted after this run planned "
-                                         f"(e.g. {lost[0][:12]}); run the evaluation again to judge those shards")
-        fresh = iter(judged)
-        return [stored[f].replayed() if f in self.kept else next(fresh) for f in self.shards]
+    def outcomes(self, judged: SqlJudgedShards, run_key: str) -> list[EvaluationOutcome]:
+        """Every shard's outcome in shard order, from the store: the kept ones (counted as answered by the
+        cache) and those this run judged."""
+        stored = judged.outcomes(self.shards, run_key)
+        missing = [f for f in self.shards if f not in stored]
+        if missing:
+            raise dg.Failure(description=f"{len(missing)} judge-shard outcomes this run planned to merge are not in "
+                                         f"the store (e.g. {missing[0][:12]}): deleted after the plan; run the "
+                                         "evaluation again to judge those shards")
+        return [stored[f].replayed() if f in self.kept else stored[f] for f in self.shards]
+
+
+@dataclass(frozen=True)
+class JudgeWork:
+    """One judge shard as its step gets it: its slice of the golden items, the pinned RAG run and the
+    fingerprint its outcome is kept under, so that the step loads nothing else of the plan."""
+
+    shard: Shard
+    rag_run_id: str
+    fingerprint: str
+
+    @property
+    def key(self) -> str:
+        return self.shard.key
+
+
+def run_key(context: dg.OpExecutionContext) -> str:
+    """The run whose merge reads a shard's outcome: the root of a re-execution reads its parent's shards."""
+    return context.run.root_run_id or context.run_id
 
 
 @step(ins={"after": dg.In(dg.Nothing)},
-       out={"plan": dg.Out(JudgePlan), "shards": dg.DynamicOut(Shard)})
+       out={"plan": dg.Out(JudgePlan), "shards": dg.DynamicOut(JudgeWork)})
 def plan_judge_shards(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource,
                       llm: LLMResource):
     """Pins the newest RAG run (every shard scores the same one), splits its golden items into shards and
@@ -150,18 +169,18 @@ def plan_judge_shards(context: dg.OpExecutionContext, config: EvaluationConfig, 
                     metadata={"shards": dg.MetadataValue.int(len(shards)),
                               "shards_kept": dg.MetadataValue.int(len(kept)),
                               "evaluation_inputs": dg.MetadataValue.text(inputs)})
-    yield from shard_outputs(shard for shard, f in zip(shards, fingerprints) if f not in kept)
+    yield from shard_outputs(JudgeWork(shard, run.run_id, f) for shard, f in zip(shards, fingerprints) if f not in kept)
 
 
-@step(code_version=JUDGE_CODE_VERSION, pool=LLM_POOL)
+@step(code_version=JUDGE_CODE_VERSION, pool=LLM_POOL, out=dg.Out(dg.Nothing))
 def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource, llm: LLMResource,
-                plan: JudgePlan, shard: Shard) -> dg.Output[EvaluationOutcome]:
+                work: JudgeWork) -> dg.Output:
     """Judges one shard's items; every answer lands in the LLM cache as it arrives, and the outcome is kept
-    under the shard's fingerprint. Fails before any request when its estimate does not fit the budget, and
-    stops sending once the run or the asset spent it."""
+    under the shard's fingerprint, where the merge reads it. Fails before any request when its estimate does
+    not fit the budget, and stops sending once the run or the asset spent it."""
     rag = store.rag()
-    run = rag.run(plan.rag_run_id)
-    item_ids = shard.take(store.golden().version_item_ids(run.golden_version))
+    run = rag.run(work.rag_run_id)
+    item_ids = work.shard.take(store.golden().version_item_ids(run.golden_version))
     items = store.golden().version_items(run.golden_version, item_ids)
     judging = _Judging(config, llm, store, context.run_id)
     chunks = store.corpus().snapshot_chunks(run.corpus_version, rag.chunk_ids(run.run_id, item_ids) | {
@@ -173,15 +192,15 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
     except BudgetExceeded as exc:
         raise dg.Failure(description=f"judge budget: {exc}") from exc
     outcome.stats.estimated(judging.judge.last_estimate.cost_usd if judging.judge.last_estimate else 0.0)
-    store.judged_shards().keep(plan.shards[shard.index], outcome)
-    return dg.Output(outcome, metadata={"items": dg.MetadataValue.int(len(items)),
+    store.judged_shards().keep(work.fingerprint, outcome, run_key(context))
+    return dg.Output(None, metadata={"items": dg.MetadataValue.int(len(items)),
                                         "judge_failures": dg.MetadataValue.int(outcome.judge_failures),
                                         **llm_metadata(outcome.stats)})
 
 
-@step()
+@step(ins={"judged": dg.In(dg.Nothing)})
 def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource,
-                     llm: LLMResource, curation: CurationResource, plan: JudgePlan, outcomes: list[EvaluationOutcome]):
+                     llm: LLMResource, curation: CurationResource, plan: JudgePlan):
     """Merges the shards, applies the gates, saves the evaluation and writes the report; or, when all it
     reads is what the partition's last evaluation read, records that one again (``reused_evaluation``)."""
     version = context.partition_key
@@ -193,7 +212,7 @@ def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, s
     items = store.golden().version_items(run.golden_version)
     judging = _Judging(config, llm, store, context.run_id)
     profile, thresholds = judging.profile, judging.thresholds
-    outcome = EvaluationOutcome.merge(plan.outcomes(outcomes, store.judged_shards()), config.k)
+    outcome = EvaluationOutcome.merge(plan.outcomes(store.judged_shards(), run_key(context)), config.k)
     metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))
     repo = store.evaluations()
     lineage = store.corpus().lineage(version)
