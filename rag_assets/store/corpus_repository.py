@@ -228,7 +228,10 @@ class SqlCorpusRepository:
 
     def _named_chunks(self, version_id: str, chunk_ids: Collection[str]) -> list[SnapshotChunk]:
         """Chunks looked up by id first, then kept where the snapshot links their revision: one join
-        from the snapshot's side lets SQLite walk every chunk of the corpus for a handful of ids."""
+        from the snapshot's side lets SQLite walk every chunk of the corpus for a handful of ids. The
+        version is compared as an expression (``|| ''``) so that SQLite, which has no statistics, finds
+        the links by revision id rather than walking every link of the version (9,700 for cpp-docs, at
+        each judge shard)."""
         chunk_query = select(CHUNK.c.revision_id, CHUNK.c.chunk_id, CHUNK.c.content_hash, CHUNK.c.heading, CHUNK.c.text)
         with self.engine.connect() as conn:
             chunks = [row for batch in batched(sorted(chunk_ids))
@@ -238,7 +241,7 @@ class SqlCorpusRepository:
                 query = (select(SNAPSHOT_DOC.c.revision_id, SNAPSHOT_DOC.c.path, REVISION.c.title,
                                 REVISION.c.doc_version, REVISION.c.doc_date)
                          .join(REVISION, REVISION.c.revision_id == SNAPSHOT_DOC.c.revision_id)
-                         .where(SNAPSHOT_DOC.c.version_id == version_id, SNAPSHOT_DOC.c.revision_id.in_(batch)))
+                         .where(SNAPSHOT_DOC.c.version_id + "" == version_id, SNAPSHOT_DOC.c.revision_id.in_(batch)))
                 for row in conn.execute(query):
                     documents.setdefault(row.revision_id, []).append(row)
         found = [SnapshotChunk(c.chunk_id, c.content_hash, d.path, d.title, d.doc_version, d.doc_date, c.heading,

@@ -51,6 +51,12 @@ class SqlJudgedShards:
                         found[wanted[key]] = EvaluationOutcome.from_json(text)
         return found
 
+    def release(self, fingerprints: Sequence[str], run_key: str) -> None:
+        """Drop what ``run_key`` kept for its own merge, once that merge is done (kept outcomes stay)."""
+        with write_transaction(self.engine) as conn:
+            for batch in batched([_run_own(f, run_key) for f in fingerprints]):
+                conn.execute(delete(SHARD).where(SHARD.c.fingerprint.in_(batch)))
+
     def keep(self, fingerprint: str, outcome: EvaluationOutcome, run_key: str) -> None:
         """Keep ``outcome`` under ``fingerprint``; if a judge call failed in it, only for ``run_key``'s merge
         (replacing what an earlier attempt of that run kept)."""

@@ -21,7 +21,7 @@ from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.resources import RESOURCES, LLMResource, RagSystemResource
 from rag_assets.scoring.evaluate import judge_calls
 from rag_assets.shards import plan_shards
-from rag_assets.store.tables import LLMCacheRow
+from rag_assets.store.tables import JudgedShardRow, LLMCacheRow
 from tests.conftest import PROJECT_ROOT
 from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
 from tests.fakes.anthropic_server import FakeAnthropicServer
@@ -77,14 +77,23 @@ def test_a_shard_whose_judge_calls_failed_reaches_the_merge_and_is_judged_again_
     monkeypatch.setattr(claude_judge, "BROKEN", {"record_judge_context_precision"})
     with dg.instance_for_test() as instance, FakeAnthropicServer(judge_responder) as server:
         run_job(instance, "lifecycle", version)
+        offline = _judged_shard_rows()  # the offline judge's, kept
         judge = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_retries=0)
         first = _evaluate(instance, version, 5, {"severity": "WARN"}, llm=judge)
         failures = metadata(first, "evaluation")["judge_failures"]
         shards = sorted(_shard_outputs(first))
         assert failures == sum(m["judge_failures"] for m in _shard_outputs(first).values()) > 0
-        again = _evaluate(instance, version, 5, {"severity": "WARN", "alpha": 0.01}, llm=judge)  # no shard was kept: all judged again
-        assert sorted(_shard_outputs(again)) == shards
+        clean = sum(not m["judge_failures"] for m in _shard_outputs(first).values())
+        assert _judged_shard_rows() == offline + clean  # the others' outcomes were dropped once the merge read them
+        again = _evaluate(instance, version, 5, {"severity": "WARN", "alpha": 0.01}, llm=judge)
+        assert sorted(_shard_outputs(again)) == [k for k in shards if _shard_outputs(first)[k]["judge_failures"]]
         assert metadata(again, "evaluation")["judge_failures"] == failures
+        assert _judged_shard_rows() == offline + clean
+
+
+def _judged_shard_rows() -> int:
+    with RESOURCES["store"].engine().connect() as conn:
+        return conn.execute(select(func.count()).select_from(JudgedShardRow.__table__)).scalar()
 
 
 class _Gate:

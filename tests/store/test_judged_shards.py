@@ -72,7 +72,10 @@ def test_a_shard_with_a_failed_judge_call_is_kept_only_for_the_merge_of_the_run_
     assert shards.stored(["a" * 64]) == set()
     assert shards.outcomes(["a" * 64], "run-2") == {}
     assert shards.outcomes(["a" * 64], "run-1") == {"a" * 64: failed}
+    shards.release(["a" * 64], "run-1")  # its merge is done
+    assert shards.outcomes(["a" * 64], "run-1") == {}
     shards.keep("a" * 64, _outcome(), "run-2")  # judged again without failures: kept for every run
+    shards.release(["a" * 64], "run-2")
     assert shards.outcomes(["a" * 64], "run-1") == {"a" * 64: _outcome()}
 
 

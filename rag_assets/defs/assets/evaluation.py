@@ -202,7 +202,14 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
 def score_evaluation(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource,
                      llm: LLMResource, curation: CurationResource, plan: JudgePlan):
     """Merges the shards, applies the gates, saves the evaluation and writes the report; or, when all it
-    reads is what the partition's last evaluation read, records that one again (``reused_evaluation``)."""
+    reads is what the partition's last evaluation read, records that one again (``reused_evaluation``).
+    Then drops the outcomes with failed judge calls that this run's shards kept for it."""
+    yield from _merged(context, config, store, llm, curation, plan)
+    store.judged_shards().release(plan.shards, run_key(context))
+
+
+def _merged(context: dg.OpExecutionContext, config: EvaluationConfig, store: StoreResource, llm: LLMResource,
+            curation: CurationResource, plan: JudgePlan):
     version = context.partition_key
     previous = last_materialization(context.instance, context.asset_key, version)
     if previous is not None and _reusable(store, previous.asset_materialization, plan.inputs, version):
