@@ -167,7 +167,7 @@ def _run(version: str, executor: str, workers: int, shard_size: int, scratch: Pa
             _stop(worker)
     meta = {k: v.value for k, v in result.asset_materializations_for_node("evaluation")[0].metadata.items()}
     items = meta["items"]
-    return {"items": items, "seconds": round(seconds, 1), "items_per_s": round(items / seconds, 1),
+    return {"items": items, "seconds": round(seconds, 2), "items_per_s": round(items / seconds, 1),
             "computed": meta["llm_cache_misses"], "cache_hits": meta["llm_cache_hits"],
             "peak_rss_mb": _peak_rss_mb(), "faithfulness": meta.get("faithfulness")}
 
