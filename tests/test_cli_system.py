@@ -66,6 +66,22 @@ def test_an_unreachable_endpoint_errs_on_every_item_and_the_error_budget_stops_t
     assert "FAILED rag_answers.rag_answers_error_budget [" in out
 
 
+def test_after_a_passing_run_a_run_whose_system_fails_shows_no_earlier_evaluation_or_its_checks(
+        checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    assert main(["run", "--no-production", "--summary-json", str(first)]) == 0
+    assert "evaluation" in json.loads(first.read_text())["assets"]
+    code = main(["run", "--no-production", "--system-url", "http://127.0.0.1:9/rag", "--summary-json", str(second)])
+    out = capsys.readouterr().out
+    data = json.loads(second.read_text())
+    assert code == 1 and "evaluation" not in data["assets"] and "evaluation" not in data["earlier_runs"]
+    assert not [c for c in data["checks"] if c["asset"] == "evaluation"]
+    budget = next(c for c in data["checks"] if c["check"] == "rag_answers_error_budget")
+    assert not budget["passed"] and "rag_answers" not in data["earlier_runs"]
+    assert data["assets"]["corpus_snapshot"] and "corpus_snapshot" in data["earlier_runs"]  # what still holds
+    assert "(earlier run " not in "".join(line for line in out.splitlines() if line.startswith("evaluation"))
+
+
 def test_header_values_come_from_the_environment_and_only_their_names_reach_the_run_config():
     environ = {"TEAM_RAG_TOKEN": "Bearer s3cret-value"}
     assert header_templates(["Authorization=TEAM_RAG_TOKEN"], environ) == {"Authorization": "${TEAM_RAG_TOKEN}"}
