@@ -22,6 +22,7 @@ from rag_assets.golden.statements import extract_statements
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import OFFLINE
+from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.factory import system_for
 from rag_assets.rag.models import RagResponse
 from rag_assets.rag.system import answer_items, config_hash
@@ -145,8 +146,9 @@ def evaluate(golden: Any, system: Any, judge: LLMClient | None = None, k: int = 
     client = judge or default_judge()
     found = extract_statements(source.items, client, cache)[0]
     items = [replace(i, reference_statements=tuple(found.get((i.item_id, i.revision), ()))) for i in source.items]
-    rag = system_for(system, source.corpus_version, source.chunks, client, cache, source.corpus_root, k)
-    responses = {r.item_id: r for r in answer_items(rag, items, source.corpus_version, source.chunks,
+    snapshot = SnapshotChunks.of(source.chunks)
+    rag = system_for(system, source.corpus_version, snapshot, client, cache, source.corpus_root, k)
+    responses = {r.item_id: r for r in answer_items(rag, items, source.corpus_version, snapshot,
                                                      terminal_progress("rag answers"))}
     outcome = score_answers(items, responses, source.chunks, client, cache, make_embedder(embedder), k,
                             terminal_progress("judging"))

@@ -19,6 +19,7 @@ import numpy as np
 import Stemmer
 
 from rag_assets.corpus.models import SnapshotChunk
+from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.models import RetrievedChunk
 
 _STEMMER = Stemmer.Stemmer("english")
@@ -39,17 +40,18 @@ def _tokenize(texts: Sequence[str]):
 
 
 class Bm25Index:
-    def __init__(self, retriever: bm25s.BM25, chunk_ids: list[str], texts: dict[str, str]) -> None:
+    def __init__(self, retriever: bm25s.BM25, chunks: Sequence[SnapshotChunk]) -> None:
         self._retriever = retriever
-        self.chunk_ids = chunk_ids
-        self._texts = texts
+        self.chunk_ids = [c.chunk_id for c in chunks]
+        self._texts = {c.chunk_id: c.text for c in chunks}
+        self.doc_versions = {c.chunk_id: c.doc_version for c in chunks}  # what version-aware ranking reads
         self._lock = threading.Lock()
 
     @classmethod
     def build(cls, chunks: Sequence[SnapshotChunk]) -> Bm25Index:
         retriever = bm25s.BM25()
         retriever.index(_tokenize([_document(c) for c in chunks]), show_progress=False)
-        return cls(retriever, [c.chunk_id for c in chunks], {c.chunk_id: c.text for c in chunks})
+        return cls(retriever, chunks)
 
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
@@ -64,7 +66,7 @@ class Bm25Index:
         meta = json.loads(meta_path.read_text())
         if meta.get("format") != INDEX_FORMAT or meta["chunk_ids"] != [c.chunk_id for c in chunks]:
             return None
-        return cls(bm25s.BM25.load(str(folder)), meta["chunk_ids"], {c.chunk_id: c.text for c in chunks})
+        return cls(bm25s.BM25.load(str(folder)), chunks)
 
     def search(self, query: str, k: int) -> list[RetrievedChunk]:
         return self.search_many([query], k)[0]
@@ -86,14 +88,14 @@ class Bm25Index:
 _MEMORY: dict[str, Bm25Index] = {}
 
 
-def index_for(corpus_version: str, chunks: Sequence[SnapshotChunk], cache_dir: Path | None) -> Bm25Index:
-    """The index of a corpus version: from memory, else from disk, else built (and saved)."""
+def index_for(corpus_version: str, chunks: SnapshotChunks, cache_dir: Path | None) -> Bm25Index:
+    """The index of a corpus version: from memory (no chunk read), else from disk, else built (and saved)."""
     if corpus_version in _MEMORY:
         return _MEMORY[corpus_version]
     folder = cache_dir / corpus_version if cache_dir else None
-    index = Bm25Index.load(folder, chunks) if folder else None
+    index = Bm25Index.load(folder, chunks.every()) if folder else None
     if index is None:
-        index = Bm25Index.build(chunks)
+        index = Bm25Index.build(chunks.every())
         if folder:
             index.save(folder)
     _MEMORY[corpus_version] = index

@@ -4,14 +4,14 @@ engine, ``"reference"``, or a system already built)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rag_assets.corpus.models import SnapshotChunk
 from rag_assets.errors import ConfigError
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
+from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.adapters import DEFAULT_MAX_RESPONSE_BYTES, CallableRagSystem, HttpRagSystem
 from rag_assets.rag.system import FRAMEWORKS, RagSystem, framework_system
 
@@ -27,7 +27,7 @@ def check_system_spec(kind: str, target: str | None) -> None:
         raise ConfigError(f"a {kind} RAG system needs target (module:function or URL)")
 
 
-def make_system(kind: str, target: str | None, corpus_version: str, chunks: Sequence[SnapshotChunk], llm: LLMClient,
+def make_system(kind: str, target: str | None, corpus_version: str, chunks: SnapshotChunks, llm: LLMClient,
                 cache: LLMCache | None, index_dir: Path | None, corpus_root: Path | None = None, *,
                 name: str | None = None, k: int = 5, timeout: float = 30.0, max_concurrency: int = 4,
                 retries: int = 2, headers: Mapping[str, str] | None = None,
@@ -39,8 +39,8 @@ def make_system(kind: str, target: str | None, corpus_version: str, chunks: Sequ
         from rag_assets.rag.bm25 import index_for
         from rag_assets.rag.reference import ReferenceRagSystem
 
-        return ReferenceRagSystem(index_for(corpus_version, chunks, index_dir), k, llm, cache,
-                                  {c.chunk_id: c.doc_version for c in chunks})
+        index = index_for(corpus_version, chunks, index_dir)
+        return ReferenceRagSystem(index, k, llm, cache, index.doc_versions)
     if kind == "callable":
         return CallableRagSystem(target, k, timeout, max_concurrency)
     if kind == "http":
@@ -64,7 +64,7 @@ def _name(function: Any) -> str:
     return f"{getattr(function, '__module__', None) or 'python'}:{getattr(function, '__qualname__', type(function).__name__)}"
 
 
-def system_for(system: Any, corpus_version: str, chunks: Sequence[SnapshotChunk], llm: LLMClient,
+def system_for(system: Any, corpus_version: str, chunks: SnapshotChunks, llm: LLMClient,
                cache: LLMCache | None, corpus_root: Path | None, k: int = 5) -> RagSystem:
     """What ``rag_assets.evaluate(system=...)`` accepts, as a RagSystem: ``"reference"``, an http(s) URL,
     ``"module:function"``, a LangChain Runnable, a LlamaIndex query engine, a function taking the

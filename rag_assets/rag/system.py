@@ -12,6 +12,7 @@ from rag_assets.corpus.mapping import ContextMapping, map_contexts
 from rag_assets.corpus.models import SnapshotChunk, sha256_hex
 from rag_assets.errors import ConfigError
 from rag_assets.golden.models import GoldenItem
+from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.models import RagQuery, RagResponse, RetrievedChunk
 
 
@@ -80,26 +81,29 @@ def _placed(entry: RetrievedChunk, chunks: Mapping[str, SnapshotChunk],
     return replace(entry, matches=mapping.matches, mapping=mapping.method, source=source)
 
 
-def run_rag(system: RagSystem, queries: Sequence[RagQuery], chunks: Sequence[SnapshotChunk],
+def run_rag(system: RagSystem, queries: Sequence[RagQuery], chunks: SnapshotChunks,
             progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
     """Answer every query; the run always finishes, with an error record for each failed item.
 
-    Contexts returned as text are mapped onto ``chunks`` (the pinned snapshot) in one pass for
-    the whole batch (``rag_assets.corpus.mapping.map_contexts``)."""
+    Contexts returned as text are mapped onto every chunk of the pinned snapshot in one pass for the
+    whole batch (``rag_assets.corpus.mapping.map_contexts``); otherwise only the chunks the responses
+    name are read."""
     if not queries:
         return []
     responses = system.answer(queries, progress)
     if len(responses) != len(queries):
         raise RuntimeError(f"RAG system {system.name} returned {len(responses)} responses for {len(queries)} queries")
     contexts = list(dict.fromkeys(r.text for response in responses for r in response.retrieved if r.chunk_id is None))
-    mapped = dict(zip(contexts, map_contexts(contexts, chunks))) if contexts else {}
-    by_id = {c.chunk_id: c for c in chunks}
+    mapped = dict(zip(contexts, map_contexts(contexts, chunks.every()))) if contexts else {}
+    by_id = chunks.named({r.chunk_id for response in responses for r in response.retrieved if r.chunk_id is not None}
+                         | {c.chunk_id for response in responses for c in response.citations}
+                         | {m.chunk_id for mapping in mapped.values() for m in mapping.matches})
     corpus_version = queries[0].corpus_version
     return [_check_chunks(r, by_id, mapped, corpus_version) for r in responses]
 
 
 def answer_items(system: RagSystem, items: Sequence[GoldenItem], corpus_version: str,
-                 chunks: Sequence[SnapshotChunk], progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
+                 chunks: SnapshotChunks, progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
     """The RAG step of an evaluation, one code path for the rag_answers asset, the A/B comparison and
     ``rag_assets.evaluate``: each golden item's question asked over the pinned snapshot."""
     return run_rag(system, [RagQuery(i.item_id, i.question, corpus_version) for i in items], chunks, progress)

@@ -1,14 +1,18 @@
-"""rag_answers through Dagster: the reference system after a review, and a user's broken callable."""
+"""rag_answers through Dagster: the reference system after a review, a user's broken callable, and what
+each answer shard reads of the snapshot."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import dagster as dg
+import pytest
 
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.checks import rag_answers_pinned
 from rag_assets.defs.resources import RESOURCES, RagSystemResource
+from rag_assets.rag import bm25
+from rag_assets.store.corpus_repository import SqlCorpusRepository
 from tests.defs.lifecycle import check_evaluations, current_version, metadata, run_job, stage_sample_review
 from tests.fakes.rag_systems import KNOWN_CHUNK
 
@@ -44,3 +48,33 @@ def test_a_broken_user_system_gives_item_errors_the_run_finishes_and_the_check_p
         rag = metadata(result, "rag_answers")
         assert rag["errors"] == rag["items"] and "http_error" in rag["errors_by_kind"]
         assert check_evaluations(result)["rag_answers_pinned"].passed, "every item has its error record"
+
+
+@pytest.mark.parametrize("system", ["reference", "callable"])
+def test_answer_shards_read_only_the_chunks_their_answers_name_not_the_whole_snapshot(
+        project_env: Path, monkeypatch: pytest.MonkeyPatch, system: str):
+    version = current_version()
+    stage_sample_review(version)
+    with dg.instance_for_test() as instance:
+        run_job(instance, "lifecycle", version)
+        whole = RESOURCES["store"].corpus().snapshot_chunks(version)
+        KNOWN_CHUNK["id"] = whole[0].chunk_id
+        reads: list[int | None] = []  # per read of the snapshot: how many ids it asked for (None: every chunk)
+        read = SqlCorpusRepository.snapshot_chunks
+
+        def counted(repo, version_id, chunk_ids=None):
+            reads.append(None if chunk_ids is None else len(chunk_ids))
+            return read(repo, version_id, chunk_ids)
+
+        monkeypatch.setattr(SqlCorpusRepository, "snapshot_chunks", counted)
+        monkeypatch.setattr(bm25, "_MEMORY", {})  # the reference system's index is loaded again, once
+        rag = (RagSystemResource() if system == "reference"
+               else RagSystemResource(kind="callable", target="tests.fakes.rag_systems:good"))
+        result = dg.materialize([rag_answers], partition_key=version, instance=instance,
+                                resources={**RESOURCES, "rag": rag},
+                                run_config={"ops": {"rag_answers": {"config": {"shard_size": 10}}}})
+        answered = metadata(result, "rag_answers")
+    shards = -(-answered["items"] // 10)
+    assert shards > 1 and answered["errors"] == 0
+    assert reads.count(None) == (1 if system == "reference" else 0)  # the plan's, to load the index
+    assert len([n for n in reads if n is not None]) == shards and all(0 < n <= len(whole) for n in reads if n)

@@ -12,7 +12,7 @@ import pytest
 
 from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.rag import rag_answers
-from rag_assets.defs.resources import RESOURCES, llm_resource_from_env
+from rag_assets.defs.resources import RESOURCES, LLMResource
 from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
 from tests.fakes import claude_judge
 from tests.fakes.anthropic_server import FakeAnthropicServer
@@ -22,12 +22,18 @@ PARTITION_TAG = "dagster/partition"
 CONFIG = {"ops": {"evaluation": {"config": {"shard_size": 10, "severity": "WARN"}}}}
 
 
+# Resolved once, at import (see test_shards.py): the judge is Claude at the URL the environment names at run time.
+_JOB = dg.Definitions(
+    assets=[rag_answers, evaluation],
+    resources={**RESOURCES, "llm": LLMResource(provider="anthropic", api_key=dg.EnvVar("ANTHROPIC_API_KEY"),
+                                               base_url=dg.EnvVar("ANTHROPIC_BASE_URL"))},
+    jobs=[dg.define_asset_job("evaluate", selection="evaluation", executor_def=dg.in_process_executor)],
+).resolve_job_def("evaluate")
+
+
 def evaluate_job() -> dg.JobDefinition:
-    """The evaluation alone, every step in one process, judged by the LLM the environment names
-    (reconstructable: a re-execution rebuilds it)."""
-    return dg.Definitions(assets=[rag_answers, evaluation], resources={**RESOURCES, "llm": llm_resource_from_env()},
-                          jobs=[dg.define_asset_job("evaluate", selection="evaluation",
-                                                    executor_def=dg.in_process_executor)]).resolve_job_def("evaluate")
+    """The evaluation alone, every step in one process (reconstructable: a re-execution rebuilds it)."""
+    return _JOB
 
 
 def _steps(result: dg.ExecutionResult, succeeded: bool) -> list[str]:

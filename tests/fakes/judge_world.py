@@ -16,6 +16,7 @@ from rag_assets.generation.planning import plan_tasks
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.offline import OfflineClient
 from rag_assets.rag.bm25 import Bm25Index
+from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.models import RagQuery, RagResponse
 from rag_assets.rag.reference import ReferenceRagSystem
 from rag_assets.rag.system import run_rag
@@ -71,5 +72,5 @@ def answered(golden: list[GoldenItem], chunks: list[SnapshotChunk], version: str
     """The reference system's (BM25, k=5, the offline extractive generator) answers to ``golden``."""
     versions = {c.chunk_id: c.doc_version for c in chunks}
     system = ReferenceRagSystem(Bm25Index.build(chunks), 5, OfflineClient(), None, versions)
-    answers = run_rag(system, [RagQuery(i.item_id, i.question, version) for i in golden], chunks)
+    answers = run_rag(system, [RagQuery(i.item_id, i.question, version) for i in golden], SnapshotChunks.of(chunks))
     return JudgeWorld(golden, {r.item_id: r for r in answers}, versions)

@@ -8,6 +8,7 @@ from rag_assets.corpus.models import SnapshotChunk
 from rag_assets.errors import ConfigError
 from rag_assets.llm.offline import OfflineClient
 from rag_assets.rag.adapters import CallableRagSystem, HttpRagSystem
+from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.factory import system_for
 from rag_assets.rag.langchain_system import LangChainRagSystem
 from rag_assets.rag.reference import ReferenceRagSystem
@@ -19,7 +20,7 @@ CHUNKS = [SnapshotChunk("c1", "h1", "a.md", "A", "2.0", None, "", "Files can be 
 
 
 def _for(system, k: int = 5):
-    return system_for(system, "cv-factory-test", CHUNKS, OfflineClient(), None, SAMPLE_CORPUS, k)
+    return system_for(system, "cv-factory-test", SnapshotChunks.of(CHUNKS), OfflineClient(), None, SAMPLE_CORPUS, k)
 
 
 def answer(request: dict) -> dict:

@@ -12,6 +12,7 @@ import pytest
 from rag_assets.corpus.mapping import ChunkMatch, map_contexts
 from rag_assets.corpus.models import SnapshotChunk, sha256_hex
 from rag_assets.rag.adapters import ContractError, parse_output, parse_retrieved
+from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.error_budget import error_budget
 from rag_assets.rag.models import RagQuery, RagResponse, RetrievedChunk, failed
 from rag_assets.rag.system import context_mapping, run_rag
@@ -87,7 +88,7 @@ class _Fixed:
 def test_the_run_maps_text_contexts_fills_named_chunks_and_accepts_citations_of_own_ids():
     payload = {"answer": "w2 [own-1]", "citations": [{"claim": "w2", "chunk_id": "own-1"}],
                "retrieved": [{"id": "own-1", "text": _words(7, 14)}, {"chunk_id": "c"}, {"text": "unrelated words"}]}
-    (response,) = run_rag(_Fixed(payload), [RagQuery("i1", "q?", "cv-1")], CHUNKS)
+    (response,) = run_rag(_Fixed(payload), [RagQuery("i1", "q?", "cv-1")], SnapshotChunks.of(CHUNKS))
     spanning, named, lost = response.retrieved
     assert response.ok and response.citations[0].chunk_id == "own-1"
     assert (spanning.mapping, spanning.source, spanning.credits) == ("spanning", "doc.md", {"a": 0.5, "b": 0.5})
@@ -99,14 +100,14 @@ def test_the_run_maps_text_contexts_fills_named_chunks_and_accepts_citations_of_
 def test_unknown_snapshot_ids_and_citations_of_nothing_returned_are_unknown_chunks_errors():
     payload = {"answer": "x", "retrieved": [{"chunk_id": "zz"}, {"text": _words(1, 9)}],
                "citations": [{"claim": "x", "chunk_id": "ghost"}]}
-    (response,) = run_rag(_Fixed(payload), [RagQuery("i1", "q?", "cv-1")], CHUNKS)
+    (response,) = run_rag(_Fixed(payload), [RagQuery("i1", "q?", "cv-1")], SnapshotChunks.of(CHUNKS))
     assert (response.error_kind, response.error) == ("unknown_chunks", "chunk ids not in corpus version cv-1: ghost, zz")
 
 
 def test_the_store_keeps_own_ids_texts_sources_and_the_mapping(tmp_path: Path):
     payload = {"answer": "w2", "retrieved": [{"id": "own-1", "text": _words(7, 14), "source": "doc.md", "score": 3},
                                              {"chunk_id": "a", "score": 1}]}
-    responses = run_rag(_Fixed(payload), [RagQuery("i1", "q?", "cv-1")], CHUNKS)
+    responses = run_rag(_Fixed(payload), [RagQuery("i1", "q?", "cv-1")], SnapshotChunks.of(CHUNKS))
     repo = SqlRagRepository(get_engine(f"sqlite:///{tmp_path / 'store.db'}"))
     run = repo.save_run("cv-1", 1, "fixed", "h", {}, responses, {"i1": 1})
     (back,) = repo.results(run.run_id, {c.chunk_id: c.text for c in CHUNKS})

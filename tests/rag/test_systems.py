@@ -12,6 +12,7 @@ from rag_assets.errors import ConfigError
 from rag_assets.llm.offline import OfflineClient
 from rag_assets.rag.adapters import CallableRagSystem, HttpRagSystem
 from rag_assets.rag.bm25 import Bm25Index
+from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.models import RagQuery
 from rag_assets.rag.offline import DECLINE
 from rag_assets.rag.reference import ReferenceRagSystem
@@ -48,7 +49,7 @@ def test_the_reference_system_retrieves_the_document_that_states_the_fact(snapsh
     version, chunks = snapshot
     path_of = {c.chunk_id: c.path for c in chunks}
     queries = [RagQuery(f"i{n}", q, version) for n, (q, _) in enumerate(FACTUAL)]
-    responses = run_rag(_reference(chunks), queries, chunks)
+    responses = run_rag(_reference(chunks), queries, SnapshotChunks.of(chunks))
     for (question, document), response in zip(FACTUAL, responses):
         assert response.ok and response.retrieved[0].rank == 1
         assert document in [path_of[r.chunk_id] for r in response.retrieved], question
@@ -60,7 +61,7 @@ def test_the_offline_generator_cites_the_chunk_it_quotes_and_declines_the_unansw
     answered, declined = run_rag(_reference(chunks), [
         RagQuery("a", "In version 2.0, what is the maximum file size?", version),
         RagQuery("b", "How do I pair a Bluetooth keyboard with the holographic projector?", version),
-    ], chunks)
+    ], SnapshotChunks.of(chunks))
     assert "15 GB" in answered.answer and answered.citations
     for citation in answered.citations:
         assert citation.claim in texts[citation.chunk_id] and f"[{citation.chunk_id}]" in answered.answer
@@ -71,7 +72,7 @@ def test_a_callable_system_answers_and_each_way_of_breaking_is_an_item_error(sna
     version, chunks = snapshot
     system = CallableRagSystem("tests.fakes.rag_systems:by_question", k=3, timeout=0.5, max_concurrency=2)
     questions = ["fine", "please raise", "too slow", "badtype answer", "notadict", "unknown chunk"]
-    responses = run_rag(system, [RagQuery(f"i{n}", q, version) for n, q in enumerate(questions)], chunks)
+    responses = run_rag(system, [RagQuery(f"i{n}", q, version) for n, q in enumerate(questions)], SnapshotChunks.of(chunks))
     kinds = [(r.error_kind, r.error) for r in responses]
     assert kinds[0] == (None, None) and responses[0].retrieved[0].text == chunks[0].text
     assert kinds[1] == ("exception", "ValueError: index not loaded")
@@ -96,7 +97,7 @@ def test_an_http_system_answers_retries_5xx_and_records_every_failure(snapshot):
     with FakeRagHttpServer() as server:
         def run(path: str, **options):
             system = HttpRagSystem(server.base_url + path, k=3, **{"timeout": 1.0, "retries": 2, **options})
-            return run_rag(system, [RagQuery("i1", "q?", version), RagQuery("i2", "q?", version)], chunks)
+            return run_rag(system, [RagQuery("i1", "q?", version), RagQuery("i2", "q?", version)], SnapshotChunks.of(chunks))
 
         assert [r.error for r in run("/good")] == [None, None]
         assert run("/good")[0].input_tokens == 10

@@ -17,6 +17,7 @@ from rag_assets.llm.anthropic_client import AnthropicClient
 from rag_assets.llm.batch import BatchSettings
 from rag_assets.llm.offline import OfflineClient
 from rag_assets.rag.bm25 import Bm25Index
+from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.models import RagQuery
 from rag_assets.rag.reference import ReferenceRagSystem
 from rag_assets.rag.system import run_rag
@@ -46,7 +47,7 @@ def world(tmp_path: Path):
     items = [GoldenItem(c.candidate_id, 1, c.question_type, c.question, c.reference_answer, c.relevant_chunks, version,
                         reference_statements=(c.reference_answer,)) for c in outcome.candidates][:12]
     system = ReferenceRagSystem(Bm25Index.build(chunks), 5, OfflineClient(), None, {c.chunk_id: c.doc_version for c in chunks})
-    responses = {r.item_id: r for r in run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], chunks)}
+    responses = {r.item_id: r for r in run_rag(system, [RagQuery(i.item_id, i.question, version) for i in items], SnapshotChunks.of(chunks))}
     return items, responses, {c.chunk_id: c.doc_version for c in chunks}, SqlLLMCache(engine)
 
 

@@ -8,6 +8,7 @@ from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, StoreResource
 from rag_assets.errors import RagAssetsError
+from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.system import answer_items
 from rag_assets.scoring.ab import REJECT, compare_systems
 from rag_assets.scoring.embedding import make_embedder
@@ -63,6 +64,7 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             raise dg.Failure(description=f"no golden-set version for {version} yet")
         items = store.golden().version_items(golden.number)
         chunks = store.corpus().snapshot_chunks(version)
+        snapshot = SnapshotChunks.of(chunks)
         metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))
         journal = store.llm_batches()
         judge, embedder = llm.judge_client(journal=journal), make_embedder(config.embedder)
@@ -70,10 +72,10 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         for role, spec in (("current", config.current), ("candidate", config.candidate)):
             resource = RagSystemResource(kind=spec.kind, target=spec.target, name=spec.name, k=spec.k)
             try:
-                system = resource.system(version, chunks, llm.client(journal=journal), store.llm_cache(), store.index_dir())
+                system = resource.system(version, snapshot, llm.client(journal=journal), store.llm_cache(), store.index_dir())
             except (RagAssetsError, ValueError) as exc:
                 raise dg.Failure(description=f"cannot set up the {role} system {spec.name}: {exc}") from exc
-            responses = {r.item_id: r for r in answer_items(system, items, version, chunks)}
+            responses = {r.item_id: r for r in answer_items(system, items, version, snapshot)}
             outcome = score_answers(items, responses, chunks, judge, store.llm_cache(), embedder, config.k)
             values[role], types = Scorecard.build(outcome, metrics).values()
         comparison = compare_systems(values["current"], values["candidate"], types, metrics, config.alpha,

@@ -8,7 +8,7 @@ import dagster as dg
 import numpy as np
 from pydantic import Field
 
-from rag_assets.corpus.models import SnapshotChunk
+from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.console import terminal_progress
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
@@ -47,7 +47,13 @@ class ShardAnswers:
     stats: LLMStats | None  # the reference system's LLM tally; user systems have none
 
 
-def _system(version: str, chunks: list[SnapshotChunk], store: StoreResource, llm: LLMResource,
+def snapshot_chunks(store: StoreResource, version: str) -> SnapshotChunks:
+    """The snapshot's chunks read from the store as needed: by id, or all of them once."""
+    corpus = store.corpus()
+    return SnapshotChunks(lambda ids: corpus.snapshot_chunks(version, ids), lambda: corpus.snapshot_chunks(version))
+
+
+def _system(version: str, chunks: SnapshotChunks, store: StoreResource, llm: LLMResource,
             rag: RagSystemResource, run_id: str) -> RagSystem:
     """The reference system's LLM spends within the run's budget (``llm.max_cost_usd``)."""
     client = llm.client(journal=store.llm_batches(), budget=llm.budget(run_id, "rag_answers", None, store.llm_spend()))
@@ -68,7 +74,7 @@ def plan_rag_shards(context: dg.OpExecutionContext, config: RagRunConfig, store:
     golden = store.golden().latest_version([version])
     if golden is None:
         raise dg.Failure(description=f"no golden-set version for {version} yet; review candidates first")
-    system = _system(version, store.corpus().snapshot_chunks(version), store, llm, rag, context.run_id)
+    system = _system(version, snapshot_chunks(store, version), store, llm, rag, context.run_id)
     yield dg.Output(RagPlan(golden.number, system.name, config_hash(system), system.config()), output_name="plan")
     yield from shard_outputs(planned(len(store.golden().version_members(golden.number)), config.shard_size))
 
@@ -79,7 +85,7 @@ def answer_shard(context: dg.OpExecutionContext, store: StoreResource, llm: LLMR
     version = context.partition_key
     items = store.golden().version_items(plan.golden_version,
                                          shard.take(store.golden().version_item_ids(plan.golden_version)))
-    chunks = store.corpus().snapshot_chunks(version)
+    chunks = snapshot_chunks(store, version)
     system = _system(version, chunks, store, llm, rag, context.run_id)
     responses = answer_items(system, items, version, chunks, terminal_progress("rag answers"))
     stats = getattr(system, "stats", None)
