@@ -37,6 +37,18 @@ class Keyed(Protocol):
     def key(self) -> str: ...
 
 
+@dataclass(frozen=True)
+class ShardWork:
+    """What a shard step gets of the plan: its shard and, in a subclass, the rest of its own work, so
+    that the step has one input and loads nothing of the plan it does not need."""
+
+    shard: Shard
+
+    @property
+    def key(self) -> str:
+        return self.shard.key
+
+
 def shard_outputs(shards: Iterable[Keyed]) -> Iterator[dg.DynamicOutput]:
     """The plan step's ``shards`` output: one dynamic output per shard to run."""
     for shard in shards:

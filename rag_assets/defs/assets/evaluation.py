@@ -17,7 +17,7 @@ from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata, provider_label
 from rag_assets.defs.resources import LLM_POOL, CurationResource, LLMResource, StoreResource
 from rag_assets.defs.reuse import INPUTS_TAG, TAG_CHARS, last_materialization, replay
-from rag_assets.defs.shards import SHARD_SIZE_HELP, planned, shard_outputs, sharded_asset, step, with_defaults
+from rag_assets.defs.shards import SHARD_SIZE_HELP, ShardWork, planned, shard_outputs, sharded_asset, step, with_defaults
 from rag_assets.errors import RagAssetsError
 from rag_assets.llm.budget import BudgetExceeded
 from rag_assets.llm.client import LLMClient
@@ -34,7 +34,6 @@ from rag_assets.scoring.report import build_report, summary_markdown, worst_mark
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Scorecard, score_gates
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
 from rag_assets.settings import Settings
-from rag_assets.shards import Shard
 from rag_assets.store.calibration_repository import calibration_lines
 from rag_assets.store.judged_shard_repository import SqlJudgedShards
 
@@ -126,17 +125,11 @@ class JudgePlan:
 
 
 @dataclass(frozen=True)
-class JudgeWork:
-    """One judge shard as its step gets it: its slice of the golden items, the pinned RAG run and the
-    fingerprint its outcome is kept under, so that the step loads nothing else of the plan."""
+class JudgeWork(ShardWork):
+    """One judge shard's own work: the pinned RAG run and the fingerprint its outcome is kept under."""
 
-    shard: Shard
     rag_run_id: str
     fingerprint: str
-
-    @property
-    def key(self) -> str:
-        return self.shard.key
 
 
 def run_key(context: dg.OpExecutionContext) -> str:

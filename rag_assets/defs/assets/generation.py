@@ -1,6 +1,7 @@
 """The question_candidates asset: LLM-generated questions for chunks not covered before."""
 
 import functools
+from dataclasses import dataclass
 
 import dagster as dg
 from pydantic import Field
@@ -11,7 +12,7 @@ from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
-from rag_assets.defs.shards import SHARD_SIZE_HELP, planned, shard_outputs, sharded_asset, step
+from rag_assets.defs.shards import SHARD_SIZE_HELP, ShardWork, planned, shard_outputs, sharded_asset, step
 from rag_assets.generation.generate import ask_generator, collect_candidates, generation_calls
 from rag_assets.generation.planning import GenerationTask, plan_tasks
 from rag_assets.generation.models import DEFAULT_TYPE_MIX, GenerationConfig
@@ -21,7 +22,6 @@ from rag_assets.golden.requeue import requeue_candidates
 from rag_assets.llm.budget import BudgetExceeded
 from rag_assets.llm.results import LLMResult, LLMStats
 from rag_assets.report.markdown import markdown_table
-from rag_assets.shards import Shard
 
 
 class GenerationRunConfig(dg.Config):
@@ -51,7 +51,14 @@ def _settings(config: GenerationRunConfig, llm: LLMResource, store: StoreResourc
         raise dg.Failure(description=f"invalid generation config: {exc}") from exc
 
 
-@step(ins={"after": dg.In(dg.Nothing)}, out={"tasks": dg.Out(list), "shards": dg.DynamicOut(Shard)})
+@dataclass(frozen=True)
+class GenerationWork(ShardWork):
+    """One generation shard's own tasks, not the run's whole list."""
+
+    tasks: list[GenerationTask]
+
+
+@step(ins={"after": dg.In(dg.Nothing)}, out={"tasks": dg.Out(list), "shards": dg.DynamicOut(GenerationWork)})
 def plan_generation_shards(context: dg.OpExecutionContext, config: GenerationRunConfig, llm: LLMResource,
                            store: StoreResource):
     """Plans the tasks once (for chunks no earlier version covered), so every shard works on the same list."""
@@ -64,17 +71,17 @@ def plan_generation_shards(context: dg.OpExecutionContext, config: GenerationRun
     context.log.info(f"pre-flight estimate ({client.provider}/{client.model}): "
                      f"{client.estimate(generation_calls(tasks), store.llm_cache()).describe()}")
     yield dg.Output(tasks, output_name="tasks")
-    yield from shard_outputs(planned(len(tasks), config.shard_size))
+    yield from shard_outputs(GenerationWork(shard, shard.take(tasks)) for shard in planned(len(tasks), config.shard_size))
 
 
 @step(code_version=GENERATE_QUESTIONS.ref, pool=LLM_POOL)
 def generate_shard(context: dg.OpExecutionContext, config: GenerationRunConfig, llm: LLMResource, store: StoreResource,
-                   tasks: list[GenerationTask], shard: Shard) -> dg.Output[list[LLMResult]]:
+                   work: GenerationWork) -> dg.Output[list[LLMResult]]:
     """Asks the generator for one shard's tasks; every answer lands in the LLM cache as it arrives. Fails before
     any request when its estimate does not fit the budget, and stops sending once the run or the asset spent it."""
     _, client = _settings(config, llm, store, context.run_id)
     try:
-        results = ask_generator(shard.take(tasks), client, store.llm_cache(), terminal_progress("generation"))
+        results = ask_generator(work.tasks, client, store.llm_cache(), terminal_progress("generation"))
     except BudgetExceeded as exc:
         raise dg.Failure(description=f"generation budget: {exc}") from exc
     stats = LLMStats().add(results).estimated(client.last_estimate.cost_usd if client.last_estimate else 0.0)
