@@ -75,7 +75,8 @@ class Evaluations:
         from snapshot import corpus_folder
 
         self.scratch = scratch
-        self.databases = databases  # PostgreSQL databases made for each home (None: SQLite in the home)
+        self.databases = databases  # where each home's PostgreSQL databases are made (None: SQLite in the home)
+        self.postgres: dict[int, tuple[str, str]] = {}  # items -> that home's (Dagster, store) databases
         self.corpus = corpus_folder(corpus_archive.resolve(), scratch / "corpus")
         self.homes: dict[int, str] = {}
         self.cold: dict[int, float] = {}  # seconds of the first evaluation of each home: its LLM cache was empty
@@ -95,12 +96,11 @@ class Evaluations:
         """Point Dagster (deploy/dagster.yaml) and the store at this home's own PostgreSQL databases."""
         from tests.conftest import PG_HOST, PG_PORT, PG_USER, postgres_database, postgres_url
 
-        config = home / "dagster" / "dagster.yaml"
-        if not config.exists():
-            shutil.copy(ROOT / "deploy" / "dagster.yaml", config)
-            (home / "databases").write_text("\n".join(
-                self.databases.enter_context(postgres_database(f"rag_assets_bench_{part}")) for part in ("dagster", "store")))
-        dagster_db, store_db = (home / "databases").read_text().splitlines()
+        if items not in self.postgres:
+            shutil.copy(ROOT / "deploy" / "dagster.yaml", home / "dagster" / "dagster.yaml")
+            self.postgres[items] = tuple(self.databases.enter_context(postgres_database(f"rag_assets_bench_{part}"))
+                                         for part in ("dagster", "store"))
+        dagster_db, store_db = self.postgres[items]
         os.environ.update({"DAGSTER_PG_HOST": PG_HOST, "DAGSTER_PG_PORT": str(PG_PORT), "DAGSTER_PG_USER": PG_USER,
                            "DAGSTER_PG_PASSWORD": "", "DAGSTER_PG_DB": dagster_db,
                            "RAG_ASSETS_DATABASE_URL": postgres_url(store_db)})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import dagster as dg
 import pydantic
@@ -30,13 +30,6 @@ def planned(total: int, shard_size: int) -> list[Shard]:
         raise dg.Failure(description=str(exc)) from exc
 
 
-class Keyed(Protocol):
-    """A shard, or what a shard step gets of it: its mapping key names its step."""
-
-    @property
-    def key(self) -> str: ...
-
-
 @dataclass(frozen=True)
 class ShardWork:
     """What a shard step gets of the plan: its shard and, in a subclass, the rest of its own work, so
@@ -49,10 +42,10 @@ class ShardWork:
         return self.shard.key
 
 
-def shard_outputs(shards: Iterable[Keyed]) -> Iterator[dg.DynamicOutput]:
-    """The plan step's ``shards`` output: one dynamic output per shard to run."""
-    for shard in shards:
-        yield dg.DynamicOutput(shard, output_name="shards", mapping_key=shard.key)
+def shard_outputs(works: Iterable[ShardWork]) -> Iterator[dg.DynamicOutput]:
+    """The plan step's ``shards`` output: one dynamic output per shard to run, named by its shard."""
+    for work in works:
+        yield dg.DynamicOutput(work, output_name="shards", mapping_key=work.key)
 
 
 @dataclass(frozen=True)
@@ -85,19 +78,18 @@ def sharded_asset(lifecycle: Lifecycle, *, name: str, upstream: str, config: typ
                   merge: Step, merge_args: dict[str, Any] | None = None, **asset_args: Any) -> dg.AssetsDefinition:
     """A corpus-version-partitioned asset of ``lifecycle`` computed as ``plan -> shard (one step per shard) -> merge``.
 
-    ``plan`` takes the upstream asset as a Nothing input ``after`` and has two outputs: what every
-    shard works on (the judge plan, a task list) and ``shards``, the shards to run (maybe none). ``shard`` takes
-    both, or only its shard when that carries all the step needs (one input fewer to load and record per
-    shard); ``merge`` takes the first and the list of shard outputs, in shard order (a Nothing input when the
-    shards hand their results over through the store); ``merge_args`` are more of its op's arguments.
+    ``plan`` takes the upstream asset as a Nothing input ``after`` and has two outputs: what the merge
+    works from (the judge plan, a task list) and ``shards``, a ``ShardWork`` per shard to run (maybe
+    none). ``shard`` takes only its ``ShardWork`` (one input per shard step to load and record); ``merge``
+    takes the first and the list of shard outputs, in shard order (a Nothing input when the shards hand
+    their results over through the store); ``merge_args`` are more of its op's arguments.
     """
     plan_op, shard_op, merge_op = plan.op(lifecycle), shard.op(lifecycle), merge.op(lifecycle, **(merge_args or {}))
     steps = (plan_op, shard_op, merge_op)
 
     def compose(upstream_done):
         source, shards = plan_op(after=upstream_done)
-        done = shards.map(shard_op if len(shard_op.input_defs) == 1 else lambda each: shard_op(source, each))
-        return merge_op(source, done.collect())
+        return merge_op(source, shards.map(shard_op).collect())
 
     return dg.graph_asset(
         name=name,

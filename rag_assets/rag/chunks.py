@@ -22,7 +22,7 @@ class SnapshotChunks:
     @classmethod
     def of(cls, chunks: Sequence[SnapshotChunk]) -> SnapshotChunks:
         """Chunks already in memory."""
-        return cls(lambda ids: [c for c in chunks if c.chunk_id in ids], lambda: chunks)
+        return cls(lambda ids: chunks, lambda: chunks)
 
     def every(self) -> Sequence[SnapshotChunk]:
         """Every chunk of the snapshot, in document and reading order (loaded once)."""
@@ -31,7 +31,8 @@ class SnapshotChunks:
         return self._all
 
     def named(self, chunk_ids: Collection[str]) -> dict[str, SnapshotChunk]:
-        """The chunks among ``chunk_ids`` that the snapshot holds, by id (from every chunk if loaded)."""
+        """The chunks among ``chunk_ids`` that the snapshot holds, by id (from every chunk if loaded; the
+        look-up may give more than asked, what was not asked is left out here)."""
         wanted = set(chunk_ids)
         if not wanted:
             return {}

@@ -60,15 +60,15 @@ class SqlJudgedShards:
     def keep(self, fingerprint: str, outcome: EvaluationOutcome, run_key: str) -> None:
         """Keep ``outcome`` under ``fingerprint``; if a judge call failed in it, only for ``run_key``'s merge
         (replacing what an earlier attempt of that run kept)."""
-        if not outcome.judge_failures:
-            try:
-                with write_transaction(self.engine) as conn:
-                    conn.execute(SHARD.insert().values(fingerprint=fingerprint, items=len(outcome.items),
-                                                       outcome_json=outcome.to_json()))
-            except IntegrityError:
-                pass  # another run kept the same shard first: one fingerprint, one outcome
+        row = {"items": len(outcome.items), "outcome_json": outcome.to_json()}
+        if outcome.judge_failures:
+            own = _run_own(fingerprint, run_key)
+            with write_transaction(self.engine) as conn:
+                conn.execute(delete(SHARD).where(SHARD.c.fingerprint == own))
+                conn.execute(SHARD.insert().values(fingerprint=own, **row))
             return
-        own = _run_own(fingerprint, run_key)
-        with write_transaction(self.engine) as conn:
-            conn.execute(delete(SHARD).where(SHARD.c.fingerprint == own))
-            conn.execute(SHARD.insert().values(fingerprint=own, items=len(outcome.items), outcome_json=outcome.to_json()))
+        try:
+            with write_transaction(self.engine) as conn:
+                conn.execute(SHARD.insert().values(fingerprint=fingerprint, **row))
+        except IntegrityError:
+            pass  # another run kept the same shard first: one fingerprint, one outcome

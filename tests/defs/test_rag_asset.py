@@ -50,11 +50,17 @@ def test_a_broken_user_system_gives_item_errors_the_run_finishes_and_the_check_p
         assert check_evaluations(result)["rag_answers_pinned"].passed, "every item has its error record"
 
 
-@pytest.mark.parametrize("system", ["reference", "callable"])
+SYSTEMS = {"reference": RagSystemResource(),
+           "snapshot ids": RagSystemResource(kind="callable", target="tests.fakes.rag_systems:good"),
+           "own chunking, texts": RagSystemResource(kind="callable", target="tests.rag.own_chunking_system:texts_only")}
+
+
+@pytest.mark.parametrize("system", sorted(SYSTEMS))
 def test_answer_shards_read_only_the_chunks_their_answers_name_not_the_whole_snapshot(
-        project_env: Path, monkeypatch: pytest.MonkeyPatch, system: str):
+        project_env: Path, sample_corpus: Path, monkeypatch: pytest.MonkeyPatch, system: str):
     version = current_version()
     stage_sample_review(version)
+    monkeypatch.setenv("OWN_RAG_DOCS", str(sample_corpus))
     with dg.instance_for_test() as instance:
         run_job(instance, "lifecycle", version)
         whole = RESOURCES["store"].corpus().snapshot_chunks(version)
@@ -68,13 +74,16 @@ def test_answer_shards_read_only_the_chunks_their_answers_name_not_the_whole_sna
 
         monkeypatch.setattr(SqlCorpusRepository, "snapshot_chunks", counted)
         monkeypatch.setattr(bm25, "_MEMORY", {})  # the reference system's index is loaded again, once
-        rag = (RagSystemResource() if system == "reference"
-               else RagSystemResource(kind="callable", target="tests.fakes.rag_systems:good"))
         result = dg.materialize([rag_answers], partition_key=version, instance=instance,
-                                resources={**RESOURCES, "rag": rag},
+                                resources={**RESOURCES, "rag": SYSTEMS[system]},
                                 run_config={"ops": {"rag_answers": {"config": {"shard_size": 10}}}})
         answered = metadata(result, "rag_answers")
     shards = -(-answered["items"] // 10)
     assert shards > 1 and answered["errors"] == 0
+    named = [n for n in reads if n is not None]
+    if system == "own chunking, texts":  # each shard maps its texts onto every chunk, then names from those
+        assert reads.count(None) == shards and not named
+        assert answered["contexts_unmapped_share"] <= 0.10 and set(answered["context_mapping"]) - {"unmapped"}
+        return
     assert reads.count(None) == (1 if system == "reference" else 0)  # the plan's, to load the index
-    assert len([n for n in reads if n is not None]) == shards and all(0 < n <= len(whole) for n in reads if n)
+    assert len(named) == shards and all(0 < n < len(whole) for n in named)

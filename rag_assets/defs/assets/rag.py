@@ -15,14 +15,13 @@ from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, StoreResource
-from rag_assets.defs.shards import SHARD_SIZE_HELP, planned, shard_outputs, sharded_asset, step
+from rag_assets.defs.shards import SHARD_SIZE_HELP, ShardWork, planned, shard_outputs, sharded_asset, step
 from rag_assets.errors import RagAssetsError
 from rag_assets.llm.results import LLMStats
 from rag_assets.rag.models import RagResponse
 from rag_assets.rag.prompts import RAG_ANSWER
 from rag_assets.rag.system import RagSystem, answer_items, config_hash, context_mapping
 from rag_assets.report.markdown import markdown_table
-from rag_assets.shards import Shard
 
 
 class RagRunConfig(dg.Config):
@@ -33,7 +32,7 @@ class RagRunConfig(dg.Config):
 
 @dataclass(frozen=True)
 class RagPlan:
-    """What every shard answers with: one golden version, one system (its identity, never secrets)."""
+    """What the merge records the run under: one golden version, one system (its identity, never secrets)."""
 
     golden_version: int
     system_name: str
@@ -65,7 +64,14 @@ def _system(version: str, chunks: SnapshotChunks, store: StoreResource, llm: LLM
         raise dg.Failure(description=f"cannot set up the RAG system: {exc}") from exc
 
 
-@step(ins={"after": dg.In(dg.Nothing)}, out={"plan": dg.Out(RagPlan), "shards": dg.DynamicOut(Shard)})
+@dataclass(frozen=True)
+class RagWork(ShardWork):
+    """One answer shard's own work: the golden version its items come from."""
+
+    golden_version: int
+
+
+@step(ins={"after": dg.In(dg.Nothing)}, out={"plan": dg.Out(RagPlan), "shards": dg.DynamicOut(RagWork)})
 def plan_rag_shards(context: dg.OpExecutionContext, config: RagRunConfig, store: StoreResource, llm: LLMResource,
                     rag: RagSystemResource):
     """Pins the newest golden version and sets the system up once (the BM25 index is built here, and
@@ -76,15 +82,16 @@ def plan_rag_shards(context: dg.OpExecutionContext, config: RagRunConfig, store:
         raise dg.Failure(description=f"no golden-set version for {version} yet; review candidates first")
     system = _system(version, snapshot_chunks(store, version), store, llm, rag, context.run_id)
     yield dg.Output(RagPlan(golden.number, system.name, config_hash(system), system.config()), output_name="plan")
-    yield from shard_outputs(planned(len(store.golden().version_members(golden.number)), config.shard_size))
+    yield from shard_outputs(RagWork(shard, golden.number)
+                             for shard in planned(len(store.golden().version_members(golden.number)), config.shard_size))
 
 
 @step(code_version=RAG_ANSWER.ref, pool=LLM_POOL)
 def answer_shard(context: dg.OpExecutionContext, store: StoreResource, llm: LLMResource, rag: RagSystemResource,
-                 plan: RagPlan, shard: Shard) -> dg.Output[ShardAnswers]:
+                 work: RagWork) -> dg.Output[ShardAnswers]:
     version = context.partition_key
-    items = store.golden().version_items(plan.golden_version,
-                                         shard.take(store.golden().version_item_ids(plan.golden_version)))
+    golden = store.golden()
+    items = golden.version_items(work.golden_version, work.shard.take(golden.version_item_ids(work.golden_version)))
     chunks = snapshot_chunks(store, version)
     system = _system(version, chunks, store, llm, rag, context.run_id)
     responses = answer_items(system, items, version, chunks, terminal_progress("rag answers"))
