@@ -4,6 +4,7 @@ its own SentenceSplitter chunks, a word-hash embedding and MockLLM (no network).
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 from llama_index.core import VectorStoreIndex
@@ -14,7 +15,7 @@ from rag_assets.errors import ConfigError
 from rag_assets.rag.llamaindex_system import LlamaIndexRagSystem, load_engine
 from rag_assets.rag.models import RagQuery
 from tests.conftest import SAMPLE_CORPUS
-from tests.fakes.llamaindex_rag import WordHashEmbedding
+from tests.fakes.llamaindex_rag import WordHashEmbedding, build_query_engine
 
 TARGET = "tests.fakes.llamaindex_rag:build_query_engine"
 QUESTION = "In version 2.0, what is the maximum file size?"
@@ -36,6 +37,17 @@ def test_a_query_engine_answers_with_its_own_node_ids_texts_sources_and_scores(s
         assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", entry["id"])
         assert entry["text"] in (SAMPLE_CORPUS / entry["source"]).read_text(encoding="utf-8")
     assert system.config() == {"kind": "llamaindex", "target": TARGET, "k": 5, "timeout": 30.0}
+
+
+def test_what_the_engine_retrieves_does_not_depend_on_where_the_corpus_lies(system, tmp_path):
+    elsewhere = tmp_path / "a folder with spaces" / ("and a much longer name than the checkout's " * 3).strip()
+    shutil.copytree(SAMPLE_CORPUS, elsewhere)
+    moved = LlamaIndexRagSystem(build_query_engine(elsewhere), TARGET, root=elsewhere)
+
+    def ranking(rag: LlamaIndexRagSystem) -> list[tuple[str, str, float]]:
+        return [(e["source"], e["text"], e["score"]) for e in rag.function({"question": QUESTION})["retrieved"]]
+
+    assert ranking(moved) == ranking(system)
 
 
 def test_an_engine_that_finds_nothing_still_answers_at_the_rag_response_level():
