@@ -475,8 +475,10 @@ class DagsterDev:
         return {"runId": event["runId"], "timestamp": int(event["timestamp"]) / 1000,  # the API gives ms as a string
                 "partition": event["partition"], "metadata": decode_metadata(event["metadataEntries"])}
 
-    def check_results(self, asset: str, partition: str | None = None) -> dict[str, bool]:
-        """Check name -> passed, from each check's newest execution (of ``partition`` if given).
+    def check_results(self, asset: str, partition: str | None = None, run_id: str | None = None) -> dict[str, bool]:
+        """Check name -> passed, from each check's newest execution (of ``partition`` if given; only
+        when that execution belongs to run ``run_id`` if given, so a wait for one run's checks is not
+        met by an earlier run's).
 
         A check that was evaluated reports its evaluation's ``success``; one whose step errored
         (EXECUTION_FAILED) counts as not passed; checks not executed yet, in progress or skipped are left out.
@@ -499,10 +501,10 @@ class DagsterDev:
             executions = self.graphql("""
                 query($key: AssetKeyInput!, $check: String!, $partition: String) {
                   assetCheckExecutions(assetKey: $key, checkName: $check, partition: $partition, limit: 1) {
-                    status evaluation { success }
+                    runId status evaluation { success }
                   }
                 }""", {"key": key, "check": check["name"], "partition": partition})["assetCheckExecutions"]
-            if not executions:
+            if not executions or run_id not in (None, executions[0]["runId"]):
                 continue
             latest = executions[0]
             if latest["evaluation"] is not None:
