@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 from rag_assets.corpus.models import ChunkerConfig
@@ -21,44 +18,34 @@ from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.curation_repository import SqlCurationRepository
 from rag_assets.store.engine import get_engine
 from rag_assets.store.golden_repository import SqlGoldenRepository
-from tests.conftest import PROJECT_ROOT, SAMPLE_CORPUS
+from tests.conftest import SAMPLE_CORPUS
+from tests.store.processes import AWAIT_GO, start_together
 
-IMPORT = """
-import sys, time
+IMPORT = f"""
+import sys
 from pathlib import Path
 from rag_assets.curation.review_file import read_review_file
 from rag_assets.store.engine import get_engine
 from rag_assets.store.curation_repository import SqlCurationRepository
-url, path, start = sys.argv[1], Path(sys.argv[2]), float(sys.argv[3])
+url, path = sys.argv[1], Path(sys.argv[2])
 repo = SqlCurationRepository(get_engine(url))
 review = read_review_file(path, repo.candidates.corpus_versions_by_id())
-time.sleep(max(0.0, start - time.time()))
+{AWAIT_GO}
 print(repo.apply_review(review))
 """
 
-BUILD = """
-import sys, time
+BUILD = f"""
+import sys
 from rag_assets.golden.build import GoldenBuild, GoldenDiff
 from rag_assets.store.engine import get_engine
 from rag_assets.store.golden_repository import SqlGoldenRepository
-url, name, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
+url, name = sys.argv[1], sys.argv[2]
 repo = SqlGoldenRepository(get_engine(url))
 items = tuple(repo.accepted_items())
-time.sleep(max(0.0, start - time.time()))
-print([repo.save_version(GoldenBuild(f"cv-{name}-{n}", items, (), f"{name}-{n}"), None, GoldenDiff()).number
+{AWAIT_GO}
+print([repo.save_version(GoldenBuild(f"cv-{{name}}-{{n}}", items, (), f"{{name}}-{{n}}"), None, GoldenDiff()).number
        for n in range(8)])
 """
-
-
-def _launch(code: str, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", code, *args], cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def _finish(process: subprocess.Popen) -> str:
-    out, err = process.communicate(timeout=120)
-    assert process.returncode == 0, err[-3000:]
-    return out
 
 
 def test_two_imports_at_once_lose_no_decision(store_url: str, tmp_path: Path):
@@ -74,10 +61,7 @@ def test_two_imports_at_once_lose_no_decision(store_url: str, tmp_path: Path):
         decided = [{**r, "decision": "edit" if i % 3 == 0 else "accept", "edited_answer": f"{name}{i}" if i % 3 == 0 else "",
                     "reviewer": name} for i, r in enumerate(half)]
         write_review_files(decided, tmp_path / f"{name}.csv", tmp_path / f"{name}.jsonl")
-    start = f"{time.time() + 2.0}"
-    processes = [_launch(IMPORT, store_url, str(tmp_path / f"{name}.csv"), start) for name in halves]
-    for process in processes:
-        _finish(process)
+    start_together(IMPORT, [(store_url, str(tmp_path / f"{name}.csv")) for name in halves])
     decisions = SqlCurationRepository(engine).decisions()
     assert len(decisions) == len(rows)
     assert {d["candidate_id"] for d in decisions} == {r["candidate_id"] for r in rows}
@@ -88,9 +72,6 @@ def test_two_imports_at_once_lose_no_decision(store_url: str, tmp_path: Path):
 def test_two_processes_saving_golden_versions_never_share_a_number(store_url: str):
     item = ExternalItem("1", "What is the default port?", "7443.")
     SqlCurationRepository(get_engine(store_url)).import_items([(item, ())], "cv-x", "test", "t.json", "0" * 64)
-    start = f"{time.time() + 2.0}"
-    processes = [_launch(BUILD, store_url, name, start) for name in ("a", "b")]
-    for process in processes:
-        _finish(process)
+    start_together(BUILD, [(store_url, name) for name in ("a", "b")])
     numbers = [v.number for v in SqlGoldenRepository(get_engine(store_url)).versions()]
     assert numbers == list(range(1, 17))

@@ -3,58 +3,50 @@ schema is created once however many processes start at the same moment."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 
-from tests.conftest import PROJECT_ROOT
+from tests.store.processes import AWAIT_GO, finish, go, launch, read_line, start_together
 
-HOLD = """
+# Takes the store's run lock, says so (with the time), holds it until told to let go, says when it did.
+HOLD = f"""
 import sys, time
 from rag_assets.store.engine import get_engine
 from rag_assets.store.lock import store_run_lock
-url, start, hold = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
-engine = get_engine(url)
-time.sleep(max(0.0, start - time.time()))
+engine = get_engine(sys.argv[1])
+{AWAIT_GO}
 with store_run_lock(engine, lambda line: print("WAIT", line, flush=True), poll_seconds=0.05):
     print("GOT", time.time(), flush=True)
-    time.sleep(hold)
+    sys.stdin.readline()
     print("DONE", time.time(), flush=True)
 """
 
-CREATE = """
-import sys, time
+CREATE = f"""
+import sys
 from sqlalchemy import inspect
-url, start = sys.argv[1], float(sys.argv[2])
-time.sleep(max(0.0, start - time.time()))
 from rag_assets.store.engine import get_engine
-print(len(inspect(get_engine(url)).get_table_names()))
+{AWAIT_GO}
+print(len(inspect(get_engine(sys.argv[1])).get_table_names()))
 """
 
 
-def _run_together(code: str, url: str, *extra: tuple[str, ...]) -> list[str]:
-    start = str(time.time() + 3)
-    processes = [subprocess.Popen([sys.executable, "-c", code, url, start, *args], cwd=PROJECT_ROOT,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for args in extra]
-    outputs = []
-    for process in processes:
-        out, err = process.communicate(timeout=120)
-        assert process.returncode == 0, err[-3000:]
-        outputs.append(out)
-    return outputs
-
-
 def test_a_second_run_on_the_same_store_waits_for_the_first_with_one_line(store_url: str):
-    first, second = _run_together(HOLD, store_url, ("1.5",), ("1.5",))
-    waiter, holder = (second, first) if "WAIT" in second else (first, second)
-    assert "WAIT" not in holder
-    (line,) = [line for line in waiter.splitlines() if line.startswith("WAIT")]
+    holder, waiter = launch(HOLD, store_url), launch(HOLD, store_url)
+    for process in (holder, waiter):
+        read_line(process, "READY")
+    go(holder)
+    read_line(holder, "GOT")
+    go(waiter)  # the holder keeps the lock until the waiter has said that it waits
+    line = read_line(waiter, "WAIT")
     assert line.startswith("WAIT another rag-assets run is using the store ") and line.endswith("waiting for it to finish")
-    holder_done = float(next(line for line in holder.splitlines() if line.startswith("DONE")).split()[1])
-    waiter_got = float(next(line for line in waiter.splitlines() if line.startswith("GOT")).split()[1])
+    time.sleep(0.3)  # the waiter polls every 0.05 s: it must not get the lock while the holder has it
+    go(holder)
+    holder_done = float(read_line(holder, "DONE").split()[1])
+    waiter_got = float(read_line(waiter, "GOT").split()[1])
     assert waiter_got >= holder_done, "the second ran only after the first released the store"
+    go(waiter)
+    assert "WAIT" not in finish(holder) + finish(waiter), "one line, said once"
 
 
 def test_processes_creating_a_fresh_schema_at_once_all_succeed(store_url: str):
-    counts = _run_together(CREATE, store_url, (), (), (), ())
+    counts = start_together(CREATE, [(store_url,)] * 4)
     assert len({count.strip() for count in counts}) == 1 and int(counts[0]) > 10
