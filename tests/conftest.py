@@ -21,6 +21,17 @@ SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
 PG_HOST, PG_PORT, PG_USER = "127.0.0.1", 5432, "postgres"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Start the longest tests first: the webserver's end-to-end lifecycle (minutes, mostly waiting for
+    the daemon), then the other files with ``slow`` tests, then the rest in collection order.
+
+    xdist hands out whole files (``--dist loadfile``) in this order (``--no-loadscope-reorder``), so the
+    long waits overlap the rest of the suite instead of starting when it is nearly done. Order decides
+    only when a test runs, never what it sees: each test makes its own state."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: (item.path.parent.name != "e2e", item.path not in slow_files))
+
+
 def _postgres_answers() -> bool:
     try:
         with socket.create_connection((PG_HOST, PG_PORT), timeout=1):
