@@ -17,6 +17,7 @@ Dagster's config or the UI.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -31,8 +32,10 @@ from rag_assets.settings import CELERY_BACKEND_ENV, CELERY_BROKER_ENV
                                description="Steps of a run at once; 0 or unset: the number of CPUs."),
     "tag_concurrency_limits": dg.Field(dg.Noneable(dg.Array(dg.Permissive())), is_required=False)})
 def forked_steps(config: dict[str, Any]) -> dict[str, Any]:
-    """Dagster's multiprocess executor with step processes forked from a server that imported the code once."""
-    return {**config, "start_method": {"forkserver": {}}}
+    """Dagster's multiprocess executor with step processes forked from a server that imported the code once
+    (``spawn`` where the platform has no forkserver: Windows)."""
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    return {**config, "start_method": {method: {}}}
 
 
 def executor_from_env(config_source: Mapping[str, Any] | None = None) -> dg.ExecutorDefinition:
