@@ -14,7 +14,9 @@ from tests.fakes.claude_generation import API_KEY
 
 RPM = 300  # one request every 0.2 s: fast enough for a test, slow enough to measure on a loaded machine
 INTERVAL = 60 / RPM
-JITTER = INTERVAL  # noise between a paced send and the server's arrival stamp (first connection, load)
+# Noise between a paced send and the server's arrival stamp (first connection, threads of a loaded
+# machine): 0.27 s was seen with the full suite and a second e2e run beside it.
+JITTER = 2 * INTERVAL
 
 
 def _calls(prefix: str, n: int) -> list[LLMCall]:
@@ -24,10 +26,11 @@ def _calls(prefix: str, n: int) -> list[LLMCall]:
 
 def _assert_paced(arrivals: list[float]) -> None:
     """Any k+1 consecutive requests span k intervals, less the scheduling noise of a loaded machine
-    (a late first request, a late thread): never more than the rate in any window. Unpaced, they
-    arrive in bursts of max_concurrency, nearly together, and no k >= 3 passes."""
+    (a late first request, a late thread): never more than the rate in any window. Windows of 6 and
+    of all the requests: long enough that the noise is a small part of them. Unpaced, the requests
+    arrive in bursts of max_concurrency (4), nearly together or a latency apart, and neither passes."""
     arrivals = sorted(arrivals)
-    for k in (3, 6, len(arrivals) - 1):
+    for k in (6, len(arrivals) - 1):
         spans = [arrivals[i + k] - arrivals[i] for i in range(len(arrivals) - k)]
         assert min(spans) >= k * INTERVAL - JITTER, (k, [round(b - a, 3) for a, b in zip(arrivals, arrivals[1:])])
 
