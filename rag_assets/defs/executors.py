@@ -38,8 +38,9 @@ def forked_steps(config: dict[str, Any]) -> dict[str, Any]:
     return {**config, "start_method": {method: {}}}
 
 
-def executor_from_env(config_source: Mapping[str, Any] | None = None) -> dg.ExecutorDefinition:
-    """The celery executor when a broker is configured, else ``forked_steps``.
+def executor_from_env(config_source: Mapping[str, Any] | None = None) -> dg.ExecutorDefinition | None:
+    """The celery executor when a broker is configured, else None (``build_definitions`` then uses
+    ``forked_steps``, as it does for every named instance).
 
     ``config_source`` is celery settings both the executor and the workers use (e.g. a
     ``global_keyprefix`` that keeps several deployments apart on one Redis). Without
@@ -47,7 +48,7 @@ def executor_from_env(config_source: Mapping[str, Any] | None = None) -> dg.Exec
     """
     broker = os.environ.get(CELERY_BROKER_ENV)
     if not broker:
-        return forked_steps
+        return None
     from dagster_celery import celery_executor
 
     backend = {"env": CELERY_BACKEND_ENV} if os.environ.get(CELERY_BACKEND_ENV) else (
