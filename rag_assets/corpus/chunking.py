@@ -146,10 +146,11 @@ def _spans(body: str, config: ChunkerConfig) -> list[tuple[int, int, str]]:
     return chunks
 
 
-# A chunk as plain values, without its path: (chunk_id, ordinal, start, end, text, heading,
-# content_hash). A worker process sends chunks back in this form: a tuple pickles several times
-# faster than an object, and the path is said once per file rather than once per chunk.
-ChunkRow = tuple[str, int, int, int, str, str, str]
+# A chunk as plain values, without its path or text: (chunk_id, ordinal, start, end, heading,
+# content_hash). A worker process sends chunks back in this form with the body once: a tuple
+# pickles several times faster than an object, the path is said once per file rather than once
+# per chunk, and the text (a slice of the body) does not cross the process boundary twice.
+ChunkRow = tuple[str, int, int, int, str, str]
 
 
 def chunk_rows(path: str, body: str, config: ChunkerConfig) -> list[ChunkRow]:
@@ -168,15 +169,15 @@ def chunk_rows(path: str, body: str, config: ChunkerConfig) -> list[ChunkRow]:
         seen[content_hash] = occurrence + 1
         suffix = f"\0{occurrence}" if occurrence else ""
         chunk_id = sha256(f"{path}\0{content_hash}{id_tail}{suffix}".encode()).hexdigest()[:16]
-        rows.append((chunk_id, ordinal, start, end, text, heading, content_hash))
+        rows.append((chunk_id, ordinal, start, end, heading, content_hash))
     return rows
 
 
-def chunks_from_rows(path: str, rows: list[ChunkRow]) -> tuple[Chunk, ...]:
-    return tuple(Chunk(chunk_id, path, ordinal, start, end, text, heading, content_hash)
-                 for chunk_id, ordinal, start, end, text, heading, content_hash in rows)
+def chunks_from_rows(path: str, body: str, rows: list[ChunkRow]) -> tuple[Chunk, ...]:
+    return tuple(Chunk(chunk_id, path, ordinal, start, end, body[start:end], heading, content_hash)
+                 for chunk_id, ordinal, start, end, heading, content_hash in rows)
 
 
 def chunk_document(path: str, body: str, config: ChunkerConfig) -> list[Chunk]:
     """The chunks of ``body`` (see ``chunk_rows``)."""
-    return list(chunks_from_rows(path, chunk_rows(path, body, config)))
+    return list(chunks_from_rows(path, body, chunk_rows(path, body, config)))

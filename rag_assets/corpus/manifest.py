@@ -56,6 +56,7 @@ class Manifest:
     stat_cache: dict[str, CachedStat]
     loaded: dict[str, DocumentMeta] = field(default_factory=dict)
     chunked: dict[str, tuple[Chunk, ...]] = field(default_factory=dict)
+    bodies: dict[str, str] = field(default_factory=dict)
     files_read: int = 0
 
     @property
@@ -148,6 +149,7 @@ def describe(listing: Listing, config: ChunkerConfig, cache: Mapping[str, Cached
     new_cache: dict[str, CachedStat] = {}
     loaded: dict[str, DocumentMeta] = {}
     chunked: dict[str, tuple[Chunk, ...]] = {}
+    bodies: dict[str, str] = {}
     for file in listing.files:
         read = reads.get(file.path)
         if read is None:
@@ -159,8 +161,8 @@ def describe(listing: Listing, config: ChunkerConfig, cache: Mapping[str, Cached
             cached = CachedStat(file.size, file.mtime_ns, read.content_hash, read.problem)
             if read.meta is not None:
                 loaded[file.path] = read.meta
-            if read.chunks is not None:
-                chunked[file.path] = read.chunks
+            if read.chunks is not None and read.body is not None:
+                chunked[file.path], bodies[file.path] = read.chunks, read.body
         new_cache[file.path] = cached
         if cached.skip_reason:
             skipped.append(SkippedFile(file.path, cached.skip_reason))
@@ -180,5 +182,6 @@ def describe(listing: Listing, config: ChunkerConfig, cache: Mapping[str, Cached
         stat_cache=new_cache,
         loaded=loaded,
         chunked=chunked,
+        bodies=bodies,
         files_read=len(changed),
     )

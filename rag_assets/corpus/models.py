@@ -154,12 +154,18 @@ class CachedStat:
 
 @dataclass(frozen=True)
 class DocumentRevision:
-    """A document's content at one version, with its chunks."""
+    """A document's content at one version: its body (what chunk offsets point into) and chunks."""
 
     revision_id: str
     entry: ManifestEntry
     meta: DocumentMeta
     chunks: tuple[Chunk, ...]
+    body: str
+
+    @cached_property
+    def body_hash(self) -> str:
+        """The body's identity in the store: one copy per distinct body, whatever its path or chunker."""
+        return sha256_hex(self.body)
 
 
 @dataclass(frozen=True)

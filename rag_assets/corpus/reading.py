@@ -33,8 +33,8 @@ class FileRead:
     """What reading one file gave: its hash, metadata and chunks, or why it cannot be used.
 
     ``content_hash`` is None when the file could not be read at all; ``problem`` says why the
-    file is skipped (then ``meta`` is None). The body is not kept: the chunks are exact slices
-    of it, and shipping it back from a worker would double what crosses the process boundary.
+    file is skipped (then ``meta`` is None). ``body`` (the text chunk offsets point into) is kept
+    when the file was chunked: the store keeps it once per revision and slices chunk texts from it.
     """
 
     path: str
@@ -42,6 +42,7 @@ class FileRead:
     problem: str | None
     meta: DocumentMeta | None = None
     chunks: tuple[Chunk, ...] | None = None
+    body: str | None = None
 
 
 def decode_document(data: bytes, path: str) -> LoadedDocument:
@@ -64,9 +65,9 @@ def decode_document(data: bytes, path: str) -> LoadedDocument:
     return document
 
 
-# What reading one file gives, as plain values (path, content hash, problem, metadata, chunk rows):
-# what a worker process sends back, since plain values pickle several times faster than objects.
-_ReadValues = tuple[str, str | None, str | None, DocumentMeta | None, list[ChunkRow] | None]
+# What reading one file gives, as plain values (path, content hash, problem, metadata, chunk rows,
+# body): what a worker process sends back, since plain values pickle several times faster than objects.
+_ReadValues = tuple[str, str | None, str | None, DocumentMeta | None, list[ChunkRow] | None, str | None]
 
 
 def _read_values(file: ScannedFile, config: ChunkerConfig, chunk: bool) -> _ReadValues:
@@ -74,19 +75,22 @@ def _read_values(file: ScannedFile, config: ChunkerConfig, chunk: bool) -> _Read
         with open(file.abs_path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
-        return file.path, None, f"cannot be read: {exc.strerror}", None, None
+        return file.path, None, f"cannot be read: {exc.strerror}", None, None, None
     content_hash = sha256_hex(data)
     try:
         document = decode_document(data, file.path)
     except LoaderError as exc:
-        return file.path, content_hash, str(exc), None, None
-    rows = chunk_rows(file.path, document.body, config) if chunk else None
-    return file.path, content_hash, None, document.meta, rows
+        return file.path, content_hash, str(exc), None, None, None
+    if not chunk:
+        return file.path, content_hash, None, document.meta, None, None
+    return file.path, content_hash, None, document.meta, chunk_rows(file.path, document.body, config), document.body
 
 
 def _file_read(values: _ReadValues) -> FileRead:
-    path, content_hash, problem, meta, rows = values
-    return FileRead(path, content_hash, problem, meta, None if rows is None else chunks_from_rows(path, rows))
+    path, content_hash, problem, meta, rows, body = values
+    if rows is None or body is None:
+        return FileRead(path, content_hash, problem, meta)
+    return FileRead(path, content_hash, problem, meta, chunks_from_rows(path, body, rows), body)
 
 
 def read_file(file: ScannedFile, config: ChunkerConfig, chunk: bool) -> FileRead:

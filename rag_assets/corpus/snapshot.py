@@ -87,7 +87,8 @@ def _new_revisions(manifest: Manifest, documents: Mapping[str, str], present: Co
         if revision_id in present:
             continue
         meta, chunks = manifest.loaded.get(entry.path), manifest.chunked.get(entry.path)
-        if meta is None or chunks is None:
+        body = manifest.bodies.get(entry.path)
+        if meta is None or chunks is None or body is None:
             # Trusted from the stat cache, but its chunks are not in the store (a new chunker config).
             read = read_file(ScannedFile(entry.path, os.path.join(manifest.root, entry.path), entry.size,
                                          entry.mtime_ns), config, chunk=True)
@@ -95,9 +96,9 @@ def _new_revisions(manifest: Manifest, documents: Mapping[str, str], present: Co
                 raise CorpusError(f"{entry.path}: cannot be re-read for chunking: {read.problem}")
             if read.content_hash != entry.content_hash:
                 raise CorpusError(f"{entry.path} changed while the snapshot was taken; run the snapshot again")
-            meta, chunks = read.meta, read.chunks
-        assert meta is not None and chunks is not None
-        revisions.append(DocumentRevision(revision_id, entry, meta, chunks))
+            meta, chunks, body = read.meta, read.chunks, read.body
+        assert meta is not None and chunks is not None and body is not None
+        revisions.append(DocumentRevision(revision_id, entry, meta, chunks, body))
     return revisions
 
 

@@ -2,6 +2,9 @@
 
 Reads use SQLAlchemy Core in batches, writes the driver's bulk path (``store.bulk``): a corpus of
 ten thousand files must load and save in well under a second, which per-row objects cannot do.
+Chunk texts are sliced from their revision's body in Python (SQL ``substr`` walks a UTF-8 text from
+its start, quadratic over a long document's chunks); revisions saved before the body store keep
+their chunks' texts in the chunk rows.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from rag_assets.store.tables import (
     ChunkRow,
     CorpusListingRow,
     CorpusSnapshotRow,
+    DocumentBodyRow,
     DocumentRevisionRow,
     FileStatRow,
     SnapshotDocumentRow,
@@ -40,11 +44,27 @@ SNAPSHOT = CorpusSnapshotRow.__table__
 REVISION = DocumentRevisionRow.__table__
 SNAPSHOT_DOC = SnapshotDocumentRow.__table__
 CHUNK = ChunkRow.__table__
+BODY = DocumentBodyRow.__table__
 FILE_STAT = FileStatRow.__table__
 LISTING = CorpusListingRow.__table__
 _REVISION_COLUMNS = ("revision_id", "path", "content_hash", "size", "title", "doc_version", "doc_date", "kind",
-                     "chunk_count")
-_CHUNK_COLUMNS = ("revision_id", "ordinal", "chunk_id", "start_char", "end_char", "heading", "text", "content_hash")
+                     "chunk_count", "body_hash")
+_CHUNK_COLUMNS = ("revision_id", "ordinal", "chunk_id", "start_char", "end_char", "heading", "content_hash")
+# What slicing a chunk's text needs, after the columns a query wants: the chunk's own text (kept only
+# by revisions saved before the body store), its offsets and its revision's body.
+_TEXT_SOURCE = (CHUNK.c.text, CHUNK.c.start_char, CHUNK.c.end_char, REVISION.c.body_hash)
+
+
+def _bodies(conn: Connection, hashes: Collection[str | None]) -> dict[str, str]:
+    wanted = sorted({h for h in hashes if h is not None})
+    return {h: body for batch in batched(wanted)
+            for h, body in conn.execute(select(BODY.c.body_hash, BODY.c.body).where(BODY.c.body_hash.in_(batch)))}
+
+
+def _with_texts(conn: Connection, rows: list) -> list[tuple]:
+    """Rows that end with ``_TEXT_SOURCE``'s columns, those four replaced by the chunk's text."""
+    bodies = _bodies(conn, [row[-1] for row in rows if row[-4] is None])
+    return [(*row[:-4], row[-4] if row[-4] is not None else bodies[row[-1]][row[-3]:row[-2]]) for row in rows]
 
 
 # A document change's fields in the order its stored list holds them.
@@ -142,10 +162,10 @@ class SqlCorpusRepository:
         found: dict[str, tuple[str, str]] = {}
         with self.engine.connect() as conn:
             for batch in batched(sorted(chunk_ids)):
-                query = (select(CHUNK.c.chunk_id, REVISION.c.path, CHUNK.c.text)
+                query = (select(CHUNK.c.chunk_id, REVISION.c.path, *_TEXT_SOURCE)
                          .join(REVISION, REVISION.c.revision_id == CHUNK.c.revision_id)
                          .where(CHUNK.c.chunk_id.in_(batch)))
-                found.update({cid: (path, text) for cid, path, text in conn.execute(query)})
+                found.update({cid: (path, text) for cid, path, text in _with_texts(conn, list(conn.execute(query)))})
         return found
 
     def document_revisions(self, version_id: str) -> dict[str, str]:
@@ -174,11 +194,13 @@ class SqlCorpusRepository:
     def save_snapshot(
         self, outcome: SnapshotOutcome, revisions: list[DocumentRevision], documents: Mapping[str, str]
     ) -> None:
-        """Write the snapshot, its new revisions and chunks, and its document links in one transaction."""
+        """Write the snapshot, its new revisions, their bodies (those not stored yet) and chunks, and its
+        document links in one transaction."""
         revision_rows = [(r.revision_id, r.entry.path, r.entry.content_hash, r.entry.size, r.meta.title, r.meta.version,
-                          r.meta.date, r.meta.kind, len(r.chunks)) for r in revisions]
-        chunk_rows = [(r.revision_id, c.ordinal, c.chunk_id, c.start, c.end, c.heading, c.text, c.content_hash)
+                          r.meta.date, r.meta.kind, len(r.chunks), r.body_hash) for r in revisions]
+        chunk_rows = [(r.revision_id, c.ordinal, c.chunk_id, c.start, c.end, c.heading, c.content_hash)
                       for r in revisions for c in r.chunks]
+        bodies = {r.body_hash: r.body for r in revisions}
         link_rows = [(outcome.version_id, path, revision_id) for path, revision_id in sorted(documents.items())]
         with write_transaction(self.engine) as conn:
             conn.execute(insert(SNAPSHOT).values(
@@ -193,6 +215,9 @@ class SqlCorpusRepository:
                 skipped_json=json.dumps([asdict(s) for s in outcome.skipped]),
                 diff_json=_diff_to_json(outcome.diff),
             ))
+            stored = {h for batch in batched(sorted(bodies))
+                      for h in conn.execute(select(BODY.c.body_hash).where(BODY.c.body_hash.in_(batch))).scalars()}
+            bulk_insert(conn, BODY, ("body_hash", "body"), [(h, b) for h, b in bodies.items() if h not in stored])
             bulk_insert(conn, REVISION, _REVISION_COLUMNS, revision_rows)
             bulk_insert(conn, CHUNK, _CHUNK_COLUMNS, chunk_rows)
             bulk_insert(conn, SNAPSHOT_DOC, ("version_id", "path", "revision_id"), link_rows)
@@ -201,14 +226,16 @@ class SqlCorpusRepository:
         """Every chunk of a snapshot, in document and reading order."""
         query = (
             select(SNAPSHOT_DOC.c.path, CHUNK.c.chunk_id, CHUNK.c.ordinal, CHUNK.c.start_char, CHUNK.c.end_char,
-                   CHUNK.c.text, CHUNK.c.heading, CHUNK.c.content_hash)
+                   CHUNK.c.heading, CHUNK.c.content_hash, *_TEXT_SOURCE)
             .join(CHUNK, CHUNK.c.revision_id == SNAPSHOT_DOC.c.revision_id)
+            .join(REVISION, REVISION.c.revision_id == SNAPSHOT_DOC.c.revision_id)
             .where(SNAPSHOT_DOC.c.version_id == version_id)
             .order_by(SNAPSHOT_DOC.c.path, CHUNK.c.ordinal)
         )
         with self.engine.connect() as conn:
-            return [Chunk(cid, path, ordinal, start, end, text, heading, digest)
-                    for path, cid, ordinal, start, end, text, heading, digest in conn.execute(query)]
+            rows = _with_texts(conn, list(conn.execute(query)))
+        return [Chunk(cid, path, ordinal, start, end, text, heading, digest)
+                for path, cid, ordinal, start, end, heading, digest, text in rows]
 
     def snapshot_chunks(self, version_id: str, chunk_ids: Collection[str] | None = None) -> list[SnapshotChunk]:
         """The chunks of a snapshot with their document's title, version and date: every one, or only
@@ -217,14 +244,14 @@ class SqlCorpusRepository:
             return self._named_chunks(version_id, chunk_ids)
         query = (
             select(CHUNK.c.chunk_id, CHUNK.c.content_hash, SNAPSHOT_DOC.c.path, REVISION.c.title,
-                   REVISION.c.doc_version, REVISION.c.doc_date, CHUNK.c.heading, CHUNK.c.text)
+                   REVISION.c.doc_version, REVISION.c.doc_date, CHUNK.c.heading, *_TEXT_SOURCE)
             .join(CHUNK, CHUNK.c.revision_id == SNAPSHOT_DOC.c.revision_id)
             .join(REVISION, REVISION.c.revision_id == SNAPSHOT_DOC.c.revision_id)
             .where(SNAPSHOT_DOC.c.version_id == version_id)
             .order_by(SNAPSHOT_DOC.c.path, CHUNK.c.ordinal)
         )
         with self.engine.connect() as conn:
-            return [SnapshotChunk(*row) for row in conn.execute(query)]
+            return [SnapshotChunk(*row) for row in _with_texts(conn, list(conn.execute(query)))]
 
     def _named_chunks(self, version_id: str, chunk_ids: Collection[str]) -> list[SnapshotChunk]:
         """Chunks looked up by id first, then kept where the snapshot links their revision: one join
@@ -232,24 +259,25 @@ class SqlCorpusRepository:
         version is compared as an expression (``|| ''``) so that SQLite, which has no statistics, finds
         the links by revision id rather than walking every link of the version (9,700 for cpp-docs, at
         each judge shard)."""
-        chunk_query = select(CHUNK.c.revision_id, CHUNK.c.chunk_id, CHUNK.c.content_hash, CHUNK.c.heading, CHUNK.c.text)
+        chunk_query = (select(CHUNK.c.revision_id, CHUNK.c.chunk_id, CHUNK.c.content_hash, CHUNK.c.heading,
+                              *_TEXT_SOURCE).join(REVISION, REVISION.c.revision_id == CHUNK.c.revision_id))
         with self.engine.connect() as conn:
-            chunks = [row for batch in batched(sorted(chunk_ids))
-                      for row in conn.execute(chunk_query.where(CHUNK.c.chunk_id.in_(batch)))]
+            chunks = _with_texts(conn, [row for batch in batched(sorted(chunk_ids))
+                                        for row in conn.execute(chunk_query.where(CHUNK.c.chunk_id.in_(batch)))])
             documents: dict[str, list] = {}
-            for batch in batched(sorted({row.revision_id for row in chunks})):
+            for batch in batched(sorted({row[0] for row in chunks})):
                 query = (select(SNAPSHOT_DOC.c.revision_id, SNAPSHOT_DOC.c.path, REVISION.c.title,
                                 REVISION.c.doc_version, REVISION.c.doc_date)
                          .join(REVISION, REVISION.c.revision_id == SNAPSHOT_DOC.c.revision_id)
                          .where(SNAPSHOT_DOC.c.version_id + "" == version_id, SNAPSHOT_DOC.c.revision_id.in_(batch)))
                 for row in conn.execute(query):
                     documents.setdefault(row.revision_id, []).append(row)
-        found = [SnapshotChunk(c.chunk_id, c.content_hash, d.path, d.title, d.doc_version, d.doc_date, c.heading,
-                               c.text) for c in chunks for d in documents.get(c.revision_id, ())]
+        found = [SnapshotChunk(chunk_id, content_hash, d.path, d.title, d.doc_version, d.doc_date, heading, text)
+                 for revision_id, chunk_id, content_hash, heading, text in chunks for d in documents.get(revision_id, ())]
         return sorted(found, key=lambda chunk: (chunk.chunk_id, chunk.path))
 
     def row_counts(self) -> dict[str, int]:
         """Rows per corpus table; tests and the CLI use it to show what a snapshot wrote."""
         with self.engine.connect() as conn:
             return {table.name: conn.execute(select(func.count()).select_from(table)).scalar_one()
-                    for table in (SNAPSHOT, REVISION, SNAPSHOT_DOC, CHUNK)}
+                    for table in (SNAPSHOT, REVISION, SNAPSHOT_DOC, CHUNK, BODY)}

@@ -1,7 +1,6 @@
 """Engines for the store: SQLite in the project home by default, PostgreSQL (or any SQLAlchemy
-URL) when ``RAG_ASSETS_DATABASE_URL`` is set. Tables are created on first use with
-``create_all``: the schema is young and additive so far; migrations (alembic) come with the first
-change that must rewrite existing rows.
+URL) when ``RAG_ASSETS_DATABASE_URL`` is set. The schema is brought to the newest alembic revision on
+first use (``rag_assets.store.migrate``).
 """
 
 from __future__ import annotations
@@ -16,10 +15,10 @@ from typing import TypeVar
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlmodel import SQLModel, create_engine
+from sqlmodel import create_engine
 
-from rag_assets.store import tables  # noqa: F401  (registers the tables on SQLModel.metadata)
 from rag_assets.store.lock import SCHEMA_LOCK_KEY
+from rag_assets.store.migrate import upgrade_schema
 
 T = TypeVar("T")
 
@@ -51,7 +50,7 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
 
 @cache
 def get_engine(url: str) -> Engine:
-    """One engine per URL per process, with the tables created."""
+    """One engine per URL per process, with the schema at the newest revision."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
@@ -66,13 +65,13 @@ def get_engine(url: str) -> Engine:
 
 
 def _create_schema(engine: Engine) -> None:
-    """Create missing tables, one process at a time: two processes on a fresh database would both
-    see a table missing and the second CREATE would fail. SQLite serialises on BEGIN IMMEDIATE,
+    """Migrate the schema, one process at a time: two processes on a fresh database would both see
+    it unmigrated and the second CREATE would fail. SQLite serialises on BEGIN IMMEDIATE,
     PostgreSQL on a transaction-scoped advisory lock."""
     with write_transaction(engine) as conn:
         if engine.dialect.name == "postgresql":
             conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({SCHEMA_LOCK_KEY})")
-        SQLModel.metadata.create_all(conn)
+        upgrade_schema(conn)
 
 
 def _sqlite_begin(conn: Connection) -> None:

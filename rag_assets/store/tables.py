@@ -1,8 +1,13 @@
-"""The store's tables: the one place where domain objects meet SQL.
+"""The store's tables: the one place where domain objects meet SQL. A change here comes with an
+alembic migration (``rag_assets/store/migrations``); ``tests/store/test_migrations.py`` fails when
+the two disagree.
 
 Snapshots share document revisions: a revision (path + content + chunker) and its chunks are
 written once and linked from every snapshot that contains it, so a new corpus version with one
-changed file adds one revision, its chunks, and a row per document in ``snapshot_document``.
+changed file adds one revision, its chunks, and a row per document in ``snapshot_document``. A
+revision's body is kept once in ``document_body`` by its hash (the same text under another path or
+chunker is not stored again); its chunks are offsets into it, without a copy of their text.
+Revisions saved before the body store (migration 0002) have no body and keep their chunks' texts.
 """
 
 from __future__ import annotations
@@ -45,6 +50,17 @@ class DocumentRevisionRow(SQLModel, table=True):
     doc_date: str | None = None
     kind: str
     chunk_count: int
+    # No foreign key (see migration 0002): the body and its revision are saved in one transaction.
+    body_hash: str | None = Field(default=None, max_length=64)
+
+
+class DocumentBodyRow(SQLModel, table=True):
+    """A document body, once per distinct text: chunk texts and evidence spans are slices of it."""
+
+    __tablename__ = "document_body"
+
+    body_hash: str = Field(primary_key=True, max_length=64)
+    body: str = Field(sa_column=Column(Text, nullable=False))
 
 
 class SnapshotDocumentRow(SQLModel, table=True):
@@ -64,7 +80,7 @@ class ChunkRow(SQLModel, table=True):
     start_char: int
     end_char: int
     heading: str = Field(sa_column=Column(Text, nullable=False))
-    text: str = Field(sa_column=Column(Text, nullable=False))
+    text: str | None = Field(default=None, sa_column=Column(Text))  # only for revisions saved without a body
     content_hash: str = Field(max_length=64)
 
 

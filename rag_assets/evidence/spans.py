@@ -1,0 +1,69 @@
+"""Spans: a stretch of one document's body, by character offsets.
+
+Evidence and retrieved contexts are both spans of the pinned corpus revision, so whether a context
+retrieved a piece of evidence is a question about two intervals, not about whose chunks they were
+cut into. An ``EvidenceSpan`` also pins the body it points into (``revision``: the body's hash) and
+the text it covers (``text_hash``), so a later corpus version can tell an unchanged span from an edited
+one, and a grade for graded relevance labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: A context hits an evidence span when they overlap by at least this share of the shorter of the two.
+DEFAULT_MIN_OVERLAP = 0.5
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """``body[start:end]`` of the document at ``path`` (offsets in characters, end exclusive)."""
+
+    path: str
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.start < self.end:
+            raise ValueError(f"a span needs 0 <= start < end, got {self.start}..{self.end} in {self.path}")
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start
+
+    def overlap(self, other: Span) -> int:
+        """Characters the two spans share (0 in different documents)."""
+        if self.path != other.path:
+            return 0
+        return max(0, min(self.end, other.end) - max(self.start, other.start))
+
+    def hits(self, other: Span, min_overlap: float = DEFAULT_MIN_OVERLAP) -> bool:
+        """Whether the spans overlap by at least ``min_overlap`` of the shorter one."""
+        shared = self.overlap(other)
+        return shared > 0 and shared >= min_overlap * min(self.length, other.length)
+
+
+@dataclass(frozen=True)
+class EvidenceSpan:
+    """A span that answers a golden item, pinned to the body it was found in."""
+
+    path: str
+    revision: str  # the hash of the document body the offsets point into
+    start: int
+    end: int
+    text_hash: str  # sha256 of body[start:end]
+    grade: float = 1.0
+
+    @property
+    def span(self) -> Span:
+        return Span(self.path, self.start, self.end)
+
+    def to_json(self) -> dict:
+        data = {"path": self.path, "revision": self.revision, "start": self.start, "end": self.end,
+                "text_hash": self.text_hash}
+        return data if self.grade == 1.0 else {**data, "grade": self.grade}
+
+    @classmethod
+    def from_json(cls, data: dict) -> EvidenceSpan:
+        return cls(data["path"], data["revision"], int(data["start"]), int(data["end"]), data["text_hash"],
+                   float(data.get("grade", 1.0)))

@@ -1,0 +1,1 @@
+"""Alembic migrations of the store (see rag_assets.store.migrate)."""
