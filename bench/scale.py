@@ -81,6 +81,7 @@ def _setup(corpus_root: str, items: int, shard_size: int) -> dict:
     from rag_assets.defs.resources import RESOURCES, LLMResource
     from rag_assets.golden.build import build_golden, diff_golden
     from rag_assets.golden.models import ExternalItem
+    from rag_assets.golden.pinning import PinnedItem
 
     store = RESOURCES["store"]
     started = time.perf_counter()
@@ -91,7 +92,7 @@ def _setup(corpus_root: str, items: int, shard_size: int) -> dict:
     for index, chunk in enumerate(picked):
         words = chunk.text.split()
         question = f"What does {chunk.title or chunk.path} say about {' '.join(words[:8])}? (#{index})"
-        mapped.append((ExternalItem(f"{index:05d}", question, " ".join(words[:40])), (chunk.ref,)))
+        mapped.append(PinnedItem(ExternalItem(f"{index:05d}", question, " ".join(words[:40])), (chunk.ref,), ()))
     store.curation().import_items(mapped, version, "bench", "synthetic", "0" * 64)
     golden = store.golden()
     build = build_golden(version, golden.accepted_items([version]), {c.chunk_id: c.content_hash for c in chunks})

@@ -146,11 +146,11 @@ def evaluate(golden: Any, system: Any, judge: LLMClient | None = None, k: int = 
     client = judge or default_judge()
     found = extract_statements(source.items, client, cache)[0]
     items = [replace(i, reference_statements=tuple(found.get((i.item_id, i.revision), ()))) for i in source.items]
-    snapshot = SnapshotChunks.of(source.chunks)
+    snapshot = SnapshotChunks.of(source.chunks, source.documents)
     rag = system_for(system, source.corpus_version, snapshot, client, cache, source.corpus_root, k)
     responses = {r.item_id: r for r in answer_items(rag, items, source.corpus_version, snapshot,
                                                      terminal_progress("rag answers"))}
     outcome = score_answers(items, responses, source.chunks, client, cache, make_embedder(embedder), k,
-                            terminal_progress("judging"))
+                            terminal_progress("judging"), source.documents)
     return EvaluationResult(items, responses, outcome, rag.name, config_hash(rag), source.corpus_version,
                             judge_label(client.provider, client.model), client.provider == OFFLINE)

@@ -347,7 +347,8 @@ def simulate(out: str | None) -> int:
 def import_golden(path: str, file_format: str, chunks: str | None) -> int:
     """Import an existing golden set as accepted items pinned to the current corpus version."""
     from rag_assets.defs.resources import RESOURCES
-    from rag_assets.golden.importers import map_external_items, read_anthropic_docs_dataset, read_ragas_testset
+    from rag_assets.golden.importers import read_anthropic_docs_dataset, read_ragas_testset
+    from rag_assets.golden.pinning import pin_external_items
     from rag_assets.curation.inbox import file_sha256
 
     if file_format == "anthropic_docs" and not chunks:
@@ -361,9 +362,9 @@ def import_golden(path: str, file_format: str, chunks: str | None) -> int:
     if not snapshot_chunks:
         print(f"error: corpus version {version} has no snapshot yet; run `rag-assets run` first", file=sys.stderr)
         return 2
-    mapped, unmapped = map_external_items(items, snapshot_chunks)
-    new = store.curation().import_items(mapped, version, file_format, Path(path).name, file_sha256(Path(path)))
-    print(f"{len(items)} items read, {len(mapped)} mapped onto corpus {version}, {new} new golden items imported")
+    pinned, unmapped = pin_external_items(items, store.corpus().documents(version), snapshot_chunks)
+    new = store.curation().import_items(pinned, version, file_format, Path(path).name, file_sha256(Path(path)))
+    print(f"{len(items)} items read, {len(pinned)} located in corpus {version}, {new} new golden items imported")
     for item, reason in unmapped:
         print(f"  not imported: {item.external_id}: {reason}", file=sys.stderr)
     print("materialize golden_set (or run `rag-assets run`) to make a golden-set version with them")

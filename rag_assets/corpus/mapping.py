@@ -1,10 +1,6 @@
-"""Map texts onto the pinned snapshot's chunks by token containment: one mapper for every caller.
-
-The golden-set importers map external relevant texts (``map_texts_to_chunks``: which chunks did
-this text become?); the RAG run maps the contexts a system returned without snapshot ids
-(``map_contexts``: which chunks does this context stand for, and how much of each does it hold?).
-Both rest on the same containment test and inverted index, so they never disagree on what a text
-is.
+"""Map texts onto the pinned snapshot's chunks by token containment (``map_texts_to_chunks``: which
+chunks did this text become?), for the golden-set importers and the re-queue of stale items. Retrieved
+contexts are not mapped onto chunks any more: they are located as spans (``rag_assets.evidence.locate``).
 
 Domain code: no Dagster, no SQL.
 """
@@ -15,7 +11,6 @@ import math
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from itertools import chain
 
 from rag_assets.corpus.models import ChunkRef, SnapshotChunk
@@ -231,7 +226,7 @@ def map_texts_to_chunks(
     over the chunks plus the candidates, never texts x chunks. Refs are in snapshot order (path,
     then position in ``chunks``).
     """
-    counted, sizes, matches, chunk_counts, _ = _match(texts, chunks, min_overlap)
+    counted, sizes, matches, chunk_counts = _match(texts, chunks, min_overlap)
     refs = {
         text: tuple(chunks[i].ref for i in _select(counts, size, found, chunks, chunk_counts, min_overlap))
         for (text, counts), size, found in zip(counted, sizes, matches)
@@ -239,140 +234,9 @@ def map_texts_to_chunks(
     return [refs.get(text, ()) for text in texts]
 
 
-@dataclass(frozen=True)
-class ChunkMatch:
-    """A snapshot chunk a context stands for, with ``coverage``: the share of the chunk's tokens
-    the context holds (1.0 when the context holds all of it)."""
-
-    chunk_id: str
-    coverage: float
-
-
-@dataclass(frozen=True)
-class ContextMapping:
-    """Where one returned context landed in the snapshot.
-
-    ``method`` is ``contained`` (the containment rule of ``map_texts_to_chunks``), ``spanning``
-    (the context straddles chunks of one document, none of which holds or is held by it) or
-    ``unmapped``; ``matches`` are in snapshot order.
-    """
-
-    matches: tuple[ChunkMatch, ...]
-    method: str
-
-    @property
-    def mapped(self) -> bool:
-        return bool(self.matches)
-
-
-UNMAPPED = ContextMapping((), "unmapped")
-# A context holding this share of a chunk counts as retrieving all of it (the bar at which the
-# importers call a chunk a piece of a text).
-FULL_CREDIT_COVERAGE = 0.8
-
-
-def credit(coverage: float) -> float:
-    """Retrieval credit of a chunk a context covers ``coverage`` of: full from
-    ``FULL_CREDIT_COVERAGE`` up, proportional below (a context holding 40% of a chunk earns 0.5)."""
-    return min(1.0, coverage / FULL_CREDIT_COVERAGE)
-
-
-# A chunk joins a spanning context's mapping only if it holds at least this share of the context.
-_SPAN_PART = 0.2
-# How many of a context's rarest tokens (among the chunks) find the chunks it may straddle.
-_SPAN_PREFIX = 12
-
-
-def map_contexts(texts: Sequence[str], chunks: Sequence[SnapshotChunk], *,
-                 min_overlap: float = 0.8) -> list[ContextMapping]:
-    """The snapshot chunks each context a RAG system returned stands for, with coverage.
-
-    First the rule of ``map_texts_to_chunks`` (pieces per document, else holders). A context that
-    gets nothing there (a system's window straddling two of our chunks holds too little of either
-    and neither holds enough of it) is *spanning* when chunks of one document, each holding at
-    least a fifth of it, together hold ``min_overlap`` of it (taken greedily, most held first,
-    each adding a tenth; ``_cover``); it then maps onto those chunks. Candidate documents are those
-    with a chunk sharing one of the context's rarest tokens; their chunks are checked exactly.
-    Anything else is unmapped. Coverage is the share of the chunk's tokens the context holds.
-    """
-    counted, sizes, matches, chunk_counts, index = _match(texts, chunks, min_overlap)
-    mapped: dict[str, ContextMapping] = {}
-    left: list[int] = []
-    for position, ((text, counts), size, found) in enumerate(zip(counted, sizes, matches)):
-        chosen = _select(counts, size, found, chunks, chunk_counts, min_overlap)
-        if chosen:
-            shared = dict(found)
-            mapped[text] = ContextMapping(tuple(
-                ChunkMatch(chunks[i].chunk_id, round(min(1.0, shared[i] / sum(chunk_counts[i].values())), 4))
-                for i in chosen), "contained")
-        else:
-            left.append(position)
-    if left:
-        mapped.update(_spanning([counted[p] for p in left], [index.ordered[p] for p in left], chunks, min_overlap))
-    return [mapped.get(text, UNMAPPED) for text in texts]
-
-
-def _spanning(counted: Sequence[tuple[str, Counter]], ordered: Sequence[Sequence[tuple[str, int]]],
-              chunks: Sequence[SnapshotChunk], min_overlap: float) -> dict[str, ContextMapping]:
-    """The spanning rule of ``map_contexts`` for the contexts the containment rule left out.
-
-    Two passes over the chunks: the first finds each context's candidate documents (those with a
-    chunk sharing one of its rarest tokens), the second checks every chunk of those documents.
-    """
-    postings: defaultdict[str, list[int]] = defaultdict(list)
-    for position, tokens in enumerate(ordered):
-        for token, _count in tokens[:_SPAN_PREFIX]:
-            postings[token].append(position)
-    documents: defaultdict[str, set[int]] = defaultdict(set)  # path -> contexts that may straddle its chunks
-    for chunk in chunks:
-        tokens = postings.keys() & set(tokenize(chunk.text))
-        documents[chunk.path].update(chain.from_iterable(map(postings.__getitem__, tokens)))
-    # Per context and document: (what the chunk holds of the context, chunk, the chunk's size).
-    parts: list[defaultdict[str, list[tuple[Counter, int, int]]]] = [defaultdict(list) for _ in counted]
-    for chunk_index, chunk in enumerate(chunks):
-        if not documents.get(chunk.path):
-            continue
-        counts = Counter(tokenize(chunk.text))
-        for position in documents[chunk.path]:
-            held = counts & counted[position][1]
-            if held:
-                parts[position][chunk.path].append((held, chunk_index, sum(counts.values())))
-    out: dict[str, ContextMapping] = {}
-    for (text, text_counts), by_path in zip(counted, parts):
-        size = sum(text_counts.values())
-        best: tuple[int, str, list[tuple[Counter, int, int]]] | None = None
-        for path, pieces in sorted(by_path.items()):
-            covered, chosen = _cover(pieces, size, min_overlap)
-            if chosen and (best is None or covered > best[0]):
-                best = (covered, path, chosen)
-        if best is not None:
-            out[text] = ContextMapping(tuple(
-                ChunkMatch(chunks[index].chunk_id, round(min(1.0, sum(held.values()) / chunk_size), 4))
-                for held, index, chunk_size in sorted(best[2], key=lambda piece: piece[1])), "spanning")
-    return out
-
-
-def _cover(pieces: Sequence[tuple[Counter, int, int]], size: int,
-           min_overlap: float) -> tuple[int, list[tuple[Counter, int, int]]]:
-    """Greedily, the chunks of one document that together hold ``min_overlap`` of a context of
-    ``size`` tokens, each holding a fifth of it and adding a tenth (a chunk that shares only
-    common words adds nothing new); (tokens held, chunks), or (0, []) when they fall short."""
-    covered: Counter = Counter()
-    chosen = []
-    for piece in sorted(pieces, key=lambda piece: (-sum(piece[0].values()), piece[1])):
-        held = piece[0]
-        grown = covered | held
-        if (sum(held.values()) >= _needed(size, _SPAN_PART)
-                and sum(grown.values()) - sum(covered.values()) >= _needed(size, _SPAN_PART / 2)):
-            covered, chosen = grown, [*chosen, piece]
-            if sum(covered.values()) >= _needed(size, min_overlap):
-                return sum(covered.values()), chosen
-    return 0, []
-
-
 def _match(texts: Sequence[str], chunks: Sequence[SnapshotChunk], min_overlap: float):
     """The containment matches of distinct non-empty texts: (texts with token counts, sizes,
-    (chunk, shared) per text, token counts of matched chunks, the index)."""
+    (chunk, shared) per text, token counts of matched chunks)."""
     if not 0 < min_overlap <= 1:
         raise ValueError(f"min_overlap must be in (0, 1], got {min_overlap}")
     counted = [(text, Counter(tokenize(text))) for text in dict.fromkeys(texts)]
@@ -382,7 +246,7 @@ def _match(texts: Sequence[str], chunks: Sequence[SnapshotChunk], min_overlap: f
     matches: list[list[tuple[int, int]]] = [[] for _ in counted]
     chunk_counts: dict[int, Counter] = {}
     if not counted:
-        return counted, index.sizes, matches, chunk_counts, index
+        return counted, index.sizes, matches, chunk_counts
     # Chunks with the same text match the same texts (counts are kept only for matches).
     seen: dict[str, tuple[list[tuple[int, int]], Counter | None]] = {}
     for chunk_index, chunk in enumerate(chunks):
@@ -396,4 +260,4 @@ def _match(texts: Sequence[str], chunks: Sequence[SnapshotChunk], min_overlap: f
             chunk_counts[chunk_index] = counts
             for text_index, shared in found:
                 matches[text_index].append((chunk_index, shared))
-    return counted, index.sizes, matches, chunk_counts, index
+    return counted, index.sizes, matches, chunk_counts

@@ -10,6 +10,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
+from rag_assets.evidence.spans import Span
+
 
 # Bump when loaders or chunking change what the same bytes turn into: it enters every chunk id
 # and corpus version, so old snapshots stay as they were and new ones are cut anew.
@@ -96,7 +98,8 @@ class ChunkRef:
 
 @dataclass(frozen=True)
 class SnapshotChunk:
-    """A chunk of a snapshot with what later stages need of its document (title, version, date)."""
+    """A chunk of a snapshot with what later stages need of its document (title, version, date), and
+    where it lies in the document's body (``start``/``end``: character offsets)."""
 
     chunk_id: str
     content_hash: str
@@ -106,10 +109,16 @@ class SnapshotChunk:
     doc_date: str | None
     heading: str
     text: str
+    start: int
+    end: int
 
     @property
     def ref(self) -> ChunkRef:
         return ChunkRef(self.chunk_id, self.content_hash)
+
+    @property
+    def span(self) -> Span:
+        return Span(self.path, self.start, self.end)
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from rag_assets.corpus.models import (
 )
 from rag_assets.corpus.reading import read_file
 from rag_assets.errors import CorpusError
+from rag_assets.evidence.documents import Documents
 
 
 class SnapshotRepository(Protocol):
@@ -67,16 +68,16 @@ def plan_snapshot(root: str | Path, config: ChunkerConfig, repo: SnapshotReposit
     return build_manifest(resolved, config, repo.stat_cache(resolved))
 
 
-def read_chunks(root: str | Path, config: ChunkerConfig) -> tuple[str, list[SnapshotChunk]]:
-    """The version id and chunks a snapshot of ``root`` would store, without a store: chunk ids
-    depend only on path, content and chunker, so they are the stored snapshot's ids (in its order)."""
+def read_chunks(root: str | Path, config: ChunkerConfig) -> tuple[str, list[SnapshotChunk], Documents]:
+    """The version id, chunks and document bodies a snapshot of ``root`` would store, without a store:
+    chunk ids depend only on path, content and chunker, so they are the stored snapshot's ids (in its order)."""
     manifest = build_manifest(resolve_root(root), config, {})
     documents = {entry.path: entry.revision_id(config) for entry in manifest.entries}
+    revisions = sorted(_new_revisions(manifest, documents, (), config), key=lambda r: r.entry.path)
     chunks = [SnapshotChunk(c.chunk_id, c.content_hash, c.path, r.meta.title, r.meta.version, r.meta.date, c.heading,
-                            c.text)
-              for r in sorted(_new_revisions(manifest, documents, (), config), key=lambda r: r.entry.path)
-              for c in sorted(r.chunks, key=lambda c: c.ordinal)]
-    return manifest.version_id, chunks
+                            c.text, c.start, c.end)
+              for r in revisions for c in sorted(r.chunks, key=lambda c: c.ordinal)]
+    return manifest.version_id, chunks, Documents.of({r.entry.path: r.body for r in revisions})
 
 
 def _new_revisions(manifest: Manifest, documents: Mapping[str, str], present: Collection[str],

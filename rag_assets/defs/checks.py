@@ -112,7 +112,7 @@ def build_rag_answers_pinned(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
             if missing:
                 problems.append(f"{len(missing)} item(s) have neither an answer nor an error record: {', '.join(sorted(missing)[:10])}")
             for result in results.values():
-                unknown = [i for r in result.retrieved for i in r.snapshot_ids if i not in chunk_ids]
+                unknown = [r.chunk_id for r in result.retrieved if r.chunk_id is not None and r.chunk_id not in chunk_ids]
                 if unknown:
                     problems.append(f"item {result.item_id}: retrieved chunk(s) not in {corpus_version}: {', '.join(unknown)}")
                 if result.ok and result.answer is None:

@@ -64,6 +64,8 @@ def content_hash(corpus_version: str, items: Sequence[GoldenItem]) -> str:
     payload = [corpus_version] + [
         [i.item_id, i.revision, i.question_type, i.question, i.reference_answer,
          [[r.chunk_id, r.content_hash] for r in i.relevant_chunks]]
+        # Evidence spans enter only where an item has its own, so versions made before spans keep their hash.
+        + ([[e.to_json() for e in i.evidence]] if i.evidence else [])
         for i in sorted(items, key=lambda i: i.item_id)
     ]
     return sha256_hex(json.dumps(payload, ensure_ascii=False))

@@ -4,9 +4,8 @@ Two external formats are read: the anthropic_docs evaluation set (a JSON list of
 documents plus a JSON list of questions naming their chunks by link) and the ragas test set
 (CSV or JSONL with ``user_input``, ``reference``, ``reference_contexts``). Both become
 ``ExternalItem`` objects carrying the *texts* of their relevant chunks, because external chunk
-ids mean nothing to a snapshot: ``map_external_items`` finds the snapshot chunks those texts
-became with ``rag_assets.corpus.mapping.map_texts_to_chunks`` (token containment, the mapper the
-RAG run uses for a system's own contexts too).
+ids mean nothing to a snapshot: ``rag_assets.golden.pinning`` locates those texts in the corpus
+revision as evidence spans (the locator the RAG run uses for a system's own contexts too).
 
 ``json_chunks_to_corpus`` turns a pre-chunked JSON corpus into a folder of Markdown files the
 snapshot reads like any other corpus.
@@ -31,8 +30,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from rag_assets.corpus.mapping import map_texts_to_chunks
-from rag_assets.corpus.models import ChunkRef, SnapshotChunk, sha256_hex
+from rag_assets.corpus.models import sha256_hex
 from rag_assets.errors import RagAssetsError
 from rag_assets.golden.models import ExternalItem
 
@@ -41,8 +39,6 @@ __all__ = [
     "RAGAS_COLUMNS",
     "content_id",
     "json_chunks_to_corpus",
-    "map_external_items",
-    "map_texts_to_chunks",
     "question_type_from_synthesizer",
     "read_anthropic_docs_dataset",
     "ragas_items",
@@ -219,6 +215,7 @@ def read_anthropic_docs_dataset(dataset_json: Path, chunks_json: Path) -> list[E
             question_type="factual",
             relevant_texts=tuple(texts[link] for link in links),
             external_chunk_ids=tuple(links),
+            relevant_sources=tuple(chunk_file_name(link) for link in links),
         ))
     return items
 
@@ -458,37 +455,3 @@ def write_ragas_testset(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
         raise
 
 
-# --------------------------------------------------------------------------------------------
-# Pinning external items to snapshot chunks
-# --------------------------------------------------------------------------------------------
-
-def _number_list(numbers: Sequence[int]) -> str:
-    shown = [str(n) for n in numbers]
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
-
-
-def map_external_items(
-    items: Sequence[ExternalItem], chunks: Sequence[SnapshotChunk], *, min_overlap: float = 0.8
-) -> tuple[list[tuple[ExternalItem, tuple[ChunkRef, ...]]], list[tuple[ExternalItem, str]]]:
-    """Pin external items to snapshot chunks: (items with their relevant refs, items left out with why).
-
-    An item's relevant chunks are the union of what its relevant texts map onto (first-seen
-    order, no repeats). An item is mapped only if every one of its texts maps onto something;
-    texts shared by several items are mapped once.
-    """
-    distinct = list(dict.fromkeys(text for item in items for text in item.relevant_texts))
-    refs_of = dict(zip(distinct, map_texts_to_chunks(distinct, chunks, min_overlap=min_overlap)))
-    mapped: list[tuple[ExternalItem, tuple[ChunkRef, ...]]] = []
-    unmapped: list[tuple[ExternalItem, str]] = []
-    for item in items:
-        total = len(item.relevant_texts)
-        if not total:
-            unmapped.append((item, "has no relevant texts to map"))
-            continue
-        missing = [n for n, text in enumerate(item.relevant_texts, start=1) if not refs_of[text]]
-        if missing:
-            noun, verb = ("text", "matches") if len(missing) == 1 else ("texts", "match")
-            unmapped.append((item, f"relevant {noun} {_number_list(missing)} of {total} {verb} no chunk of the snapshot"))
-            continue
-        mapped.append((item, tuple(dict.fromkeys(ref for text in item.relevant_texts for ref in refs_of[text]))))
-    return mapped, unmapped

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rag_assets.corpus.models import ChunkRef
+from rag_assets.evidence.spans import EvidenceSpan
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,9 @@ class ExternalItem:
     question_type: str = "factual"
     relevant_texts: tuple[str, ...] = ()
     external_chunk_ids: tuple[str, ...] = ()
+    # The corpus file each text is in, where the format says (anthropic_docs: one file per labelled
+    # chunk, see json_chunks_to_corpus): a text repeated in another document is then found in its own.
+    relevant_sources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -36,3 +40,5 @@ class GoldenItem:
     corpus_version: str
     origin: str = "generated"
     reference_statements: tuple[str, ...] = field(default=())
+    # Where the answer is, as spans of the pinned revision; empty: the spans of ``relevant_chunks``.
+    evidence: tuple[EvidenceSpan, ...] = field(default=())

@@ -1,11 +1,12 @@
 """A golden set given to ``rag_assets.evaluate``: a golden-set export, a ragas test set or a
 DataFrame, pinned to the chunks the evaluation ranks.
 
-With a corpus folder, the chunks are that corpus's snapshot (``corpus.snapshot.read_chunks``, the
-ids a stored snapshot has): items keep the chunk ids they name, and a ragas item without ids is
-pinned by its reference contexts' texts, as ``rag-assets import-golden`` pins it. Without a corpus,
-the chunks are the reference contexts themselves, so retrieval metrics ask whether the system
-brought back the text of those contexts (a system that names snapshot chunk ids needs the corpus).
+With a corpus folder, the chunks and documents are that corpus's snapshot (``corpus.snapshot.read_chunks``,
+the ids a stored snapshot has): items keep the chunk ids they name, and a ragas item without ids gets
+its reference contexts located in the documents as evidence spans (``rag_assets.evidence.locate``), so
+retrieval is counted at the granularity of its labels. Without a corpus, the documents are the
+reference contexts themselves, one each, so retrieval metrics ask whether the system brought back the
+text of those contexts (a system that names snapshot chunk ids needs the corpus).
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from typing import Any
 
 from rag_assets.corpus.models import ChunkerConfig, ChunkRef, SnapshotChunk, sha256_hex
 from rag_assets.corpus.snapshot import read_chunks
+from rag_assets.evidence.documents import Documents
 from rag_assets.golden.export import read_golden_records
-from rag_assets.golden.importers import ExternalDataError, map_external_items, ragas_items, read_ragas_testset
+from rag_assets.golden.importers import ExternalDataError, ragas_items, read_ragas_testset
 from rag_assets.golden.models import ExternalItem, GoldenItem
+from rag_assets.golden.pinning import pin_external_items
 
 #: The corpus version of an evaluation whose chunks are the golden set's reference contexts (and their hash).
 CONTEXTS_VERSION = "reference-contexts"
@@ -33,12 +36,14 @@ SHOWN = 5
 
 @dataclass(frozen=True)
 class GoldenSource:
-    """Golden items and the chunks (one corpus version) their relevant chunks and a system's contexts name."""
+    """Golden items, and the chunks and documents (one corpus version) their evidence and a system's
+    contexts are found in."""
 
     items: list[GoldenItem]
     chunks: list[SnapshotChunk]
     corpus_version: str
     corpus_root: Path | None
+    documents: Documents
 
 
 def _cell(value: Any) -> Any:
@@ -100,7 +105,7 @@ def _context_chunks(items: Sequence[ExternalItem]) -> tuple[list[SnapshotChunk],
         for n, text in enumerate(texts):
             chunk_id = ids[n] if ids else f"ctx-{sha256_hex(text)[:16]}"
             known = chunks.setdefault(chunk_id, SnapshotChunk(chunk_id, sha256_hex(text), chunk_id, chunk_id, None, None,
-                                                              "", text))
+                                                              "", text, 0, len(text)))
             if known.text != text:
                 raise ExternalDataError(f"item {item.external_id}: chunk id {chunk_id!r} names two different texts")
             mine.append(known.ref)
@@ -113,25 +118,34 @@ def _shown(problems: Sequence[str]) -> str:
     return "; ".join(problems[:SHOWN]) + more
 
 
-def _corpus_refs(items: Sequence[ExternalItem], chunks: Sequence[SnapshotChunk], root: Path) -> list[tuple[ChunkRef, ...]]:
-    """Each item's chunks in the corpus: the ids it names when the corpus has them all, else where its
-    texts map; an item whose texts match nothing is an error (it would score as a retrieval miss)."""
+def _corpus_items(items: Sequence[ExternalItem], chunks: Sequence[SnapshotChunk], documents: Documents,
+                  root: Path, version: str) -> list[GoldenItem]:
+    """Items naming snapshot chunk ids the corpus has keep them; the others are pinned by their
+    reference contexts, located as evidence spans (an item whose texts are found nowhere is an error;
+    one without any, an adversarial question, has no evidence)."""
     by_id = {c.chunk_id: c for c in chunks}
-    named = {i.external_id: tuple(by_id[c].ref for c in i.external_chunk_ids) for i in items
-             if i.external_chunk_ids and all(c in by_id for c in i.external_chunk_ids)}
-    mapped, unmapped = map_external_items([i for i in items if i.external_id not in named and i.relevant_texts], chunks)
-    if unmapped:
-        raise ExternalDataError(f"{len(unmapped)} items cannot be pinned to the corpus at {root}: "
-                                + _shown([f"{item.external_id}: {why}" for item, why in unmapped]))
-    found = {**named, **{item.external_id: refs for item, refs in mapped}}
-    return [found.get(i.external_id, ()) for i in items]
+    named = {i.external_id for i in items if i.external_chunk_ids and all(c in by_id for c in i.external_chunk_ids)}
+    pinned, left = pin_external_items([i for i in items if i.external_id not in named and i.relevant_texts],
+                                      documents, chunks)
+    if left:
+        raise ExternalDataError(f"{len(left)} items cannot be pinned to the corpus at {root}: "
+                                + _shown([f"{item.external_id}: {why}" for item, why in left]))
+    found = {p.item.external_id: p for p in pinned}
+    out = []
+    for i in items:
+        if i.external_id in named:
+            refs, spans = tuple(by_id[c].ref for c in i.external_chunk_ids), ()
+        elif i.relevant_texts:
+            refs, spans = found[i.external_id].refs, found[i.external_id].evidence
+        else:  # an adversarial question: nothing answers it
+            refs, spans = (), ()
+        out.append(GoldenItem(i.external_id, 1, i.question_type, i.question, i.reference_answer, refs, version,
+                              "imported", evidence=spans))
+    return out
 
 
-def _pinned_ours(items: Sequence[GoldenItem], chunks: Sequence[SnapshotChunk] | None, root: Path | None,
+def _pinned_ours(items: Sequence[GoldenItem], chunks: Sequence[SnapshotChunk], root: Path,
                  version: str) -> list[GoldenItem]:
-    if chunks is None:
-        raise ExternalDataError("a golden-set export names its chunks by snapshot id: pass corpus= (the corpus folder "
-                                "it was made from), or evaluate its ragas export (golden-v<N>.ragas.jsonl)")
     known = {c.chunk_id for c in chunks}
     missing = [f"{i.item_id}: {r.chunk_id}" for i in items for r in i.relevant_chunks if r.chunk_id not in known]
     if missing:
@@ -145,14 +159,17 @@ def golden_source(golden: Any, corpus: str | Path | None = None, chunker: Chunke
     """The golden items of ``golden`` pinned to ``corpus`` (a folder), or to their own reference contexts."""
     loaded = read_golden(golden)
     root = Path(corpus).expanduser().absolute() if corpus is not None else None
-    version, chunks = read_chunks(root, chunker or ChunkerConfig()) if root else (CONTEXTS_VERSION, None)
-    if loaded and isinstance(loaded[0], GoldenItem):
-        return GoldenSource(_pinned_ours(loaded, chunks, root, version), chunks, version, root)
-    if chunks is None:
+    ours = bool(loaded) and isinstance(loaded[0], GoldenItem)
+    if root is None:
+        if ours:
+            raise ExternalDataError("a golden-set export names its chunks by snapshot id: pass corpus= (the corpus "
+                                    "folder it was made from), or evaluate its ragas export (golden-v<N>.ragas.jsonl)")
         chunks, refs = _context_chunks(loaded)
         version = f"{CONTEXTS_VERSION}-{sha256_hex(chr(0).join(c.content_hash for c in chunks))[:12]}"
-    else:
-        refs = _corpus_refs(loaded, chunks, root)
-    items = [GoldenItem(i.external_id, 1, i.question_type, i.question, i.reference_answer, r, version, "imported")
-             for i, r in zip(loaded, refs)]
-    return GoldenSource(items, chunks, version, root)
+        items = [GoldenItem(i.external_id, 1, i.question_type, i.question, i.reference_answer, r, version, "imported")
+                 for i, r in zip(loaded, refs)]
+        return GoldenSource(items, chunks, version, root, Documents.of({c.path: c.text for c in chunks}))
+    version, chunks, documents = read_chunks(root, chunker or ChunkerConfig())
+    if ours:
+        return GoldenSource(_pinned_ours(loaded, chunks, root, version), chunks, version, root, documents)
+    return GoldenSource(_corpus_items(loaded, chunks, documents, root, version), chunks, version, root, documents)

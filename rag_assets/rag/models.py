@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rag_assets.corpus.mapping import ChunkMatch, credit
+from rag_assets.evidence.spans import Span
 
 
 @dataclass(frozen=True)
@@ -22,13 +22,14 @@ class RagQuery:
 
 @dataclass(frozen=True)
 class RetrievedChunk:
-    """One ranked context as the system returned it, and where it landed in the pinned snapshot.
+    """One ranked context as the system returned it, and where it lies in the pinned corpus revision.
 
-    ``chunk_id`` is set when the system named a snapshot chunk; otherwise the system gave a text
-    (maybe with its own ``own_id``), which the run maps onto snapshot chunks: ``matches`` with
-    their coverage, ``mapping`` the rule that found them (``chunk_id`` for named chunks,
-    ``contained``, ``spanning`` or ``unmapped``). Judges read ``text``, the words the system
-    really returned; retrieval metrics read the snapshot chunks.
+    ``chunk_id`` is set when the system named a snapshot chunk (its ``span`` is the chunk's);
+    otherwise the system gave a text (maybe with its own ``own_id``), which the run locates in the
+    revision's documents (``rag_assets.evidence.locate``): ``span`` where it was found, ``mapping``
+    how (``chunk_id`` for named chunks, ``exact``, ``normalised``, ``fuzzy`` with
+    ``location_score``, or ``unmapped``). Judges read ``text``, the words the system really
+    returned; retrieval metrics read the span.
     """
 
     chunk_id: str | None
@@ -36,9 +37,10 @@ class RetrievedChunk:
     score: float
     rank: int  # 1-based
     own_id: str | None = None
-    source: str | None = None  # document path relative to the corpus root, as the system or the mapping says
-    matches: tuple[ChunkMatch, ...] = ()
+    source: str | None = None  # document path relative to the corpus root, as the system or the location says
+    span: Span | None = None
     mapping: str = "chunk_id"
+    location_score: float | None = None
 
     @property
     def key(self) -> str:
@@ -46,20 +48,9 @@ class RetrievedChunk:
         return self.chunk_id or self.own_id or f"context-{self.rank}"
 
     @property
-    def snapshot_ids(self) -> tuple[str, ...]:
-        """The snapshot chunks this context stands for: the named one, or those it maps onto."""
-        return (self.chunk_id,) if self.chunk_id is not None else tuple(m.chunk_id for m in self.matches)
-
-    @property
-    def credits(self) -> dict[str, float]:
-        """Snapshot chunk id -> retrieval credit in (0, 1] (see ``rag_assets.corpus.mapping.credit``)."""
-        if self.chunk_id is not None:
-            return {self.chunk_id: 1.0}
-        return {m.chunk_id: credit(m.coverage) for m in self.matches}
-
-    @property
     def unmapped(self) -> bool:
-        return self.chunk_id is None and not self.matches
+        """A text not found in the pinned revision: a retrieval miss, whatever it says."""
+        return self.chunk_id is None and self.span is None
 
 
 @dataclass(frozen=True)
@@ -90,7 +81,7 @@ class RagResponse:
 
     @property
     def contexts_unmapped_share(self) -> float | None:
-        """Share of the returned contexts that stand for no snapshot chunk; None when none was returned."""
+        """Share of the returned contexts not found in the pinned revision; None when none was returned."""
         if not self.retrieved:
             return None
         return sum(1 for r in self.retrieved if r.unmapped) / len(self.retrieved)

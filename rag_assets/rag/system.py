@@ -8,9 +8,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from rag_assets.corpus.mapping import ContextMapping, map_contexts
 from rag_assets.corpus.models import SnapshotChunk, sha256_hex
 from rag_assets.errors import ConfigError
+from rag_assets.evidence.locate import Location
 from rag_assets.golden.models import GoldenItem
 from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.models import RagQuery, RagResponse, RetrievedChunk
@@ -52,15 +52,15 @@ def config_hash(system: RagSystem) -> str:
 
 
 def _check_chunks(response: RagResponse, chunks: Mapping[str, SnapshotChunk],
-                  mapped: Mapping[str, ContextMapping], corpus_version: str) -> RagResponse:
-    """Fill the snapshot's text and document into named chunks and the mapping into text contexts;
+                  located: Mapping[tuple[str, str | None], Location | None], corpus_version: str) -> RagResponse:
+    """Fill the snapshot's text and span into named chunks and the location into text contexts;
     snapshot chunk ids the snapshot lacks make the item an ``unknown_chunks`` error. A citation
     may name a snapshot chunk or the id of a returned context."""
     named = [r.chunk_id for r in response.retrieved if r.chunk_id is not None]
     keys = {r.key for r in response.retrieved}
     unknown = sorted({chunk_id for chunk_id in named if chunk_id not in chunks}
                      | {c.chunk_id for c in response.citations if c.chunk_id not in chunks and c.chunk_id not in keys})
-    retrieved = tuple(_placed(r, chunks, mapped) for r in response.retrieved
+    retrieved = tuple(_placed(r, chunks, located) for r in response.retrieved
                       if r.chunk_id is None or r.chunk_id in chunks)
     response = replace(response, retrieved=retrieved,
                        citations=tuple(c for c in response.citations if c.chunk_id in chunks or c.chunk_id in keys))
@@ -72,34 +72,36 @@ def _check_chunks(response: RagResponse, chunks: Mapping[str, SnapshotChunk],
 
 
 def _placed(entry: RetrievedChunk, chunks: Mapping[str, SnapshotChunk],
-            mapped: Mapping[str, ContextMapping]) -> RetrievedChunk:
+            located: Mapping[tuple[str, str | None], Location | None]) -> RetrievedChunk:
     if entry.chunk_id is not None:
         chunk = chunks[entry.chunk_id]
-        return replace(entry, text=entry.text or chunk.text, source=entry.source or chunk.path)
-    mapping = mapped[entry.text]
-    source = entry.source or (chunks[mapping.matches[0].chunk_id].path if mapping.mapped else None)
-    return replace(entry, matches=mapping.matches, mapping=mapping.method, source=source)
+        return replace(entry, text=entry.text or chunk.text, source=entry.source or chunk.path, span=chunk.span)
+    location = located[(entry.text, entry.source)]
+    if location is None:
+        return replace(entry, span=None, mapping="unmapped")
+    return replace(entry, span=location.span, mapping=location.method, source=entry.source or location.span.path,
+                   location_score=location.score if location.method == "fuzzy" else None)
 
 
 def run_rag(system: RagSystem, queries: Sequence[RagQuery], chunks: SnapshotChunks,
             progress: Callable[[int, int], None] | None = None) -> list[RagResponse]:
     """Answer every query; the run always finishes, with an error record for each failed item.
 
-    Contexts returned as text are mapped onto every chunk of the pinned snapshot in one pass for the
-    whole batch (``rag_assets.corpus.mapping.map_contexts``); otherwise only the chunks the responses
-    name are read."""
+    Contexts returned as text are located in the pinned revision's documents (the source the system
+    names first; ``rag_assets.evidence.locate``), each distinct (text, source) once; otherwise only the
+    chunks the responses name are read."""
     if not queries:
         return []
     responses = system.answer(queries, progress)
     if len(responses) != len(queries):
         raise RuntimeError(f"RAG system {system.name} returned {len(responses)} responses for {len(queries)} queries")
-    contexts = list(dict.fromkeys(r.text for response in responses for r in response.retrieved if r.chunk_id is None))
-    mapped = dict(zip(contexts, map_contexts(contexts, chunks.every()))) if contexts else {}
+    contexts = dict.fromkeys((r.text, r.source) for response in responses for r in response.retrieved
+                             if r.chunk_id is None)
+    located = {(text, source): chunks.locator().locate(text, source) for text, source in contexts}
     by_id = chunks.named({r.chunk_id for response in responses for r in response.retrieved if r.chunk_id is not None}
-                         | {c.chunk_id for response in responses for c in response.citations}
-                         | {m.chunk_id for mapping in mapped.values() for m in mapping.matches})
+                         | {c.chunk_id for response in responses for c in response.citations})
     corpus_version = queries[0].corpus_version
-    return [_check_chunks(r, by_id, mapped, corpus_version) for r in responses]
+    return [_check_chunks(r, by_id, located, corpus_version) for r in responses]
 
 
 def answer_items(system: RagSystem, items: Sequence[GoldenItem], corpus_version: str,
@@ -110,8 +112,8 @@ def answer_items(system: RagSystem, items: Sequence[GoldenItem], corpus_version:
 
 
 def context_mapping(responses: Sequence[RagResponse]) -> tuple[float, dict[str, int]]:
-    """Over the answered items: the share of returned contexts that map onto no snapshot chunk, and
-    how many contexts each method placed (``chunk_id``, ``contained``, ``spanning``, ``unmapped``)."""
+    """Over the answered items: the share of returned contexts not found in the pinned revision, and
+    how many contexts each method placed (``chunk_id``, ``exact``, ``normalised``, ``fuzzy``, ``unmapped``)."""
     contexts = [r for response in responses if response.ok for r in response.retrieved]
     methods: dict[str, int] = {}
     for context in contexts:

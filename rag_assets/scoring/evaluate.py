@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 from rag_assets.corpus.models import SnapshotChunk
+from rag_assets.evidence.documents import Documents
+from rag_assets.evidence.spans import DEFAULT_MIN_OVERLAP, EvidenceSpan
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
@@ -23,7 +25,8 @@ from rag_assets.rag.models import RagResponse, RetrievedChunk
 from rag_assets.scoring import formulas
 from rag_assets.scoring.embedding import Embedder
 from rag_assets.scoring.judge_prompts import ANSWER_RELEVANCE, CONTEXT_PRECISION, CONTEXT_RECALL, FAITHFULNESS
-from rag_assets.scoring.retrieval import document_hit_rate_at_k, retrieval_scores
+from rag_assets.scoring.retrieval import diversity, document_hit_rate_at_k, rank_metrics, token_metrics
+from rag_assets.text.tokens import tokenize
 
 JUDGE_METRICS = ("faithfulness", "answer_relevance", "context_precision", "context_recall", "citation_accuracy",
                  "temporal_faithfulness", "decline_accuracy")
@@ -36,7 +39,7 @@ UNMAPPED_SHARE = "contexts_unmapped_share"
 
 def retrieval_metric_names(k: int) -> tuple[str, ...]:
     return (f"precision@{k}", f"recall@{k}", f"ndcg@{k}", f"mrr@{k}", f"hit_rate@{k}", "average_precision",
-            f"doc_hit_rate@{k}")
+            f"doc_hit_rate@{k}", f"token_recall@{k}", f"token_precision@{k}", f"token_iou@{k}", f"diversity@{k}")
 
 
 @dataclass
@@ -97,9 +100,12 @@ class EvaluationOutcome:
 
 
 def _version(chunk: RetrievedChunk, versions: Mapping[str, str | None]) -> str | None:
-    """The document version of a named chunk, or of the first snapshot chunk a context maps onto."""
-    ids = chunk.snapshot_ids
-    return versions.get(ids[0]) if ids else None
+    """The version of the document a context lies in (``versions``: document path -> its version; a
+    context named by an id and placed nowhere, as a production log or a single judged answer gives it,
+    by that id)."""
+    if chunk.span is not None:
+        return versions.get(chunk.span.path)
+    return versions.get(chunk.chunk_id) if chunk.chunk_id is not None else None
 
 
 def _chunks(response: RagResponse, versions: Mapping[str, str | None]) -> list[dict]:
@@ -107,8 +113,16 @@ def _chunks(response: RagResponse, versions: Mapping[str, str | None]) -> list[d
     return [{"chunk_id": r.key, "text": r.text, "version": _version(r, versions)} for r in response.retrieved]
 
 
-def _documents(chunk: RetrievedChunk, documents: Mapping[str, str]) -> set[str]:
-    return {documents[i] for i in chunk.snapshot_ids if i in documents} | ({chunk.source} if chunk.source else set())
+def _documents(chunk: RetrievedChunk) -> set[str]:
+    return ({chunk.span.path} if chunk.span is not None else set()) | ({chunk.source} if chunk.source else set())
+
+
+def evidence_spans(item: GoldenItem, chunks: Mapping[str, SnapshotChunk]) -> tuple[EvidenceSpan, ...]:
+    """The item's evidence: its own spans, else the spans of its relevant chunks (``chunks``: by id)."""
+    if item.evidence:
+        return item.evidence
+    found = [chunks[r.chunk_id] for r in item.relevant_chunks if r.chunk_id in chunks]
+    return tuple(EvidenceSpan(c.path, "", c.start, c.end, c.content_hash) for c in found)
 
 
 def judge_calls(item: GoldenItem, response: RagResponse, versions: Mapping[str, str | None],
@@ -137,16 +151,27 @@ def _set(scores: ItemScores, metric: str, value: float) -> None:
         scores.values[metric] = float(value)
 
 
-def _score_item(item: GoldenItem, response: RagResponse, versions: Mapping[str, str | None],
-                documents: Mapping[str, str], results: Mapping[str, LLMResult], embedder: Embedder,
-                k: int) -> ItemScores:
-    scores = ItemScores(item.item_id, item.revision, item.question_type)
-    ranking = [r.chunk_id if r.chunk_id is not None else r.credits for r in response.retrieved]
-    for metric, value in retrieval_scores(ranking, {r.chunk_id: 1 for r in item.relevant_chunks}, k).items():
+def _retrieval(scores: ItemScores, evidence: Sequence[EvidenceSpan], response: RagResponse,
+               documents: Documents | None, k: int, min_overlap: float) -> None:
+    """Rank, token and diversity figures of one answered item (see ``scoring.retrieval``); token
+    figures only where the documents' words are known."""
+    ranked = [r.span for r in response.retrieved]
+    for metric, value in rank_metrics(ranked, evidence, k, min_overlap).items():
         _set(scores, metric, value)
     _set(scores, f"doc_hit_rate@{k}", document_hit_rate_at_k(
-        [_documents(r, documents) for r in response.retrieved],
-        {documents[r.chunk_id] for r in item.relevant_chunks if r.chunk_id in documents}, k))
+        [_documents(r) for r in response.retrieved], {e.path for e in evidence if e.grade > 0}, k))
+    if documents is not None:
+        unlocated = sum(len(tokenize(r.text)) for r in response.retrieved[:k] if r.span is None)
+        for metric, value in token_metrics(ranked, unlocated, evidence, k, documents.token_starts).items():
+            _set(scores, metric, value)
+    _set(scores, f"diversity@{k}", diversity([(r.span, r.text) for r in response.retrieved], k))
+
+
+def _score_item(item: GoldenItem, evidence: Sequence[EvidenceSpan], response: RagResponse,
+                versions: Mapping[str, str | None], documents: Documents | None, results: Mapping[str, LLMResult],
+                embedder: Embedder, k: int, min_overlap: float) -> ItemScores:
+    scores = ItemScores(item.item_id, item.revision, item.question_type)
+    _retrieval(scores, evidence, response, documents, k, min_overlap)
     if response.contexts_unmapped_share is not None:
         _set(scores, UNMAPPED_SHARE, response.contexts_unmapped_share)
     retrieved = [r.key for r in response.retrieved]
@@ -187,15 +212,16 @@ def _score_item(item: GoldenItem, response: RagResponse, versions: Mapping[str, 
 
 def evaluate(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], versions: Mapping[str, str | None],
              statements: Mapping[str, Sequence[str]], client: LLMClient, cache: LLMCache | None,
-             embedder: Embedder, k: int, documents: Mapping[str, str] | None = None,
-             progress: Callable[[int, int], None] | None = None) -> EvaluationOutcome:
+             embedder: Embedder, k: int, evidence: Mapping[str, Sequence[EvidenceSpan]] | None = None,
+             documents: Documents | None = None, progress: Callable[[int, int], None] | None = None,
+             min_overlap: float = DEFAULT_MIN_OVERLAP) -> EvaluationOutcome:
     """Score every item of the golden set on the RAG run's responses.
 
-    Retrieval metrics rank the snapshot chunks each returned context stands for (with partial
-    credit, see ``scoring.retrieval``); ``documents`` (snapshot chunk id -> document path) gives
-    the document hit rate, left undefined without it. Judges read the returned texts. Each answered
-    item also records ``contexts_unmapped_share``, kept out of the gated metrics. ``progress(done,
-    total)`` is told of each judge call as it finishes.
+    Retrieval metrics compare the spans of the returned contexts with each item's evidence spans
+    (``evidence``: item id -> spans; see ``scoring.retrieval``), token figures need ``documents``
+    (the pinned revision's bodies); ``versions`` maps document paths to their versions. Judges read
+    the returned texts. Each answered item also records ``contexts_unmapped_share``, kept out of the
+    gated metrics. ``progress(done, total)`` is told of each judge call as it finishes.
     """
     calls: list[LLMCall] = []
     for item in items:
@@ -214,17 +240,19 @@ def evaluate(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], 
             scored.append(ItemScores(item.item_id, item.revision, item.question_type,
                                      rag_error=response.error if response else "no RAG response for this item"))
             continue
-        scored.append(_score_item(item, response, versions, documents or {}, by_item.get(item.item_id, {}),
-                                  embedder, k))
+        scored.append(_score_item(item, (evidence or {}).get(item.item_id, ()), response, versions, documents,
+                                  by_item.get(item.item_id, {}), embedder, k, min_overlap))
     return EvaluationOutcome(scored, LLMStats().add(results), len(results), sum(1 for r in results if not r.ok), k)
 
 
 def score_answers(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], chunks: Sequence[SnapshotChunk],
                   judge: LLMClient, cache: LLMCache | None, embedder: Embedder, k: int,
-                  progress: Callable[[int, int], None] | None = None) -> EvaluationOutcome:
+                  progress: Callable[[int, int], None] | None = None, documents: Documents | None = None,
+                  min_overlap: float = DEFAULT_MIN_OVERLAP) -> EvaluationOutcome:
     """The judging step of an evaluation over a snapshot, one code path for the evaluation asset, the A/B
-    comparison and ``rag_assets.evaluate``: document versions and paths from the snapshot's chunks,
-    context recall from the items' reference statements."""
-    return evaluate(items, responses, {c.chunk_id: c.doc_version for c in chunks},
+    comparison and ``rag_assets.evaluate``: evidence from the items (or their chunks among ``chunks``),
+    document versions from the chunks, context recall from the items' reference statements."""
+    by_id = {c.chunk_id: c for c in chunks}
+    return evaluate(items, responses, {c.path: c.doc_version for c in chunks},
                     {i.item_id: i.reference_statements for i in items}, judge, cache, embedder, k,
-                    {c.chunk_id: c.path for c in chunks}, progress)
+                    {i.item_id: evidence_spans(i, by_id) for i in items}, documents, progress, min_overlap)

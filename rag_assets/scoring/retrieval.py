@@ -1,149 +1,192 @@
-"""Retrieval metrics from golden labels, with trec_eval's definitions, and graded credit for
-contexts that cover part of a chunk.
+"""Retrieval metrics at the granularity of the evidence: each evidence span is one relevant unit,
+whatever the chunking of the system that retrieved it or of the snapshot.
 
-Conventions (those of trec_eval, so figures compare with pytrec_eval and ranx):
-- ``retrieved`` is the ranked list the system returned; ``relevance`` maps relevant chunk ids to
-  a grade (1 for binary labels). Duplicate ids in a ranking count once, at their first rank.
-- precision@k divides by k even when fewer than k were retrieved (missing ranks are misses).
-- every metric is undefined for a query with no relevant items
-  (an adversarial question): they return NaN and aggregates leave such queries out, as trec_eval
-  skips topics without relevance judgments.
-- MRR@k is the reciprocal rank of the first relevant item within the top k, 0 if none.
-- nDCG@k uses trec_eval's linear gain (the grade) and log2(rank + 1) discount; the ideal ranking
-  sorts all judged items by grade. A negative grade (judged harmful) is a gain of 0, as in trec_eval
-  and ranx: it never subtracts, so nDCG stays in [0, 1].
-- hit rate@k is 1 if any relevant item is in the top k.
-- average precision is over the whole ranking (trec_eval ``map``); ``average_precision(k=...)``
-  truncates it (``map_cut``).
+A retrieved context (a ``Span`` of the pinned revision, or None when it could not be located there)
+*hits* an evidence span when the two overlap in the same document by at least ``min_overlap`` (0.5 by
+default) of the shorter of the two, by characters. With k the cutoff:
 
-Partial credit (a system with its own chunking): a rank may hold, instead of one snapshot chunk
-id, a mapping ``{chunk_id: credit}`` with credit in (0, 1], the snapshot chunks the returned
-context stands for (``rag_assets.corpus.mapping.credit``: full from 80% of a chunk covered,
-proportional below). Credit accumulates per chunk down the ranking, capped at 1 (two windows that
-each hold half of a chunk retrieve it), and each rank earns what it adds:
+- hit_rate@k: 1 if any of the top k contexts hits an evidence span, else 0 (never fractional);
+- recall@k: the share of evidence spans hit by the top k;
+- precision@k: the share of the k ranks whose context hits some evidence span (missing ranks, and
+  contexts that could not be located, are misses);
+- MRR@k: 1 / the rank of the first hit, 0 if none;
+- nDCG@k: a span counts once, at its first hitting rank; a rank's gain is the highest grade among the
+  spans it is first to hit (1 for binary labels), discounted by log2(rank + 1); the ideal ranking puts
+  the spans in grade order, one per rank. A negative grade (judged harmful) is a gain of 0;
+- average precision: over the ranks that hit a span not hit before, the mean of precision at that
+  rank, divided by the number of evidence spans (``k`` truncates the ranking, trec_eval's ``map_cut``).
 
-- a rank's hit h = the credit it adds to relevant chunks (at most 1), its gain g = the same
-  weighted by grade; precision@k = sum(h) / k; recall@k = the relevant chunks' credit / their
-  number; hit rate@k = the best credit of a relevant chunk; MRR = h / rank at the first rank
-  with h > 0; average precision = sum(h_i * precision@i) / relevant; nDCG from g.
+A context repeated exactly (same document and offsets) counts once, at its first rank, before the cut.
+Every metric is undefined (NaN) for an item without relevant evidence (an adversarial question).
+When the contexts are exactly the labelled units, these are trec_eval's figures (pytrec_eval checks it
+in the tests).
 
-With whole chunks (every credit 1) these are exactly the trec_eval figures above. The cutoff k
-counts the system's ranks (its contexts), not the chunks they map onto.
-- document hit rate@k is 1 if any of the top k contexts comes from a document that holds a
-  relevant chunk, for systems whose chunking differs much from the snapshot's.
+Token figures (Smith & Troynikov, 2024, Chroma's chunking evaluation) measure how much of the retrieved
+text is evidence, so chunk sizes compare fairly: token recall, token precision and IoU of the union of
+the top-k contexts against the union of the evidence, counted in the document's word tokens; a context
+that could not be located counts its tokens as retrieved and not evidence.
+
+Diversity@k asks whether the top-k contexts bring complementary text or repeat each other: 1 - the mean
+redundancy over pairs, a pair's redundancy being the overlap of their spans over the shorter one where
+they overlap, else the Jaccard similarity of their word 3-shingles (near-duplicate text elsewhere).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from itertools import combinations
 
 import numpy as np
 
+from rag_assets.evidence.spans import DEFAULT_MIN_OVERLAP, EvidenceSpan, Span
+from rag_assets.text.tokens import tokenize
+
 NAN = float("nan")
+SHINGLE = 3
 
-Rank = str | Mapping[str, float]  # one snapshot chunk id (full credit), or chunk id -> credit
 
-
-def _positions(retrieved: Sequence[Rank], k: int | None) -> list[Mapping[str, float]]:
-    """Ranks as chunk id -> credit, cut at k; a repeated plain id is dropped before the cut."""
-    seen: set[str] = set()
-    out: list[Mapping[str, float]] = []
-    for rank in retrieved:
-        if isinstance(rank, str):
-            if rank in seen:
+def _deduplicated(ranked: Sequence[Span | None], k: int | None) -> list[Span | None]:
+    seen: set[Span] = set()
+    out: list[Span | None] = []
+    for span in ranked:
+        if span is not None:
+            if span in seen:
                 continue
-            seen.add(rank)
-            rank = {rank: 1.0}
-        out.append(rank)
+            seen.add(span)
+        out.append(span)
     return out if k is None else out[:k]
 
 
-def _credited(retrieved: Sequence[Rank], relevance: Mapping[str, float],
-              k: int | None) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
-    """(hit per rank, gain per rank, credit per relevant chunk) of the top k ranks."""
-    credit: dict[str, float] = {}
-    hits, gains = [], []
-    for position in _positions(retrieved, k):
-        hit = gain = 0.0
-        for chunk_id, share in position.items():
-            grade = float(relevance.get(chunk_id, 0.0))
-            if grade <= 0:
-                continue
-            before = credit.get(chunk_id, 0.0)
-            credit[chunk_id] = min(1.0, before + share)
-            hit += credit[chunk_id] - before
-            gain += grade * (credit[chunk_id] - before)
-        hits.append(min(1.0, hit))
-        gains.append(gain)
-    return np.array(hits, dtype=float), np.array(gains, dtype=float), credit
+def rank_hits(ranked: Sequence[Span | None], evidence: Sequence[EvidenceSpan], k: int | None,
+              min_overlap: float = DEFAULT_MIN_OVERLAP) -> list[frozenset[int]]:
+    """For each of the top k ranks, the indices of the relevant (grade > 0) evidence spans it hits."""
+    relevant = [(index, e.span) for index, e in enumerate(evidence) if e.grade > 0]
+    return [frozenset(index for index, target in relevant if span is not None and span.hits(target, min_overlap))
+            for span in _deduplicated(ranked, k)]
 
 
-def _relevant(relevance: Mapping[str, float]) -> int:
-    return sum(1 for grade in relevance.values() if grade > 0)
+def _relevant(evidence: Sequence[EvidenceSpan]) -> int:
+    return sum(1 for e in evidence if e.grade > 0)
 
 
-def precision_at_k(retrieved: Sequence[Rank], relevance: Mapping[str, float], k: int) -> float:
-    if not _relevant(relevance):
-        return NAN
-    return float(_credited(retrieved, relevance, k)[0].sum()) / k
+def _first_hits(hits: Sequence[frozenset[int]]) -> list[frozenset[int]]:
+    """Per rank, the spans no earlier rank hit."""
+    found: set[int] = set()
+    out = []
+    for rank in hits:
+        out.append(frozenset(rank - found))
+        found |= rank
+    return out
 
 
-def recall_at_k(retrieved: Sequence[Rank], relevance: Mapping[str, float], k: int) -> float:
-    relevant = _relevant(relevance)
-    if relevant == 0:
-        return NAN
-    return sum(_credited(retrieved, relevance, k)[2].values()) / relevant
-
-
-def hit_rate_at_k(retrieved: Sequence[Rank], relevance: Mapping[str, float], k: int) -> float:
-    if not _relevant(relevance):
-        return NAN
-    return max(_credited(retrieved, relevance, k)[2].values(), default=0.0)
-
-
-def reciprocal_rank(retrieved: Sequence[Rank], relevance: Mapping[str, float], k: int | None = None) -> float:
-    if not _relevant(relevance):
-        return NAN
-    hits = _credited(retrieved, relevance, k)[0]
-    found = np.flatnonzero(hits > 0)
-    return float(hits[found[0]]) / (found[0] + 1) if found.size else 0.0
-
-
-def average_precision(retrieved: Sequence[Rank], relevance: Mapping[str, float], k: int | None = None) -> float:
-    relevant = _relevant(relevance)
-    if relevant == 0:
-        return NAN
-    hits = _credited(retrieved, relevance, k)[0]
-    if not hits.any():
-        return 0.0
-    precision = np.cumsum(hits) / np.arange(1, hits.size + 1)
-    return float(np.sum(hits * precision)) / relevant
-
-
-def ndcg_at_k(retrieved: Sequence[Rank], relevance: Mapping[str, float], k: int) -> float:
-    ideal = np.sort(np.array([g for g in relevance.values() if g > 0], dtype=float))[::-1][:k]
+def ndcg(hits: Sequence[frozenset[int]], evidence: Sequence[EvidenceSpan], k: int) -> float:
+    ideal = np.sort(np.array([e.grade for e in evidence if e.grade > 0], dtype=float))[::-1][:k]
     if ideal.size == 0:
         return NAN
-    gains = _credited(retrieved, relevance, k)[1]
+    gains = np.array([max((evidence[i].grade for i in new), default=0.0) for new in _first_hits(hits)], dtype=float)
     discount = lambda n: 1.0 / np.log2(np.arange(2, n + 2))  # noqa: E731
     return float(np.sum(gains * discount(gains.size)) / np.sum(ideal * discount(ideal.size)))
 
 
-def document_hit_rate_at_k(documents: Sequence[Collection[str]], relevant_documents: Collection[str], k: int) -> float:
-    """1 if a document of any of the top k contexts (``documents``: per rank, the documents it
-    comes from) holds a relevant chunk; NaN without relevant documents."""
+def average_precision(hits: Sequence[frozenset[int]], relevant: int) -> float:
+    if relevant == 0:
+        return NAN
+    hitting = np.cumsum([bool(rank) for rank in hits]) / np.arange(1, len(hits) + 1) if hits else np.array([])
+    return float(sum(hitting[i] for i, new in enumerate(_first_hits(hits)) if new)) / relevant
+
+
+def rank_metrics(ranked: Sequence[Span | None], evidence: Sequence[EvidenceSpan], k: int,
+                 min_overlap: float = DEFAULT_MIN_OVERLAP) -> dict[str, float]:
+    """hit rate, recall, precision, MRR and nDCG at k, and average precision, of one item."""
+    relevant = _relevant(evidence)
+    names = (f"precision@{k}", f"recall@{k}", f"ndcg@{k}", f"mrr@{k}", f"hit_rate@{k}", "average_precision")
+    if relevant == 0:
+        return dict.fromkeys(names, NAN)
+    hits = rank_hits(ranked, evidence, k, min_overlap)
+    first = next((rank for rank, found in enumerate(hits, start=1) if found), None)
+    values = (sum(1 for rank in hits if rank) / k, len(frozenset().union(*hits)) / relevant, ndcg(hits, evidence, k),
+              1.0 / first if first else 0.0, 1.0 if first else 0.0,
+              average_precision(rank_hits(ranked, evidence, None, min_overlap), relevant))
+    return dict(zip(names, values))
+
+
+def _merged(spans: Sequence[Span]) -> dict[str, list[tuple[int, int]]]:
+    """Each document's spans as disjoint sorted intervals."""
+    by_path: dict[str, list[tuple[int, int]]] = {}
+    for span in sorted(spans):
+        intervals = by_path.setdefault(span.path, [])
+        if intervals and span.start <= intervals[-1][1]:
+            intervals[-1] = (intervals[-1][0], max(intervals[-1][1], span.end))
+        else:
+            intervals.append((span.start, span.end))
+    return by_path
+
+
+def _intersection(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        start, end = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if start < end:
+            out.append((start, end))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def _tokens_in(intervals: Sequence[tuple[int, int]], starts: Sequence[int]) -> int:
+    """Tokens (by their start offsets, sorted) that start inside the disjoint intervals."""
+    return sum(bisect_left(starts, end) - bisect_left(starts, start) for start, end in intervals)
+
+
+def token_metrics(ranked: Sequence[Span | None], unlocated_tokens: int, evidence: Sequence[EvidenceSpan], k: int,
+                  token_starts: Callable[[str], Sequence[int]]) -> dict[str, float]:
+    """Token recall, precision and IoU of the top k contexts against the evidence (NaN without evidence).
+
+    ``unlocated_tokens``: tokens of the top-k contexts that could not be located (retrieved, not
+    evidence); ``token_starts(path)``: the start offsets of the document's word tokens, sorted."""
+    names = (f"token_recall@{k}", f"token_precision@{k}", f"token_iou@{k}")
+    targets = [e.span for e in evidence if e.grade > 0]
+    if not targets:
+        return dict.fromkeys(names, NAN)
+    located = [span for span in _deduplicated(ranked, k) if span is not None]
+    wanted, got = _merged(targets), _merged(located)
+    count = lambda spans: sum(_tokens_in(intervals, token_starts(path)) for path, intervals in spans.items())  # noqa: E731
+    relevant, retrieved = count(wanted), count(got) + unlocated_tokens
+    shared = sum(_tokens_in(_intersection(intervals, got.get(path, [])), token_starts(path))
+                 for path, intervals in wanted.items())
+    union = relevant + retrieved - shared
+    return dict(zip(names, (shared / relevant if relevant else NAN, shared / retrieved if retrieved else 0.0,
+                            shared / union if union else NAN)))
+
+
+def _shingles(text: str) -> frozenset[tuple[str, ...]]:
+    tokens = tokenize(text)
+    if len(tokens) < SHINGLE:
+        return frozenset([tuple(tokens)]) if tokens else frozenset()
+    return frozenset(tuple(tokens[i:i + SHINGLE]) for i in range(len(tokens) - SHINGLE + 1))
+
+
+def redundancy(a: tuple[Span | None, str], b: tuple[Span | None, str]) -> float:
+    """How much two contexts repeat each other, in [0, 1] (see the module docstring)."""
+    (span_a, text_a), (span_b, text_b) = a, b
+    if span_a is not None and span_b is not None and span_a.overlap(span_b):
+        return span_a.overlap(span_b) / min(span_a.length, span_b.length)
+    left, right = _shingles(text_a), _shingles(text_b)
+    return len(left & right) / len(left | right) if left and right else 0.0
+
+
+def diversity(contexts: Sequence[tuple[Span | None, str]], k: int) -> float:
+    """1 - mean pairwise redundancy of the top k contexts; NaN with fewer than two."""
+    pairs = list(combinations(contexts[:k], 2))
+    return 1.0 - sum(redundancy(a, b) for a, b in pairs) / len(pairs) if pairs else NAN
+
+
+def document_hit_rate_at_k(documents: Sequence[set[str]], relevant_documents: set[str], k: int) -> float:
+    """1 if a document of any of the top k contexts (``documents``: per rank, the documents it comes
+    from) holds evidence; NaN without evidence."""
     if not relevant_documents:
         return NAN
-    return float(any(not set(docs).isdisjoint(relevant_documents) for docs in documents[:k]))
-
-
-def retrieval_scores(retrieved: Sequence[Rank], relevance: Mapping[str, float], k: int) -> dict[str, float]:
-    """Every chunk-level retrieval metric of one query at cutoff k (NaN where undefined)."""
-    return {
-        f"precision@{k}": precision_at_k(retrieved, relevance, k),
-        f"recall@{k}": recall_at_k(retrieved, relevance, k),
-        f"ndcg@{k}": ndcg_at_k(retrieved, relevance, k),
-        f"mrr@{k}": reciprocal_rank(retrieved, relevance, k),
-        f"hit_rate@{k}": hit_rate_at_k(retrieved, relevance, k),
-        "average_precision": average_precision(retrieved, relevance),
-    }
+    return float(any(not docs.isdisjoint(relevant_documents) for docs in documents[:k]))

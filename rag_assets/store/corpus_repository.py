@@ -28,6 +28,7 @@ from rag_assets.corpus.models import (
     SnapshotDiff,
     SnapshotOutcome,
 )
+from rag_assets.evidence.documents import Documents
 from rag_assets.store.bulk import bulk_insert
 from rag_assets.store.engine import batched, retry_transaction, write_transaction
 from rag_assets.store.tables import (
@@ -62,9 +63,10 @@ def _bodies(conn: Connection, hashes: Collection[str | None]) -> dict[str, str]:
 
 
 def _with_texts(conn: Connection, rows: list) -> list[tuple]:
-    """Rows that end with ``_TEXT_SOURCE``'s columns, those four replaced by the chunk's text."""
+    """Rows that end with ``_TEXT_SOURCE``'s columns, those four replaced by (text, start, end)."""
     bodies = _bodies(conn, [row[-1] for row in rows if row[-4] is None])
-    return [(*row[:-4], row[-4] if row[-4] is not None else bodies[row[-1]][row[-3]:row[-2]]) for row in rows]
+    return [(*row[:-4], row[-4] if row[-4] is not None else bodies[row[-1]][row[-3]:row[-2]], row[-3], row[-2])
+            for row in rows]
 
 
 # A document change's fields in the order its stored list holds them.
@@ -165,8 +167,26 @@ class SqlCorpusRepository:
                 query = (select(CHUNK.c.chunk_id, REVISION.c.path, *_TEXT_SOURCE)
                          .join(REVISION, REVISION.c.revision_id == CHUNK.c.revision_id)
                          .where(CHUNK.c.chunk_id.in_(batch)))
-                found.update({cid: (path, text) for cid, path, text in _with_texts(conn, list(conn.execute(query)))})
+                found.update({cid: (path, text) for cid, path, text, _, _ in _with_texts(conn, list(conn.execute(query)))})
         return found
+
+    def documents(self, version_id: str, paths: Collection[str] | None = None) -> Documents:
+        """The snapshot's document bodies, every one or those at ``paths`` (rebuilt from their chunks for
+        revisions saved without a body)."""
+        query = (select(SNAPSHOT_DOC.c.path, BODY.c.body)
+                 .join(REVISION, REVISION.c.revision_id == SNAPSHOT_DOC.c.revision_id)
+                 .outerjoin(BODY, BODY.c.body_hash == REVISION.c.body_hash)
+                 .where(SNAPSHOT_DOC.c.version_id == version_id))
+        with self.engine.connect() as conn:
+            if paths is None:
+                bodies = dict(conn.execute(query).all())
+            else:
+                bodies = {path: body for batch in batched(sorted(paths))
+                          for path, body in conn.execute(query.where(SNAPSHOT_DOC.c.path.in_(batch)))}
+        if all(body is not None for body in bodies.values()):
+            return Documents.of(bodies)
+        rebuilt = [c for c in self.snapshot_chunks(version_id) if bodies.get(c.path, "") is None]
+        return Documents.from_chunks(rebuilt, {path: body for path, body in bodies.items() if body is not None})
 
     def document_revisions(self, version_id: str) -> dict[str, str]:
         query = select(SNAPSHOT_DOC.c.path, SNAPSHOT_DOC.c.revision_id).where(SNAPSHOT_DOC.c.version_id == version_id)
@@ -225,8 +245,8 @@ class SqlCorpusRepository:
     def chunks(self, version_id: str) -> list[Chunk]:
         """Every chunk of a snapshot, in document and reading order."""
         query = (
-            select(SNAPSHOT_DOC.c.path, CHUNK.c.chunk_id, CHUNK.c.ordinal, CHUNK.c.start_char, CHUNK.c.end_char,
-                   CHUNK.c.heading, CHUNK.c.content_hash, *_TEXT_SOURCE)
+            select(SNAPSHOT_DOC.c.path, CHUNK.c.chunk_id, CHUNK.c.ordinal, CHUNK.c.heading, CHUNK.c.content_hash,
+                   *_TEXT_SOURCE)
             .join(CHUNK, CHUNK.c.revision_id == SNAPSHOT_DOC.c.revision_id)
             .join(REVISION, REVISION.c.revision_id == SNAPSHOT_DOC.c.revision_id)
             .where(SNAPSHOT_DOC.c.version_id == version_id)
@@ -235,7 +255,7 @@ class SqlCorpusRepository:
         with self.engine.connect() as conn:
             rows = _with_texts(conn, list(conn.execute(query)))
         return [Chunk(cid, path, ordinal, start, end, text, heading, digest)
-                for path, cid, ordinal, start, end, heading, digest, text in rows]
+                for path, cid, ordinal, heading, digest, text, start, end in rows]
 
     def snapshot_chunks(self, version_id: str, chunk_ids: Collection[str] | None = None) -> list[SnapshotChunk]:
         """The chunks of a snapshot with their document's title, version and date: every one, or only
@@ -272,8 +292,9 @@ class SqlCorpusRepository:
                          .where(SNAPSHOT_DOC.c.version_id + "" == version_id, SNAPSHOT_DOC.c.revision_id.in_(batch)))
                 for row in conn.execute(query):
                     documents.setdefault(row.revision_id, []).append(row)
-        found = [SnapshotChunk(chunk_id, content_hash, d.path, d.title, d.doc_version, d.doc_date, heading, text)
-                 for revision_id, chunk_id, content_hash, heading, text in chunks for d in documents.get(revision_id, ())]
+        found = [SnapshotChunk(chunk_id, content_hash, d.path, d.title, d.doc_version, d.doc_date, heading, text, start, end)
+                 for revision_id, chunk_id, content_hash, heading, text, start, end in chunks
+                 for d in documents.get(revision_id, ())]
         return sorted(found, key=lambda chunk: (chunk.chunk_id, chunk.path))
 
     def row_counts(self) -> dict[str, int]:

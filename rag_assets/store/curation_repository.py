@@ -23,13 +23,12 @@ from pathlib import Path
 from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from rag_assets.corpus.models import ChunkRef
 from rag_assets.curation.agreement import ADJUDICATOR_PREFIX, Content, ReviewerAgreement, agreed, pairwise_agreement, standing
 from rag_assets.curation.models import Decision, ReviewFile, ReviewProblem, ReviewRow
 from rag_assets.curation.review_file import read_only_edits
 from rag_assets.errors import ReviewFileRejected
 from rag_assets.generation.models import Candidate
-from rag_assets.golden.models import ExternalItem
+from rag_assets.golden.pinning import PinnedItem
 from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.engine import retry_transaction
 from rag_assets.store.golden_repository import add_revision, current_content, item_state, set_status
@@ -134,16 +133,18 @@ class SqlCurationRepository:
                     latest.setdefault(candidate_id, {})[reviewer] = decision
         return pairwise_agreement(latest)
 
-    def import_items(self, mapped: Sequence[tuple[ExternalItem, tuple[ChunkRef, ...]]], corpus_version: str,
-                     source: str, file_name: str, sha256: str) -> int:
-        """External items become accepted golden items (revision 1, pinned to ``corpus_version``).
+    def import_items(self, pinned: Sequence[PinnedItem], corpus_version: str, source: str, file_name: str,
+                     sha256: str) -> int:
+        """External items become accepted golden items (revision 1, pinned to ``corpus_version``) with
+        their evidence spans.
 
         Idempotent: an item id already present is left as it is. Returns how many were new.
         """
 
         def work(conn: Connection) -> int:
             new = 0
-            for row_number, (item, refs) in enumerate(mapped, start=1):
+            for row_number, (item, refs, evidence) in enumerate(
+                    ((p.item, p.refs, p.evidence) for p in pinned), start=1):
                 item_id = f"{source}:{item.external_id}"
                 if item_state(conn, item_id) is not None:
                     continue
@@ -153,7 +154,7 @@ class SqlCurationRepository:
                     source_sha256=sha256, source_row=row_number)).inserted_primary_key[0]
                 add_revision(conn, item_id, question=item.question, answer=item.reference_answer, refs=refs,
                              corpus_version=corpus_version, decision_id=decision_id,
-                             question_type=item.question_type, origin=f"imported:{source}")
+                             question_type=item.question_type, origin=f"imported:{source}", evidence=evidence)
                 new += 1
             return new
 

@@ -14,6 +14,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from rag_assets.corpus.models import ChunkRef
+from rag_assets.evidence.spans import EvidenceSpan
 from rag_assets.golden.build import GoldenBuild, GoldenDiff
 from rag_assets.golden.models import GoldenItem
 from rag_assets.store.engine import batched, retry_transaction, write_transaction
@@ -33,12 +34,21 @@ def refs_from_json(text: str) -> tuple[ChunkRef, ...]:
     return tuple(ChunkRef(chunk_id, digest) for chunk_id, digest in json.loads(text))
 
 
+def evidence_to_json(evidence: Sequence[EvidenceSpan]) -> str | None:
+    return json.dumps([e.to_json() for e in evidence]) if evidence else None
+
+
+def evidence_from_json(text: str | None) -> tuple[EvidenceSpan, ...]:
+    return tuple(EvidenceSpan.from_json(data) for data in json.loads(text)) if text else ()
+
+
 def item_state(conn: Connection, item_id: str) -> dict | None:
     return conn.execute(select(ITEM).where(ITEM.c.item_id == item_id)).mappings().first()
 
 
 def add_revision(conn: Connection, item_id: str, *, question: str, answer: str, refs: Sequence[ChunkRef],
-                 corpus_version: str, decision_id: int | None, question_type: str, origin: str) -> int:
+                 corpus_version: str, decision_id: int | None, question_type: str, origin: str,
+                 evidence: Sequence[EvidenceSpan] = ()) -> int:
     """Append a revision (creating the item at revision 1) and make it current and accepted."""
     state = item_state(conn, item_id)
     revision = 1 if state is None else state["current_revision"] + 1
@@ -47,7 +57,7 @@ def add_revision(conn: Connection, item_id: str, *, question: str, answer: str, 
                                          status="accepted", current_revision=1))
     conn.execute(insert(REVISION).values(item_id=item_id, revision=revision, question=question, reference_answer=answer,
                                          relevant_chunks_json=refs_to_json(refs), corpus_version=corpus_version,
-                                         decision_id=decision_id))
+                                         decision_id=decision_id, evidence_json=evidence_to_json(evidence)))
     set_status(conn, item_id, "accepted", current_revision=revision)
     return revision
 
@@ -70,7 +80,7 @@ def set_status(conn: Connection, item_id: str, status: str, current_revision: in
 def _item_query():
     return (select(ITEM.c.item_id, ITEM.c.question_type, ITEM.c.origin, REVISION.c.revision, REVISION.c.question,
                    REVISION.c.reference_answer, REVISION.c.relevant_chunks_json, REVISION.c.corpus_version,
-                   REVISION.c.reference_statements_json)
+                   REVISION.c.reference_statements_json, REVISION.c.evidence_json)
             .join(REVISION, REVISION.c.item_id == ITEM.c.item_id))
 
 
@@ -79,7 +89,8 @@ def _to_item(row) -> GoldenItem:
     return GoldenItem(item_id=row.item_id, revision=row.revision, question_type=row.question_type,
                       question=row.question, reference_answer=row.reference_answer,
                       relevant_chunks=refs_from_json(row.relevant_chunks_json), corpus_version=row.corpus_version,
-                      origin=row.origin, reference_statements=statements)
+                      origin=row.origin, reference_statements=statements,
+                      evidence=evidence_from_json(row.evidence_json))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
-from rag_assets.corpus.mapping import ChunkMatch
+from rag_assets.corpus.models import SnapshotChunk
+from rag_assets.evidence.spans import Span
 from rag_assets.rag.models import Citation, RagResponse, RetrievedChunk
 from rag_assets.store.engine import batched, write_transaction
 from rag_assets.store.tables import RagResultRow, RagRunRow
@@ -32,21 +33,28 @@ class RagRun:
 
 
 def _retrieved_row(chunk: RetrievedChunk) -> list | dict:
-    """A named snapshot chunk as ``[chunk_id, score, rank]`` (its text is the snapshot's); a context
-    given by text as an object that keeps the system's text, ids, source and mapping."""
+    """A named snapshot chunk as ``[chunk_id, score, rank]`` (its text and span are the snapshot's); a
+    context given by text as an object that keeps the system's text, ids, source and where it was found."""
     if chunk.chunk_id is not None:
         return [chunk.chunk_id, chunk.score, chunk.rank]
+    span = [chunk.span.path, chunk.span.start, chunk.span.end] if chunk.span is not None else None
     return {"text": chunk.text, "score": chunk.score, "rank": chunk.rank, "id": chunk.own_id, "source": chunk.source,
-            "matches": [[m.chunk_id, m.coverage] for m in chunk.matches], "mapping": chunk.mapping}
+            "span": span, "mapping": chunk.mapping, "location_score": chunk.location_score}
 
 
-def _retrieved(row: list | dict, texts: Mapping[str, str]) -> RetrievedChunk:
+def _retrieved(row: list | dict, chunks: Mapping[str, SnapshotChunk]) -> RetrievedChunk:
+    """A stored context back. Text contexts stored before spans (with chunk ``matches``) come back
+    unlocated: their figures were computed then, and a new evaluation of such a run counts them as misses."""
     if isinstance(row, list):
         chunk_id, score, rank = row
-        return RetrievedChunk(chunk_id, texts.get(chunk_id, ""), score, rank)
+        chunk = chunks.get(chunk_id)
+        if chunk is None:
+            return RetrievedChunk(chunk_id, "", score, rank)
+        return RetrievedChunk(chunk_id, chunk.text, score, rank, source=chunk.path, span=chunk.span)
+    span = Span(*row["span"]) if row.get("span") else None
     return RetrievedChunk(None, row["text"], row["score"], row["rank"], own_id=row["id"], source=row["source"],
-                          matches=tuple(ChunkMatch(chunk_id, coverage) for chunk_id, coverage in row["matches"]),
-                          mapping=row["mapping"])
+                          span=span, mapping=row["mapping"] if span is not None else "unmapped",
+                          location_score=row.get("location_score"))
 
 
 class SqlRagRepository:
@@ -102,21 +110,20 @@ class SqlRagRepository:
                     for r in conn.execute(query.where(RESULT.c.item_id.in_(batch))).mappings()]
 
     def chunk_ids(self, run_id: str, item_ids: Sequence[str] | None = None) -> set[str]:
-        """The snapshot chunks a run's contexts stand for (named or mapped onto), of every item or of
-        ``item_ids``: all a shard or a report needs of the snapshot."""
+        """The snapshot chunks a run's contexts name, of every item or of ``item_ids``: all a shard or a
+        report needs of the snapshot."""
         rows = self._rows(run_id, item_ids, RESULT.c.item_id, RESULT.c.retrieved_json)
-        return {cid for r in rows for context in json.loads(r["retrieved_json"])
-                for cid in ([context[0]] if isinstance(context, list) else [m[0] for m in context["matches"]])}
+        return {context[0] for r in rows for context in json.loads(r["retrieved_json"]) if isinstance(context, list)}
 
-    def results(self, run_id: str, texts: Mapping[str, str] | None = None,
+    def results(self, run_id: str, chunks: Mapping[str, SnapshotChunk] | None = None,
                 item_ids: Sequence[str] | None = None) -> list[RagResponse]:
-        """A run's responses by item id (every item's, or those of ``item_ids``); chunk texts are filled
-        from ``texts`` (the snapshot)."""
+        """A run's responses by item id (every item's, or those of ``item_ids``); named chunks get their
+        text and span from ``chunks`` (the snapshot's, by id)."""
         rows = self._rows(run_id, item_ids)
-        texts = texts or {}
+        chunks = chunks or {}
         return [RagResponse(
             item_id=r["item_id"], answer=r["answer"],
-            retrieved=tuple(_retrieved(row, texts) for row in json.loads(r["retrieved_json"])),
+            retrieved=tuple(_retrieved(row, chunks) for row in json.loads(r["retrieved_json"])),
             citations=tuple(Citation(claim, cid) for claim, cid in json.loads(r["citations_json"])),
             latency_ms=r["latency_ms"], input_tokens=r["input_tokens"], output_tokens=r["output_tokens"],
             cost_usd=r["cost_usd"], error=r["error"], error_kind=r["error_kind"], extra=json.loads(r["extra_json"]),

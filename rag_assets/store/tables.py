@@ -250,6 +250,8 @@ class GoldenItemRevisionRow(SQLModel, table=True):
     corpus_version: str = Field(max_length=32)
     decision_id: int | None = None
     reference_statements_json: str | None = Field(default=None, sa_column=Column(Text))
+    # Evidence spans (rag_assets.evidence.spans.EvidenceSpan.to_json); null: the relevant chunks' spans.
+    evidence_json: str | None = Field(default=None, sa_column=Column(Text))
     created_at: dt.datetime = Field(default_factory=utcnow)
 
 

@@ -10,6 +10,9 @@ import re
 from collections.abc import Iterable
 
 _WORD = re.compile(r"[a-z0-9]+(?:[._'-][a-z0-9]+)*")
+# The same words found in the text as written, so their offsets are the text's own (lowercasing can
+# change a string's length: "İ" becomes two code points).
+_WORD_ANY_CASE = re.compile(_WORD.pattern, re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d+\.\s+|>\s*)")
 
@@ -26,6 +29,11 @@ yourselves may might must shall via within without using use used one two also c
 
 def tokenize(text: str) -> list[str]:
     return _WORD.findall(text.lower())
+
+
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each word of ``text``, in its own character offsets."""
+    return [match.span() for match in _WORD_ANY_CASE.finditer(text)]
 
 
 def content_words(text: str) -> list[str]:

@@ -61,7 +61,7 @@ def test_identical_corpus_gives_the_same_version_and_no_new_rows(corpus: Path, r
 
 def test_read_chunks_gives_the_stored_snapshots_version_and_chunks_without_a_store(corpus: Path,
                                                                                    repo: SqlCorpusRepository):
-    version, chunks = read_chunks(corpus, CONFIG)
+    version, chunks, _ = read_chunks(corpus, CONFIG)
     stored = snapshot_corpus(corpus, CONFIG, repo)
     assert version == stored.version_id and chunks == repo.snapshot_chunks(version)
     assert {c.path for c in chunks} == {"guide/install.md", "guide/limits.md", "faq.txt", "ports.html"}

@@ -73,6 +73,10 @@ def test_answer_shards_read_only_the_chunks_their_answers_name_not_the_whole_sna
             return read(repo, version_id, chunk_ids)
 
         monkeypatch.setattr(SqlCorpusRepository, "snapshot_chunks", counted)
+        bodies = SqlCorpusRepository.documents
+        documents_read: list[int] = []
+        monkeypatch.setattr(SqlCorpusRepository, "documents",
+                            lambda repo, *args: documents_read.append(1) or bodies(repo, *args))
         monkeypatch.setattr(bm25, "_MEMORY", {})  # the reference system's index is loaded again, once
         result = dg.materialize([rag_answers], partition_key=version, instance=instance,
                                 resources={**RESOURCES, "rag": SYSTEMS[system]},
@@ -81,9 +85,10 @@ def test_answer_shards_read_only_the_chunks_their_answers_name_not_the_whole_sna
     shards = -(-answered["items"] // 10)
     assert shards > 1 and answered["errors"] == 0
     named = [n for n in reads if n is not None]
-    if system == "own chunking, texts":  # each shard maps its texts onto every chunk, then names from those
-        assert reads.count(None) == shards and not named
+    if system == "own chunking, texts":  # each shard locates its texts in the documents once, reads no chunk
+        assert len(documents_read) == shards and reads == []
         assert answered["contexts_unmapped_share"] <= 0.10 and set(answered["context_mapping"]) - {"unmapped"}
         return
+    assert documents_read == []
     assert reads.count(None) == (1 if system == "reference" else 0)  # the plan's, to load the index
     assert len(named) == shards and all(0 < n < len(whole) for n in named)

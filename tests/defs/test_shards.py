@@ -157,7 +157,7 @@ def test_a_run_killed_after_half_its_shards_judges_on_rerun_only_the_other_half(
     ANSWER.execute_in_process(partition_key=version, instance=instance, resources={
         **RESOURCES, "rag": RagSystemResource(kind="callable", target="tests.fakes.rag_systems:good")})
     run = store.rag().latest_run(version)
-    responses = {r.item_id: r for r in store.rag().results(run.run_id, {c.chunk_id: c.text for c in chunks})}
+    responses = {r.item_id: r for r in store.rag().results(run.run_id, {c.chunk_id: c for c in chunks})}
     assert len({r.answer for r in responses.values()}) == len(responses)
     items = store.golden().version_items(run.golden_version)
     per_item = [len(judge_calls(i, responses[i.item_id], {c.chunk_id: c.doc_version for c in chunks},

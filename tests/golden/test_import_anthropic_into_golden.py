@@ -9,7 +9,8 @@ import pytest
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.golden.build import build_golden, diff_golden
-from rag_assets.golden.importers import json_chunks_to_corpus, map_external_items, read_anthropic_docs_dataset
+from rag_assets.golden.importers import json_chunks_to_corpus, read_anthropic_docs_dataset
+from rag_assets.golden.pinning import pin_external_items
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.curation_repository import SqlCurationRepository
 from rag_assets.store.engine import get_engine
@@ -27,7 +28,7 @@ def test_importing_the_100_item_set_yields_100_golden_items_pinned_to_the_snapsh
     version = snapshot_corpus(tmp_path / "corpus", ChunkerConfig(), corpus).version_id
     chunks = corpus.snapshot_chunks(version)
     items = read_anthropic_docs_dataset(DATA / "docs_evaluation_dataset.json", DATA / "anthropic_docs.json")
-    mapped, unmapped = map_external_items(items, chunks)
+    mapped, unmapped = pin_external_items(items, corpus.documents(version), chunks)
     assert (len(items), len(mapped), unmapped) == (100, 100, [])
     new = SqlCurationRepository(engine).import_items(mapped, version, "anthropic_docs", "docs_evaluation_dataset.json", "a" * 64)
     assert new == 100
@@ -38,6 +39,8 @@ def test_importing_the_100_item_set_yields_100_golden_items_pinned_to_the_snapsh
     stored = golden.version_items(saved.number)
     assert len(stored) == 100 and build.stale == ()
     path_of = {c.chunk_id: c.path for c in chunks}
-    for item, (external, _) in zip(sorted(stored, key=lambda i: i.item_id), sorted(mapped, key=lambda m: f"anthropic_docs:{m[0].external_id}")):
-        assert item.item_id == f"anthropic_docs:{external.external_id}"
-        assert {path_of[r.chunk_id] for r in item.relevant_chunks} == {files[link] for link in external.external_chunk_ids}
+    for item, pinned in zip(sorted(stored, key=lambda i: i.item_id), sorted(mapped, key=lambda m: f"anthropic_docs:{m.item.external_id}")):
+        assert item.item_id == f"anthropic_docs:{pinned.item.external_id}"
+        labelled = {files[link] for link in pinned.item.external_chunk_ids}
+        assert {path_of[r.chunk_id] for r in item.relevant_chunks} == labelled
+        assert item.evidence == pinned.evidence and {e.path for e in item.evidence} == labelled, "kept as spans"

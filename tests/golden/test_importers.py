@@ -17,15 +17,17 @@ from rag_assets.corpus.models import ChunkerConfig, SnapshotChunk, sha256_hex
 from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.golden.importers import (
     ExternalDataError,
+    chunk_file_name,
     content_id,
     json_chunks_to_corpus,
-    map_external_items,
-    map_texts_to_chunks,
     read_anthropic_docs_dataset,
     read_ragas_testset,
     write_ragas_testset,
 )
+from rag_assets.corpus.mapping import map_texts_to_chunks
+from rag_assets.evidence.documents import Documents
 from rag_assets.golden.models import ExternalItem
+from rag_assets.golden.pinning import PinnedItem, pin_external_items
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
 from rag_assets.text.tokens import tokenize
@@ -125,6 +127,7 @@ def test_anthropic_dataset_items_carry_the_texts_of_their_chunks(chunks_json: Pa
         external_id="q1", question="How many requests per minute?", reference_answer="50.",
         question_type="factual", relevant_texts=(CHUNKS_JSON[1]["text"], CHUNKS_JSON[2]["text"]),
         external_chunk_ids=(CHUNKS_JSON[1]["chunk_link"], CHUNKS_JSON[2]["chunk_link"]),
+        relevant_sources=(chunk_file_name(CHUNKS_JSON[1]["chunk_link"]), chunk_file_name(CHUNKS_JSON[2]["chunk_link"])),
     )
 
 
@@ -147,7 +150,7 @@ def test_bad_anthropic_dataset_names_item_and_field(chunks_json: Path, tmp_path:
 
 def _chunk(path: str, ordinal: int, text: str) -> SnapshotChunk:
     digest = sha256_hex(text)
-    return SnapshotChunk(f"{path}#{ordinal}", digest, path, path, None, None, "", text)
+    return SnapshotChunk(f"{path}#{ordinal}", digest, path, path, None, None, "", text, 0, len(text))
 
 
 def _words(prefix: str, count: int) -> str:
@@ -198,18 +201,19 @@ def test_a_chunk_that_only_repeats_a_line_of_the_text_elsewhere_is_not_mapped():
     assert map_texts_to_chunks([footer], [own, elsewhere]) == [(elsewhere.ref,)]
 
 
-def test_external_items_union_their_refs_and_unmapped_ones_say_which_text_failed():
+def test_external_items_are_pinned_by_evidence_spans_and_left_out_ones_say_which_context_failed():
     a, b = _chunk("a.md", 0, _words("a", 20)), _chunk("b.md", 0, _words("b", 20))
-    good = ExternalItem("e1", "q", "r", relevant_texts=(_words("b", 20), _words("a", 20), _words("b", 20)))
+    documents = Documents.from_chunks([a, b])
+    good = ExternalItem("e1", "q", "r", relevant_texts=(_words("b", 20), _words("a", 5), _words("b", 20)))
     bad = ExternalItem("e2", "q", "r", relevant_texts=(_words("a", 20), "unrelated words", "other unrelated words"))
-    one_bad = ExternalItem("e3", "q", "r", relevant_texts=(_words("a", 20), "unrelated words", _words("b", 20)))
-    empty = ExternalItem("e4", "q", "r")
-    mapped, unmapped = map_external_items([good, bad, one_bad, empty], [a, b])
-    assert mapped == [(good, (b.ref, a.ref))]
-    assert unmapped == [
-        (bad, "relevant texts 2 and 3 of 3 match no chunk of the snapshot"),
-        (one_bad, "relevant text 2 of 3 matches no chunk of the snapshot"),
-        (empty, "has no relevant texts to map"),
+    empty = ExternalItem("e3", "q", "r")
+    pinned, left = pin_external_items([good, bad, empty], documents, [a, b])
+    evidence = (documents.evidence(b.span), documents.evidence(a.span.__class__("a.md", 0, len(_words("a", 5)))))
+    assert pinned == [PinnedItem(good, (a.ref, b.ref), evidence)]
+    assert left == [
+        (bad, "reference_contexts[1] is not in any document ('unrelated words'); "
+              "reference_contexts[2] is not in any document ('other unrelated words')"),
+        (empty, "has no reference contexts to locate"),
     ]
 
 
@@ -374,27 +378,18 @@ def test_the_anthropic_docs_set_maps_onto_a_snapshot_of_its_own_corpus(tmp_path:
     assert len(items) == 100
 
     started = time.perf_counter()
-    mapped, unmapped = map_external_items(items, chunks)
+    pinned, left = pin_external_items(items, SqlCorpusRepository(get_engine(f"sqlite:///{tmp_path / 'store.db'}"))
+                                      .documents(_version), chunks)
     elapsed = time.perf_counter() - started
 
-    assert unmapped == []
-    assert len(mapped) == 100
-    path_of = {c.chunk_id: c.path for c in chunks}
-    for item, refs in mapped:
-        correct_files = {files_of[link] for link in item.external_chunk_ids}
-        mapped_files = [path_of[ref.chunk_id] for ref in refs]
-        assert set(mapped_files) <= correct_files, item.external_id  # nothing from other documents
-        assert correct_files <= set(mapped_files), item.external_id  # every external chunk found
-        assert len(refs) == len(set(refs))
-    # Every external chunk maps onto all of the snapshot chunks its file became.
-    every_text = [json.loads(chunks_json.read_text(encoding="utf-8"))[i]["text"] for i in range(232)]
-    per_file = Counter(c.path for c in chunks)
-    for link, refs in zip(files_of, map_texts_to_chunks(every_text, chunks)):
-        assert [path_of[r.chunk_id] for r in refs] == [files_of[link]] * per_file[files_of[link]], link
+    assert left == [] and len(pinned) == 100
+    for found in pinned:
+        correct_files = {files_of[link] for link in found.item.external_chunk_ids}
+        assert {e.path for e in found.evidence} == correct_files, found.item.external_id
+        assert len(found.evidence) == len(found.item.relevant_texts), "one span per labelled chunk"
     with capsys.disabled():
-        average = sum(len(refs) for _, refs in mapped) / len(mapped)
         print(f"\nanthropic_docs: 232 external chunks -> {len(chunks)} snapshot chunks; "
-              f"{len(mapped)}/100 items mapped, {average:.2f} relevant chunks per item, mapped in {elapsed:.3f}s")
+              f"{len(pinned)}/100 items located, {sum(len(p.evidence) for p in pinned)} evidence spans, in {elapsed:.3f}s")
 
 
 def test_two_ragas_files_without_ids_never_collide_and_ids_derive_from_content(tmp_path: Path):
@@ -412,6 +407,6 @@ def test_two_ragas_files_without_ids_never_collide_and_ids_derive_from_content(t
     expected = "ragas-" + hashlib.sha256(b"Who pays the shipping?\x00The shop.").hexdigest()[:16]
     assert [i.external_id for i in second] == [expected, first[0].external_id], "same content, same id in any file"
     repo = SqlCurationRepository(get_engine(f"sqlite:///{tmp_path / 'store.db'}"))
-    imported = [repo.import_items([(item, ()) for item in items], "cv-000000000000", "ragas", name, name)
+    imported = [repo.import_items([PinnedItem(item, (), ()) for item in items], "cv-000000000000", "ragas", name, name)
                 for name, items in (("first.csv", first), ("second.csv", second))]
     assert imported == [1, 1], "the second file's new question is imported, the repeated one is not"

@@ -7,7 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from rag_assets.corpus.models import ChunkRef
+from rag_assets.corpus.models import ChunkerConfig, ChunkRef, sha256_hex
+from rag_assets.corpus.snapshot import read_chunks
+from rag_assets.evidence.spans import EvidenceSpan
 from rag_assets.golden.export import FORMATS, write_golden
 from rag_assets.golden.importers import ExternalDataError
 from rag_assets.golden.models import GoldenItem
@@ -35,12 +37,26 @@ def test_a_dataframe_row_without_a_reference_is_named():
         golden_source(frame)
 
 
-def test_a_context_that_matches_no_chunk_of_the_corpus_stops_the_evaluation_naming_the_item():
+def test_a_context_found_in_no_document_of_the_corpus_stops_the_evaluation_naming_the_item_and_field():
     frame = pd.DataFrame({"item_id": ["lost"], "user_input": ["a?"], "reference": ["A."],
                           "reference_contexts": [["words that appear in no document of the sample corpus at all"]]})
     with pytest.raises(ExternalDataError, match=(
-            r"^1 items cannot be pinned to the corpus at .*corpus: lost: relevant text 1 of 1 matches no chunk")):
+            r"^1 items cannot be pinned to the corpus at .*corpus: lost: reference_contexts\[0\] is not "
+            r"in any document \('words that appear in no document of the sample corpus at all'\)$")):
         golden_source(frame, SAMPLE_CORPUS)
+
+
+def test_a_reference_context_straddling_two_of_our_chunks_becomes_one_evidence_span_of_its_document():
+    _, chunks, documents = read_chunks(SAMPLE_CORPUS, ChunkerConfig())
+    first, second = next((a, b) for a, b in zip(chunks, chunks[1:]) if a.path == b.path and b.start > a.start + 200)
+    body = documents[first.path].body
+    start, end = (first.start + first.end) // 2, (second.start + second.end) // 2
+    label = body[start:end]
+    source = golden_source(pd.DataFrame({"user_input": ["q?"], "reference": ["A."], "reference_contexts": [[label]]}),
+                           SAMPLE_CORPUS)
+    (item,) = source.items
+    assert item.evidence == (EvidenceSpan(first.path, sha256_hex(body), start, end, sha256_hex(label)),)
+    assert {r.chunk_id for r in item.relevant_chunks} <= {first.chunk_id, second.chunk_id}
 
 
 def test_an_export_line_with_a_missing_field_or_a_chunk_the_corpus_lacks_is_named(tmp_path: Path):

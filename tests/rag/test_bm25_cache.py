@@ -19,7 +19,7 @@ def test_the_index_is_saved_per_corpus_version_and_reloaded_instead_of_rebuilt(t
     reads: list[int] = []
 
     def snapshot() -> SnapshotChunks:
-        return SnapshotChunks(lambda ids: [], lambda: reads.append(1) or chunks)
+        return SnapshotChunks(lambda ids: [], lambda: reads.append(1) or chunks, lambda: repo.documents(version))
 
     monkeypatch.setattr(bm25, "_MEMORY", {})
     built = bm25.index_for(version, snapshot(), tmp_path / "indexes")

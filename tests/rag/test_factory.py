@@ -16,7 +16,7 @@ from tests.conftest import SAMPLE_CORPUS
 from tests.fakes.langchain_rag import build_chain
 
 
-CHUNKS = [SnapshotChunk("c1", "h1", "a.md", "A", "2.0", None, "", "Files can be at most 15 GB in version 2.0.")]
+CHUNKS = [SnapshotChunk("c1", "h1", "a.md", "A", "2.0", None, "", "Files can be at most 15 GB in version 2.0.", 0, 43)]
 
 
 def _for(system, k: int = 5):

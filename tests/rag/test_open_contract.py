@@ -1,6 +1,6 @@
-"""The open retrieval contract: parsing each form of a retrieved entry, mapping texts onto the
-snapshot (contained, spanning, unmapped), the run that fills it in, the store round trip, graded
-retrieval credit and the error budget, on hand-computed cases."""
+"""The open retrieval contract: parsing each form of a retrieved entry, locating texts in the pinned
+revision (exact, normalised, fuzzy, not at all), the run that fills it in, the store round trip and
+the error budget, on hand-computed cases."""
 
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from rag_assets.corpus.mapping import ChunkMatch, map_contexts
 from rag_assets.corpus.models import SnapshotChunk, sha256_hex
+from rag_assets.evidence.documents import Documents
+from rag_assets.evidence.locate import Location, Locator
+from rag_assets.evidence.spans import Span
 from rag_assets.rag.adapters import ContractError, parse_output, parse_retrieved
 from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.error_budget import error_budget
 from rag_assets.rag.models import RagQuery, RagResponse, RetrievedChunk, failed
 from rag_assets.rag.system import context_mapping, run_rag
-from rag_assets.scoring.retrieval import (
-    average_precision, document_hit_rate_at_k, hit_rate_at_k, ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank,
-)
+from rag_assets.scoring.retrieval import document_hit_rate_at_k
 from rag_assets.store.engine import get_engine
 from rag_assets.store.rag_repository import SqlRagRepository
 
@@ -27,12 +27,19 @@ def _words(first: int, last: int) -> str:
     return " ".join(f"w{n}" for n in range(first, last + 1))
 
 
-def _chunk(chunk_id: str, path: str, text: str) -> SnapshotChunk:
-    return SnapshotChunk(chunk_id, sha256_hex(text), path, path, None, None, "", text)
+def _chunk(chunk_id: str, path: str, text: str, start: int = 0) -> SnapshotChunk:
+    return SnapshotChunk(chunk_id, sha256_hex(text), path, path, None, None, "", text, start, start + len(text))
 
 
-CHUNKS = [_chunk("a", "doc.md", _words(1, 10)), _chunk("b", "doc.md", _words(11, 20)),
+# doc.md is "w1 ... w20", cut into two chunks; other.md is "w21 ... w30".
+CHUNKS = [_chunk("a", "doc.md", _words(1, 10)), _chunk("b", "doc.md", _words(11, 20), len(_words(1, 10)) + 1),
           _chunk("c", "other.md", _words(21, 30))]
+DOC = _words(1, 20)
+
+
+def _at(text: str, path: str = "doc.md", body: str = DOC) -> Span:
+    start = body.index(text)
+    return Span(path, start, start + len(text))
 
 
 def test_each_form_of_a_retrieved_entry_parses_and_keeps_what_the_system_said():
@@ -58,16 +65,21 @@ def test_a_broken_entry_names_its_field(row, message):
     assert str(raised.value) == message
 
 
-def test_a_context_maps_contained_spanning_or_not_at_all():
-    inside, across, nowhere = map_contexts([_words(1, 9), _words(7, 14), "nothing here at all"], CHUNKS)
-    assert (inside.method, inside.matches) == ("contained", (ChunkMatch("a", 0.9),))
-    assert (across.method, across.matches) == ("spanning", (ChunkMatch("a", 0.4), ChunkMatch("b", 0.4)))
-    assert (nowhere.method, nowhere.matches, nowhere.mapped) == ("unmapped", (), False)
+def test_a_context_is_found_exactly_normalised_fuzzily_or_not_at_all():
+    documents = Documents.from_chunks(CHUNKS)
+    assert documents["doc.md"].body == DOC, "a body rebuilt from its chunks: chunk texts at their offsets"
+    locator = Locator(documents)
+    assert locator.locate(_words(7, 14)) == Location(_at(_words(7, 14)), "exact", 1.0), "across the chunk boundary"
+    assert locator.locate("  W7   **w8**\n\nw9 ") == Location(_at(_words(7, 9)), "normalised", 1.0)
+    edited = _words(3, 9) + " w99 " + _words(11, 12)  # nine of its ten words are in doc.md, in a row
+    assert locator.locate(edited) == Location(_at(_words(3, 12)), "fuzzy", 0.9)
+    assert locator.locate("nothing here at all") is None
+    assert locator.locate(_words(1, 3), "other.md") == Location(_at(_words(1, 3)), "exact", 1.0), \
+        "a wrong source hint falls back to the other documents"
 
 
 def test_a_context_spanning_two_documents_is_not_stitched_together():
-    (mapping,) = map_contexts([_words(16, 25)], CHUNKS)
-    assert mapping.method == "unmapped"
+    assert Locator(Documents.from_chunks(CHUNKS)).locate(_words(16, 25)) is None
 
 
 class _Fixed:
@@ -85,16 +97,16 @@ class _Fixed:
         return [parse_output(q.item_id, self.payload, 1.0) for q in queries]
 
 
-def test_the_run_maps_text_contexts_fills_named_chunks_and_accepts_citations_of_own_ids():
+def test_the_run_locates_text_contexts_fills_named_chunks_and_accepts_citations_of_own_ids():
     payload = {"answer": "w2 [own-1]", "citations": [{"claim": "w2", "chunk_id": "own-1"}],
                "retrieved": [{"id": "own-1", "text": _words(7, 14)}, {"chunk_id": "c"}, {"text": "unrelated words"}]}
     (response,) = run_rag(_Fixed(payload), [RagQuery("i1", "q?", "cv-1")], SnapshotChunks.of(CHUNKS))
-    spanning, named, lost = response.retrieved
+    window, named, lost = response.retrieved
     assert response.ok and response.citations[0].chunk_id == "own-1"
-    assert (spanning.mapping, spanning.source, spanning.credits) == ("spanning", "doc.md", {"a": 0.5, "b": 0.5})
-    assert (named.text, named.source, named.credits) == (_words(21, 30), "other.md", {"c": 1.0})
-    assert lost.unmapped and response.contexts_unmapped_share == pytest.approx(1 / 3)
-    assert context_mapping([response]) == (pytest.approx(1 / 3), {"chunk_id": 1, "spanning": 1, "unmapped": 1})
+    assert (window.mapping, window.source, window.span) == ("exact", "doc.md", _at(_words(7, 14)))
+    assert (named.text, named.source, named.span) == (_words(21, 30), "other.md", Span("other.md", 0, len(_words(21, 30))))
+    assert lost.unmapped and lost.span is None and response.contexts_unmapped_share == pytest.approx(1 / 3)
+    assert context_mapping([response]) == (pytest.approx(1 / 3), {"chunk_id": 1, "exact": 1, "unmapped": 1})
 
 
 def test_unknown_snapshot_ids_and_citations_of_nothing_returned_are_unknown_chunks_errors():
@@ -104,27 +116,15 @@ def test_unknown_snapshot_ids_and_citations_of_nothing_returned_are_unknown_chun
     assert (response.error_kind, response.error) == ("unknown_chunks", "chunk ids not in corpus version cv-1: ghost, zz")
 
 
-def test_the_store_keeps_own_ids_texts_sources_and_the_mapping(tmp_path: Path):
+def test_the_store_keeps_own_ids_texts_sources_and_spans(tmp_path: Path):
     payload = {"answer": "w2", "retrieved": [{"id": "own-1", "text": _words(7, 14), "source": "doc.md", "score": 3},
                                              {"chunk_id": "a", "score": 1}]}
     responses = run_rag(_Fixed(payload), [RagQuery("i1", "q?", "cv-1")], SnapshotChunks.of(CHUNKS))
     repo = SqlRagRepository(get_engine(f"sqlite:///{tmp_path / 'store.db'}"))
     run = repo.save_run("cv-1", 1, "fixed", "h", {}, responses, {"i1": 1})
-    (back,) = repo.results(run.run_id, {c.chunk_id: c.text for c in CHUNKS})
-    assert back.retrieved[0] == responses[0].retrieved[0]
-    assert back.retrieved[1] == RetrievedChunk("a", _words(1, 10), 1.0, 2)
-
-
-def test_partial_credit_accumulates_per_chunk_and_each_rank_earns_what_it_adds():
-    ranking = [{"a": 0.5}, "x", {"a": 0.5, "b": 1.0}]
-    relevance = {"a": 1, "b": 1, "c": 1}
-    assert precision_at_k(ranking, relevance, 3) == pytest.approx(1.5 / 3)
-    assert recall_at_k(ranking, relevance, 3) == pytest.approx(2 / 3)
-    assert recall_at_k(ranking, relevance, 1) == pytest.approx(0.5 / 3)
-    assert hit_rate_at_k(ranking, relevance, 1) == 0.5 and hit_rate_at_k(ranking, relevance, 3) == 1.0
-    assert reciprocal_rank(ranking, relevance) == 0.5
-    assert average_precision(ranking, relevance) == pytest.approx((0.5 * 0.5 + 1.0 * 0.5) / 3)
-    assert ndcg_at_k(ranking, relevance, 3) == pytest.approx((0.5 + 1.5 / 2) / (1 + 1 / math.log2(3) + 0.5))
+    (back,) = repo.results(run.run_id, {c.chunk_id: c for c in CHUNKS})
+    assert back.retrieved[0] == responses[0].retrieved[0] and back.retrieved[0].span == _at(_words(7, 14))
+    assert back.retrieved[1] == RetrievedChunk("a", _words(1, 10), 1.0, 2, source="doc.md", span=Span("doc.md", 0, len(_words(1, 10))))
 
 
 def test_document_hit_rate_looks_at_the_documents_of_the_top_k():

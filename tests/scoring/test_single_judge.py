@@ -27,7 +27,7 @@ def test_judge_gives_the_evaluation_assets_per_item_values_for_the_same_items(pr
     run = store.rag().run(meta["rag_run"])
     chunks = store.corpus().snapshot_chunks(run.corpus_version)
     version_of = {c.chunk_id: c.doc_version for c in chunks}
-    responses = {r.item_id: r for r in store.rag().results(run.run_id, {c.chunk_id: c.text for c in chunks})}
+    responses = {r.item_id: r for r in store.rag().results(run.run_id, {c.chunk_id: c for c in chunks})}
     compared = 0
     for item in store.golden().version_items(run.golden_version):
         response = responses[item.item_id]

@@ -12,6 +12,7 @@ from rag_assets.generation.generate import run_generation
 from rag_assets.generation.planning import plan_tasks
 from rag_assets.generation.models import GenerationConfig
 from rag_assets.golden.models import ExternalItem
+from rag_assets.golden.pinning import PinnedItem
 from rag_assets.llm.offline import OfflineClient
 from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import SqlCorpusRepository
@@ -71,7 +72,7 @@ def test_two_imports_at_once_lose_no_decision(store_url: str, tmp_path: Path):
 
 def test_two_processes_saving_golden_versions_never_share_a_number(store_url: str):
     item = ExternalItem("1", "What is the default port?", "7443.")
-    SqlCurationRepository(get_engine(store_url)).import_items([(item, ())], "cv-x", "test", "t.json", "0" * 64)
+    SqlCurationRepository(get_engine(store_url)).import_items([PinnedItem(item, (), ())], "cv-x", "test", "t.json", "0" * 64)
     start_together(BUILD, [(store_url, name) for name in ("a", "b")])
     numbers = [v.number for v in SqlGoldenRepository(get_engine(store_url)).versions()]
     assert numbers == list(range(1, 17))

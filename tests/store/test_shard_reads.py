@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rag_assets.corpus.mapping import ChunkMatch
+from rag_assets.evidence.spans import Span
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.golden.build import build_golden, diff_golden
@@ -39,22 +39,21 @@ def test_a_shard_reads_its_items_and_their_results_with_the_chunks_they_name(sto
     build = build_golden(version, golden.accepted_items([version]), {x.chunk_id: x.content_hash for x in chunks})
     number = golden.save_version(build, None, diff_golden({}, build)).number
     responses = [
-        RagResponse("item-0", "x", retrieved=(RetrievedChunk(a.chunk_id, a.text, 1.0, 1),)),
+        RagResponse("item-0", "x", retrieved=(RetrievedChunk(a.chunk_id, a.text, 1.0, 1, source=a.path, span=a.span),)),
         RagResponse("item-1", "y", retrieved=(RetrievedChunk(None, "own words", 0.5, 1, own_id="o1",
-                                                             matches=(ChunkMatch(b.chunk_id, 0.8),
-                                                                      ChunkMatch(c.chunk_id, 0.2)),
-                                                             mapping="spanning"),)),
+                                                             span=Span(b.path, b.start + 1, b.end), mapping="fuzzy",
+                                                             location_score=0.85),)),
         failed("item-2", "timeout", "too slow"),
-        RagResponse("item-3", "z", retrieved=(RetrievedChunk(c.chunk_id, c.text, 2.0, 1),)),
+        RagResponse("item-3", "z", retrieved=(RetrievedChunk(c.chunk_id, c.text, 2.0, 1, source=c.path, span=c.span),)),
     ]
     run = rag.save_run(version, number, "fixed", "h", {}, responses, golden.version_members(number))
 
     assert golden.version_item_ids(number) == ["item-0", "item-1", "item-2", "item-3"]
     assert golden.version_items(number, ["item-1", "item-3"]) == [
         i for i in golden.version_items(number) if i.item_id in ("item-1", "item-3")]
-    assert rag.chunk_ids(run.run_id, ["item-1", "item-2"]) == {b.chunk_id, c.chunk_id}
-    assert rag.chunk_ids(run.run_id) == {a.chunk_id, b.chunk_id, c.chunk_id}
-    texts = {x.chunk_id: x.text for x in corpus.snapshot_chunks(version, rag.chunk_ids(run.run_id, ["item-0"]))}
-    assert texts == {a.chunk_id: a.text}
-    assert rag.results(run.run_id, texts, ["item-0", "item-2"]) == responses[0:1] + responses[2:3]
+    assert rag.chunk_ids(run.run_id, ["item-1", "item-2"]) == set(), "a context given by text names no chunk"
+    assert rag.chunk_ids(run.run_id) == {a.chunk_id, c.chunk_id}
+    named = {x.chunk_id: x for x in corpus.snapshot_chunks(version, rag.chunk_ids(run.run_id, ["item-0"]))}
+    assert set(named) == {a.chunk_id}
+    assert rag.results(run.run_id, named, ["item-0", "item-1", "item-2"]) == responses[0:3]
     assert rag.results(run.run_id, item_ids=[]) == []

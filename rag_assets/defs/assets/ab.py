@@ -64,7 +64,8 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             raise dg.Failure(description=f"no golden-set version for {version} yet")
         items = store.golden().version_items(golden.number)
         chunks = store.corpus().snapshot_chunks(version)
-        snapshot = SnapshotChunks.of(chunks)
+        documents = store.corpus().documents(version)
+        snapshot = SnapshotChunks.of(chunks, documents)
         metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))
         journal = store.llm_batches()
         judge, embedder = llm.judge_client(journal=journal), make_embedder(config.embedder)
@@ -76,7 +77,8 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             except (RagAssetsError, ValueError) as exc:
                 raise dg.Failure(description=f"cannot set up the {role} system {spec.name}: {exc}") from exc
             responses = {r.item_id: r for r in answer_items(system, items, version, snapshot)}
-            outcome = score_answers(items, responses, chunks, judge, store.llm_cache(), embedder, config.k)
+            outcome = score_answers(items, responses, chunks, judge, store.llm_cache(), embedder, config.k,
+                                    documents=documents)
             values[role], types = Scorecard.build(outcome, metrics).values()
         comparison = compare_systems(values["current"], values["candidate"], types, metrics, config.alpha,
                                      faithfulness_bound=config.faithfulness_bound)

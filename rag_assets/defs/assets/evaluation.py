@@ -178,10 +178,13 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
     judging = _Judging(config, llm, store, context.run_id)
     chunks = store.corpus().snapshot_chunks(run.corpus_version, rag.chunk_ids(run.run_id, item_ids) | {
         ref.chunk_id for item in items for ref in item.relevant_chunks})
-    responses = {r.item_id: r for r in rag.results(run.run_id, {c.chunk_id: c.text for c in chunks}, item_ids)}
+    responses = {r.item_id: r for r in rag.results(run.run_id, {c.chunk_id: c for c in chunks}, item_ids)}
+    documents = store.corpus().documents(run.corpus_version, {c.path for c in chunks} | {
+        r.span.path for response in responses.values() for r in response.retrieved if r.span is not None} | {
+        e.path for item in items for e in item.evidence})
     try:
         outcome = score_answers(items, responses, chunks, judging.judge, store.llm_cache(), judging.embedder, config.k,
-                                terminal_progress("judging"))
+                                terminal_progress("judging"), documents)
     except BudgetExceeded as exc:
         raise dg.Failure(description=f"judge budget: {exc}") from exc
     outcome.stats.estimated(judging.judge.last_estimate.cost_usd if judging.judge.last_estimate else 0.0)
@@ -228,8 +231,8 @@ def _merged(context: dg.OpExecutionContext, config: EvaluationConfig, store: Sto
         system_config_hash=run.system_config_hash, judge=provider_label(outcome.stats), k=config.k,
         aggregates=card.as_dict(), gates=gates.as_dict(), passed=gates.passed,
         baseline_id=baseline.evaluation_id if baseline else None, items=outcome.items)
-    chunks = {c.chunk_id: c.text for c in store.corpus().snapshot_chunks(run.corpus_version,
-                                                                         store.rag().chunk_ids(run.run_id))}
+    chunks = {c.chunk_id: c for c in store.corpus().snapshot_chunks(run.corpus_version,
+                                                                    store.rag().chunk_ids(run.run_id))}
     responses = {r.item_id: r for r in store.rag().results(run.run_id, chunks)}
     against = None
     if baseline is not None:

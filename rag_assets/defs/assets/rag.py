@@ -49,7 +49,8 @@ class ShardAnswers:
 def snapshot_chunks(store: StoreResource, version: str) -> SnapshotChunks:
     """The snapshot's chunks read from the store as needed: by id, or all of them once."""
     corpus = store.corpus()
-    return SnapshotChunks(lambda ids: corpus.snapshot_chunks(version, ids), lambda: corpus.snapshot_chunks(version))
+    return SnapshotChunks(lambda ids: corpus.snapshot_chunks(version, ids), lambda: corpus.snapshot_chunks(version),
+                          lambda: corpus.documents(version))
 
 
 def _system(version: str, chunks: SnapshotChunks, store: StoreResource, llm: LLMResource,

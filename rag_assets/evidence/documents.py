@@ -1,0 +1,93 @@
+"""The document bodies of one pinned corpus revision: what evidence and retrieved contexts are spans of.
+
+A stored snapshot gives the bodies it keeps (``document_body``); a revision saved before the body
+store has none, and its body is rebuilt from its chunks, which are exact slices of it: exact wherever
+a chunk covers it, a space for each character between chunks (the chunker only drops whitespace
+there). Without a corpus, the reference contexts of a golden set are the documents, one each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from rag_assets.corpus.models import SnapshotChunk, sha256_hex
+from rag_assets.evidence.spans import EvidenceSpan, Span
+from rag_assets.text.tokens import token_spans
+
+
+@dataclass(frozen=True)
+class Document:
+    path: str
+    body: str
+
+    @cached_property
+    def revision(self) -> str:
+        """The body's hash: what an evidence span's offsets are valid for."""
+        return sha256_hex(self.body)
+
+    @cached_property
+    def tokens(self) -> list[tuple[int, int]]:
+        return token_spans(self.body)
+
+    @cached_property
+    def token_starts(self) -> list[int]:
+        return [start for start, _ in self.tokens]
+
+
+def rebuilt_body(chunks: Sequence[SnapshotChunk]) -> str:
+    """A document's body from its chunks (in reading order): each chunk's text at its offsets, spaces
+    between them."""
+    out: list[str] = []
+    cursor = 0
+    for chunk in sorted(chunks, key=lambda c: c.start):
+        if chunk.end <= cursor:
+            continue
+        out.append(" " * max(0, chunk.start - cursor))
+        out.append(chunk.text[max(0, cursor - chunk.start):])
+        cursor = chunk.end
+    return "".join(out)
+
+
+class Documents(Mapping[str, Document]):
+    """Bodies by path, with the spans and evidence made from them."""
+
+    def __init__(self, documents: Iterable[Document]) -> None:
+        self._by_path = {d.path: d for d in documents}
+
+    @classmethod
+    def of(cls, bodies: Mapping[str, str]) -> Documents:
+        return cls(Document(path, body) for path, body in bodies.items())
+
+    @classmethod
+    def from_chunks(cls, chunks: Sequence[SnapshotChunk], bodies: Mapping[str, str] | None = None) -> Documents:
+        """``bodies`` (path -> body), and the documents of ``chunks`` they lack, rebuilt from the chunks."""
+        by_path: dict[str, list[SnapshotChunk]] = {}
+        for chunk in chunks:
+            by_path.setdefault(chunk.path, []).append(chunk)
+        known = dict(bodies or {})
+        known.update({path: rebuilt_body(found) for path, found in by_path.items() if path not in known})
+        return cls.of(known)
+
+    def __getitem__(self, path: str) -> Document:
+        return self._by_path[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_path)
+
+    def __len__(self) -> int:
+        return len(self._by_path)
+
+    def text(self, span: Span) -> str:
+        return self._by_path[span.path].body[span.start:span.end]
+
+    def evidence(self, span: Span, grade: float = 1.0) -> EvidenceSpan:
+        """``span`` pinned to this revision of its document."""
+        document = self._by_path[span.path]
+        return EvidenceSpan(span.path, document.revision, span.start, span.end,
+                            sha256_hex(document.body[span.start:span.end]), grade)
+
+    def token_starts(self, path: str) -> Sequence[int]:
+        document = self._by_path.get(path)
+        return document.token_starts if document is not None else ()

@@ -1,0 +1,144 @@
+"""Find a text in the pinned revision's documents: one locator for golden labels and for the
+contexts a RAG system returns.
+
+Three ways, tried in order in each candidate document, the first that succeeds wins:
+
+- ``exact``: the text (stripped) occurs in the body as is;
+- ``normalised``: it occurs once whitespace runs are one space, Markdown emphasis, code, heading,
+  quote and table marks (``* _ ` # > |``) are dropped and letters are lower case (a label copied from
+  rendered HTML, or a splitter that collapsed newlines);
+- ``fuzzy``: a window of the body's words, as many as the text has, shares at least ``min_score`` of
+  the text's words (as multisets); the best window wins, trimmed to its first and last shared word,
+  and its share is the reported score (a label with small edits, a context a loader re-flowed).
+
+Candidate documents: the one the caller names first (a system's source, a label's file), then the
+documents that hold most of the text's rarest words (an inverted index built on first need).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag_assets.evidence.documents import Document, Documents
+from rag_assets.evidence.spans import Span
+from rag_assets.text.tokens import tokenize
+
+DEFAULT_MIN_SCORE = 0.8
+_MARKS = frozenset("*_`#>|")
+# How many of a text's rarest words pick its candidate documents, and how many candidates are tried.
+_RARE_WORDS = 12
+_CANDIDATES = 4
+
+
+@dataclass(frozen=True)
+class Location:
+    span: Span
+    method: str  # exact | normalised | fuzzy
+    score: float  # 1.0, or the fuzzy window's share of the text's words
+
+
+def _normalised(text: str) -> tuple[str, list[int]]:
+    """The text normalised (see the module docstring) and, per character of it, its offset in ``text``."""
+    chars: list[str] = []
+    offsets: list[int] = []
+    space = True  # drops leading whitespace
+    for offset, char in enumerate(text):
+        if char in _MARKS:
+            continue
+        if char.isspace():
+            if not space:
+                chars.append(" ")
+                offsets.append(offset)
+            space = True
+            continue
+        lower = char.lower()
+        chars.append(lower if len(lower) == 1 else char)
+        offsets.append(offset)
+        space = False
+    while chars and chars[-1] == " ":
+        chars.pop()
+        offsets.pop()
+    return "".join(chars), offsets
+
+
+class Locator:
+    def __init__(self, documents: Documents, min_score: float = DEFAULT_MIN_SCORE) -> None:
+        if not 0 < min_score <= 1:
+            raise ValueError(f"min_score must be in (0, 1], got {min_score}")
+        self.documents, self.min_score = documents, min_score
+        self._normal: dict[str, tuple[str, list[int]]] = {}
+        self._postings: dict[str, set[str]] | None = None
+
+    def locate(self, text: str, path: str | None = None) -> Location | None:
+        """Where ``text`` is in the documents (``path`` tried first), or None."""
+        wanted = text.strip()
+        if not wanted:
+            return None
+        words = tokenize(wanted)
+        for candidate in self._candidates(words, path):
+            found = self._in(self.documents[candidate], wanted, words)
+            if found is not None:
+                return found
+        return None
+
+    def _candidates(self, words: Sequence[str], path: str | None) -> list[str]:
+        first = [path] if path is not None and path in self.documents else []
+        if len(self.documents) == len(first):
+            return first
+        postings = self._index()
+        rare = sorted({w for w in words if w in postings}, key=lambda w: (len(postings[w]), w))[:_RARE_WORDS]
+        counts = Counter(p for word in rare for p in postings[word] if p not in first)
+        return first + [p for p, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:_CANDIDATES]]
+
+    def _index(self) -> dict[str, set[str]]:
+        if self._postings is None:
+            postings: defaultdict[str, set[str]] = defaultdict(set)
+            for path, document in self.documents.items():
+                for word in set(tokenize(document.body)):
+                    postings[word].add(path)
+            self._postings = dict(postings)
+        return self._postings
+
+    def _in(self, document: Document, wanted: str, words: Sequence[str]) -> Location | None:
+        at = document.body.find(wanted)
+        if at >= 0:
+            return Location(Span(document.path, at, at + len(wanted)), "exact", 1.0)
+        needle = _normalised(wanted)[0]
+        if document.path not in self._normal:
+            self._normal[document.path] = _normalised(document.body)
+        haystack, offsets = self._normal[document.path]
+        at = haystack.find(needle) if needle else -1
+        if at >= 0:
+            return Location(Span(document.path, offsets[at], offsets[at + len(needle) - 1] + 1), "normalised", 1.0)
+        return self._fuzzy(document, words)
+
+    def _fuzzy(self, document: Document, words: Sequence[str]) -> Location | None:
+        """The best window of len(words) body words by shared words (multiset), if it reaches min_score."""
+        size = len(words)
+        if size == 0:
+            return None
+        spans = document.tokens
+        body_words = [document.body[start:end].lower() for start, end in spans]
+        want = Counter(words)
+        have: Counter = Counter()
+        shared = best = 0
+        best_at = -1
+        for index, word in enumerate(body_words):
+            if have[word] < want.get(word, 0):
+                shared += 1
+            have[word] += 1
+            if index >= size:
+                gone = body_words[index - size]
+                have[gone] -= 1
+                if have[gone] < want.get(gone, 0):
+                    shared -= 1
+            if shared > best:
+                best, best_at = shared, max(0, index - size + 1)
+        score = best / size
+        if best_at < 0 or score < self.min_score:
+            return None
+        window = range(best_at, min(best_at + size, len(spans)))
+        inside = [i for i in window if body_words[i] in want]
+        return Location(Span(document.path, spans[inside[0]][0], spans[inside[-1]][1]), "fuzzy", round(score, 4))

@@ -1,0 +1,72 @@
+"""Pin items of a golden set made elsewhere to a corpus revision: each reference text (a labelled
+chunk, a ragas reference context) is located in the revision's documents as an evidence span, so
+retrieval is later counted at the granularity of those labels, whatever anyone's chunking.
+
+One locator (``rag_assets.evidence.locate``) serves the importers and the RAG run. A text found
+nowhere is an error naming the item and the text, never a silent drop: an item pinned to less than
+its labels would score its misses as hits or its hits as misses.
+
+Domain code: no Dagster, no SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag_assets.corpus.models import ChunkRef, SnapshotChunk
+from rag_assets.evidence.documents import Documents
+from rag_assets.evidence.locate import DEFAULT_MIN_SCORE, Locator
+from rag_assets.evidence.spans import EvidenceSpan
+from rag_assets.golden.models import ExternalItem
+
+EXCERPT = 60
+
+
+@dataclass(frozen=True)
+class PinnedItem:
+    """An external item with its evidence spans and the snapshot chunks they touch (shown to reviewers
+    and the reference system's citations; figures read the spans)."""
+
+    item: ExternalItem
+    refs: tuple[ChunkRef, ...]
+    evidence: tuple[EvidenceSpan, ...]
+
+
+def _excerpt(text: str) -> str:
+    flat = " ".join(text.split())
+    return repr(flat[:EXCERPT] + ("..." if len(flat) > EXCERPT else ""))
+
+
+def chunks_touching(evidence: Sequence[EvidenceSpan], chunks: Sequence[SnapshotChunk]) -> tuple[ChunkRef, ...]:
+    """The snapshot chunks that hit any of the spans (the overlap rule of the retrieval metrics)."""
+    targets = [e.span for e in evidence]
+    return tuple(c.ref for c in chunks if any(c.span.hits(t) for t in targets))
+
+
+def _source(item: ExternalItem, n: int) -> str | None:
+    return item.relevant_sources[n] if n < len(item.relevant_sources) else None
+
+
+def pin_external_items(items: Sequence[ExternalItem], documents: Documents, chunks: Sequence[SnapshotChunk], *,
+                       min_score: float = DEFAULT_MIN_SCORE) -> tuple[list[PinnedItem], list[tuple[ExternalItem, str]]]:
+    """(items pinned by their located texts, items left out with why): an item is pinned only when
+    every one of its texts is found; texts shared by items are located once."""
+    locator = Locator(documents, min_score)
+    distinct = dict.fromkeys((text, _source(item, n)) for item in items for n, text in enumerate(item.relevant_texts))
+    found = {key: locator.locate(*key) for key in distinct}
+    pinned: list[PinnedItem] = []
+    left: list[tuple[ExternalItem, str]] = []
+    for item in items:
+        if not item.relevant_texts:
+            left.append((item, "has no reference contexts to locate"))
+            continue
+        keys = [(text, _source(item, n)) for n, text in enumerate(item.relevant_texts)]
+        lost = [n for n, key in enumerate(keys) if found[key] is None]
+        if lost:
+            left.append((item, "; ".join(f"reference_contexts[{n}] is not in any document "
+                                         f"({_excerpt(item.relevant_texts[n])})" for n in lost)))
+            continue
+        evidence = tuple(dict.fromkeys(documents.evidence(found[key].span) for key in keys))
+        pinned.append(PinnedItem(item, chunks_touching(evidence, chunks), evidence))
+    return pinned, left
