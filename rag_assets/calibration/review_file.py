@@ -225,12 +225,16 @@ def read_judge_review(path: Path, expected: Expected, limits: ReviewLimits = Rev
     """
     path = Path(path)
     try:
-        try:
-            data = read_regular_file(path, max_bytes=limits.max_bytes)
-        except FileTooLarge:
-            raise _Rejected([ReviewProblem(None, None, f"file is over the {limits.max_bytes:,}-byte limit")]) from None
-        except OSError as error:
-            raise _Rejected([ReviewProblem(None, None, f"cannot read the file: {error.strerror or error}")]) from None
-        return _validate(path, data, expected)
+        return _validate(path, _read_bytes(path, limits), expected)
     except _Rejected as rejected:
         raise ReviewFileRejected(str(path), rejected.problems) from None
+
+
+def _read_bytes(path: Path, limits: ReviewLimits) -> bytes:
+    """The file's bytes, never read through a link (see ``rag_assets.files``)."""
+    try:
+        return read_regular_file(path, max_bytes=limits.max_bytes)
+    except FileTooLarge:
+        raise _Rejected([ReviewProblem(None, None, f"file is over the {limits.max_bytes:,}-byte limit")]) from None
+    except OSError as error:
+        raise _Rejected([ReviewProblem(None, None, f"cannot read the file: {error.strerror or error}")]) from None
