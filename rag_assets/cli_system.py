@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from rag_assets.errors import ConfigError
 from rag_assets.rag.adapters import load_callable
+from rag_assets.rag.http_transport import refuse_url_credentials
 
 _HEADER = re.compile(r"^([A-Za-z0-9!#$%&'*+.^_`|~-]+)=([A-Za-z_][A-Za-z0-9_]*)$")
 
@@ -61,6 +62,7 @@ def system_run_config(target: str | None, url: str | None, headers: Sequence[str
         load_callable(target)
         config: dict = {"kind": "callable", "target": target}
     elif url:
+        refuse_url_credentials(url, "--system-url", "--system-header Authorization=VARIABLE (sends $VARIABLE's value)")
         config = {"kind": "http", "target": url}
         if headers:
             config["headers"] = header_templates(headers, environ)

@@ -116,3 +116,54 @@ def test_the_cli_exits_2_on_bad_system_flags_without_printing_a_secret(
     assert "s3cret" not in captured.out + captured.err
     assert main(["run", "--system", "no_such_team_module:answer"]) == 2
     assert "cannot load RAG system 'no_such_team_module:answer'" in capsys.readouterr().err
+
+
+PASSWORD, API_KEY = "PW-s3cr3t-7f3a", "K-s3cr3t-91bd"
+CREDENTIAL_URL = f"http://svc:{PASSWORD}@127.0.0.1:9/rag?api_key={API_KEY}"
+
+
+def _files_holding(root: Path, *secrets: str) -> list[str]:
+    """Every file under ``root`` (the store's SQLite file, reports, DAGSTER_HOME's run and event storage) whose
+    bytes hold one of ``secrets``."""
+    return sorted(str(path.relative_to(root)) for path in root.rglob("*") if path.is_file()
+                  and any(secret.encode() in path.read_bytes() for secret in secrets))
+
+
+def test_a_system_url_holding_a_credential_is_refused_in_one_line_and_stored_nowhere(
+        checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    code = main(["run", "--no-production", "--system-url", CREDENTIAL_URL, "--summary-json", str(tmp_path / "s.json")])
+    out, err = capsys.readouterr()
+    assert _files_holding(tmp_path, PASSWORD, API_KEY) == []
+    assert PASSWORD not in out + err and API_KEY not in out + err
+    assert code == 2 and err == (
+        "error: --system-url: the URL holds a credential (user:password before the host), which would be stored and "
+        "shown with the run; pass the secret as a header from an environment variable instead: "
+        "--system-header Authorization=VARIABLE (sends $VARIABLE's value)\n")
+
+
+@pytest.mark.parametrize(("url", "found"), [
+    (f"http://svc:{PASSWORD}@127.0.0.1:9/rag", "user:password before the host"),
+    (f"https://{API_KEY}@rag.example/answer", "a user name before the host"),
+    (f"https://rag.example/answer?tenant=a&api_key={API_KEY}&Access_Token=x", "query parameter Access_Token, api_key"),
+])
+def test_every_way_to_configure_an_http_system_refuses_a_credential_in_its_url(url: str, found: str):
+    from rag_assets.defs.resources import RagSystemResource
+    from rag_assets.rag.adapters import HttpRagSystem
+    from rag_assets.rag.factory import check_system_spec
+
+    headers = "headers: {Authorization: 'Bearer ${VARIABLE}'}"
+    ways = {"target": lambda: HttpRagSystem(url), "target ": lambda: check_system_spec("http", url),
+            "rag resource target": lambda: RagSystemResource(kind="http", target=url),
+            "--system-url": lambda: system_run_config(None, url, ["Authorization=HOME"])}
+    for setting, configure in ways.items():
+        with pytest.raises(ConfigError) as refused:
+            configure()
+        message = str(refused.value)
+        assert message.startswith(f"{setting.strip()}: the URL holds a credential ({found}), ") and "\n" not in message
+        assert message.endswith(headers if setting != "--system-url" else "(sends $VARIABLE's value)")
+        assert PASSWORD not in message and API_KEY not in message
+
+
+def test_a_url_without_a_credential_is_taken_as_it_is():
+    url = "https://rag.example/answer?tenant=a&design=b"
+    assert system_run_config(None, url) == {"resources": {"rag": {"config": {"kind": "http", "target": url}}}}

@@ -20,10 +20,11 @@ from typing import IO
 
 from rag_assets.calibration.models import FAIL, PASS, REVIEWED_METRICS, ExpertVerdict, JudgeConfig, JudgeReview, \
     ReviewItem, verdict
-from rag_assets.curation.models import ReviewLimits, ReviewProblem
+from rag_assets.curation.models import ReviewLimits, ReviewProblem, excerpt
 from rag_assets.curation.review_writer import FORMULA_TRIGGERS, neutralise, write_atomically
 from rag_assets.curation.workbook import WorkbookUnreadable, review_sheet_as_csv, write_workbook
 from rag_assets.errors import ReviewFileRejected
+from rag_assets.files import FileTooLarge, read_regular_file
 
 PREFIX = "judge-review-"
 _EVALUATION_ID = re.compile(r"ev-[0-9a-f]{20}")  # as the evaluation repository makes them
@@ -158,13 +159,13 @@ def _row_verdicts(number: int, cells: Mapping[str, str], known: Mapping[str, Map
                   problems: list[ReviewProblem]) -> list[ExpertVerdict]:
     item_id = cells["item_id"]
     if item_id not in known:
-        problems.append(ReviewProblem(number, "item_id", f"{item_id!r} is not an item of this evaluation's sample"))
+        problems.append(ReviewProblem(number, "item_id", f"{excerpt(item_id)} is not an item of this evaluation's sample"))
         return []
     given = {m: cells[f"expert_{m}"].lower() for m in REVIEWED_METRICS if cells[f"expert_{m}"]}
     for metric, value in given.items():
         field = f"expert_{metric}"
         if value not in EXPERT_VALUES:
-            problems.append(ReviewProblem(number, field, f"{cells[field]!r} is not a verdict; write pass or fail "
+            problems.append(ReviewProblem(number, field, f"{excerpt(cells[field])} is not a verdict; write pass or fail "
                                                          "(or 1 / 0), or leave it empty"))
         elif known[item_id][metric] is None:
             problems.append(ReviewProblem(number, field, "the judge gave no verdict on this metric for this item; "
@@ -192,19 +193,19 @@ def _validate_text(path: Path, data: bytes, text: str, expected: Expected) -> Ju
     evaluation_id = evaluation_of(path.name)
     sample = expected(evaluation_id)
     if sample is None:
-        raise _Rejected([ReviewProblem(None, None, f"{evaluation_id!r} (from the file name) is no evaluation a "
+        raise _Rejected([ReviewProblem(None, None, f"{excerpt(evaluation_id)} (from the file name) is no evaluation a "
                                                    "judge review was sent for; keep the name the file was sent with")])
     config_key, known = sample
     for number, cells in records:
         for name, want in (("evaluation_id", evaluation_id), ("judge_config", config_key)):
             if cells[name] != want:
-                problems.append(ReviewProblem(number, name, f"{cells[name]!r} does not match this file's "
+                problems.append(ReviewProblem(number, name, f"{excerpt(cells[name])} does not match this file's "
                                                             f"{name.replace('_', ' ')} {want!r}"))
     seen: dict[str, int] = {}
     verdicts: list[ExpertVerdict] = []
     for number, cells in records:
         if cells["item_id"] in seen:
-            problems.append(ReviewProblem(number, "item_id", f"{cells['item_id']!r} is also on row "
+            problems.append(ReviewProblem(number, "item_id", f"{excerpt(cells['item_id'])} is also on row "
                                                              f"{seen[cells['item_id']]}"))
             continue
         seen[cells["item_id"]] = number
@@ -224,8 +225,16 @@ def read_judge_review(path: Path, expected: Expected, limits: ReviewLimits = Rev
     """
     path = Path(path)
     try:
-        if path.stat().st_size > limits.max_bytes:
-            raise _Rejected([ReviewProblem(None, None, f"file is over the {limits.max_bytes:,}-byte limit")])
-        return _validate(path, path.read_bytes(), expected)
+        return _validate(path, _read_bytes(path, limits), expected)
     except _Rejected as rejected:
         raise ReviewFileRejected(str(path), rejected.problems) from None
+
+
+def _read_bytes(path: Path, limits: ReviewLimits) -> bytes:
+    """The file's bytes, never read through a link (see ``rag_assets.files``)."""
+    try:
+        return read_regular_file(path, max_bytes=limits.max_bytes)
+    except FileTooLarge:
+        raise _Rejected([ReviewProblem(None, None, f"file is over the {limits.max_bytes:,}-byte limit")]) from None
+    except OSError as error:
+        raise _Rejected([ReviewProblem(None, None, f"cannot read the file: {error.strerror or error}")]) from None

@@ -76,6 +76,8 @@ def resolve_root(root: str | Path) -> Path:
 def _symlink_reason(entry: os.DirEntry, root: Path) -> str:
     try:
         target = Path(entry.path).resolve()
+    except RuntimeError:  # Python < 3.13 raises this for a loop, not OSError
+        return "symbolic link that cannot be resolved (a loop); links are not followed"
     except OSError as exc:
         return f"symbolic link that cannot be resolved ({exc.strerror}); links are not followed"
     if target != root and root not in target.parents:
@@ -112,7 +114,7 @@ def scan(root: Path, config: ChunkerConfig) -> Listing:
                     skipped.append(SkippedFile(
                         rel, f"too large: {stat.st_size:,} bytes > max_file_bytes {config.max_file_bytes:,}"))
                 else:
-                    files.append(ScannedFile(rel, entry.path, stat.st_size, stat.st_mtime_ns))
+                    files.append(ScannedFile(rel, entry.path, stat.st_size, stat.st_mtime_ns, (stat.st_dev, stat.st_ino)))
     files.sort(key=lambda f: f.path)
     skipped.sort(key=lambda s: s.path)
     return Listing(root, files, skipped)

@@ -137,12 +137,17 @@ class ManifestEntry:
 
 @dataclass(frozen=True)
 class ScannedFile:
-    """A candidate file as the stat walk saw it, before anything is read."""
+    """A candidate file as the stat walk saw it, before anything is read.
+
+    ``identity`` is the ``(st_dev, st_ino)`` the walk saw: the read refuses another file found
+    there by then (see ``rag_assets.files``); None when the file was not just walked.
+    """
 
     path: str
     abs_path: str
     size: int
     mtime_ns: int
+    identity: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from itertools import repeat
 from rag_assets.corpus.chunking import ChunkRow, chunk_rows, chunks_from_rows
 from rag_assets.corpus.loaders import LoaderError, loader_for, registered_in_code
 from rag_assets.corpus.models import Chunk, ChunkerConfig, DocumentMeta, LoadedDocument, ScannedFile, sha256_hex
+from rag_assets.files import read_regular_file
 from rag_assets.text.control import control_character_problem, has_control_bytes
 
 # Below both thresholds the files are read in-process.
@@ -72,9 +73,8 @@ _ReadValues = tuple[str, str | None, str | None, DocumentMeta | None, list[Chunk
 
 def _read_values(file: ScannedFile, config: ChunkerConfig, chunk: bool) -> _ReadValues:
     try:
-        with open(file.abs_path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
+        data = read_regular_file(file.abs_path, file.identity)
+    except OSError as exc:  # UnsafeFile among them: a link or another file there since the walk
         return file.path, None, f"cannot be read: {exc.strerror}", None, None, None
     content_hash = sha256_hex(data)
     try:

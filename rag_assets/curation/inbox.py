@@ -18,6 +18,7 @@ from rag_assets.corpus.models import sha256_hex
 from rag_assets.curation.models import ReviewFile, ReviewLimits, ReviewProblem
 from rag_assets.curation.review_file import REVIEW_FORMATS, declared_version, unsupported_reason
 from rag_assets.errors import ReviewFileRejected
+from rag_assets.files import UnsafeFile, is_regular_file, read_regular_file
 
 REVIEW_SUFFIXES = tuple(REVIEW_FORMATS)
 _VERSION_IN_NAME = re.compile(r"cv-[0-9a-f]{12}")
@@ -61,22 +62,29 @@ def _ignored(path: Path) -> bool:
 
 
 def inbox_files(inbox: Path) -> list[Path]:
-    """The review files waiting in the inbox, by name."""
+    """The review files waiting in the inbox, by name: regular files only, never what a link leads to."""
     if not inbox.is_dir():
         return []
-    return sorted(p for p in inbox.iterdir() if p.is_file() and p.suffix.lower() in REVIEW_SUFFIXES and not _ignored(p))
+    return sorted(p for p in inbox.iterdir()
+                  if is_regular_file(p) and p.suffix.lower() in REVIEW_SUFFIXES and not _ignored(p))
 
 
 def unsupported_entries(inbox: Path) -> list[Path]:
-    """Folders and files of other types in the inbox: they are rejected, never left there unmentioned."""
+    """Folders, links and files of other types in the inbox: they are rejected, never left there unmentioned."""
     if not inbox.is_dir():
         return []
-    return sorted(p for p in inbox.iterdir() if not _ignored(p) and (not p.is_file() or p.suffix.lower()
+    return sorted(p for p in inbox.iterdir() if not _ignored(p) and (not is_regular_file(p) or p.suffix.lower()
                                                                      not in REVIEW_SUFFIXES))
 
 
 def file_sha256(path: Path) -> str:
+    """The hash of a file a person named (a link is followed: they chose it)."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def inbox_sha256(path: Path) -> str:
+    """The hash of an inbox file, read without following a link (UnsafeFile, an OSError, if it is one now)."""
+    return hashlib.sha256(read_regular_file(path)).hexdigest()
 
 
 def declared_corpus_version(path: Path) -> str | None:
@@ -123,7 +131,11 @@ def import_review_file(
     With ``is_applied``, a file whose hash was applied already is filed away before it is read:
     validating it again (great-expectations is a seconds-long import) could change nothing.
     """
-    sha256 = file_sha256(path)
+    try:
+        sha256 = inbox_sha256(path)
+    except UnsafeFile as exc:  # swapped for a link or a folder since the inbox was listed
+        return reject_file(path, folders, sha256_hex(path.name),
+                           [ReviewProblem(None, None, f"cannot read the file: {exc.strerror}")])
     if is_applied is not None and is_applied(sha256):
         return _file_away(path, folders, sha256, "already_applied", {})
     try:

@@ -46,10 +46,12 @@ from rag_assets.curation.models import (
     ReviewLimits,
     ReviewProblem,
     ReviewRow,
+    excerpt,
 )
 from rag_assets.curation.review_writer import FORMULA_TRIGGERS
 from rag_assets.curation.workbook import WorkbookUnreadable, review_sheet_as_csv
 from rag_assets.errors import ReviewFileRejected
+from rag_assets.files import FileTooLarge, read_regular_file
 from rag_assets.text.control import control_character_problem
 
 __all__ = ["REVIEW_FORMATS", "declared_version", "read_only_edits", "read_review_file", "unsupported_reason"]
@@ -122,9 +124,11 @@ def _read(path: Path, known_candidates: Mapping[str, str], limits: ReviewLimits)
 
 
 def unsupported_reason(path: Path) -> str:
-    """Why ``path`` (a folder, or a file of another type) is not a review file."""
+    """Why ``path`` (a link, a folder, or a file of another type) is not a review file."""
     *most, last = REVIEW_FORMATS
     accepted = f"{', '.join(most)} or {last}"
+    if path.is_symlink():
+        return "a symbolic link; the inbox takes the review file itself, not a link to it (links are not followed)"
     if path.is_dir():
         return f"a folder; the inbox takes review files ({accepted}) directly, not folders"
     what = f"unsupported file type {path.suffix!r}" if path.suffix else "file has no suffix"
@@ -174,16 +178,13 @@ def _parse_and_validate(
 
 
 def _read_bytes(path: Path, limits: ReviewLimits) -> bytes:
+    """The file's bytes, never read through a link (see ``rag_assets.files``)."""
     try:
-        size = path.stat().st_size
-        if size > limits.max_bytes:
-            raise _file_problem(f"file is {size:,} bytes, over the {limits.max_bytes:,}-byte limit")
-        data = path.read_bytes()
+        return read_regular_file(path, max_bytes=limits.max_bytes)
+    except FileTooLarge as error:
+        raise _file_problem(f"file is {error.size:,} bytes, over the {limits.max_bytes:,}-byte limit") from None
     except OSError as error:
         raise _file_problem(f"cannot read the file: {error.strerror or error}") from None
-    if len(data) > limits.max_bytes:  # grew between stat and read
-        raise _file_problem(f"file is {len(data):,} bytes, over the {limits.max_bytes:,}-byte limit")
-    return data
 
 
 def _decode(data: bytes) -> str:
@@ -320,6 +321,10 @@ def _parse_csv(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
     return records, problems
 
 
+def _name(name: str) -> str:
+    return excerpt(name, quote=False)
+
+
 def _header_problems(names: list[str], noun: str, row: int | None) -> list[ReviewProblem]:
     """Duplicate and missing names: in the CSV header (a file-level problem, ``row`` None) or
     among one JSONL object's keys (``row`` its line)."""
@@ -327,7 +332,7 @@ def _header_problems(names: list[str], noun: str, row: int | None) -> list[Revie
     counts = Counter(name for name in names if name)
     duplicated = [name for name, count in counts.items() if count > 1]
     if duplicated:
-        problems.append(ReviewProblem(row, ", ".join(duplicated), f"duplicate {noun}(s): {', '.join(duplicated)}"))
+        problems.append(ReviewProblem(row, ", ".join(map(_name, duplicated)), f"duplicate {noun}(s): {', '.join(map(_name, duplicated))}"))
     missing = [name for name in REQUIRED_COLUMNS if name not in counts]
     if missing:
         problems.append(ReviewProblem(row, ", ".join(missing), f"missing {noun}(s): {', '.join(missing)}"))
@@ -434,7 +439,7 @@ def _check_with_great_expectations(decided: list[_Record]) -> tuple[set[int], li
             if failure.column == "decision":
                 invalid.add(row)
                 shown = by_row[row].get("decision")
-                message = f"unknown decision {shown!r}; use accept, reject or edit"
+                message = f"unknown decision {excerpt(shown or '')}; use accept, reject or edit"
             else:
                 message = "reviewer is empty; a decided row needs the reviewer's name"
             problems.append(ReviewProblem(row, failure.column, message))
@@ -459,17 +464,18 @@ def _identity_problems(
     if candidate is None:
         problems.append(ReviewProblem(row, "candidate_id", "candidate_id is empty"))
     elif candidate not in known_candidates:
-        problems.append(ReviewProblem(row, "candidate_id", f"unknown candidate id {candidate!r}"))
+        problems.append(ReviewProblem(row, "candidate_id", f"unknown candidate id {excerpt(candidate)}"))
     if row_version is None:
         problems.append(ReviewProblem(row, "corpus_version", "corpus_version is empty"))
     elif row_version != version:
         message = (
-            f"mixed corpus versions: this row says {row_version}, row {version_row} says {version}; "
+            f"mixed corpus versions: this row says {excerpt(row_version, False)}, row {version_row} says "
+            f"{excerpt(version, False)}; "
             "a review file is for one corpus version"
         )
         problems.append(ReviewProblem(row, "corpus_version", message))
     elif candidate in known_candidates and known_candidates[candidate] != row_version:
-        message = f"candidate {candidate} belongs to corpus version {known_candidates[candidate]}, not {row_version}"
+        message = f"candidate {candidate} belongs to corpus version {known_candidates[candidate]}, not {excerpt(row_version, False)}"
         problems.append(ReviewProblem(row, "corpus_version", message))
     return problems
 
@@ -483,7 +489,7 @@ def _completeness_problems(records: list[_Record], data_rows: int) -> list[Revie
             continue
         if not value.isdigit():
             problems.append(ReviewProblem(record.row, ROWS_WRITTEN, f"expected the number of rows the file was "
-                                                                    f"written with, found {value!r}"))
+                                                                    f"written with, found {excerpt(value)}"))
         else:
             declared.add(int(value))
     problems += [ReviewProblem(None, ROWS_WRITTEN, (
@@ -537,7 +543,8 @@ def _validate(
         if key in kept:
             first_row, first = kept[key]
             if first != content:
-                message = f"rows {first_row} and {row} disagree on candidate {candidate}: {_difference(first, content)}"
+                message = (f"rows {first_row} and {row} disagree on candidate {excerpt(candidate, False)}: "
+                           f"{_difference(first, content)}")
                 problems.append(ReviewProblem(row, "candidate_id", message))
             continue
         kept[key] = (row, content)

@@ -22,6 +22,7 @@ from rag_assets.llm.budget import Budget, SpendLedger
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.factory import DEFAULT_MODEL, make_llm_client
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price
+from rag_assets.rag.http_transport import HEADERS_INSTEAD, refuse_url_credentials
 from rag_assets.settings import DATABASE_URL_ENV, LLM_RPM_ENV, Settings
 from rag_assets.store.alert_repository import SqlAlertRepository
 from rag_assets.store.candidate_repository import SqlCandidateRepository
@@ -265,6 +266,13 @@ class RagSystemResource(dg.ConfigurableResource):
     headers: dict[str, str] = {}
     max_response_bytes: int = 5_000_000
     input_key: str | None = "input"
+
+    def model_post_init(self, context: object) -> None:
+        """An http target holding a credential is refused when the resource is built: in ``definitions.py``
+        that is before Dagster stores the value in the job's snapshot."""
+        super().model_post_init(context)
+        if self.kind == "http" and self.target:
+            refuse_url_credentials(self.target, "rag resource target", HEADERS_INSTEAD)
 
     def system(self, corpus_version: str, chunks, llm: LLMClient, cache, index_dir: Path,
                corpus_root: Path | None = None):

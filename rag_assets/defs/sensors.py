@@ -7,9 +7,9 @@ import dagster as dg
 
 from rag_assets.corpus.manifest import fingerprint
 from rag_assets.corpus.models import sha256_hex
-from rag_assets.curation.inbox import (declared_corpus_version, file_sha256, inbox_files, reject_file,
+from rag_assets.curation.inbox import (declared_corpus_version, file_sha256, inbox_files, inbox_sha256, reject_file,
                                      reject_unsupported, unsupported_entries)
-from rag_assets.curation.models import ReviewProblem
+from rag_assets.curation.models import ReviewProblem, excerpt
 from rag_assets.corpus.snapshot import plan_snapshot
 from rag_assets.calibration.review_file import is_judge_review
 from rag_assets.defs.assets.calibration import build_judge_calibration_job, judge_review_request
@@ -125,7 +125,10 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
             reject_unsupported(entry, folders)
             rejected.append(entry.name)
         for path in inbox_files(folders.inbox):
-            digest = file_sha256(path)
+            try:
+                digest = inbox_sha256(path)
+            except OSError:  # gone, or swapped for a link, since the listing: the next tick sees what is there
+                continue
             judge_review = is_judge_review(path)
             version = None if judge_review else declared_corpus_version(path)
             state = seen.setdefault(digest, {})
@@ -145,7 +148,7 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
             elif judge_review or version in known:
                 requests.append(_import_request(path, digest, version, state, 1, lifecycle))
             else:
-                problem = (f"names corpus version {version!r}, which has no partition (known: {', '.join(sorted(known)) or 'none'})"
+                problem = (f"names corpus version {excerpt(version)}, which has no partition (known: {', '.join(sorted(known)) or 'none'})"
                            if version else "names no corpus version (neither in its file name nor in a corpus_version column)")
                 reject_file(path, folders, digest, [ReviewProblem(None, "corpus_version", problem)])
                 rejected.append(path.name)

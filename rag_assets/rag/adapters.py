@@ -39,7 +39,8 @@ from dataclasses import replace
 from typing import Any
 
 from rag_assets.errors import ConfigError
-from rag_assets.rag.http_transport import HttpReply, ResponseTooLarge, post, redact, resolve_headers
+from rag_assets.rag.http_transport import (HEADERS_INSTEAD, HttpReply, ResponseTooLarge, post, redact,
+                                          refuse_url_credentials, resolve_headers)
 from rag_assets.rag.models import Citation, RagQuery, RagResponse, RetrievedChunk, failed
 
 
@@ -261,6 +262,7 @@ class HttpRagSystem:
                  max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> None:
         if not url.startswith(("http://", "https://")):
             raise ConfigError(f"an HTTP RAG system needs an http(s) URL, got {url!r}")
+        refuse_url_credentials(url, "target", HEADERS_INSTEAD)
         self.url, self.k, self.timeout, self.retries = url, k, timeout, retries
         self.max_concurrency, self.max_response_bytes = max_concurrency, max_response_bytes
         self.name = name or url

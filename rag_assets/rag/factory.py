@@ -13,18 +13,21 @@ from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
 from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.adapters import DEFAULT_MAX_RESPONSE_BYTES, CallableRagSystem, HttpRagSystem
+from rag_assets.rag.http_transport import HEADERS_INSTEAD, refuse_url_credentials
 from rag_assets.rag.system import FRAMEWORKS, RagSystem, framework_system
 
 KINDS = ("reference", "callable", "http", *FRAMEWORKS)
 
 
 def check_system_spec(kind: str, target: str | None) -> None:
-    """Refuses a kind or a missing target before anything runs: a component's defs.yaml is checked
-    when the code location loads, not when the RAG step first builds the system."""
+    """Refuses a kind, a missing target or an http target holding a credential before anything runs: a
+    component's defs.yaml is checked when the code location loads, not when the RAG step first builds the system."""
     if kind not in KINDS:
         raise ConfigError(f"RAG system kind must be reference, callable, http, {' or '.join(FRAMEWORKS)}, got {kind!r}")
     if kind != "reference" and not target:
         raise ConfigError(f"a {kind} RAG system needs target (module:function or URL)")
+    if kind == "http":
+        refuse_url_credentials(target, "target", HEADERS_INSTEAD)
 
 
 def make_system(kind: str, target: str | None, corpus_version: str, chunks: SnapshotChunks, llm: LLMClient,

@@ -8,7 +8,9 @@ is read in pieces and abandoned past ``max_bytes``, so a runaway response never 
 Header values are templates: ``"Bearer ${RAG_ASSETS_SYSTEM_TOKEN}"`` names the environment
 variable that holds the secret, so the configuration (shown in the UI, hashed into the run) holds
 only the name. Values are read when the system is set up; they are never returned by ``config()``
-and are blanked out of error messages.
+and are blanked out of error messages. That is the one way to send a secret: a URL that holds one
+(``user:password@`` or a query parameter such as ``api_key``) is refused where it is configured,
+since the URL is the system's name in the store, the report, the event log and Dagster's run storage.
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ import socket
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from rag_assets.errors import ConfigError
 
 _ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _SECRET_HEADER = re.compile(r"authorization|cookie|token|key|secret|password|auth", re.IGNORECASE)
+_SECRET_PARAMETER = re.compile(r"token|key|secret|passw|pwd|auth|signature|credential|session|^sig$", re.IGNORECASE)
 _PIECE = 64 * 1024
+#: How the ``headers`` setting carries a secret (for a refusal message).
+HEADERS_INSTEAD = "headers: {Authorization: 'Bearer ${VARIABLE}'}"
 
 
 class ResponseTooLarge(Exception):
@@ -59,6 +64,24 @@ def resolve_headers(templates: Mapping[str, str], environ: Mapping[str, str] | N
         secrets.extend(environ[var] for var in names)
         headers[name] = _ENV_REFERENCE.sub(lambda match: environ[match.group(1)], template)
     return headers, tuple(sorted(set(secrets), key=len, reverse=True))
+
+
+def url_credential(url: str) -> str | None:
+    """What in ``url`` is a credential, in words that do not repeat it; None when it holds none."""
+    parts = urlsplit(url)
+    if parts.username is not None or parts.password is not None:
+        return "user:password before the host" if parts.password is not None else "a user name before the host"
+    names = sorted({name for name, _ in parse_qsl(parts.query, keep_blank_values=True) if _SECRET_PARAMETER.search(name)})
+    return f"query parameter {', '.join(names)}" if names else None
+
+
+def refuse_url_credentials(url: str, setting: str, instead: str) -> None:
+    """ConfigError (one line, naming ``setting``, never the URL) when ``url`` holds a credential;
+    ``instead`` shows how that setting's user passes the secret as a header from an env var."""
+    found = url_credential(url)
+    if found:
+        raise ConfigError(f"{setting}: the URL holds a credential ({found}), which would be stored and shown with "
+                          f"the run; pass the secret as a header from an environment variable instead: {instead}")
 
 
 def redact(text: str, secrets: tuple[str, ...]) -> str:

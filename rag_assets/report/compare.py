@@ -14,7 +14,7 @@ import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rag_assets.report.markdown import markdown_table
+from rag_assets.report.markdown import escape_markdown, markdown_table
 from rag_assets.scoring.ab import ABComparison, compare_systems
 from rag_assets.scoring.gates import ItemKey
 
@@ -65,7 +65,7 @@ class EvaluationDiff:
         changed = [[i.item_id, *(f"{d:+.3f}" if (d := i.delta(m)) is not None else "—" for m in self.metrics),
                     _one_line(i.answer_a), _one_line(i.answer_b)] for i in self.changed]
         return "\n".join([
-            f"# {self.a_id} (A) → {self.b_id} (B)", "",
+            f"# {escape_markdown(self.a_id)} (A) → {escape_markdown(self.b_id)} (B)", "",
             f"{len(self.items)} items, {len(self.changed)} changed, {len(self.flips)} flipped pass/fail.", "",
             self.comparison.markdown().replace("## A/B comparison", "## Paired tests per metric (B vs A)"),
             "## Items that flipped pass/fail", "",

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag_assets.report.markdown import markdown_table
+from rag_assets.report.markdown import escape_markdown, markdown_table
 from rag_assets.scoring.gates import OVERALL, ItemKey, paired_scopes
 from rag_assets.scoring.significance import paired_drop_test
 from rag_assets.scoring.thresholds import ALLOWED_DROPS, DEFAULT_ALLOWED_DROP
@@ -83,8 +83,8 @@ class ABComparison:
 
         overall = [row(c) for c in self.comparisons if c.scope == OVERALL]
         per_type = [[c.scope, *row(c)] for c in self.comparisons if c.scope != OVERALL]
-        parts = [f"## A/B comparison: **{self.recommendation}**", "",
-                 *(f"- {reason}" for reason in self.reasons), "", "### Overall", "",
+        parts = [f"## A/B comparison: **{escape_markdown(self.recommendation)}**", "",
+                 *(f"- {escape_markdown(reason)}" for reason in self.reasons), "", "### Overall", "",
                  markdown_table(headers, overall) if overall else "_no metric had enough paired items_"]
         if per_type:
             parts += ["", "### By question type", "", markdown_table(["question type", *headers], per_type)]

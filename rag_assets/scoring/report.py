@@ -12,7 +12,7 @@ from rag_assets.rag.models import RagResponse
 from rag_assets.report.compare import EvaluationDiff
 from rag_assets.report.html import MetricSummary, ReportData, write_report
 from rag_assets.report.items import Claim, Context, ItemDetail
-from rag_assets.report.markdown import markdown_table
+from rag_assets.report.markdown import escape_markdown, markdown_list, markdown_table
 from rag_assets.scoring.diagnosis import diagnose
 from rag_assets.scoring.evaluate import CORE_METRICS, EvaluationOutcome, ItemScores
 from rag_assets.scoring.scorecard import Gates, Scorecard
@@ -135,6 +135,6 @@ def summary_markdown(card: Scorecard, gates: Gates, report: Report) -> str:
         (m, *(_fmt(card.per_type[t][m].mean) for t in types)) for m in CORE_METRICS], limit=100)
     gate_rows = markdown_table(["gate", "status", "detail"], [(g["gate"], g["status"], g["detail"]) for g in report.data.gates])
     worst = worst_markdown(report)
-    diagnosis = "\n".join(f"- {note}" for note in report.diagnosis)
-    return (f"**Judge:** {report.data.judge}\n\n### Metrics\n\n{metrics}\n\n### Per question type\n\n{per_type}\n\n"
+    diagnosis = markdown_list(report.diagnosis)
+    return (f"**Judge:** {escape_markdown(report.data.judge)}\n\n### Metrics\n\n{metrics}\n\n### Per question type\n\n{per_type}\n\n"
             f"### Gates\n\n{gate_rows}\n\n### Diagnosis\n\n{diagnosis}\n\n### Worst items\n\n{worst}\n")

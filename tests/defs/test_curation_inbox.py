@@ -103,3 +103,29 @@ def test_an_import_that_failed_because_the_store_was_down_is_retried_a_bounded_n
         monkeypatch.delenv("RAG_ASSETS_DATABASE_URL")
         again = inbox_tick(instance, given_up.cursor)
         assert [r.run_key for r in again.run_requests] == [f"{digest}:{IMPORT_ATTEMPTS + 1}"], "run keys stay unique"
+
+
+def test_a_link_in_the_inbox_is_rejected_without_reading_what_it_leads_to(project_env: Path, tmp_path: Path):
+    curation = Settings.from_env().curation_root
+    inbox = curation / "inbox"
+    inbox.mkdir(parents=True)
+    secret = tmp_path / "outside" / "secret.csv"
+    secret.parent.mkdir()
+    secret.write_text(",".join(OUTBOX_COLUMNS) + "\n" + ",".join(
+        "TOPSECRET-hunter2" if name == "candidate_id" else VERSION if name == "corpus_version" else ""
+        for name in OUTBOX_COLUMNS) + "\n")
+    secret.chmod(0o600)
+    (inbox / f"review-{VERSION}.csv").symlink_to(secret)
+
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
+        result = inbox_tick(instance)
+
+    assert result.run_requests == [] and list(inbox.iterdir()) == []
+    rejected = curation / "rejected"
+    assert (rejected / f"review-{VERSION}.csv").is_symlink()
+    assert json.loads((rejected / f"review-{VERSION}.csv.errors.json").read_text()) == [
+        {"row": None, "field": None, "problem": "a symbolic link; the inbox takes the review file itself, "
+                                                "not a link to it (links are not followed)"}]
+    written = b"".join(p.read_bytes() for p in rejected.iterdir() if not p.is_symlink())
+    assert b"TOPSECRET" not in written and secret.read_text().startswith("candidate_id")

@@ -67,7 +67,7 @@ def test_malformed_lines_are_reported_with_file_line_and_field_and_the_day_is_sc
     meta = metadata(result, "production_sample")
     assert result.success and meta["records"] == 40 and meta["bad_lines"] == 2
     assert f"| served-{MALFORMED_DAY}.jsonl | 6 | not valid JSON: Expecting value (column 59) |" in meta["bad_line_details"]
-    assert f"| served-{MALFORMED_DAY}.jsonl | 13 | retrieved[0].chunk_id: expected a string |" in meta["bad_line_details"]
+    assert f"| served-{MALFORMED_DAY}.jsonl | 13 | retrieved\\[0\\].chunk_id: expected a string |" in meta["bad_line_details"]
 
 
 def test_the_planted_unfaithful_day_fires_the_drift_check_and_a_same_quality_day_does_not(production_logs: Path):
@@ -202,3 +202,18 @@ def test_a_20_mb_logged_question_never_reaches_the_review_outbox(production_logs
     assert outbox.stat().st_size < 1_000_000
     known = RESOURCES["store"].candidates().corpus_versions_by_id()
     assert read_review_file(outbox, known).undecided > 0, "the outbox stays importable"
+
+
+def test_a_logged_question_with_markdown_is_shown_as_text_in_the_coverage_gap_list(production_logs: Path):
+    from markdown_it import MarkdownIt
+
+    record = json.loads((production_logs / f"served-{DAYS[0]}.jsonl").read_text().splitlines()[0])
+    hostile = "![x](http://127.0.0.1:9/q-pixel.png) <img src=x onerror=alert(1)> [link](javascript:alert(1)) a | b"
+    (production_logs / "hostile.jsonl").write_text(json.dumps({**record, "query_id": "hostile", "question": hostile}) + "\n")
+    with dg.instance_for_test() as instance:
+        gaps = metadata(_day(instance, DAYS[0], sample_size=1000), "production_sample")["coverage_gap_list"]
+    (row,) = [line for line in gaps.splitlines() if line.startswith("| hostile |")]
+    tokens = [t for block in MarkdownIt("commonmark").enable("table").parse(gaps) for t in [block, *(block.children or [])]]
+    assert not {t.type for t in tokens} & {"image", "link_open", "html_inline", "html_block"}
+    assert row.startswith("| hostile | !\\[x\\](http\\://127.0.0.1:9/q-pixel.png) \\<img src=x onerror=alert(1)> "
+                          "\\[link\\](javascript:alert(1)) a \\| b | ")

@@ -20,7 +20,7 @@ from rag_assets.defs.resources import CurationResource, StoreResource
 from rag_assets.errors import ConfigError
 from rag_assets.golden.models import GoldenItem
 from rag_assets.rag.models import RagResponse
-from rag_assets.report.markdown import markdown_table
+from rag_assets.report.markdown import markdown_list, markdown_table
 from rag_assets.scoring.evaluate import ItemScores
 from rag_assets.settings import Settings
 from rag_assets.store.calibration_repository import SqlCalibrationRepository, StoredCalibration, calibration_lines
@@ -43,7 +43,7 @@ def send_judge_review(store: StoreResource, curation: CurationResource, evaluati
     lines = calibration_lines(repo.calibration(config), REVIEWED_METRICS)
     shown = [f"{m} {means[m]:.3f} · {text}" for m, text in lines.items() if means.get(m) is not None]
     metadata = {"judge_config": dg.MetadataValue.text(f"{config.key}: {config.label()}"),
-                "judge_calibration": dg.MetadataValue.md("\n".join(f"- {line}" for line in shown))}
+                "judge_calibration": dg.MetadataValue.md(markdown_list(shown))}
     sample = stratified_sample(reviewable(outcome_items, {i.item_id: i for i in items}, responses), size, DEFAULT_SEED)
     # recorded even when empty: the newest evaluation's judge is the one the calibration check compares
     files = write_judge_review(sample, evaluation_id, config, curation.folders().outbox) if sample else None

@@ -1,0 +1,60 @@
+"""Hostile inbox entries through the real import path: a file swapped for a link after the inbox was
+listed is not read through the link, and what is echoed from a bad cell is a short excerpt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rag_assets.curation.inbox import CurationFolders, import_review_file, inbox_files
+from rag_assets.curation.models import OUTBOX_COLUMNS
+from rag_assets.curation.review_file import read_review_file
+
+VERSION = "cv-0123456789ab"
+
+
+def _review(candidate_id: str) -> str:
+    cells = {"candidate_id": candidate_id, "corpus_version": VERSION, "decision": "accept", "reviewer": "ana"}
+    return ",".join(OUTBOX_COLUMNS) + "\n" + ",".join(cells.get(name, "") for name in OUTBOX_COLUMNS) + "\n"
+
+
+def _never_applied(review) -> None:
+    raise AssertionError("a rejected file must not be applied")
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> CurationFolders:
+    folders = CurationFolders(tmp_path / "curation")
+    folders.inbox.mkdir(parents=True)
+    return folders
+
+
+def test_a_file_swapped_for_a_link_after_the_listing_is_rejected_unread(folders: CurationFolders, tmp_path: Path):
+    secret = tmp_path / "outside" / "secret.csv"
+    secret.parent.mkdir()
+    secret.write_text(_review("TOPSECRET-hunter2"))
+    secret.chmod(0o600)
+    path = folders.inbox / f"review-{VERSION}.csv"
+    path.write_text(_review("q-000000000001"))
+    assert inbox_files(folders.inbox) == [path]  # the walk saw a regular file
+    path.unlink()
+    path.symlink_to(secret)  # ... which is a link when the import reads it
+
+    result = import_review_file(path, folders, {}, read_review_file, _never_applied)
+
+    assert result.status == "rejected" and result.moved_to is not None and result.moved_to.is_symlink()
+    assert [str(p) for p in result.problems] == ["file: cannot read the file: symbolic link; links are not followed"]
+    written = b"".join(p.read_bytes() for p in folders.rejected.iterdir() if not p.is_symlink())
+    assert b"TOPSECRET" not in written and b"symbolic link" in written
+
+
+def test_a_long_bad_cell_is_echoed_as_a_short_excerpt(folders: CurationFolders):
+    path = folders.inbox / f"review-{VERSION}.csv"
+    path.write_text(_review("q-" + "x" * 200 + "END"))
+
+    result = import_review_file(path, folders, {}, read_review_file, _never_applied)
+
+    assert [str(p) for p in result.problems] == [
+        f"row 2, candidate_id: unknown candidate id 'q-{'x' * 37}…' (205 characters)"]
+    assert b"END" not in b"".join(p.read_bytes() for p in folders.rejected.glob("*.errors.*"))
