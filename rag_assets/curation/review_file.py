@@ -47,10 +47,10 @@ from rag_assets.curation.models import (
     ReviewProblem,
     ReviewRow,
 )
-from rag_assets.curation.review_writer import FORMULA_TRIGGERS
 from rag_assets.curation.workbook import WorkbookUnreadable, review_sheet_as_csv
 from rag_assets.errors import ReviewFileRejected
 from rag_assets.text.control import control_character_problem
+from rag_assets.text.spreadsheet import formula_start, restore
 
 __all__ = ["REVIEW_FORMATS", "declared_version", "read_only_edits", "read_review_file", "unsupported_reason"]
 
@@ -238,20 +238,18 @@ def _detect_delimiter(header_line: str) -> str:
 def _csv_cell(raw: str) -> tuple[str | None, str | None]:
     """(cleaned value or None, the formula character it starts with or None).
 
-    One leading apostrophe before (more apostrophes and) a neutralised character is the writer's
-    escape, see ``review_writer.neutralise``: strip exactly that one and take the rest literally.
-    Otherwise strip surrounding whitespace and apply OWASP's CSV-injection rule: a cell starting
-    with ``=``, ``+``, ``-``, ``@``, tab or carriage return (before or after the surrounding
-    whitespace) is a formula unless it is a plain number such as ``-3.5``."""
-    if raw[:1] == "'" and raw.lstrip("'")[:1] in FORMULA_TRIGGERS:
-        return raw[1:].strip() or None, None
+    The writer's escaping apostrophe (see :mod:`rag_assets.text.spreadsheet`) is stripped and the
+    rest taken literally. Otherwise strip surrounding whitespace and apply OWASP's CSV-injection
+    rule (:func:`~rag_assets.text.spreadsheet.formula_start`): a formula unless it is a plain
+    number such as ``-3.5``."""
+    restored = restore(raw)
+    if restored != raw:
+        return restored.strip() or None, None
     value = raw.strip()
     if not value:
         return None, None
-    first = raw[0] if raw[0] in FORMULA_TRIGGERS else value[0]
-    if first in FORMULA_TRIGGERS and not _PLAIN_NUMBER.fullmatch(value):
-        return value, first
-    return value, None
+    first = formula_start(raw)
+    return value, None if _PLAIN_NUMBER.fullmatch(value) else first
 
 
 def _control_problems(row: int, column: str, value: str | None) -> list[ReviewProblem]:

@@ -12,8 +12,9 @@ import pytest
 
 from rag_assets.curation.models import OUTBOX_COLUMNS, Decision, ReviewLimits, ReviewProblem, ReviewRow
 from rag_assets.curation.review_file import read_review_file
-from rag_assets.curation.review_writer import neutralise, write_review_files
+from rag_assets.curation.review_writer import write_review_files
 from rag_assets.errors import ReviewFileRejected
+from rag_assets.text.spreadsheet import neutralise
 
 KNOWN = {"q-001": "cv-A", "q-002": "cv-A", "q-003": "cv-A", "q-004": "cv-A", "q-b01": "cv-B"}
 
@@ -183,9 +184,10 @@ def test_neutralised_formula_text_round_trips_unchanged(tmp_path: Path) -> None:
 
 
 def test_neutralise() -> None:
-    cells = ("=1+1", "+A1", "-x", "@f", "\tx", "\rx", "'=x", "''-x", "'x", "''", "", "a=b", "5")
+    cells = ("=1+1", "+A1", "-x", "@f", "\tx", "\rx", "'=x", "''-x", "'x", "''", "", "a=b", "5", "  =1", "' @x", "a =b")
     assert [neutralise(cell) for cell in cells] == [
-        "'=1+1", "'+A1", "'-x", "'@f", "'\tx", "'\rx", "''=x", "'''-x", "'x", "''", "", "a=b", "5",
+        "'=1+1", "'+A1", "'-x", "'@f", "'\tx", "'\rx", "''=x", "'''-x", "'x", "''", "", "a=b", "5", "'  =1", "'' @x",
+        "a =b",
     ]
 
 
