@@ -280,6 +280,7 @@ def _parse_csv(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
     records: list[_Record | None] = []
     header: list[str] | None = None
     row = 0
+    last: tuple[int, str, list[str]] | None = None  # the last data row, while nothing follows it
     while True:
         raw_lines.clear()
         try:
@@ -289,9 +290,11 @@ def _parse_csv(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
         except csv.Error as error:
             hint = " (a quoted cell is never closed: was the file cut short?)" if "end of data" in str(error) else ""
             problems.append(ReviewProblem(row + 1, None, f"malformed CSV: {error}{hint}"))
+            last = None
             break
         row += 1
         if not any(cell.strip() for cell in fields):
+            last = None
             continue  # a blank spreadsheet row
         if header is None:
             header = [_normalise_name(name) for name in fields]
@@ -299,6 +302,7 @@ def _parse_csv(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
             if header_problems:
                 raise _Rejected(*header_problems)
             continue
+        last = (row, header[min(len(fields), len(header)) - 1], fields)
         if len(fields) != len(header):
             problems.append(ReviewProblem(row, None, _field_count_message(fields, header, delimiter, raw_lines)))
             records.append(None)
@@ -315,7 +319,21 @@ def _parse_csv(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
         records.append(_Record(row, values))
     if header is None:
         raise _Rejected(*problems) if problems else _file_problem("file is empty: no header row")
+    if last is not None and not text.endswith(("\n", "\r")):
+        problems.extend(_cut_short_problem(header, len(records), *last))
     return records, problems
+
+
+def _cut_short_problem(header: list[str], data_rows: int, row: int, column: str,
+                       fields: list[str]) -> list[ReviewProblem]:
+    """The last data row when nothing shows it is whole. Spreadsheets end a CSV with a line break (Google
+    Sheets does not); a file cut inside its last cell has none and still parses, so without a line
+    break only the writer's last column, ``rows_written`` with the file's row count, proves the row whole."""
+    if header[-1] == ROWS_WRITTEN and len(fields) == len(header) and fields[-1].strip() == str(data_rows):
+        return []
+    return [ReviewProblem(row, column, (
+        f"the file ends inside this row (no line break after its last cell) and {ROWS_WRITTEN} does not confirm the "
+        "row is whole: the file was probably cut short; save or export the whole file again"))]
 
 
 def _header_problems(names: list[str], noun: str, row: int | None) -> list[ReviewProblem]:
