@@ -175,14 +175,15 @@ def _parse_and_validate(
 
 def _read_bytes(path: Path, limits: ReviewLimits) -> bytes:
     try:
-        size = path.stat().st_size
-        if size > limits.max_bytes:
-            raise _file_problem(f"file is {size:,} bytes, over the {limits.max_bytes:,}-byte limit")
-        data = path.read_bytes()
+        too_big = limits.size_problem(path.stat().st_size)
+        if too_big:
+            raise _file_problem(too_big)
+        with path.open("rb") as handle:
+            data = handle.read(limits.max_bytes + 1)
     except OSError as error:
         raise _file_problem(f"cannot read the file: {error.strerror or error}") from None
-    if len(data) > limits.max_bytes:  # grew between stat and read
-        raise _file_problem(f"file is {len(data):,} bytes, over the {limits.max_bytes:,}-byte limit")
+    if len(data) > limits.max_bytes:  # grew between stat and read: never read more than the limit
+        raise _file_problem(f"file grew past the {limits.max_bytes:,}-byte limit while it was read")
     return data
 
 

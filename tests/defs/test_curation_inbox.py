@@ -4,6 +4,7 @@ naming its corpus version only in the corpus_version column is routed by that co
 from __future__ import annotations
 
 import json
+import sys
 import uuid
 from pathlib import Path
 
@@ -103,3 +104,38 @@ def test_an_import_that_failed_because_the_store_was_down_is_retried_a_bounded_n
         monkeypatch.delenv("RAG_ASSETS_DATABASE_URL")
         again = inbox_tick(instance, given_up.cursor)
         assert [r.run_key for r in again.run_requests] == [f"{digest}:{IMPORT_ATTEMPTS + 1}"], "run keys stay unique"
+
+
+_OPENED: list[str] = []
+
+
+def _record_opens(event: str, args: tuple) -> None:
+    if event == "open" and isinstance(args[0], (str, Path)):
+        _OPENED.append(str(args[0]))
+
+
+sys.addaudithook(_record_opens)  # audit hooks stay for the process: this one only appends to a list
+
+
+def test_a_review_file_over_the_size_limit_is_rejected_by_its_size_without_being_read_once(project_env: Path):
+    from rag_assets.curation.models import ReviewLimits
+
+    inbox = Settings.from_env().curation_root / "inbox"
+    inbox.mkdir(parents=True)
+    path = inbox / f"review-{VERSION}.csv"
+    size = ReviewLimits.max_bytes + 1
+    with path.open("wb") as handle:
+        handle.truncate(size)  # a real (sparse) file of that size
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
+        _OPENED.clear()
+        first = inbox_tick(instance)
+        opened = [name for name in _OPENED if name.endswith(path.name)]
+        second = inbox_tick(instance, first.cursor)
+
+    assert opened == [], "the sensor decided by the file's size, without opening it"
+    assert first.run_requests == [] and second.run_requests == [] and not path.exists()
+    rejected = Settings.from_env().curation_root / "rejected"
+    assert (rejected / path.name).stat().st_size == size
+    report = (rejected / f"{path.name}.errors.txt").read_text(encoding="utf-8").splitlines()
+    assert report[-1] == f"- file: file is {size:,} bytes, over the {ReviewLimits.max_bytes:,}-byte limit"
