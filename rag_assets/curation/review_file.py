@@ -11,7 +11,9 @@ still starts like a formula (OWASP's rule: ``=``, ``+``, ``-``, ``@``, tab or CR
 number) is rejected rather than guessed at. JSONL is never opened in a spreadsheet, so its strings
 are taken literally (no apostrophe stripping, no formula rule). In both, a cell with a control
 character (:mod:`rag_assets.text.control`) is rejected, and a file whose row count differs from
-its ``rows_written`` column lost rows and is rejected. A workbook's review sheet is turned into CSV
+its ``rows_written`` column lost rows and is rejected, as is a CSV with a header and no data rows, and
+one whose last row has no line break after it unless its ``rows_written`` cell (the last column)
+shows the row whole: a file cut inside its last cell still parses, one row short of its text. A workbook's review sheet is turned into CSV
 text by :mod:`rag_assets.curation.workbook` and then read exactly as a CSV; its problems also name
 the sheet.
 
@@ -163,6 +165,8 @@ def _parse_and_validate(
     if not text.strip():
         raise _file_problem("file is empty: no header row" if file_format == "csv" else "file is empty: no JSON lines")
     records, problems = _parse_csv(text) if file_format == "csv" else _parse_jsonl(text)
+    if not records and not problems:
+        raise _file_problem("file has a header row but no data rows (was it cut short?): nothing to import")
     if len(records) > limits.max_rows:
         raise _file_problem(f"file has {len(records):,} data rows, over the {limits.max_rows:,}-row limit")
     complete = [record for record in records if record is not None]

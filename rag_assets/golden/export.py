@@ -49,8 +49,12 @@ def _records(path: Path) -> Iterator[tuple[str, Mapping]]:
     if path.suffix.lower() == ".csv":
         try:
             with path.open(encoding="utf-8-sig", newline="") as handle:
-                rows = list(csv.DictReader(handle, strict=True))
-        except (OSError, csv.Error, UnicodeDecodeError) as exc:
+                reader = csv.DictReader(handle, strict=True)
+                try:
+                    rows = list(reader)
+                except csv.Error as exc:
+                    raise ExternalDataError(f"{path}: line {reader.line_num}: not valid CSV: {exc}") from exc
+        except (OSError, UnicodeDecodeError) as exc:
             raise ExternalDataError(f"{path}: cannot be read: {exc}") from exc
         for number, record in enumerate(rows, start=1):
             yield f"{path}: row {number}", restored(record)
@@ -68,7 +72,7 @@ def _records(path: Path) -> Iterator[tuple[str, Mapping]]:
             yield f"{path}: row {number}", record
         return
     try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
+        lines = path.read_text(encoding="utf-8-sig").split("\n")  # JSON strings may hold U+2028, which splitlines splits
     except OSError as exc:
         raise ExternalDataError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
     for number, line in enumerate(lines, start=1):
@@ -96,7 +100,7 @@ def read_golden_records(path: Path) -> list[GoldenItem]:
             raise ExternalDataError(f"{where}: relevant_chunks: not valid JSON: {exc.msg}") from exc
         except KeyError as exc:
             raise ExternalDataError(f"{where}: missing field {exc.args[0]!r}") from exc
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise ExternalDataError(f"{where}: not a golden item ({exc})") from exc
     return items
 

@@ -282,7 +282,7 @@ def _parse_list(value: Any, where: str, field: str) -> list[str]:
         except json.JSONDecodeError:
             try:
                 value = ast.literal_eval(text)
-            except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as exc:
                 raise ExternalDataError(
                     f"{where}: field '{field}' is not a list (neither JSON nor a Python literal): {exc}") from exc
     if isinstance(value, tuple):
