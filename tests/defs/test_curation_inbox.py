@@ -106,15 +106,16 @@ def test_an_import_that_failed_because_the_store_was_down_is_retried_a_bounded_n
         assert [r.run_key for r in again.run_requests] == [f"{digest}:{IMPORT_ATTEMPTS + 1}"], "run keys stay unique"
 
 
+_WATCHED: set[str] = set()
 _OPENED: list[str] = []
 
 
 def _record_opens(event: str, args: tuple) -> None:
-    if event == "open" and isinstance(args[0], (str, Path)):
+    if event == "open" and _WATCHED and isinstance(args[0], (str, Path)) and str(args[0]) in _WATCHED:
         _OPENED.append(str(args[0]))
 
 
-sys.addaudithook(_record_opens)  # audit hooks stay for the process: this one only appends to a list
+sys.addaudithook(_record_opens)  # audit hooks stay for the process: this one notes opens of watched paths only
 
 
 def test_a_review_file_over_the_size_limit_is_rejected_by_its_size_without_being_read_once(project_env: Path):
@@ -128,9 +129,12 @@ def test_a_review_file_over_the_size_limit_is_rejected_by_its_size_without_being
         handle.truncate(size)  # a real (sparse) file of that size
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
-        _OPENED.clear()
-        first = inbox_tick(instance)
-        opened = [name for name in _OPENED if name.endswith(path.name)]
+        _WATCHED.add(str(path))
+        try:
+            first = inbox_tick(instance)
+        finally:
+            _WATCHED.clear()
+        opened = list(_OPENED)
         second = inbox_tick(instance, first.cursor)
 
     assert opened == [], "the sensor decided by the file's size, without opening it"
