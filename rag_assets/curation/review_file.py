@@ -11,11 +11,11 @@ still starts like a formula (OWASP's rule: ``=``, ``+``, ``-``, ``@``, tab or CR
 number) is rejected rather than guessed at. JSONL is never opened in a spreadsheet, so its strings
 are taken literally (no apostrophe stripping, no formula rule). In both, a cell with a control
 character (:mod:`rag_assets.text.control`) is rejected, and a file whose row count differs from
-its ``rows_written`` column lost rows and is rejected, as is a CSV with a header and no data rows, and
-one whose last row has no line break after it unless its ``rows_written`` cell (the last column)
-shows the row whole: a file cut inside its last cell still parses, one row short of its text. A workbook's review sheet is turned into CSV
-text by :mod:`rag_assets.curation.workbook` and then read exactly as a CSV; its problems also name
-the sheet.
+its ``rows_written`` column lost rows and is rejected, as is a CSV with a header and no data rows,
+and one whose last row has no line break after it unless its ``rows_written`` cell (the last
+column) shows the row whole: a file cut inside its last cell still parses, short of its text. A
+workbook's review sheet is turned into CSV text by :mod:`rag_assets.curation.workbook` and then
+read exactly as a CSV; its problems also name the sheet.
 
 A CSV is decoded by rule: a UTF-8 BOM means UTF-8, else valid UTF-8 is UTF-8, else it is taken as
 cp1252 (what Excel on Windows writes when it saves "CSV" without "UTF-8").
