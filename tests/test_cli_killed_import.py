@@ -36,8 +36,8 @@ def test_a_run_killed_right_after_its_review_import_builds_the_golden_set_on_the
     assert "pending=57" in capsys.readouterr().out
     (review,) = (checkout_curation / "sample").glob("review-cv-*.csv")
     barrier = tmp_path / "imported"
-    child = subprocess.Popen([sys.executable, "-m", "tests.cli_killed_at_import", str(barrier), "run", "--no-production"],
-                             cwd=PROJECT_ROOT, env=os.environ.copy(), start_new_session=True,
+    command = [sys.executable, "-m", "tests.cli_killed_at_import", str(barrier), "run", "--no-production"]
+    child = subprocess.Popen(command, cwd=PROJECT_ROOT, env=os.environ.copy(), start_new_session=True,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         _wait_for(barrier, child)
@@ -54,4 +54,5 @@ def test_a_run_killed_right_after_its_review_import_builds_the_golden_set_on_the
     assert "applied already" in out
     facts = {line.split()[0]: line for line in out.splitlines() if line.startswith(("curation_queue", "golden_set"))}
     assert "(earlier run " not in facts["golden_set"] and "items=54, added=54" in facts["golden_set"]
-    assert "(earlier run " not in facts["curation_queue"] and facts["curation_queue"].endswith("pending=0"), "every candidate was decided"
+    assert "(earlier run " not in facts["curation_queue"] and facts["curation_queue"].endswith("pending=0"), \
+        "every candidate was decided"

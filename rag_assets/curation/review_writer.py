@@ -4,7 +4,8 @@ The CSV is what experts open in Excel / LibreOffice / Numbers: UTF-8 with a BOM 
 the right encoding), comma-separated, minimal quoting, CRLF line ends, and every cell that a
 spreadsheet would run as a formula neutralised with a leading apostrophe (CSV injection, see
 :mod:`rag_assets.text.spreadsheet`). The reader (:mod:`rag_assets.curation.review_file`) strips
-exactly that apostrophe again, so text round-trips unchanged. The JSONL copy is never opened by a spreadsheet and is not neutralised.
+exactly that apostrophe again, so text round-trips unchanged. The JSONL copy is never opened by a
+spreadsheet and is not neutralised.
 """
 
 from __future__ import annotations

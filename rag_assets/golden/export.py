@@ -72,7 +72,8 @@ def _records(path: Path) -> Iterator[tuple[str, Mapping]]:
             yield f"{path}: row {number}", record
         return
     try:
-        lines = path.read_text(encoding="utf-8-sig").split("\n")  # JSON strings may hold U+2028, which splitlines splits
+        # on "\n" only: JSON strings may hold U+2028 and friends, which str.splitlines splits on
+        lines = path.read_text(encoding="utf-8-sig").split("\n")
     except OSError as exc:
         raise ExternalDataError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
     for number, line in enumerate(lines, start=1):

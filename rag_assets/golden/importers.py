@@ -453,9 +453,9 @@ def write_ragas_testset(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
                     handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             else:
                 columns = [*RAGAS_COLUMNS, *EXTRA_COLUMNS]
-                write_spreadsheet_csv(handle, columns, ([json.dumps(value, ensure_ascii=False) if isinstance(value, list)
-                                                         else value for value in map(record.get, columns)]
-                                                        for record in records))
+                write_spreadsheet_csv(handle, columns, (
+                    [json.dumps(value, ensure_ascii=False) if isinstance(value, list) else value
+                     for value in map(record.get, columns)] for record in records))
         os.replace(tmp_name, path)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
