@@ -163,19 +163,20 @@ def _stage_review(review: str | None, version: str, settings: Settings) -> None:
 def _changed_assets(instance: dg.DagsterInstance, version: str, settings: Settings,
                     forced: Sequence[dg.AssetKey]) -> list[dg.AssetKey]:
     """The lifecycle's assets a run of ``version`` must materialize: the stale or missing ones, the ``forced`` ones,
-    while a review file of this version waits in the inbox curated_decisions and the queue its decisions
-    shrink, and everything when the store lacks the snapshot (the instance ran against another store);
-    with all downstream of them."""
+    curated_decisions and the queue its decisions shrink while a review file of this version waits in the inbox
+    or the store applied one that Dagster never recorded (a run killed in between), and everything when the
+    store lacks the snapshot (the instance ran against another store); with all downstream of them."""
     from rag_assets.curation.inbox import declared_corpus_version, inbox_files
     from rag_assets.definitions import defs
     from rag_assets.defs.assets.corpus import corpus_snapshot
-    from rag_assets.defs.assets.curation import curated_decisions, curation_queue
+    from rag_assets.defs.assets.curation import curated_decisions, curation_queue, decisions_unrecorded
     from rag_assets.defs.freshness import stale_selection
     from rag_assets.defs.jobs import lifecycle_job
     from rag_assets.defs.resources import RESOURCES
 
     inbox = settings.curation_root / "inbox"
-    waiting = inbox.is_dir() and any(declared_corpus_version(path) == version for path in inbox_files(inbox))
+    waiting = ((inbox.is_dir() and any(declared_corpus_version(path) == version for path in inbox_files(inbox)))
+               or decisions_unrecorded(instance, curated_decisions.key, RESOURCES["store"].curation(), version))
     stored = RESOURCES["store"].corpus().get_snapshot(version) is not None
     return stale_selection(instance, defs, lifecycle_job.selection, version, [
         *forced, *([curated_decisions.key, curation_queue.key] if waiting else []),

@@ -21,10 +21,11 @@ from typing import IO
 from rag_assets.calibration.models import FAIL, PASS, REVIEWED_METRICS, ExpertVerdict, JudgeConfig, JudgeReview, \
     ReviewItem, verdict
 from rag_assets.curation.models import ReviewLimits, ReviewProblem, excerpt
-from rag_assets.curation.review_writer import FORMULA_TRIGGERS, neutralise, write_atomically
+from rag_assets.curation.review_writer import write_atomically
 from rag_assets.curation.workbook import WorkbookUnreadable, review_sheet_as_csv, write_workbook
 from rag_assets.errors import ReviewFileRejected
 from rag_assets.files import FileTooLarge, read_regular_file
+from rag_assets.text.spreadsheet import restore, write_spreadsheet_csv
 
 PREFIX = "judge-review-"
 _EVALUATION_ID = re.compile(r"ev-[0-9a-f]{20}")  # as the evaluation repository makes them
@@ -104,9 +105,8 @@ def write_judge_review(items: Sequence[ReviewItem], evaluation_id: str, config: 
                            for m in REVIEWED_METRICS})
 
     def write_csv(handle: IO[str]) -> None:
-        writer = csv.writer(handle, lineterminator="\r\n")
-        writer.writerow(NAMES)
-        writer.writerows([neutralise(row.get(name, "")) for name in NAMES] for row in table)
+        write_spreadsheet_csv(handle, NAMES, ([row.get(name, "") for name in NAMES] for row in table),
+                              lineterminator="\r\n")
 
     path = outbox / f"{file_stem(evaluation_id)}.csv"
     write_atomically(path, "utf-8-sig", write_csv)
@@ -137,8 +137,8 @@ def _text(path: Path, data: bytes) -> tuple[str, str | None]:
 
 
 def _cell(raw: str) -> str:
-    """The text without the writer's formula-escaping apostrophe (see review_writer.neutralise)."""
-    return (raw[1:] if raw[:1] == "'" and raw.lstrip("'")[:1] in FORMULA_TRIGGERS else raw).strip()
+    """The text without the writer's formula-escaping apostrophe (see rag_assets.text.spreadsheet)."""
+    return restore(raw).strip()
 
 
 def _records(text: str) -> list[tuple[int, dict[str, str]]]:

@@ -78,8 +78,20 @@ def unsupported_entries(inbox: Path) -> list[Path]:
 
 
 def file_sha256(path: Path) -> str:
-    """The hash of a file a person named (a link is followed: they chose it)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The hash of a file's bytes, read in blocks (a file near the size limit is not held in memory)."""
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def reject_oversized(path: Path, folders: CurationFolders, limits: ReviewLimits) -> ImportResult | None:
+    """Move a file over the size limit to rejected/ with the reason, decided from its size alone: it is
+    never read (nor hashed), and once moved no later sensor tick sees it again. None when it fits."""
+    stat = path.stat()
+    problem = limits.size_problem(stat.st_size)
+    if problem is None:
+        return None
+    return reject_file(path, folders, sha256_hex(f"{path.name}\0{stat.st_size}\0{stat.st_mtime_ns}"),
+                       [ReviewProblem(None, None, problem)])
 
 
 def inbox_sha256(path: Path) -> str:
@@ -128,9 +140,13 @@ def import_review_file(
 ) -> ImportResult:
     """Validate, apply (one transaction) and file away one review file.
 
-    With ``is_applied``, a file whose hash was applied already is filed away before it is read:
-    validating it again (great-expectations is a seconds-long import) could change nothing.
+    A file over the size limit is rejected before it is read. With ``is_applied``, a file whose hash
+    was applied already is filed away before it is parsed: validating it again (great-expectations
+    is a seconds-long import) could change nothing.
     """
+    oversized = reject_oversized(path, folders, limits)
+    if oversized is not None:
+        return oversized
     try:
         sha256 = inbox_sha256(path)
     except UnsafeFile as exc:  # swapped for a link or a folder since the inbox was listed

@@ -94,3 +94,7 @@ class ReviewFile:
 class ReviewLimits:
     max_bytes: int = 10_000_000
     max_rows: int = 50_000
+
+    def size_problem(self, size: int) -> str | None:
+        """Why a file of ``size`` bytes is refused, or None: decided from a stat, before anything reads it."""
+        return f"file is {size:,} bytes, over the {self.max_bytes:,}-byte limit" if size > self.max_bytes else None

@@ -11,9 +11,11 @@ still starts like a formula (OWASP's rule: ``=``, ``+``, ``-``, ``@``, tab or CR
 number) is rejected rather than guessed at. JSONL is never opened in a spreadsheet, so its strings
 are taken literally (no apostrophe stripping, no formula rule). In both, a cell with a control
 character (:mod:`rag_assets.text.control`) is rejected, and a file whose row count differs from
-its ``rows_written`` column lost rows and is rejected. A workbook's review sheet is turned into CSV
-text by :mod:`rag_assets.curation.workbook` and then read exactly as a CSV; its problems also name
-the sheet.
+its ``rows_written`` column lost rows and is rejected, as is a CSV with a header and no data rows,
+and one whose last row has no line break after it unless its ``rows_written`` cell (the last
+column) shows the row whole: a file cut inside its last cell still parses, short of its text. A
+workbook's review sheet is turned into CSV text by :mod:`rag_assets.curation.workbook` and then
+read exactly as a CSV; its problems also name the sheet.
 
 A CSV is decoded by rule: a UTF-8 BOM means UTF-8, else valid UTF-8 is UTF-8, else it is taken as
 cp1252 (what Excel on Windows writes when it saves "CSV" without "UTF-8").
@@ -48,11 +50,11 @@ from rag_assets.curation.models import (
     ReviewRow,
     excerpt,
 )
-from rag_assets.curation.review_writer import FORMULA_TRIGGERS
 from rag_assets.curation.workbook import WorkbookUnreadable, review_sheet_as_csv
 from rag_assets.errors import ReviewFileRejected
 from rag_assets.files import FileTooLarge, read_regular_file
 from rag_assets.text.control import control_character_problem
+from rag_assets.text.spreadsheet import formula_start, restore
 
 __all__ = ["REVIEW_FORMATS", "declared_version", "read_only_edits", "read_review_file", "unsupported_reason"]
 
@@ -167,6 +169,8 @@ def _parse_and_validate(
     if not text.strip():
         raise _file_problem("file is empty: no header row" if file_format == "csv" else "file is empty: no JSON lines")
     records, problems = _parse_csv(text) if file_format == "csv" else _parse_jsonl(text)
+    if not records and not problems:
+        raise _file_problem("file has a header row but no data rows (was it cut short?): nothing to import")
     if len(records) > limits.max_rows:
         raise _file_problem(f"file has {len(records):,} data rows, over the {limits.max_rows:,}-row limit")
     complete = [record for record in records if record is not None]
@@ -182,7 +186,7 @@ def _read_bytes(path: Path, limits: ReviewLimits) -> bytes:
     try:
         return read_regular_file(path, max_bytes=limits.max_bytes)
     except FileTooLarge as error:
-        raise _file_problem(f"file is {error.size:,} bytes, over the {limits.max_bytes:,}-byte limit") from None
+        raise _file_problem(limits.size_problem(error.size) or f"file is over the {limits.max_bytes:,}-byte limit") from None
     except OSError as error:
         raise _file_problem(f"cannot read the file: {error.strerror or error}") from None
 
@@ -239,20 +243,18 @@ def _detect_delimiter(header_line: str) -> str:
 def _csv_cell(raw: str) -> tuple[str | None, str | None]:
     """(cleaned value or None, the formula character it starts with or None).
 
-    One leading apostrophe before (more apostrophes and) a neutralised character is the writer's
-    escape, see ``review_writer.neutralise``: strip exactly that one and take the rest literally.
-    Otherwise strip surrounding whitespace and apply OWASP's CSV-injection rule: a cell starting
-    with ``=``, ``+``, ``-``, ``@``, tab or carriage return (before or after the surrounding
-    whitespace) is a formula unless it is a plain number such as ``-3.5``."""
-    if raw[:1] == "'" and raw.lstrip("'")[:1] in FORMULA_TRIGGERS:
-        return raw[1:].strip() or None, None
+    The writer's escaping apostrophe (see :mod:`rag_assets.text.spreadsheet`) is stripped and the
+    rest taken literally. Otherwise strip surrounding whitespace and apply OWASP's CSV-injection
+    rule (:func:`~rag_assets.text.spreadsheet.formula_start`): a formula unless it is a plain
+    number such as ``-3.5``."""
+    restored = restore(raw)
+    if restored != raw:
+        return restored.strip() or None, None
     value = raw.strip()
     if not value:
         return None, None
-    first = raw[0] if raw[0] in FORMULA_TRIGGERS else value[0]
-    if first in FORMULA_TRIGGERS and not _PLAIN_NUMBER.fullmatch(value):
-        return value, first
-    return value, None
+    first = formula_start(raw)
+    return value, None if _PLAIN_NUMBER.fullmatch(value) else first
 
 
 def _control_problems(row: int, column: str, value: str | None) -> list[ReviewProblem]:
@@ -283,6 +285,7 @@ def _parse_csv(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
     records: list[_Record | None] = []
     header: list[str] | None = None
     row = 0
+    last: tuple[int, str, list[str]] | None = None  # the last data row, while nothing follows it
     while True:
         raw_lines.clear()
         try:
@@ -292,9 +295,11 @@ def _parse_csv(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
         except csv.Error as error:
             hint = " (a quoted cell is never closed: was the file cut short?)" if "end of data" in str(error) else ""
             problems.append(ReviewProblem(row + 1, None, f"malformed CSV: {error}{hint}"))
+            last = None
             break
         row += 1
         if not any(cell.strip() for cell in fields):
+            last = None
             continue  # a blank spreadsheet row
         if header is None:
             header = [_normalise_name(name) for name in fields]
@@ -302,6 +307,7 @@ def _parse_csv(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
             if header_problems:
                 raise _Rejected(*header_problems)
             continue
+        last = (row, header[min(len(fields), len(header)) - 1], fields)
         if len(fields) != len(header):
             problems.append(ReviewProblem(row, None, _field_count_message(fields, header, delimiter, raw_lines)))
             records.append(None)
@@ -318,11 +324,25 @@ def _parse_csv(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
         records.append(_Record(row, values))
     if header is None:
         raise _Rejected(*problems) if problems else _file_problem("file is empty: no header row")
+    if last is not None and not text.endswith(("\n", "\r")):
+        problems.extend(_cut_short_problem(header, len(records), *last))
     return records, problems
 
 
 def _name(name: str) -> str:
     return excerpt(name, quote=False)
+
+
+def _cut_short_problem(header: list[str], data_rows: int, row: int, column: str,
+                       fields: list[str]) -> list[ReviewProblem]:
+    """The last data row when nothing shows it is whole. Spreadsheets end a CSV with a line break (Google
+    Sheets does not); a file cut inside its last cell has none and still parses, so without a line
+    break only the writer's last column, ``rows_written`` with the file's row count, proves the row whole."""
+    if header[-1] == ROWS_WRITTEN and len(fields) == len(header) and fields[-1].strip() == str(data_rows):
+        return []
+    return [ReviewProblem(row, column, (
+        f"the file ends inside this row (no line break after its last cell) and {ROWS_WRITTEN} does not confirm the "
+        "row is whole: the file was probably cut short; save or export the whole file again"))]
 
 
 def _header_problems(names: list[str], noun: str, row: int | None) -> list[ReviewProblem]:

@@ -2,14 +2,14 @@
 
 The CSV is what experts open in Excel / LibreOffice / Numbers: UTF-8 with a BOM (so Excel picks
 the right encoding), comma-separated, minimal quoting, CRLF line ends, and every cell that a
-spreadsheet would run as a formula neutralised with a leading apostrophe (CSV injection). The
-reader (:mod:`rag_assets.curation.review_file`) strips exactly that apostrophe again, so text
-round-trips unchanged. The JSONL copy is never opened by a spreadsheet and is not neutralised.
+spreadsheet would run as a formula neutralised with a leading apostrophe (CSV injection, see
+:mod:`rag_assets.text.spreadsheet`). The reader (:mod:`rag_assets.curation.review_file`) strips
+exactly that apostrophe again, so text round-trips unchanged. The JSONL copy is never opened by a
+spreadsheet and is not neutralised.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import tempfile
@@ -18,24 +18,9 @@ from pathlib import Path
 from typing import IO
 
 from rag_assets.curation.models import OUTBOX_COLUMNS, ROWS_WRITTEN
+from rag_assets.text.spreadsheet import write_spreadsheet_csv
 
-__all__ = ["FORMULA_TRIGGERS", "neutralise", "write_atomically", "write_review_files"]
-
-# A cell starting with one of these is run as a formula (or, for TAB / CR, can be turned into one).
-FORMULA_TRIGGERS: frozenset[str] = frozenset({"=", "+", "-", "@", "\t", "\r"})
-
-
-def neutralise(cell: str) -> str:
-    """Prefix ``'`` to a cell a spreadsheet would treat as a formula.
-
-    A cell that starts with apostrophes followed by a trigger character (``'=x``) is prefixed too,
-    so the reader's "strip one apostrophe from apostrophes + trigger" gives back exactly the
-    original text for every cell (``'=x`` -> ``''=x`` -> ``'=x``; ``'x`` is left alone both ways).
-    """
-    if cell.lstrip("'")[:1] in FORMULA_TRIGGERS:
-        return "'" + cell
-    return cell
-
+__all__ = ["write_atomically", "write_review_files"]
 
 def _cells(row: Mapping[str, str | None], number: int) -> list[str]:
     unknown = sorted(set(row) - set(OUTBOX_COLUMNS))
@@ -77,9 +62,7 @@ def write_review_files(rows: Sequence[Mapping[str, str | None]], csv_path: Path,
     table = [_cells({**row, ROWS_WRITTEN: count}, number) for number, row in enumerate(rows, start=1)]
 
     def write_csv(handle: IO[str]) -> None:
-        writer = csv.writer(handle, delimiter=",", quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
-        writer.writerow(OUTBOX_COLUMNS)
-        writer.writerows([neutralise(cell) for cell in cells] for cells in table)
+        write_spreadsheet_csv(handle, OUTBOX_COLUMNS, table, lineterminator="\r\n")
 
     def write_jsonl(handle: IO[str]) -> None:
         for cells in table:

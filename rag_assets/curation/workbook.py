@@ -34,7 +34,7 @@ from openpyxl.worksheet.datavalidation import DataValidation
 
 from rag_assets.corpus.models import SnapshotChunk
 from rag_assets.curation.models import EDITABLE_COLUMNS, ROWS_WRITTEN, Decision
-from rag_assets.curation.review_writer import neutralise
+from rag_assets.text.spreadsheet import neutralise
 
 __all__ = ["REVIEW_SHEET", "WorkbookRow", "WorkbookUnreadable", "markdown_to_text", "review_sheet_as_csv",
            "write_review_workbook", "write_workbook"]

@@ -8,7 +8,7 @@ import dagster as dg
 from rag_assets.corpus.manifest import fingerprint
 from rag_assets.corpus.models import sha256_hex
 from rag_assets.curation.inbox import (declared_corpus_version, file_sha256, inbox_files, inbox_sha256, reject_file,
-                                     reject_unsupported, unsupported_entries)
+                                     reject_oversized, reject_unsupported, unsupported_entries)
 from rag_assets.curation.models import ReviewProblem, excerpt
 from rag_assets.corpus.snapshot import plan_snapshot
 from rag_assets.calibration.review_file import is_judge_review
@@ -111,8 +111,8 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
             "corpus version gets one run of curation_import for that partition (run key = file hash); a judge-review "
             "file (judge-review-<evaluation>) one run of judge_calibration_import. A file still in "
             f"the inbox after its run ended (store down, crash) is requested again, up to {IMPORT_ATTEMPTS} runs, then "
-            "rejected. A file that names no known corpus version, a folder or another file type is moved to rejected/ "
-            "with a report at once."
+            "rejected. A file over the size limit (by its size, unread), one that names no known corpus version, a "
+            "folder or another file type is moved to rejected/ with a report at once."
         ),
     )
     @lifecycle.keyed
@@ -125,6 +125,9 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
             reject_unsupported(entry, folders)
             rejected.append(entry.name)
         for path in inbox_files(folders.inbox):
+            if reject_oversized(path, folders, curation.limits()) is not None:
+                rejected.append(path.name)
+                continue
             try:
                 digest = inbox_sha256(path)
             except OSError:  # gone, or swapped for a link, since the listing: the next tick sees what is there
@@ -156,8 +159,8 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
             context.log.warning(f"import requested again (the last run ended with the file still in the inbox): "
                                 f"{', '.join(retried)}")
         if rejected:
-            context.log.warning(f"rejected without a run (not a review file, no known corpus version, or failed "
-                                f"{IMPORT_ATTEMPTS} times): {', '.join(rejected)}")
+            context.log.warning(f"rejected without a run (not a review file, too big, no known corpus version, or "
+                                f"failed {IMPORT_ATTEMPTS} times): {', '.join(rejected)}")
         return dg.SensorResult(run_requests=requests, cursor=json.dumps(dict(list(seen.items())[-CURSOR_MEMORY:])),
                                skip_reason=None if requests else "no new reviewed file in the inbox")
 

@@ -2,11 +2,14 @@
 
 Formats: ``jsonl`` (ours, one item per line), ``ragas`` (the ragas test-set JSONL), ``csv`` (ours,
 flat, the chunk list as JSON in its cell) and ``parquet`` (ours, for pandas/Arrow users; needs the
-``parquet`` extra).
+``parquet`` extra). The CSVs are opened in spreadsheets: their formula cells are neutralised and read
+back as written (:mod:`rag_assets.text.spreadsheet`).
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import tempfile
@@ -15,16 +18,19 @@ from pathlib import Path
 
 from rag_assets.corpus.models import ChunkRef
 from rag_assets.errors import ConfigError
-from rag_assets.golden.importers import ExternalDataError, write_ragas_testset
+from rag_assets.golden.importers import ExternalDataError, restored, write_ragas_testset
 from rag_assets.golden.models import GoldenItem
+from rag_assets.text.spreadsheet import write_spreadsheet_csv
 
 FORMATS = {"jsonl": ".jsonl", "ragas": ".ragas.jsonl", "csv": ".csv", "parquet": ".parquet"}
+GOLDEN_COLUMNS = ("item_id", "revision", "question_type", "question", "reference_answer", "corpus_version", "origin",
+                  "relevant_chunks")
 
 
 def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
+    with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
         out.write(text)
     os.replace(temp, path)
 
@@ -40,12 +46,24 @@ def golden_records(items: Sequence[GoldenItem]) -> list[dict]:
 
 def _records(path: Path) -> Iterator[tuple[str, Mapping]]:
     """(where, record) for each item of one of our files: JSONL by line, CSV or parquet by row (from 1)."""
-    if path.suffix.lower() in (".csv", ".parquet"):
+    if path.suffix.lower() == ".csv":
+        try:
+            with path.open(encoding="utf-8-sig", newline="") as handle:
+                reader = csv.DictReader(handle, strict=True)
+                try:
+                    rows = list(reader)
+                except csv.Error as exc:
+                    raise ExternalDataError(f"{path}: line {reader.line_num}: not valid CSV: {exc}") from exc
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ExternalDataError(f"{path}: cannot be read: {exc}") from exc
+        for number, record in enumerate(rows, start=1):
+            yield f"{path}: row {number}", restored(record)
+        return
+    if path.suffix.lower() == ".parquet":
         import pandas as pd
 
         try:
-            frame = (pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
-                     if path.suffix.lower() == ".csv" else pd.read_parquet(path))
+            frame = pd.read_parquet(path)
         except ImportError as exc:
             raise ConfigError("reading parquet needs pyarrow: pip install 'rag_assets[parquet]'") from exc
         except (OSError, ValueError) as exc:
@@ -54,7 +72,8 @@ def _records(path: Path) -> Iterator[tuple[str, Mapping]]:
             yield f"{path}: row {number}", record
         return
     try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
+        # on "\n" only: JSON strings may hold U+2028 and friends, which str.splitlines splits on
+        lines = path.read_text(encoding="utf-8-sig").split("\n")
     except OSError as exc:
         raise ExternalDataError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
     for number, line in enumerate(lines, start=1):
@@ -82,7 +101,7 @@ def read_golden_records(path: Path) -> list[GoldenItem]:
             raise ExternalDataError(f"{where}: relevant_chunks: not valid JSON: {exc.msg}") from exc
         except KeyError as exc:
             raise ExternalDataError(f"{where}: missing field {exc.args[0]!r}") from exc
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise ExternalDataError(f"{where}: not a golden item ({exc})") from exc
     return items
 
@@ -102,18 +121,20 @@ def write_golden(items: Sequence[GoldenItem], path: Path, file_format: str, chun
         return path
     if file_format not in FORMATS:
         raise ConfigError(f"export format must be one of {', '.join(FORMATS)}, got {file_format!r}")
+    flat = [{**r, "relevant_chunks": json.dumps(r["relevant_chunks"])} for r in records]
+    if file_format == "csv":
+        out = io.StringIO()
+        write_spreadsheet_csv(out, GOLDEN_COLUMNS, ([r[name] for name in GOLDEN_COLUMNS] for r in flat))
+        _write_atomic(path, out.getvalue())
+        return path
     import pandas as pd
 
-    frame = pd.DataFrame([{**r, "relevant_chunks": json.dumps(r["relevant_chunks"])} for r in records])
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.tmp")
-    if file_format == "csv":
-        frame.to_csv(temp, index=False, encoding="utf-8")
-    else:
-        try:
-            frame.to_parquet(temp, index=False)
-        except ImportError as exc:
-            raise ConfigError("parquet export needs pyarrow: pip install 'rag_assets[parquet]'") from exc
+    try:
+        pd.DataFrame(flat).to_parquet(temp, index=False)
+    except ImportError as exc:
+        raise ConfigError("parquet export needs pyarrow: pip install 'rag_assets[parquet]'") from exc
     os.replace(temp, path)
     return path
 

@@ -33,6 +33,7 @@ import yaml
 from rag_assets.corpus.models import sha256_hex
 from rag_assets.errors import RagAssetsError
 from rag_assets.golden.models import ExternalItem
+from rag_assets.text.spreadsheet import restore, write_spreadsheet_csv
 
 __all__ = [
     "ExternalDataError",
@@ -43,6 +44,7 @@ __all__ = [
     "read_anthropic_docs_dataset",
     "ragas_items",
     "read_ragas_testset",
+    "restored",
     "synthesizer_for_question_type",
     "write_ragas_testset",
 ]
@@ -277,7 +279,7 @@ def _parse_list(value: Any, where: str, field: str) -> list[str]:
         except json.JSONDecodeError:
             try:
                 value = ast.literal_eval(text)
-            except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as exc:
                 raise ExternalDataError(
                     f"{where}: field '{field}' is not a list (neither JSON nor a Python literal): {exc}") from exc
     if isinstance(value, tuple):
@@ -315,7 +317,7 @@ def _rows(path: Path, suffix: str) -> Iterable[tuple[int, Mapping[str, Any]]]:
                 return
             try:
                 for number, row in enumerate(reader, start=1):
-                    yield number, row
+                    yield number, restored(row)
             except csv.Error as exc:
                 raise ExternalDataError(f"{path}: line {reader.line_num}: not valid CSV: {exc}") from exc
             return
@@ -332,6 +334,11 @@ def _rows(path: Path, suffix: str) -> Iterable[tuple[int, Mapping[str, Any]]]:
                 raise ExternalDataError(
                     f"{path}: row {number} (line {line_number}): expected a JSON object, got {type(row).__name__}")
             yield number, row
+
+
+def restored(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A CSV row with each cell as written before :func:`rag_assets.text.spreadsheet.neutralise`."""
+    return {name: restore(value) if isinstance(value, str) else value for name, value in row.items()}
 
 
 def _cell_str(row: Mapping[str, Any], field: str, where: str, *, required: bool) -> str | None:
@@ -427,7 +434,8 @@ def write_ragas_testset(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
     A row has ``item_id``, ``question``, ``reference_answer``, ``question_type``,
     ``relevant_chunk_ids`` (list) and ``reference_contexts`` (list of texts). Columns are ragas'
     (``user_input``, ``reference_contexts``, ``reference``, ``synthesizer_name``) plus ``item_id``,
-    ``question_type`` and ``relevant_chunk_ids``; in CSV the lists are JSON strings.
+    ``question_type`` and ``relevant_chunk_ids``; in CSV the lists are JSON strings and formula cells are
+    neutralised (:mod:`rag_assets.text.spreadsheet`).
     ``read_ragas_testset`` reads the file back to the same items.
     """
     path = Path(path)
@@ -441,14 +449,10 @@ def write_ragas_testset(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
                 for record in records:
                     handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             else:
-                writer = csv.DictWriter(handle, fieldnames=[*RAGAS_COLUMNS, *EXTRA_COLUMNS])
-                writer.writeheader()
-                for record in records:
-                    writer.writerow({
-                        **record,
-                        "reference_contexts": json.dumps(record["reference_contexts"], ensure_ascii=False),
-                        "relevant_chunk_ids": json.dumps(record["relevant_chunk_ids"], ensure_ascii=False),
-                    })
+                columns = [*RAGAS_COLUMNS, *EXTRA_COLUMNS]
+                write_spreadsheet_csv(handle, columns, (
+                    [json.dumps(value, ensure_ascii=False) if isinstance(value, list) else value
+                     for value in map(record.get, columns)] for record in records))
         os.replace(tmp_name, path)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)

@@ -75,6 +75,12 @@ class SqlCurationRepository:
         with self.engine.connect() as conn:
             return conn.execute(select(IMPORT.c.sha256).where(IMPORT.c.sha256 == sha256)).first() is not None
 
+    def applied_files(self, corpus_version: str) -> list[str]:
+        """The hashes of the review files of ``corpus_version`` applied so far, sorted."""
+        with self.engine.connect() as conn:
+            return list(conn.execute(select(IMPORT.c.sha256).where(IMPORT.c.corpus_version == corpus_version)
+                                     .order_by(IMPORT.c.sha256)).scalars())
+
     def apply_review(self, review: ReviewFile) -> ApplyOutcome:
         """Apply every decided row of a validated file in one transaction."""
         candidates = self.candidates.by_ids([row.candidate_id for row in review.rows])

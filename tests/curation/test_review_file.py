@@ -12,8 +12,9 @@ import pytest
 
 from rag_assets.curation.models import OUTBOX_COLUMNS, Decision, ReviewLimits, ReviewProblem, ReviewRow
 from rag_assets.curation.review_file import read_review_file
-from rag_assets.curation.review_writer import neutralise, write_review_files
+from rag_assets.curation.review_writer import write_review_files
 from rag_assets.errors import ReviewFileRejected
+from rag_assets.text.spreadsheet import neutralise
 
 KNOWN = {"q-001": "cv-A", "q-002": "cv-A", "q-003": "cv-A", "q-004": "cv-A", "q-b01": "cv-B"}
 
@@ -183,9 +184,10 @@ def test_neutralised_formula_text_round_trips_unchanged(tmp_path: Path) -> None:
 
 
 def test_neutralise() -> None:
-    cells = ("=1+1", "+A1", "-x", "@f", "\tx", "\rx", "'=x", "''-x", "'x", "''", "", "a=b", "5")
+    cells = ("=1+1", "+A1", "-x", "@f", "\tx", "\rx", "'=x", "''-x", "'x", "''", "", "a=b", "5", "  =1", "' @x", "a =b")
     assert [neutralise(cell) for cell in cells] == [
-        "'=1+1", "'+A1", "'-x", "'@f", "'\tx", "'\rx", "''=x", "'''-x", "'x", "''", "", "a=b", "5",
+        "'=1+1", "'+A1", "'-x", "'@f", "'\tx", "'\rx", "''=x", "'''-x", "'x", "''", "", "a=b", "5", "'  =1", "'' @x",
+        "a =b",
     ]
 
 
@@ -435,6 +437,31 @@ def test_truncated_file_with_an_unterminated_quote(tmp_path: Path) -> None:
     assert problems_of(path) == [
         "row 4: malformed CSV: unexpected end of data (a quoted cell is never closed: was the file cut short?)"
     ]
+
+
+CUT = ("row 4, {field}: the file ends inside this row (no line break after its last cell) and rows_written does not "
+       "confirm the row is whole: the file was probably cut short; save or export the whole file again")
+
+
+@pytest.mark.parametrize("columns", [OUTBOX_COLUMNS, OUTBOX_COLUMNS[:-1]], ids=["rows_written", "no_rows_written"])
+@pytest.mark.parametrize("cut", range(1, 8))
+def test_a_file_cut_inside_its_last_cell_is_rejected_naming_the_row(tmp_path: Path, columns, cut: int) -> None:
+    rows = [decided(f"q-00{i}", "accept", reviewer="simulated-expert", rows_written="3") for i in (1, 2, 3)]
+    path = write_csv(tmp_path / "review.csv", rows, columns=columns)
+    path.write_bytes(path.read_bytes()[:-2 - cut])  # the line break and `cut` characters of the last cell
+
+    problems = problems_of(path)
+    assert CUT.format(field="rows_written" if cut == 1 and columns == OUTBOX_COLUMNS else "reviewer") in problems
+
+
+def test_a_whole_file_saved_without_a_final_line_break_is_read(tmp_path: Path) -> None:
+    rows = [decided(f"q-00{i}", "accept", rows_written="3") for i in (1, 2, 3)]
+    path = write_csv(tmp_path / "review.csv", rows)
+    path.write_bytes(path.read_bytes()[:-2])  # as Google Sheets saves a CSV
+
+    assert [r.candidate_id for r in read_review_file(path, KNOWN).rows] == ["q-001", "q-002", "q-003"]
+    path.write_bytes(path.read_bytes() + b"\r\n,,,,,,,,,,,,")  # a blank row after it: the data row ended
+    assert len(read_review_file(path, KNOWN).rows) == 3
 
 
 def test_text_after_a_closing_quote(tmp_path: Path) -> None:

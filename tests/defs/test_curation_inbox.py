@@ -4,6 +4,7 @@ naming its corpus version only in the corpus_version column is routed by that co
 from __future__ import annotations
 
 import json
+import sys
 import uuid
 from pathlib import Path
 
@@ -129,3 +130,42 @@ def test_a_link_in_the_inbox_is_rejected_without_reading_what_it_leads_to(projec
                                                 "not a link to it (links are not followed)"}]
     written = b"".join(p.read_bytes() for p in rejected.iterdir() if not p.is_symlink())
     assert b"TOPSECRET" not in written and secret.read_text().startswith("candidate_id")
+
+
+_WATCHED: set[str] = set()
+_OPENED: list[str] = []
+
+
+def _record_opens(event: str, args: tuple) -> None:
+    if event == "open" and _WATCHED and isinstance(args[0], (str, Path)) and str(args[0]) in _WATCHED:
+        _OPENED.append(str(args[0]))
+
+
+sys.addaudithook(_record_opens)  # audit hooks stay for the process: this one notes opens of watched paths only
+
+
+def test_a_review_file_over_the_size_limit_is_rejected_by_its_size_without_being_read_once(project_env: Path):
+    from rag_assets.curation.models import ReviewLimits
+
+    inbox = Settings.from_env().curation_root / "inbox"
+    inbox.mkdir(parents=True)
+    path = inbox / f"review-{VERSION}.csv"
+    size = ReviewLimits.max_bytes + 1
+    with path.open("wb") as handle:
+        handle.truncate(size)  # a real (sparse) file of that size
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
+        _WATCHED.add(str(path))
+        try:
+            first = inbox_tick(instance)
+        finally:
+            _WATCHED.clear()
+        opened = list(_OPENED)
+        second = inbox_tick(instance, first.cursor)
+
+    assert opened == [], "the sensor decided by the file's size, without opening it"
+    assert first.run_requests == [] and second.run_requests == [] and not path.exists()
+    rejected = Settings.from_env().curation_root / "rejected"
+    assert (rejected / path.name).stat().st_size == size
+    report = (rejected / f"{path.name}.errors.txt").read_text(encoding="utf-8").splitlines()
+    assert report[-1] == f"- file: file is {size:,} bytes, over the {ReviewLimits.max_bytes:,}-byte limit"

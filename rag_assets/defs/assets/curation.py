@@ -1,4 +1,12 @@
-"""Curation assets: the review queue written for experts, and their decisions read back."""
+"""Curation assets: the review queue written for experts, and their decisions read back.
+
+An import commits its decisions to the store, then files the review file away, then Dagster records the
+materialization: three stores, no shared transaction. So what curated_decisions records is the store's
+own account, the digest of every review file applied for the corpus version (its data version and the
+``APPLIED_FILES`` entry), and a run that finds the store ahead of the last record (a process killed
+between the commit and the record) imports again: the applied file is recognised by its hash, nothing
+is applied twice, and the golden set is built from the decisions.
+"""
 
 import functools
 from pathlib import Path
@@ -14,9 +22,27 @@ from rag_assets.curation.workbook import write_review_workbook
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import CurationResource, StoreResource
+from rag_assets.defs.reuse import last_materialization
 from rag_assets.report.markdown import markdown_table
+from rag_assets.store.curation_repository import SqlCurationRepository
 
 REVIEW_FILES_CHECK = "review_files_valid"
+#: The metadata entry with the digest of the review files the store had applied when the asset was recorded.
+APPLIED_FILES = "applied_files_digest"
+
+
+def applied_files_digest(repo: SqlCurationRepository, version: str) -> str:
+    """A digest of the review files applied for ``version`` (by hash): curated_decisions' data version."""
+    return sha256_hex("\n".join(repo.applied_files(version)) or version)[:16]
+
+
+def decisions_unrecorded(instance: dg.DagsterInstance, asset: dg.AssetKey, repo: SqlCurationRepository,
+                         version: str) -> bool:
+    """Whether the store applied review files for ``version`` that the last materialization of ``asset``
+    (curated_decisions) does not record: the run that imported them died before Dagster recorded it."""
+    record = last_materialization(instance, asset, version)
+    entry = record.asset_materialization.metadata.get(APPLIED_FILES) if record else None
+    return entry is None or entry.value != applied_files_digest(repo, version)
 
 
 @functools.cache
@@ -116,6 +142,7 @@ def build_curated_decisions(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         problems = [(r.source, str(p)) for r in rejected for p in r.problems]
         conflicts = repo.conflicts(version)
         agreement = repo.reviewer_agreement(version)
+        applied = applied_files_digest(repo, version)
         yield dg.MaterializeResult(
             metadata={
                 "conflicts": dg.MetadataValue.int(len(conflicts)),
@@ -132,12 +159,13 @@ def build_curated_decisions(lifecycle: Lifecycle) -> dg.AssetsDefinition:
                 "files": dg.MetadataValue.int(len(results)),
                 "files_applied": dg.MetadataValue.int(sum(1 for r in results if r.status == "applied")),
                 "files_rejected": dg.MetadataValue.int(len(rejected)),
+                APPLIED_FILES: dg.MetadataValue.text(applied),
                 **{key: dg.MetadataValue.int(value) for key, value in sorted(totals.items())},
                 "imports": dg.MetadataValue.md(markdown_table(
                     ["file", "status", "moved to", "report"],
                     [(r.source, r.status, r.moved_to, r.report or "") for r in results])),
             },
-            data_version=dg.DataVersion(sha256_hex("\n".join(sorted(r.sha256 for r in results)) or version)[:16]),
+            data_version=dg.DataVersion(applied),
             check_results=[dg.AssetCheckResult(
                 check_name=REVIEW_FILES_CHECK,
                 passed=not rejected,
