@@ -24,7 +24,7 @@ from typing import Any
 
 import dagster as dg
 
-from rag_assets.settings import CELERY_BACKEND_ENV, CELERY_BROKER_ENV
+from rag_assets.settings import CELERY_BACKEND_ENV, CELERY_BROKER_ENV, Settings
 
 
 @dg.configured(dg.multiprocess_executor, config_schema={
@@ -46,7 +46,7 @@ def executor_from_env(config_source: Mapping[str, Any] | None = None) -> dg.Exec
     ``global_keyprefix`` that keeps several deployments apart on one Redis). Without
     ``RAG_ASSETS_CELERY_BACKEND``, results go to a Redis broker itself, or back over AMQP (``rpc://``).
     """
-    broker = os.environ.get(CELERY_BROKER_ENV)
+    broker = Settings.celery_broker()
     if not broker:
         return None
     from dagster_celery import celery_executor
