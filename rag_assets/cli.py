@@ -195,10 +195,10 @@ def _evaluation_config(thresholds: str | None, profile: str | None) -> dict:
 def _logged_days(folder: Path) -> list[str]:
     """The newest logged days that are production partitions already (complete UTC days), oldest first."""
     from rag_assets.defs.partitions import production_days
-    from rag_assets.production.logs import read_logs
+    from rag_assets.production.logs import logged_days
 
     first, last = production_days.get_first_partition_key(), production_days.get_last_partition_key()
-    days = sorted({r.day.isoformat() for r in read_logs(folder).records})
+    days = sorted(logged_days(folder))
     return [d for d in days if last is not None and first <= d <= last][-PRODUCTION_DAYS_SHOWN:]
 
 
