@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -198,8 +199,9 @@ def _parse(record: dict[str, Any], default_id: str) -> ProductionQuery:
     for i, raw in enumerate(_list(record["retrieved"], "retrieved")):
         chunk = _object(raw, f"retrieved[{i}]")
         retrieved.append(RetrievedChunk(
-            chunk_id=_string(chunk.get("chunk_id"), f"retrieved[{i}].chunk_id"),
-            text=_string(chunk.get("text"), f"retrieved[{i}].text"),
+            # the same corpus chunks come back for many queries: one copy of each text for a whole day
+            chunk_id=sys.intern(_string(chunk.get("chunk_id"), f"retrieved[{i}].chunk_id")),
+            text=sys.intern(_string(chunk.get("text"), f"retrieved[{i}].text")),
             score=_number(chunk.get("score"), f"retrieved[{i}].score"),
             rank=i + 1,
         ))
@@ -305,8 +307,10 @@ def build_index(folder: str | Path) -> dict:
     spans: dict[str | None, list[list]] = {}
     duplicates: dict[str, dict[str, str]] = {}
     ids: dict[str, list[str]] = {}
-    seen: dict[str, str] = {}
+    seen: dict[str, int] = {}  # query id -> where it was first read: file number << 32 | line number
+    names: list[str] = []
     for path in log_files(folder):
+        names.append(path.name)
         try:
             stat, handle = _stat(path), path.open("rb")
         except OSError as exc:
@@ -328,9 +332,10 @@ def build_index(folder: str | Path) -> dict:
                 day = entry.day.isoformat()
                 if entry.query_id in seen:
                     duplicates.setdefault(day, {})[f"{path.name}\0{number}"] = (
-                        f"query_id: duplicate of {seen[entry.query_id]} (the first is kept)")
+                        f"query_id: duplicate of {names[seen[entry.query_id] >> 32]} line "
+                        f"{seen[entry.query_id] & 0xFFFFFFFF} (the first is kept)")
                 else:
-                    seen[entry.query_id] = f"{path.name} line {number}"
+                    seen[entry.query_id] = len(names) - 1 << 32 | number  # an int: a string each would double it
                     ids.setdefault(day, []).append(entry.query_id)
                     own.setdefault(day, []).append(entry.query_id)
                     previous = day
