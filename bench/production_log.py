@@ -112,7 +112,8 @@ def main() -> None:
         print(f"log: {log} {log.stat().st_size / 1e6:,.0f} MB, {count:,} records over {args.days} days "
               f"(written in {time.perf_counter() - started:.0f} s)")
         middle = FIRST_DAY + timedelta(days=args.days // 2)
-        for label, day in (("first day (indexes the log)", middle), ("another day (index kept)", middle + timedelta(1))):
+        days = (("first day (indexes the log)", middle), ("another day (index kept)", middle + timedelta(days=1)))
+        for label, day in days:
             figures = _run(folder, day.isoformat(), Path(scratch) / "home")
             verdict = "ok" if figures["peak_rss_mb"] <= RSS_TARGET_MB else "OVER"
             print(f"{label:<30} {figures['day']}  records={figures['records']:,}  {figures['seconds']:>7.1f} s  "

@@ -497,12 +497,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+_WRITABLE = "set RAG_ASSETS_HOME (or the setting that names it) to a writable folder"
 #: What to do when a file cannot be written, by errno.
 WRITE_ADVICE = {errno.ENOSPC: "the disk is full: free space there or set RAG_ASSETS_HOME to a folder on another disk",
                 errno.EDQUOT: "the disk quota is used up: free space there or set RAG_ASSETS_HOME to another folder",
-                errno.EROFS: "set RAG_ASSETS_HOME (or the setting that names it) to a writable folder",
-                errno.EACCES: "make it writable, or set RAG_ASSETS_HOME (or the setting that names it) to a writable folder",
-                errno.EPERM: "make it writable, or set RAG_ASSETS_HOME (or the setting that names it) to a writable folder"}
+                errno.EROFS: _WRITABLE, errno.EACCES: f"make it writable, or {_WRITABLE}",
+                errno.EPERM: f"make it writable, or {_WRITABLE}"}
 
 
 def machine_problem(exc: BaseException) -> str | None:

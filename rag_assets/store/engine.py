@@ -96,8 +96,8 @@ def _holders(path: Path) -> list[str]:
             continue
         try:
             if any(os.readlink(fd) == str(path) for fd in fd_dir.iterdir()):
-                command = " ".join((fd_dir.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                                   .split())
+                arguments = (fd_dir.parent / "cmdline").read_bytes().replace(b"\0", b" ")
+                command = " ".join(arguments.decode(errors="replace").split())
                 found.append(f"pid {fd_dir.parent.name} ({command[:60]})")
         except OSError:  # a process that ended meanwhile, or one of another user
             continue

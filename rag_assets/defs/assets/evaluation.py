@@ -239,15 +239,16 @@ def _merged(context: dg.OpExecutionContext, config: EvaluationConfig, store: Sto
         against = None
         if baseline is not None:
             current, types = card.values()
-            against = diff_evaluations(baseline.evaluation_id, evaluation_id, repo.item_values(baseline.evaluation_id)[0],
-                                       current, types, {r.item_id: r.answer for r in store.rag().results(baseline.rag_run_id)},
-                                       {i: r.answer for i, r in responses.items()}, thresholds, metrics)
+            against = diff_evaluations(
+                baseline.evaluation_id, evaluation_id, repo.item_values(baseline.evaluation_id)[0], current, types,
+                {r.item_id: r.answer for r in store.rag().results(baseline.rag_run_id)},
+                {i: r.answer for i, r in responses.items()}, thresholds, metrics)
         judge_review, calibration = send_judge_review(
             store, curation, evaluation_id, judging.config, outcome.items, items, responses, config.judge_review_sample,
             {name: agg.mean for name, agg in card.overall.items()})
         written.extend(Path(str(judge_review[label].value)) for label in REVIEW_FILES if label in judge_review)
-        report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(lineage), responses,
-                              against, calibration)
+        report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(lineage),
+                              responses, against, calibration)
         path = store.report_dir() / f"{evaluation_id}.html"
         written.append(path)
         report.write(path)
