@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import importlib.metadata
 import json
 import os
@@ -195,10 +196,10 @@ def _evaluation_config(thresholds: str | None, profile: str | None) -> dict:
 def _logged_days(folder: Path) -> list[str]:
     """The newest logged days that are production partitions already (complete UTC days), oldest first."""
     from rag_assets.defs.partitions import production_days
-    from rag_assets.production.logs import read_logs
+    from rag_assets.production.logs import logged_days
 
     first, last = production_days.get_first_partition_key(), production_days.get_last_partition_key()
-    days = sorted({r.day.isoformat() for r in read_logs(folder).records})
+    days = sorted(logged_days(folder))
     return [d for d in days if last is not None and first <= d <= last][-PRODUCTION_DAYS_SHOWN:]
 
 
@@ -269,13 +270,15 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
     from rag_assets.defs.jobs import lifecycle_job
     from rag_assets.defs.partitions import corpus_versions
     from rag_assets.defs.resources import RESOURCES
-    from rag_assets.errors import RagAssetsError
+    from rag_assets.errors import RagAssetsError, StoreUnavailable
     from rag_assets.store.lock import store_run_lock
 
     try:
         version = _plan_version()
         if review or use_sample_review:
             _stage_review(review, version, settings)
+    except StoreUnavailable:
+        raise  # told by main, after the event log is closed
     except (RagAssetsError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=out)
         return 2
@@ -486,6 +489,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         for problem in problems:
             print(f"error: {problem}", file=sys.stderr)
         return 2
+    try:
+        return _command(args)
+    except Exception as exc:  # only the faults of the machine are told in one line; anything else re-raises
+        problem = machine_problem(exc)
+        if problem is None:
+            raise
+        print(f"error: {problem}", file=sys.stderr)
+        return 1
+
+
+_WRITABLE = "set RAG_ASSETS_HOME (or the setting that names it) to a writable folder"
+#: What to do when a file cannot be written, by errno.
+WRITE_ADVICE = {errno.ENOSPC: "the disk is full: free space there or set RAG_ASSETS_HOME to a folder on another disk",
+                errno.EDQUOT: "the disk quota is used up: free space there or set RAG_ASSETS_HOME to another folder",
+                errno.EROFS: _WRITABLE, errno.EACCES: f"make it writable, or {_WRITABLE}",
+                errno.EPERM: f"make it writable, or {_WRITABLE}"}
+
+
+def machine_problem(exc: BaseException) -> str | None:
+    """One line for a fault of the machine rather than of the project (the store unusable, a file that cannot be
+    written, Dagster's own SQLite instance on a full disk), naming the file and what to do; None for anything else."""
+    from sqlalchemy.exc import DBAPIError
+
+    from rag_assets.errors import StoreUnavailable
+    from rag_assets.store.engine import database_problem
+
+    if exc.__context__ is not None:  # the first fault is the one to tell (closing the event log may fail after it)
+        first = machine_problem(exc.__context__)
+        if first is not None:
+            return first
+    if isinstance(exc, StoreUnavailable):
+        return str(exc)
+    if isinstance(exc, OSError) and exc.errno in WRITE_ADVICE:
+        return f"cannot write {exc.filename or 'a file'}: {exc.strerror}; {WRITE_ADVICE[exc.errno]}"
+    if isinstance(exc, DBAPIError) and os.environ.get("DAGSTER_HOME"):  # the store's own errors are StoreUnavailable
+        return database_problem(exc, os.environ["DAGSTER_HOME"], "the Dagster instance in")
+    return None
+
+
+def _command(args: argparse.Namespace) -> int:
+    """The chosen subcommand, once every setting is known to be usable."""
     if args.command == "ui":
         command, env = ui_command(Settings.from_env())
         print(" ".join(command), flush=True)

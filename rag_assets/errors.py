@@ -17,6 +17,11 @@ class ConfigError(RagAssetsError):
     """A setting or environment variable has a value the project cannot use."""
 
 
+class StoreUnavailable(RagAssetsError):
+    """The store's database cannot be used as it is (disk full, read-only, corrupt, locked by another
+    process): the message is one line naming the file and what to do; the failed transaction wrote nothing."""
+
+
 class ReviewFileRejected(RagAssetsError):
     """A review file failed validation; nothing from it is applied. ``problems`` name row and field."""
 

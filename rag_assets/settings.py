@@ -105,6 +105,31 @@ def _checked_database_url(value: str) -> str:
     return value
 
 
+def _checked_report_url(value: str) -> str:
+    """An fsspec URL whose protocol is known and whose package is installed. Only the protocol is shown:
+    the rest of the URL may hold a user and password (ftp://, sftp://)."""
+    from fsspec import get_filesystem_class
+    from fsspec.core import split_protocol
+
+    protocol = split_protocol(value)[0] or "file"
+    shown, example = repr(f"{protocol}://..."), "s3://bucket/reports (or file:///srv/reports)"
+    try:
+        get_filesystem_class(protocol)
+    except ValueError:
+        raise _bad(REPORT_URL_ENV, shown, "a URL with a protocol fsspec knows", example) from None
+    except ImportError as exc:
+        raise _bad(REPORT_URL_ENV, shown, f"usable here ({exc})", example) from None
+    return value
+
+
+def _checked_celery_broker(value: str) -> str:
+    """A broker URL celery can reach: Redis or AMQP (the backend defaults depend on which)."""
+    if not value.startswith(("redis://", "rediss://", "amqp://", "amqps://", "pyamqp://")):
+        raise _bad(CELERY_BROKER_ENV, "(not shown: it may hold a password)", "a redis:// or amqp:// URL",
+                   "redis://host:6379/0")
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     """Where the project keeps its state and what it reads by default."""
@@ -150,7 +175,7 @@ class Settings:
         except ValueError:
             amount = -1.0
         if not amount >= 0:
-            raise ConfigError(f"{MAX_COST_ENV} must be a number of US dollars >= 0, got {value!r}")
+            raise _bad(MAX_COST_ENV, repr(value), "a number of US dollars >= 0", "10")
         return amount
 
     @staticmethod
@@ -163,8 +188,11 @@ class Settings:
 
     @staticmethod
     def report_url(environ: Mapping[str, str] | None = None) -> str | None:
-        """Where reports are also stored for browsers (any fsspec URL: s3://bucket/prefix, file:///...)."""
-        return (os.environ if environ is None else environ).get(REPORT_URL_ENV) or None
+        """Where reports are also stored for browsers (any fsspec URL: s3://bucket/prefix, file:///...).
+
+        Its protocol is checked here, so a typo stops the command before the evaluation, not after it."""
+        value = (os.environ if environ is None else environ).get(REPORT_URL_ENV) or None
+        return _checked_report_url(value) if value else None
 
     @staticmethod
     def evaluation_cron(environ: Mapping[str, str] | None = None) -> str:
@@ -193,6 +221,12 @@ class Settings:
             raise _bad(JUDGE_SEVERITY_ENV, repr(value), "WARN or ERROR", "ERROR")
         return value.upper()
 
+    @staticmethod
+    def celery_broker(environ: Mapping[str, str] | None = None) -> str | None:
+        """The celery broker's URL (RAG_ASSETS_CELERY_BROKER), None: a process per step."""
+        value = (os.environ if environ is None else environ).get(CELERY_BROKER_ENV) or None
+        return _checked_celery_broker(value) if value else None
+
     @property
     def store_url(self) -> str:
         """The store's SQLAlchemy URL: PostgreSQL (or any URL) when set, else SQLite in home."""
@@ -211,7 +245,9 @@ def environment_problems(environ: Mapping[str, str] | None = None) -> list[str]:
         lambda: Settings.from_env(environ), lambda: Settings.sensor_interval(30, environ),
         lambda: Settings.production_start(environ), lambda: Settings.evaluation_cron(environ),
         lambda: Settings.alert_webhook(environ), lambda: Settings.llm_requests_per_minute(environ),
-        lambda: Settings.judge_min_kappa(0.6, environ), lambda: Settings.judge_calibration_severity(environ)]
+        lambda: Settings.judge_min_kappa(0.6, environ), lambda: Settings.judge_calibration_severity(environ),
+        lambda: Settings.max_cost_usd(environ), lambda: Settings.report_url(environ),
+        lambda: Settings.celery_broker(environ)]
     problems = []
     for read in readers:
         try:

@@ -132,6 +132,14 @@ def test_run_on_a_missing_corpus_says_so_and_exits_2(project_env: Path, tmp_path
                                          "for example RAG_ASSETS_JUDGE_MIN_KAPPA=0.6"),
     ("RAG_ASSETS_JUDGE_CALIBRATION_SEVERITY", "fatal",
      "RAG_ASSETS_JUDGE_CALIBRATION_SEVERITY='fatal' is not WARN or ERROR"),
+    ("RAG_ASSETS_REPORT_URL", "nosuchproto://ana:s3cret@host/reports",
+     "RAG_ASSETS_REPORT_URL='nosuchproto://...' is not a URL with a protocol fsspec knows; "
+     "for example RAG_ASSETS_REPORT_URL=s3://bucket/reports"),
+    ("RAG_ASSETS_REPORT_URL", "s3://bucket/reports",
+     "RAG_ASSETS_REPORT_URL='s3://...' is not usable here (Install s3fs to access S3); for example "),
+    ("RAG_ASSETS_MAX_COST_USD", "ten", "RAG_ASSETS_MAX_COST_USD='ten' is not a number of US dollars >= 0; "
+                                       "for example RAG_ASSETS_MAX_COST_USD=10"),
+    ("RAG_ASSETS_CELERY_BROKER", "redis:/host:6379/0?password=s3cret", "RAG_ASSETS_CELERY_BROKER=(not shown"),
 ])
 def test_a_bad_setting_stops_with_one_line_and_exit_2_before_anything_is_written(
         project_env: Path, checkout_curation: Path, monkeypatch: pytest.MonkeyPatch,

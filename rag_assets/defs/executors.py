@@ -13,18 +13,25 @@ on that broker runs. Workers need the same project environment (store URL, ``DAG
 shared instance, the API key), as run workers do. The broker and backend URLs are read from the
 environment when the run starts (``{"env": ...}`` config), so a password in them never lands in
 Dagster's config or the UI.
+
+Whichever executor runs them, the steps of a run launched by the daemon (a sensor, the schedule, the UI)
+run while the run worker holds the store's run lock, as ``rag-assets run`` does around its
+in-process runs: one lifecycle run per store at a time, however it was started (``run_locked``).
 """
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import dagster as dg
+from sqlalchemy.engine import Engine
 
-from rag_assets.settings import CELERY_BACKEND_ENV, CELERY_BROKER_ENV
+from rag_assets.settings import CELERY_BACKEND_ENV, CELERY_BROKER_ENV, Settings
+from rag_assets.store.lock import store_run_lock
 
 
 @dg.configured(dg.multiprocess_executor, config_schema={
@@ -46,7 +53,7 @@ def executor_from_env(config_source: Mapping[str, Any] | None = None) -> dg.Exec
     ``global_keyprefix`` that keeps several deployments apart on one Redis). Without
     ``RAG_ASSETS_CELERY_BACKEND``, results go to a Redis broker itself, or back over AMQP (``rpc://``).
     """
-    broker = os.environ.get(CELERY_BROKER_ENV)
+    broker = Settings.celery_broker()
     if not broker:
         return None
     from dagster_celery import celery_executor
@@ -55,3 +62,46 @@ def executor_from_env(config_source: Mapping[str, Any] | None = None) -> dg.Exec
         {"env": CELERY_BROKER_ENV} if broker.startswith(("redis://", "rediss://")) else "rpc://")
     return celery_executor.configured({"broker": {"env": CELERY_BROKER_ENV}, "backend": backend,
                                        "config_source": dict(config_source or {})})
+
+
+#: The store whose run lock each job's runs hold, by job name; ``build_definitions`` records every job it builds
+#: (one executor serves every instance of a code location, so the store is looked up by the run's job).
+_JOB_STORES: dict[str, Callable[[], Engine]] = {}
+
+
+def lock_runs_of(job_names: Iterable[str], engine: Callable[[], Engine]) -> None:
+    """Runs of these jobs hold the run lock of the store ``engine`` returns (called in the run worker)."""
+    _JOB_STORES.update(dict.fromkeys(job_names, engine))
+
+
+class _RunLocked(dg.Executor):
+    """``inner``'s execution of a run's steps, inside the run lock of the job's store (held by the run worker)."""
+
+    def __init__(self, inner: dg.Executor) -> None:
+        self.inner = inner
+
+    @property
+    def retries(self):
+        return self.inner.retries
+
+    @property
+    def step_dependency_config(self):
+        return self.inner.step_dependency_config
+
+    def execute(self, plan_context, execution_plan) -> Iterator[dg.DagsterEvent]:
+        engine = _JOB_STORES.get(plan_context.job_name)
+        if engine is None:  # a job of no lifecycle instance (a test's, a user's own)
+            yield from self.inner.execute(plan_context, execution_plan)
+            return
+        with store_run_lock(engine(), plan_context.log.info):
+            yield from self.inner.execute(plan_context, execution_plan)
+
+
+@functools.cache
+def run_locked(executor: dg.ExecutorDefinition) -> dg.ExecutorDefinition:
+    """``executor`` with the same name, config and requirements, whose runs of a lifecycle job hold its store's
+    run lock (see ``lock_runs_of``); one object per executor, so the instances of a code location share it."""
+    return dg.ExecutorDefinition(
+        name=executor.name, config_schema=executor.config_schema, requirements=executor.get_requirements,
+        executor_creation_fn=lambda init_context: _RunLocked(executor.executor_creation_fn(init_context)),
+        description=executor.description)

@@ -18,7 +18,7 @@ from dagster._core.definitions.data_version import DATA_VERSION_TAG, CachingStal
 from dagster._time import get_current_datetime
 
 from rag_assets.defs.reuse import last_materialization
-from rag_assets.production.logs import day_digests, read_logs
+from rag_assets.production.logs import logged_days
 
 
 def stale_selection(instance: dg.DagsterInstance, defs: dg.Definitions, selection: dg.AssetSelection,
@@ -41,7 +41,7 @@ def already_scored(instance: dg.DagsterInstance, asset: dg.AssetKey, folder, day
     sensor) has the data version the day's records give now: scoring them again would change nothing.
     A log that cannot be read now counts as changed: the run is requested, never lost."""
     try:
-        current = day_digests(read_logs(folder).records) if days else {}
+        current = logged_days(folder) if days else {}
     except OSError:
         return set()
     scored = set()

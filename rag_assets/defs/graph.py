@@ -22,7 +22,7 @@ from rag_assets.defs.assets.production import build_production_sample
 from rag_assets.defs.assets.rag import build_rag_answers
 from rag_assets.defs.checks import (build_golden_set_pinned, build_golden_set_quality, build_rag_answers_error_budget,
                                     build_rag_answers_pinned)
-from rag_assets.defs.executors import forked_steps
+from rag_assets.defs.executors import forked_steps, lock_runs_of, run_locked
 from rag_assets.defs.jobs import build_curation_import_job, build_lifecycle_job, build_production_job
 from rag_assets.defs.lifecycle import Lifecycle
 from rag_assets.defs.schedules import build_reevaluation_job, build_reevaluation_schedule
@@ -51,12 +51,14 @@ def build_definitions(lifecycle: Lifecycle, resources: Mapping[str, dg.Configura
     missing = set(RESOURCE_KEYS) - set(resources)
     if missing:
         raise ValueError(f"resources missing for instance {lifecycle.name or '(bundled)'}: {', '.join(sorted(missing))}")
+    jobs = [build(lifecycle) for build in JOBS]
+    lock_runs_of([job.name for job in jobs], resources["store"].engine)
     return dg.Definitions(
         assets=[build(lifecycle) for build in ASSETS],
         asset_checks=[build(lifecycle) for build in CHECKS],
-        jobs=[build(lifecycle) for build in JOBS],
+        jobs=jobs,
         sensors=[build(lifecycle) for build in SENSORS],
         schedules=[build(lifecycle) for build in SCHEDULES],
         resources={lifecycle.named(key): resource for key, resource in resources.items()},
-        executor=executor or forked_steps,
+        executor=run_locked(executor or forked_steps),
     )

@@ -18,7 +18,7 @@ from rag_assets.defs.freshness import already_scored
 from rag_assets.defs.jobs import build_curation_import_job, build_lifecycle_job, build_production_job
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import CorpusResource, CurationResource, ProductionLogsResource, StoreResource
-from rag_assets.production.logs import day_digests, log_files, read_log_file
+from rag_assets.production.logs import file_days, log_files
 from rag_assets.errors import RagAssetsError
 from rag_assets.settings import Settings
 
@@ -170,12 +170,6 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
 curation_inbox_sensor = build_curation_inbox_sensor(BUNDLED)
 
 
-def _day_digests(path) -> dict[str, str]:
-    """Per day in a log file, a digest of that day's records, so appending to a file re-requests
-    only the days it changed."""
-    return day_digests(read_log_file(path).records)
-
-
 @functools.cache
 def build_production_logs_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
     @dg.sensor(
@@ -194,6 +188,7 @@ def build_production_logs_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
     def production_logs_sensor(context: dg.SensorEvaluationContext, production_logs: ProductionLogsResource) -> dg.SensorResult:
         cursor = json.loads(context.cursor) if context.cursor else {"files": {}, "pending": {}}
         files, pending = cursor["files"], cursor["pending"]
+        per_file = None  # the folder's day index, read once a file changed
         for path in log_files(production_logs.folder()):
             try:
                 digest = file_sha256(path)
@@ -203,7 +198,8 @@ def build_production_logs_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
             if files.get(path.name, {}).get("sha") == digest:
                 continue
             before = files.get(path.name, {}).get("days", {})
-            days = _day_digests(path)
+            per_file = per_file if per_file is not None else file_days(production_logs.folder())
+            days = per_file.get(path.name, {})
             files[path.name] = {"sha": digest, "days": days}
             for day, day_digest in days.items():
                 if before.get(day) != day_digest:

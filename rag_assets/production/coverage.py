@@ -20,6 +20,8 @@ from rag_assets.golden.models import GoldenItem
 from rag_assets.production.logs import ProductionQuery
 from rag_assets.scoring.embedding import Embedder
 
+#: Questions embedded at once: 1,000 rows of the hashing embedder's 4,096 floats are 33 MB.
+EMBED_BATCH = 1000
 #: What review sees when production served no answer: review rules reject an empty reference.
 PLACEHOLDER_ANSWER = "(to be written by the reviewer)"
 
@@ -35,18 +37,17 @@ class CoverageGap:
 def coverage_gaps(questions: Sequence[ProductionQuery], golden: Sequence[GoldenItem], embedder: Embedder,
                   threshold: float = 0.35) -> list[CoverageGap]:
     """Production questions unlike every golden question, most dissimilar first."""
-    if not questions:
-        return []
-    asked = embedder.embed([q.question for q in questions])
+    if not golden:
+        return sorted((CoverageGap(q.query_id, q.question, None, 0.0) for q in questions),
+                      key=lambda gap: (gap.similarity, gap.query_id))
+    references = embedder.embed([item.question for item in golden]).T
     gaps = []
-    if golden:
-        similarities = asked @ embedder.embed([item.question for item in golden]).T
-        best = similarities.argmax(axis=1)
-        for query, column, row in zip(questions, best, similarities):
+    for start in range(0, len(questions), EMBED_BATCH):  # a day's questions at once would be rows x 4,096 floats
+        batch = questions[start:start + EMBED_BATCH]
+        similarities = embedder.embed([q.question for q in batch]) @ references
+        for query, column, row in zip(batch, similarities.argmax(axis=1), similarities):
             if row[column] < threshold:
                 gaps.append(CoverageGap(query.query_id, query.question, golden[column].item_id, float(row[column])))
-    else:
-        gaps = [CoverageGap(q.query_id, q.question, None, 0.0) for q in questions]
     return sorted(gaps, key=lambda gap: (gap.similarity, gap.query_id))
 
 

@@ -23,16 +23,26 @@ Every line goes through one bounded parse: at most :data:`MAX_LINE_BYTES` bytes 
 :data:`MAX_DEPTH` levels of nesting (checked before ``json.loads``, so no RecursionError), and a
 timestamp must be convertible to UTC (``9999-12-31T23:30:00-05:00`` is not). Nothing a line holds
 can make the read raise: one line never stops a day.
+
+A day is read from its own bytes only. The first read of a folder streams every file once (a line at
+a time, a line over the limit only counted) into a day index kept beside the logs,
+``<folder>/.rag-assets-index.json``: per day the byte ranges of its lines, its duplicate lines and the
+digest of its record ids; per file its stat. Later reads seek to their day's ranges, so a day's run
+holds that day's records and nothing else; adding, removing or changing a file (size, mtime, ctime
+or inode) indexes the folder again. A folder that cannot be written is indexed for each read anew.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
-from dataclasses import dataclass, replace
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from rag_assets.corpus.models import sha256_hex
 from rag_assets.rag.models import Citation, RagResponse, RetrievedChunk
@@ -158,10 +168,14 @@ def _nesting_depth(raw: bytes) -> int:
     return deepest
 
 
+def _too_long(length: int) -> str:
+    return f"record: the line is {length:,} bytes, over the {MAX_LINE_BYTES:,}-byte limit"
+
+
 def _load(raw: bytes) -> dict[str, Any]:
     """One line as a JSON object, within the size and depth limits."""
     if len(raw) > MAX_LINE_BYTES:
-        raise _Invalid(f"record: the line is {len(raw):,} bytes, over the {MAX_LINE_BYTES:,}-byte limit")
+        raise _Invalid(_too_long(len(raw)))
     if _nesting_depth(raw) > MAX_DEPTH:
         raise _Invalid(f"record: JSON nested deeper than {MAX_DEPTH} levels")
     try:
@@ -185,8 +199,9 @@ def _parse(record: dict[str, Any], default_id: str) -> ProductionQuery:
     for i, raw in enumerate(_list(record["retrieved"], "retrieved")):
         chunk = _object(raw, f"retrieved[{i}]")
         retrieved.append(RetrievedChunk(
-            chunk_id=_string(chunk.get("chunk_id"), f"retrieved[{i}].chunk_id"),
-            text=_string(chunk.get("text"), f"retrieved[{i}].text"),
+            # the same corpus chunks come back for many queries: one copy of each text for a whole day
+            chunk_id=sys.intern(_string(chunk.get("chunk_id"), f"retrieved[{i}].chunk_id")),
+            text=sys.intern(_string(chunk.get("text"), f"retrieved[{i}].text")),
             score=_number(chunk.get("score"), f"retrieved[{i}].score"),
             rank=i + 1,
         ))
@@ -214,70 +229,212 @@ def _parse(record: dict[str, Any], default_id: str) -> ProductionQuery:
     )
 
 
-def _nearest_days(days: list[date | None]) -> list[date | None]:
-    """Each position's day, or else the day of the nearest valid line before it, else after it."""
-    forward: list[date | None] = []
-    for day in days:
-        forward.append(day if day is not None else (forward[-1] if forward else None))
-    backward: list[date | None] = []
-    for day in reversed(days):
-        backward.append(day if day is not None else (backward[-1] if backward else None))
-    return [f if f is not None else b for f, b in zip(forward, reversed(backward))]
+_LINE = re.compile(rb"([^\r\n]*)(\r\n|\r|\n|$)")
+#: What one ``readline`` may take: a line longer than the limit is read on in blocks and only counted.
+_READ_LIMIT = MAX_LINE_BYTES + 2
+INDEX_NAME = ".rag-assets-index.json"
+INDEX_VERSION = 1
 
 
-def read_log_file(path: Path, day: date | None = None, seen: dict[str, str] | None = None) -> LogRead:
-    """Read one log file; keep only ``day`` when given. Never raises for bad content.
+def _lines(handle: BinaryIO, start: int, end: int, number: int) -> Iterator[tuple[int, int, int, bytes | int]]:
+    """The lines of ``handle`` between the byte offsets ``start`` and ``end`` as (line number, start, end, content),
+    split as ``bytes.splitlines`` splits (``\n``, ``\r\n``, ``\r``), numbered from ``number``. A line over
+    :data:`MAX_LINE_BYTES` is never held: its content is its length in bytes."""
+    handle.seek(start)
+    position = start
+    while position < end:
+        chunk = handle.readline(min(_READ_LIMIT, end - position))
+        if not chunk:
+            return
+        if len(chunk) == _READ_LIMIT and not chunk.endswith(b"\n"):
+            length = len(chunk)
+            while not chunk.endswith(b"\n") and position + length < end:
+                chunk = handle.readline(min(1 << 20, end - position - length))
+                if not chunk:
+                    break
+                length += len(chunk)
+            stripped = length - (1 if chunk.endswith(b"\n") else 0) - (1 if chunk.endswith(b"\r\n") else 0)
+            yield number, position, position + length, stripped
+            number, position = number + 1, position + length
+            continue
+        for match in _LINE.finditer(chunk):
+            if not match.group(0):
+                break
+            yield number, position + match.start(), position + match.end(), match.group(1)
+            number += 1
+        position += len(chunk)
 
-    A bad line is reported on the day of its nearest valid neighbour, so a day's report shows the
-    bad lines written that day; a file with no valid line at all is reported on every day.
-    A ``query_id`` already in ``seen`` (id -> where it was first read; updated here) is a
-    duplicate: the first line is kept and the later one reported on its own day.
-    """
-    seen = {} if seen is None else seen
+
+def _entry(raw: bytes | int, default_id: str) -> ProductionQuery | str:
+    """A line as a record, or the reason it is a bad line."""
     try:
-        lines = path.read_bytes().splitlines()
-    except OSError as exc:
-        return LogRead([], [BadLine(path.name, 0, f"file: cannot be read: {exc.strerror or exc}")])
-    parsed: list[ProductionQuery | BadLine] = []
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
+        if isinstance(raw, int):
+            raise _Invalid(_too_long(raw))
+        return _parse(_load(raw), default_id)
+    except _Invalid as exc:
+        return str(exc)
+
+
+def _default_id(name: str, number: int) -> str:
+    return sha256_hex(f"{name}\0{number}")[:16]
+
+
+def _stat(path: Path) -> list[int]:
+    """What tells whether a file changed since it was indexed (a rewrite in place changes ctime)."""
+    info = path.stat()
+    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+
+
+class _Spans:
+    """The byte ranges of one file, each of consecutive lines that fall on one day (``None``: no day)."""
+
+    def __init__(self, name: str, into: dict[str | None, list[list]]) -> None:
+        self.name, self.into, self.open = name, into, None
+
+    def add(self, day: str | None, number: int, start: int, end: int) -> None:
+        if self.open is not None and self.open[0] == day:
+            self.open[1][2] = end
+            return
+        self.open = (day, [self.name, start, end, number])
+        self.into.setdefault(day, []).append(self.open[1])
+
+
+def build_index(folder: str | Path) -> dict:
+    """One streaming pass over every log file of ``folder``: per day, the byte ranges of its lines (a bad
+    line counts on the day of its nearest valid neighbour), its duplicate lines and the digest of its
+    records; per file its stat and its own digests per day. Only the query ids are held, never a record."""
+    files: dict[str, dict] = {}
+    spans: dict[str | None, list[list]] = {}
+    duplicates: dict[str, dict[str, str]] = {}
+    ids: dict[str, list[str]] = {}
+    seen: dict[str, int] = {}  # query id -> where it was first read: file number << 32 | line number
+    names: list[str] = []
+    for path in log_files(folder):
+        names.append(path.name)
         try:
-            query = _parse(_load(raw), sha256_hex(f"{path.name}\0{number}")[:16])
-        except _Invalid as exc:
-            parsed.append(BadLine(path.name, number, str(exc)))
+            stat, handle = _stat(path), path.open("rb")
+        except OSError as exc:
+            files[path.name] = {"stat": None, "error": f"file: cannot be read: {exc.strerror or exc}", "days": {}}
             continue
-        if query.query_id in seen:
-            parsed.append(BadLine(path.name, number, f"query_id: duplicate of {seen[query.query_id]} (the first is "
-                                                     "kept)", query.day))
-        else:
-            seen[query.query_id] = f"{path.name} line {number}"
-            parsed.append(query)
-    nearest = _nearest_days([entry.day if isinstance(entry, ProductionQuery) else None for entry in parsed])
-    records = [entry for entry in parsed if isinstance(entry, ProductionQuery) and (day is None or entry.day == day)]
-    bad = [replace(entry, day=entry.day or near) for entry, near in zip(parsed, nearest) if isinstance(entry, BadLine)]
-    return LogRead(records, [b for b in bad if day is None or b.day in (None, day)])
+        own: dict[str, list[str]] = {}
+        file_spans, leading, previous = _Spans(path.name, spans), [], None
+        with handle:
+            for number, start, end, raw in _lines(handle, 0, stat[0], 1):
+                if isinstance(raw, bytes) and not raw.strip():
+                    continue
+                entry = _entry(raw, _default_id(path.name, number))
+                if isinstance(entry, str):
+                    if previous is None:
+                        leading.append((number, start, end))
+                    else:
+                        file_spans.add(previous, number, start, end)
+                    continue
+                day = entry.day.isoformat()
+                if entry.query_id in seen:
+                    duplicates.setdefault(day, {})[f"{path.name}\0{number}"] = (
+                        f"query_id: duplicate of {names[seen[entry.query_id] >> 32]} line "
+                        f"{seen[entry.query_id] & 0xFFFFFFFF} (the first is kept)")
+                else:
+                    seen[entry.query_id] = len(names) - 1 << 32 | number  # an int: a string each would double it
+                    ids.setdefault(day, []).append(entry.query_id)
+                    own.setdefault(day, []).append(entry.query_id)
+                    previous = day
+                for line in leading:
+                    file_spans.add(day, *line)
+                leading = []
+                file_spans.add(day, number, start, end)
+        for line in leading:  # no valid line at all: reported on every day
+            file_spans.add(None, *line)
+        files[path.name] = {"stat": stat, "days": {day: _digest(found) for day, found in own.items()}}
+    return {"version": INDEX_VERSION, "files": files, "undated": spans.pop(None, []),
+            "days": {day: {"digest": _digest(ids.get(day, [])), "spans": found, "duplicates": duplicates.get(day, {})}
+                     for day, found in sorted(spans.items())}}
+
+
+def _digest(ids: list[str]) -> str:
+    return sha256_hex("\n".join(sorted(ids)))[:16]
+
+
+def _current(index: dict, folder: Path) -> bool:
+    """The index still describes the folder: the same files, none changed since."""
+    try:
+        return index.get("version") == INDEX_VERSION and sorted(index["files"]) == [p.name for p in log_files(folder)] \
+            and all(entry["stat"] == _stat(folder / name) for name, entry in index["files"].items())
+    except OSError:
+        return False
+
+
+def log_index(folder: str | Path) -> dict:
+    """The day index of ``folder``, kept in ``<folder>/.rag-assets-index.json`` and built again whenever a log
+    file is added, removed or changed; where the folder cannot be written, it is built for this call only."""
+    folder = Path(folder)
+    path = folder / INDEX_NAME
+    try:
+        index = json.loads(path.read_text(encoding="utf-8"))
+        if _current(index, folder):
+            return index
+    except (OSError, ValueError):
+        pass
+    index = build_index(folder)
+    temporary = path.with_name(f"{INDEX_NAME}.{os.getpid()}")
+    try:
+        temporary.write_text(json.dumps(index), encoding="utf-8")
+        os.replace(temporary, path)  # two processes indexing at once: the last complete file wins
+    except OSError:
+        temporary.unlink(missing_ok=True)
+    return index
+
+
+def read_logs(folder: str | Path, day: date | None = None) -> LogRead:
+    """Read the log files of ``folder``; only ``day``'s byte ranges when given (see :func:`log_index`).
+
+    Never raises for bad content: invalid lines and repeated query ids are reported in ``bad_lines``, a
+    bad line on the day of its nearest valid neighbour (a file with no valid line on every day), a
+    repeated id on its own day with the first line kept. Records of other days are not read at all.
+    """
+    folder = Path(folder)
+    index = log_index(folder)
+    wanted = [day.isoformat()] if day is not None else list(index["days"])
+    spans = [(span, name) for name in wanted for span in index["days"].get(name, {}).get("spans", ())]
+    spans += [(span, None) for span in index["undated"]]
+    order = {name: i for i, name in enumerate(index["files"])}
+    records: list[ProductionQuery] = []
+    bad = [BadLine(name, 0, entry["error"]) for name, entry in index["files"].items() if entry.get("error")]
+    for (name, start, end, number), on in sorted(spans, key=lambda item: (order[item[0][0]], item[0][1])):
+        duplicates = index["days"][on]["duplicates"] if on else {}
+        try:
+            handle = (folder / name).open("rb")
+        except OSError as exc:
+            bad.append(BadLine(name, 0, f"file: cannot be read: {exc.strerror or exc}"))
+            continue
+        with handle:
+            for line, _, _, raw in _lines(handle, start, end, number):
+                if isinstance(raw, bytes) and not raw.strip():
+                    continue
+                entry = _entry(raw, _default_id(name, line))
+                if isinstance(entry, str):
+                    bad.append(BadLine(name, line, entry, date.fromisoformat(on) if on else None))
+                elif f"{name}\0{line}" in duplicates:
+                    bad.append(BadLine(name, line, duplicates[f"{name}\0{line}"], entry.day))
+                else:
+                    records.append(entry)
+    return LogRead(records, bad)
+
+
+def logged_days(folder: str | Path) -> dict[str, str]:
+    """Per logged day of ``folder``, the digest of its records (ids): the production_sample partition's data
+    version, and what the CLI and the log sensor compare to tell whether a day needs scoring again."""
+    return {day: entry["digest"] for day, entry in log_index(folder)["days"].items() if entry["digest"] != _digest([])}
+
+
+def file_days(folder: str | Path) -> dict[str, dict[str, str]]:
+    """Per log file of ``folder``, its own digest per day, so appending to one file re-requests only its days."""
+    return {name: entry["days"] for name, entry in log_index(folder)["files"].items()}
 
 
 def log_files(folder: str | Path) -> list[Path]:
     """The log files of ``folder``, by name."""
     return sorted(Path(folder).glob("*.jsonl"))
-
-
-def read_logs(folder: str | Path, day: date | None = None) -> LogRead:
-    """Read every log file of ``folder``; keep only ``day`` when given.
-
-    Never raises for bad content: invalid lines and repeated query ids are reported in
-    ``bad_lines``. Records of other days are skipped silently, since they are valid, just not asked for.
-    """
-    records: list[ProductionQuery] = []
-    bad: list[BadLine] = []
-    seen: dict[str, str] = {}
-    for path in log_files(folder):
-        read = read_log_file(path, day, seen)
-        records.extend(read.records)
-        bad.extend(read.bad_lines)
-    return LogRead(records, bad)
 
 
 def day_digests(records: list[ProductionQuery]) -> dict[str, str]:

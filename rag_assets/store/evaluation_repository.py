@@ -5,17 +5,20 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Engine
 
 from rag_assets.scoring.evaluate import ItemScores
 from rag_assets.store.engine import batched, write_transaction
-from rag_assets.store.tables import EvaluationRow, EvaluationScoreRow
+from rag_assets.store.tables import EvaluationRow, EvaluationScoreRow, JudgeReviewSampleRow
 
 EVALUATION = EvaluationRow.__table__
 SCORE = EvaluationScoreRow.__table__
+REVIEW_SAMPLE = JudgeReviewSampleRow.__table__
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,21 @@ class SqlEvaluationRepository:
             for batch in batched(rows):
                 conn.execute(insert(SCORE), batch)
         return evaluation_id
+
+    @contextmanager
+    def discarded_on_failure(self, evaluation_id: str, files: list[Path]) -> Iterator[None]:
+        """Within the block the saved evaluation is finished (its review sample recorded, its report written and
+        published, each file it writes added to ``files``); if the block fails, the evaluation, its scores, its
+        review sample and those files are removed, so a failed step leaves no half-saved evaluation behind."""
+        try:
+            yield
+        except BaseException:
+            with write_transaction(self.engine) as conn:
+                for table in (REVIEW_SAMPLE, SCORE, EVALUATION):
+                    conn.execute(delete(table).where(table.c.evaluation_id == evaluation_id))
+            for path in files:
+                path.unlink(missing_ok=True)
+            raise
 
     def set_report_path(self, evaluation_id: str, path: str) -> None:
         with write_transaction(self.engine) as conn:

@@ -6,6 +6,7 @@ import os
 
 import dagster as dg
 
+from rag_assets.definitions import defs
 from rag_assets.defs.executors import forked_steps
 
 
@@ -23,3 +24,9 @@ def second() -> tuple[int, int]:
 def two_steps() -> None:
     first()
     second()
+
+
+
+def production() -> dg.JobDefinition:
+    """The bundled production job, as the daemon runs it (on the bundled executor)."""
+    return defs.resolve_job_def("production")

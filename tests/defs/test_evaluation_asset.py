@@ -79,3 +79,24 @@ def test_a_planted_retrieval_regression_fails_the_gate_and_the_same_system_again
         again = _evaluate_with(instance, version, RagSystemResource())
         assert check_evaluations(again)["evaluation_regression"].passed
         assert metadata(again, "evaluation")["baseline"] == baseline["evaluation_id"]
+
+
+def test_an_evaluation_whose_report_cannot_be_published_leaves_nothing_half_saved(
+        project_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    version = current_version()
+    stage_sample_review(version)
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the report folder would go", encoding="utf-8")
+    monkeypatch.setenv("RAG_ASSETS_REPORT_URL", (blocker / "reports").as_uri())
+    outbox = RESOURCES["curation"].folders().outbox
+    with dg.instance_for_test() as instance:
+        result = run_job(instance, "lifecycle", version, LENIENT, expect_success=False)
+    failures = [e.step_key for e in result.all_events if e.is_step_failure]
+    assert failures == ["evaluation.score_evaluation"]
+    store = RESOURCES["store"]
+    assert store.evaluations().history([version]) == []
+    with store.engine().connect() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM evaluation_score").scalar() == 0
+        assert conn.exec_driver_sql("SELECT count(*) FROM judge_review_sample").scalar() == 0
+    assert list(store.report_dir().glob("*.html")) == []
+    assert list(outbox.glob("judge-review-*")) == []

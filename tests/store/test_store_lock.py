@@ -50,3 +50,45 @@ def test_a_second_run_on_the_same_store_waits_for_the_first_with_one_line(store_
 def test_processes_creating_a_fresh_schema_at_once_all_succeed(store_url: str):
     counts = start_together(CREATE, [(store_url,)] * 4)
     assert len({count.strip() for count in counts}) == 1 and int(counts[0]) > 10
+
+
+# Holds the run lock (checked every 0.05 s) until told to let go; says when it let go.
+HOLD_CHECKED = HOLD.replace("poll_seconds=0.05)", "poll_seconds=0.05, check_seconds=0.05)")
+
+
+def _lock_holders(admin, database: str) -> list[int]:
+    with admin.cursor() as cursor:
+        cursor.execute("SELECT l.pid FROM pg_locks l JOIN pg_database d ON d.oid = l.database "
+                       "WHERE l.locktype = 'advisory' AND l.granted AND d.datname = %s", (database,))
+        return [pid for (pid,) in cursor.fetchall()]
+
+
+def test_the_run_lock_is_taken_again_when_postgresql_terminates_its_connection():
+    import psycopg2
+
+    from tests.conftest import PG_HOST, PG_PORT, PG_USER, postgres_database, postgres_url
+
+    with postgres_database() as name:
+        holder = launch(HOLD_CHECKED, postgres_url(name))
+        read_line(holder, "READY")
+        go(holder)
+        read_line(holder, "GOT")
+        admin = psycopg2.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname="postgres")
+        admin.autocommit = True
+        try:
+            [first] = _lock_holders(admin, name)
+            with admin.cursor() as cursor:
+                cursor.execute("SELECT pg_terminate_backend(%s)", (first,))
+            deadline = time.monotonic() + 120  # a bound for a broken keeper, not an expected duration
+            while _lock_holders(admin, name) in ([], [first]) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            again = _lock_holders(admin, name)
+            assert len(again) == 1 and again != [first], "the lock is held again, on a new connection"
+            go(holder)
+            read_line(holder, "WAIT the connection holding the store's run lock (postgresql+psycopg2://")
+            read_line(holder, "DONE")
+            out, err = holder.communicate(timeout=300)
+            assert holder.returncode == 0 and "Traceback" not in err, err[-3000:]
+            assert _lock_holders(admin, name) == [], "let go at the end"
+        finally:
+            admin.close()

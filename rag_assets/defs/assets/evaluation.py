@@ -40,6 +40,8 @@ from rag_assets.store.judged_shard_repository import SqlJudgedShards
 THRESHOLDS_CHECK = "evaluation_thresholds"
 REGRESSION_CHECK = "evaluation_regression"
 FAILURE_BUDGET_CHECK = "judge_failure_budget"
+#: The metadata labels of the files send_judge_review writes (removed again when the step fails after it).
+REVIEW_FILES = ("judge_review_workbook", "judge_review_csv")
 JUDGE_CODE_VERSION = "+".join(t.ref for t in JUDGE_TEMPLATES)
 
 
@@ -211,6 +213,7 @@ def _merged(context: dg.OpExecutionContext, config: EvaluationConfig, store: Sto
     if previous is not None and _reusable(store, previous.asset_materialization, plan.inputs, version):
         yield from _reuse(context.instance, previous)
         return
+    report_url = Settings.report_url()  # a bad URL stops the step before anything is saved
     run = store.rag().run(plan.rag_run_id)
     items = store.golden().version_items(run.golden_version)
     judging = _Judging(config, llm, store, context.run_id)
@@ -231,25 +234,29 @@ def _merged(context: dg.OpExecutionContext, config: EvaluationConfig, store: Sto
         system_config_hash=run.system_config_hash, judge=provider_label(outcome.stats), k=config.k,
         aggregates=card.as_dict(), gates=gates.as_dict(), passed=gates.passed,
         baseline_id=baseline.evaluation_id if baseline else None, items=outcome.items)
-    chunks = {c.chunk_id: c for c in store.corpus().snapshot_chunks(run.corpus_version,
-                                                                    store.rag().chunk_ids(run.run_id))}
-    responses = {r.item_id: r for r in store.rag().results(run.run_id, chunks)}
-    against = None
-    if baseline is not None:
-        current, types = card.values()
-        against = diff_evaluations(baseline.evaluation_id, evaluation_id, repo.item_values(baseline.evaluation_id)[0],
-                                   current, types, {r.item_id: r.answer for r in store.rag().results(baseline.rag_run_id)},
-                                   {i: r.answer for i, r in responses.items()}, thresholds, metrics)
-    judge_review, calibration = send_judge_review(
-        store, curation, evaluation_id, judging.config, outcome.items, items, responses, config.judge_review_sample,
-        {name: agg.mean for name, agg in card.overall.items()})
-    report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(lineage), responses,
-                          against, calibration)
-    path = store.report_dir() / f"{evaluation_id}.html"
-    report.write(path)
-    repo.set_report_path(evaluation_id, str(path))
-    report_url = Settings.report_url()
-    published = {"report_url": dg.MetadataValue.url(publish_report(path, report_url))} if report_url else {}
+    written: list[Path] = []
+    with repo.discarded_on_failure(evaluation_id, written):
+        chunks = {c.chunk_id: c for c in store.corpus().snapshot_chunks(run.corpus_version,
+                                                                        store.rag().chunk_ids(run.run_id))}
+        responses = {r.item_id: r for r in store.rag().results(run.run_id, chunks)}
+        against = None
+        if baseline is not None:
+            current, types = card.values()
+            against = diff_evaluations(
+                baseline.evaluation_id, evaluation_id, repo.item_values(baseline.evaluation_id)[0], current, types,
+                {r.item_id: r.answer for r in store.rag().results(baseline.rag_run_id)},
+                {i: r.answer for i, r in responses.items()}, thresholds, metrics)
+        judge_review, calibration = send_judge_review(
+            store, curation, evaluation_id, judging.config, outcome.items, items, responses, config.judge_review_sample,
+            {name: agg.mean for name, agg in card.overall.items()})
+        written.extend(Path(str(judge_review[label].value)) for label in REVIEW_FILES if label in judge_review)
+        report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(lineage),
+                              responses, against, calibration)
+        path = store.report_dir() / f"{evaluation_id}.html"
+        written.append(path)
+        report.write(path)
+        repo.set_report_path(evaluation_id, str(path))
+        published = {"report_url": dg.MetadataValue.url(publish_report(path, report_url))} if report_url else {}
     severity = dg.AssetCheckSeverity.WARN if config.severity.upper() == "WARN" else dg.AssetCheckSeverity.ERROR
     floats = {name: dg.MetadataValue.float(round(agg.mean, 4)) for name, agg in card.overall.items() if agg.mean is not None}
     floats.update({f"{name}_std": dg.MetadataValue.float(round(agg.std, 4))
