@@ -13,6 +13,7 @@
   cold snapshot can cost here, so it says whether the 5x limit is reachable at all. Beside them,
   what this implementation adds: the loaders (front matter, title), finding chunk boundaries and
   building Chunk objects.
+* store size: a store with one corpus version, then with a second that changes 1% of the files. Limit 1.1x.
 * unchanged: a second snapshot of the same files, against the stat walk (``manifest.scan``: the
   listing, the loader filter and one stat per file, which any snapshot must do). Limit 1.5x.
 
@@ -38,6 +39,7 @@ from pathlib import Path
 
 COLD_LIMIT = 5.0
 UNCHANGED_LIMIT = 1.5
+STORE_LIMIT = 1.1
 
 
 def _cpu() -> float:
@@ -118,9 +120,9 @@ def _floor(root: str, scratch: str, runs: int) -> dict:
         with open(path, "rb") as handle:
             contents.append(handle.read())
     documents = [(file.path, decode_document(data, file.path).body) for file, data in zip(files, contents)]
-    rows = [(path, chunk_rows(path, body, config)) for path, body in documents]
-    texts = [row[4] for _, file_rows in rows for row in file_rows]
-    id_inputs = [f"{path}\0{row[6]}\0{config.fingerprint}" for path, file_rows in rows for row in file_rows]
+    rows = [(path, body, chunk_rows(path, body, config)) for path, body in documents]
+    texts = [body[row[2]:row[3]] for _, body, file_rows in rows for row in file_rows]
+    id_inputs = [f"{path}\0{row[5]}\0{config.fingerprint}" for path, _, file_rows in rows for row in file_rows]
     recording = Recording(get_engine(f"sqlite:///{scratch}/floor-source.db"))
     snapshot_corpus(root, config, recording)
     stores = [SqlCorpusRepository(get_engine(f"sqlite:///{scratch}/floor-{run}.db")) for run in range(runs)]
@@ -135,7 +137,7 @@ def _floor(root: str, scratch: str, runs: int) -> dict:
         "save": _min_cpu(lambda: next(replay).save_snapshot(*recording.saved), runs),
         "loaders": _min_cpu(lambda: [decode_document(data, file.path) for file, data in zip(files, contents)], runs),
         "chunker": _min_cpu(lambda: [chunk_rows(path, body, config) for path, body in documents], runs),
-        "objects": _min_cpu(lambda: [chunks_from_rows(path, file_rows) for path, file_rows in rows], runs),
+        "objects": _min_cpu(lambda: [chunks_from_rows(path, body, file_rows) for path, body, file_rows in rows], runs),
         "chunks": len(texts),
         "revisions": len(recording.saved[1]),
     }
@@ -158,6 +160,41 @@ def _unchanged(root: str, db: str, runs: int) -> dict:
         snapshot = min(snapshot, _min_cpu(lambda: snapshot_corpus(root, config, repo), 1))
     return {"walk_cpu": walk, "cpu": snapshot,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def _store_size(root: str, scratch: str) -> dict:
+    """Bytes of a SQLite store holding one corpus version, then two that differ in 1% of the files
+    (each changed by a paragraph appended): unchanged bodies and chunks are shared, not stored again."""
+    import shutil
+
+    from rag_assets.corpus.manifest import scan
+    from rag_assets.corpus.models import ChunkerConfig
+    from rag_assets.corpus.snapshot import snapshot_corpus
+    from rag_assets.store.corpus_repository import SqlCorpusRepository
+    from rag_assets.store.engine import get_engine
+
+    copy = Path(scratch) / "store-size-corpus"
+    shutil.copytree(root, copy)
+    db = Path(scratch) / "store-size.db"
+    engine = get_engine(f"sqlite:///{db}")
+    repo = SqlCorpusRepository(engine)
+
+    def size() -> int:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        return db.stat().st_size
+
+    snapshot_corpus(copy, ChunkerConfig(), repo)
+    one = size()
+    files = scan(copy, ChunkerConfig()).files
+    changed = files[:: max(1, len(files) // max(1, len(files) // 100))][: max(1, len(files) // 100)]
+    for file in changed:
+        with open(file.abs_path, "a", encoding="utf-8") as handle:
+            handle.write("\n\nA paragraph added for the second corpus version.\n")
+    started = time.perf_counter()
+    outcome = snapshot_corpus(copy, ChunkerConfig(), repo)
+    return {"one": one, "two": size(), "changed": len(changed), "files": len(files),
+            "second_seconds": time.perf_counter() - started, "created": outcome.created}
 
 
 def corpus_folder(path: Path, scratch: Path) -> Path:
@@ -210,7 +247,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", type=Path)
     parser.add_argument("--runs", type=int, default=3, help="runs per figure; the minimum is reported")
-    parser.add_argument("--phase", choices=("cold", "cold-in-process", "floor", "unchanged"), help=argparse.SUPPRESS)
+    parser.add_argument("--phase", choices=("cold", "cold-in-process", "floor", "unchanged", "store-size"),
+                        help=argparse.SUPPRESS)
     parser.add_argument("--db", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.phase in ("cold", "cold-in-process"):
@@ -222,6 +260,9 @@ def main() -> None:
     if args.phase == "unchanged":
         print(json.dumps(_unchanged(str(args.path), args.db, args.runs)))
         return
+    if args.phase == "store-size":
+        print(json.dumps(_store_size(str(args.path), args.db)))
+        return
     with tempfile.TemporaryDirectory() as scratch:
         root = str(corpus_folder(args.path.resolve(), Path(scratch) / "corpus"))
         colds: dict[str, list[dict]] = {"cold": [], "cold-in-process": []}
@@ -230,6 +271,7 @@ def main() -> None:
                 results.append(_phase(root, "--phase", phase, "--db", str(Path(scratch) / f"{phase}{run}.db")))
         floor = _phase(root, "--phase", "floor", "--db", scratch, "--runs", str(args.runs))
         warm = _phase(root, "--phase", "unchanged", "--db", str(Path(scratch) / "cold0.db"), "--runs", str(args.runs))
+        store = _phase(root, "--phase", "store-size", "--db", scratch)
     first = colds["cold"][0]
     read_hash = min(c["read_hash_cpu"] for results in colds.values() for c in results)
     cold_rss = max(c["peak_rss_mb"] for c in colds["cold"])
@@ -243,6 +285,9 @@ def main() -> None:
                COLD_LIMIT))
     print(_row("unchanged snapshot CPU", warm["cpu"], "stat walk CPU", warm["walk_cpu"], UNCHANGED_LIMIT))
     print("\n".join(_floor_report(floor)))
+    print(f"store size: one version {store['one'] / 1e6:.1f} MB, two versions ({store['changed']} of {store['files']:,} "
+          f"files changed) {store['two'] / 1e6:.1f} MB = {store['two'] / store['one']:.3f}x (limit {STORE_LIMIT}x); "
+          f"the second snapshot took {store['second_seconds']:.2f} s")
 
 
 if __name__ == "__main__":

@@ -18,13 +18,14 @@ from pathlib import Path
 
 from rag_assets.corpus.models import ChunkRef
 from rag_assets.errors import ConfigError
+from rag_assets.evidence.spans import EvidenceSpan
 from rag_assets.golden.importers import ExternalDataError, restored, write_ragas_testset
 from rag_assets.golden.models import GoldenItem
 from rag_assets.text.spreadsheet import write_spreadsheet_csv
 
 FORMATS = {"jsonl": ".jsonl", "ragas": ".ragas.jsonl", "csv": ".csv", "parquet": ".parquet"}
 GOLDEN_COLUMNS = ("item_id", "revision", "question_type", "question", "reference_answer", "corpus_version", "origin",
-                  "relevant_chunks")
+                  "relevant_chunks", "evidence")
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -36,12 +37,26 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def golden_records(items: Sequence[GoldenItem]) -> list[dict]:
-    """Our format: one record per item, its relevant chunks with the content hash it was pinned to."""
+    """Our format: one record per item, its relevant chunks with the content hash it was pinned to and its
+    own evidence spans (empty for an item whose evidence is its chunks')."""
     return [{
         "item_id": i.item_id, "revision": i.revision, "question_type": i.question_type, "question": i.question,
         "reference_answer": i.reference_answer, "corpus_version": i.corpus_version, "origin": i.origin,
         "relevant_chunks": [{"chunk_id": r.chunk_id, "content_hash": r.content_hash} for r in i.relevant_chunks],
+        "evidence": [e.to_json() for e in i.evidence],
     } for i in items]
+
+
+def _listed(record: Mapping, field: str, required: bool = False) -> list:
+    """A list field: as is (JSONL), or JSON in its cell (CSV, parquet); an optional one (``evidence``) is
+    absent from files written before it."""
+    if required and field not in record:
+        raise KeyError(field)
+    value = record.get(field) or []
+    try:
+        return json.loads(value) if isinstance(value, str) else list(value)
+    except json.JSONDecodeError as exc:
+        raise ExternalDataError(f"{field}: not valid JSON: {exc.msg}") from exc
 
 
 def _records(path: Path) -> Iterator[tuple[str, Mapping]]:
@@ -91,14 +106,15 @@ def read_golden_records(path: Path) -> list[GoldenItem]:
     items = []
     for where, record in _records(Path(path)):
         try:
-            listed = record["relevant_chunks"]
-            listed = json.loads(listed) if isinstance(listed, str) else listed
-            chunks = tuple(ChunkRef(str(r["chunk_id"]), str(r["content_hash"])) for r in listed)
+            chunks = tuple(ChunkRef(str(r["chunk_id"]), str(r["content_hash"]))
+                           for r in _listed(record, "relevant_chunks", required=True))
+            evidence = tuple(EvidenceSpan.from_json(e) for e in _listed(record, "evidence"))
             items.append(GoldenItem(str(record["item_id"]), int(record["revision"]), str(record["question_type"]),
                                     str(record["question"]), str(record["reference_answer"]), chunks,
-                                    str(record["corpus_version"]), str(record.get("origin") or "generated")))
-        except json.JSONDecodeError as exc:
-            raise ExternalDataError(f"{where}: relevant_chunks: not valid JSON: {exc.msg}") from exc
+                                    str(record["corpus_version"]), str(record.get("origin") or "generated"),
+                                    evidence=evidence))
+        except ExternalDataError as exc:
+            raise ExternalDataError(f"{where}: {exc}") from exc
         except KeyError as exc:
             raise ExternalDataError(f"{where}: missing field {exc.args[0]!r}") from exc
         except (TypeError, ValueError, OverflowError) as exc:
@@ -121,7 +137,8 @@ def write_golden(items: Sequence[GoldenItem], path: Path, file_format: str, chun
         return path
     if file_format not in FORMATS:
         raise ConfigError(f"export format must be one of {', '.join(FORMATS)}, got {file_format!r}")
-    flat = [{**r, "relevant_chunks": json.dumps(r["relevant_chunks"])} for r in records]
+    flat = [{**r, "relevant_chunks": json.dumps(r["relevant_chunks"]), "evidence": json.dumps(r["evidence"])}
+            for r in records]
     if file_format == "csv":
         out = io.StringIO()
         write_spreadsheet_csv(out, GOLDEN_COLUMNS, ([r[name] for name in GOLDEN_COLUMNS] for r in flat))

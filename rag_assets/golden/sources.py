@@ -152,7 +152,7 @@ def _pinned_ours(items: Sequence[GoldenItem], chunks: Sequence[SnapshotChunk], r
         raise ExternalDataError(f"{len(missing)} relevant chunks are not in the corpus at {root} (was the golden set "
                                 f"made from another corpus version?): {_shown(missing)}")
     return [GoldenItem(i.item_id, i.revision, i.question_type, i.question, i.reference_answer, i.relevant_chunks,
-                       version, i.origin) for i in items]
+                       version, i.origin, evidence=i.evidence) for i in items]
 
 
 def golden_source(golden: Any, corpus: str | Path | None = None, chunker: ChunkerConfig | None = None) -> GoldenSource:

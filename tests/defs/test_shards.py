@@ -169,6 +169,7 @@ def test_a_run_killed_after_half_its_shards_judges_on_rerun_only_the_other_half(
     total = sum(per_item)
 
     gate = _Gate(first_half)
+    kept_before = _judged_shard_rows()
     with FakeAnthropicServer(gate) as server:
         env = {**os.environ, "ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url}
         child = subprocess.Popen([sys.executable, "-m", "tests.defs.evaluation_in_child", version, str(shard_size)],
@@ -178,6 +179,9 @@ def test_a_run_killed_after_half_its_shards_judges_on_rerun_only_the_other_half(
             _wait(lambda: gate.holding.is_set() or child.poll() is not None, 120, "the third shard's first request")
             assert child.poll() is None, "the run ended before it reached the third shard"
             _wait(lambda: _cached_claude_answers() == first_half, 30, "the answered calls to be cached")
+            # A shard keeps its outcome just after its last answer is cached: killed in between, it would be
+            # judged again (from the cache) on the re-run, which is right but not what this test is about.
+            _wait(lambda: _judged_shard_rows() == kept_before + SHARDS // 2, 30, "the finished shards' outcomes")
         finally:
             os.killpg(child.pid, signal.SIGKILL)
             child.wait(timeout=30)

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rag_assets.corpus.models import ChunkRef
+from rag_assets.evidence.spans import EvidenceSpan
 from rag_assets.golden.export import read_golden_records, write_golden
 from rag_assets.golden.importers import ExternalDataError, read_ragas_testset, write_ragas_testset
 from rag_assets.golden.models import ExternalItem, GoldenItem
@@ -32,8 +33,10 @@ ids = st.one_of(st.from_regex(r"[a-z0-9:._-]{1,12}", fullmatch=True), st.sampled
 @st.composite
 def golden_items(draw) -> list[GoldenItem]:
     refs = st.lists(st.builds(ChunkRef, texts, texts), max_size=3).map(tuple)
-    return draw(st.lists(st.builds(GoldenItem, ids, st.integers(1, 10**6), texts, texts, texts, refs, texts, nonblank),
-                         max_size=4))
+    spans = st.lists(st.builds(EvidenceSpan, texts, texts, st.integers(0, 10**6), st.integers(0, 10**6), texts,
+                               st.sampled_from([1.0, 2.0, 0.5])), max_size=2).map(tuple)
+    return draw(st.lists(st.builds(GoldenItem, ids, st.integers(1, 10**6), texts, texts, texts, refs, texts, nonblank,
+                                   evidence=spans), max_size=4))
 
 
 @st.composite
