@@ -4,6 +4,7 @@ import functools
 import json
 
 import dagster as dg
+from sqlalchemy.exc import SQLAlchemyError
 
 from rag_assets.corpus.manifest import fingerprint
 from rag_assets.corpus.models import sha256_hex
@@ -14,6 +15,7 @@ from rag_assets.corpus.snapshot import plan_snapshot
 from rag_assets.calibration.review_file import is_judge_review
 from rag_assets.defs.assets.calibration import build_judge_calibration_job, judge_review_request
 from rag_assets.defs.assets.corpus import build_corpus_snapshot
+from rag_assets.defs.assets.curation import applied_files_digest, decisions_unrecorded
 from rag_assets.defs.freshness import already_scored
 from rag_assets.defs.jobs import build_curation_import_job, build_lifecycle_job, build_production_job
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
@@ -99,6 +101,31 @@ def _import_request(path, digest: str, version: str | None, state: dict, attempt
             "config": {"files": [path.name]}}}})
 
 
+_IN_FLIGHT = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING,
+              dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING]
+
+
+def _unrecorded_imports(instance: dg.DagsterInstance, store: StoreResource, lifecycle: Lifecycle,
+                        versions: set[str]) -> list[dg.RunRequest]:
+    """A curation_import run for each corpus version whose store applied review files that curated_decisions
+    does not record: the run that imported them was killed after its commit, and the files are in processed/,
+    where no tick sees them. The run imports nothing again (the inbox is empty or holds other files), records
+    the applied files and builds the golden set. Its run key is the applied files' digest: once per state."""
+    repo, job = store.curation(), build_curation_import_job(lifecycle).name
+    requests = []
+    for version in sorted(versions):
+        if not repo.applied_files(version) or not decisions_unrecorded(
+                instance, lifecycle.key("curated_decisions"), repo, version):
+            continue
+        running = instance.get_runs(dg.RunsFilter(job_name=job, statuses=_IN_FLIGHT,
+                                                  tags={"dagster/partition": version}), limit=1)
+        if not running:  # an import in flight records its files when it ends
+            requests.append(dg.RunRequest(run_key=f"recover-{version}-{applied_files_digest(repo, version)}",
+                                          partition_key=version, job_name=job,
+                                          tags={"rag_assets/trigger": "curation_recovery"}))
+    return requests
+
+
 @functools.cache
 def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
     @dg.sensor(
@@ -111,12 +138,15 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
             "corpus version gets one run of curation_import for that partition (run key = file hash); a judge-review "
             "file (judge-review-<evaluation>) one run of judge_calibration_import. A file still in "
             f"the inbox after its run ended (store down, crash) is requested again, up to {IMPORT_ATTEMPTS} runs, then "
-            "rejected. A file over the size limit (by its size, unread), one that names no known corpus version, a "
+            "rejected. A corpus version whose store holds applied files that curated_decisions does not record (its "
+            "import was killed after the commit) gets one run of curation_import that records them and builds the "
+            "golden set. A file over the size limit (by its size, unread), one that names no known corpus version, a "
             "folder or another file type is moved to rejected/ with a report at once."
         ),
     )
     @lifecycle.keyed
-    def curation_inbox_sensor(context: dg.SensorEvaluationContext, curation: CurationResource) -> dg.SensorResult:
+    def curation_inbox_sensor(context: dg.SensorEvaluationContext, curation: CurationResource,
+                              store: StoreResource) -> dg.SensorResult:
         folders = curation.folders()
         seen = _inbox_cursor(context.cursor)
         known = set(context.instance.get_dynamic_partitions(lifecycle.corpus_versions.name))
@@ -155,6 +185,16 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
                            if version else "names no corpus version (neither in its file name nor in a corpus_version column)")
                 reject_file(path, folders, digest, [ReviewProblem(None, "corpus_version", problem)])
                 rejected.append(path.name)
+        try:
+            recovered = _unrecorded_imports(context.instance, store, lifecycle, known)
+        except (SQLAlchemyError, RagAssetsError, ImportError) as exc:  # the store is down: the inbox still works
+            context.log.warning(f"the store cannot be read, so imports killed after their commit are looked for on a "
+                                f"later tick: {exc}")
+            recovered = []
+        if recovered:
+            context.log.warning("applied review files that no curated_decisions records (an import killed after its "
+                                f"commit): {', '.join(r.partition_key for r in recovered)}")
+            requests.extend(recovered)
         if retried:
             context.log.warning(f"import requested again (the last run ended with the file still in the inbox): "
                                 f"{', '.join(retried)}")

@@ -169,3 +169,34 @@ def test_a_review_file_over_the_size_limit_is_rejected_by_its_size_without_being
     assert (rejected / path.name).stat().st_size == size
     report = (rejected / f"{path.name}.errors.txt").read_text(encoding="utf-8").splitlines()
     assert report[-1] == f"- file: file is {size:,} bytes, over the {ReviewLimits.max_bytes:,}-byte limit"
+
+
+def test_an_import_killed_after_its_commit_gets_a_run_from_the_sensor_that_builds_the_golden_set(project_env: Path):
+    """What a daemon-launched import leaves when it is killed between the store's commit and Dagster's record
+    (the review applied and moved to processed/, no curated_decisions materialization of it): the sensor
+    finds the store ahead of Dagster and requests one run, which records the files and builds the golden set."""
+    from rag_assets.curation.inbox import import_review_file
+    from rag_assets.curation.review_file import read_review_file
+    from rag_assets.defs.resources import RESOURCES, CurationResource
+    from tests.defs.lifecycle import current_version, metadata, run_job, run_sensor_requests, stage_sample_review
+
+    version = current_version()
+    store = RESOURCES["store"]
+    with dg.instance_for_test() as instance:
+        run_job(instance, "lifecycle", version, expect_success=False)  # no review yet: no golden set
+        assert inbox_tick(instance).run_requests == [], "nothing applied, nothing to recover"
+        stage_sample_review(version)
+        folders = CurationResource().folders()
+        (review,) = folders.inbox.iterdir()
+        repo = store.curation()
+        result = import_review_file(review, folders, store.candidates().corpus_versions_by_id(), read_review_file,
+                                    repo.apply_review, is_applied=repo.is_applied)  # the run's commit, then killed
+        assert result.status == "applied" and list(folders.inbox.iterdir()) == []
+
+        first = inbox_tick(instance)
+        assert [(r.partition_key, r.run_key.startswith(f"recover-{version}-")) for r in first.run_requests] == \
+            [(version, True)]
+        (run,) = run_sensor_requests(instance, first)
+        golden = metadata(run, "golden_set")
+        assert (golden["items"], golden["added"]) == (54, 54)
+        assert inbox_tick(instance, first.cursor).run_requests == [], "recorded: nothing left to recover"
