@@ -393,7 +393,8 @@ def export(file_format: str, number: int | None, out: str | None) -> int:
     texts = {chunk_id: text for chunk_id, (_, text) in store.corpus().chunk_texts(ids).items()}
     target = Path(out) if out else Path(f"golden-v{chosen.number}{FORMATS[file_format]}")
     try:
-        write_golden(items, target, file_format, texts)
+        write_golden(items, target, file_format, texts,
+                     store.corpus().evidence_texts({e for item in items for e in item.evidence}))
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -122,13 +122,23 @@ def read_golden_records(path: Path) -> list[GoldenItem]:
     return items
 
 
-def write_golden(items: Sequence[GoldenItem], path: Path, file_format: str, chunk_texts: Mapping[str, str]) -> Path:
-    """Write ``items`` to ``path`` in ``file_format`` (one of FORMATS), replacing it atomically."""
+def _reference_contexts(item: GoldenItem, chunk_texts: Mapping[str, str],
+                        evidence_texts: Mapping[EvidenceSpan, str]) -> list[str]:
+    """The texts that answer an item: its evidence spans' (an imported item's labels), else its chunks'."""
+    if item.evidence:
+        return [evidence_texts[e] for e in item.evidence if e in evidence_texts]
+    return [chunk_texts[r.chunk_id] for r in item.relevant_chunks if r.chunk_id in chunk_texts]
+
+
+def write_golden(items: Sequence[GoldenItem], path: Path, file_format: str, chunk_texts: Mapping[str, str],
+                 evidence_texts: Mapping[EvidenceSpan, str] | None = None) -> Path:
+    """Write ``items`` to ``path`` in ``file_format`` (one of FORMATS), replacing it atomically. The ragas
+    format needs the texts: ``chunk_texts`` by chunk id, ``evidence_texts`` by evidence span."""
     if file_format == "ragas":
         write_ragas_testset([{
             "item_id": i.item_id, "question": i.question, "reference_answer": i.reference_answer,
             "question_type": i.question_type, "relevant_chunk_ids": [r.chunk_id for r in i.relevant_chunks],
-            "reference_contexts": [chunk_texts[r.chunk_id] for r in i.relevant_chunks if r.chunk_id in chunk_texts],
+            "reference_contexts": _reference_contexts(i, chunk_texts, evidence_texts or {}),
         } for i in items], path)
         return path
     records = golden_records(items)
@@ -156,8 +166,8 @@ def write_golden(items: Sequence[GoldenItem], path: Path, file_format: str, chun
     return path
 
 
-def export_golden(items: Sequence[GoldenItem], number: int, folder: Path,
-                  chunk_texts: Mapping[str, str]) -> tuple[Path, Path]:
+def export_golden(items: Sequence[GoldenItem], number: int, folder: Path, chunk_texts: Mapping[str, str],
+                  evidence_texts: Mapping[EvidenceSpan, str]) -> tuple[Path, Path]:
     """``golden-v{number}.jsonl`` (our format) and ``golden-v{number}.ragas.jsonl``; returns both paths."""
-    return tuple(write_golden(items, folder / f"golden-v{number}{FORMATS[kind]}", kind, chunk_texts)
+    return tuple(write_golden(items, folder / f"golden-v{number}{FORMATS[kind]}", kind, chunk_texts, evidence_texts)
                  for kind in ("jsonl", "ragas"))

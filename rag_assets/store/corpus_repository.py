@@ -29,6 +29,7 @@ from rag_assets.corpus.models import (
     SnapshotOutcome,
 )
 from rag_assets.evidence.documents import Documents
+from rag_assets.evidence.spans import EvidenceSpan
 from rag_assets.store.bulk import bulk_insert
 from rag_assets.store.engine import batched, retry_transaction, write_transaction
 from rag_assets.store.tables import (
@@ -169,6 +170,12 @@ class SqlCorpusRepository:
                          .where(CHUNK.c.chunk_id.in_(batch)))
                 found.update({cid: (path, text) for cid, path, text, _, _ in _with_texts(conn, list(conn.execute(query)))})
         return found
+
+    def evidence_texts(self, evidence: Collection[EvidenceSpan]) -> dict[EvidenceSpan, str]:
+        """Each span's text, sliced from the body it was pinned to (a span whose body is not stored is left out)."""
+        with self.engine.connect() as conn:
+            bodies = _bodies(conn, [e.revision for e in evidence])
+        return {e: bodies[e.revision][e.start:e.end] for e in evidence if e.revision in bodies}
 
     def documents(self, version_id: str, paths: Collection[str] | None = None) -> Documents:
         """The snapshot's document bodies, every one or those at ``paths`` (rebuilt from their chunks for

@@ -86,3 +86,34 @@ def test_a_csv_export_row_with_a_broken_chunk_list_is_named_by_row_and_field(tmp
                       encoding="utf-8")
     with pytest.raises(ExternalDataError, match=rf"^{export}: row 1: relevant_chunks: not valid JSON: "):
         read_golden(export)
+
+
+def test_an_imported_items_exports_keep_its_labels_spans_and_the_ragas_export_its_labels_texts(tmp_path: Path):
+    from rag_assets.corpus.snapshot import snapshot_corpus
+    from rag_assets.golden.build import build_golden, diff_golden
+    from rag_assets.golden.export import export_golden, read_golden_records
+    from rag_assets.golden.importers import read_ragas_testset
+    from rag_assets.golden.models import ExternalItem
+    from rag_assets.golden.pinning import pin_external_items
+    from rag_assets.store.corpus_repository import SqlCorpusRepository
+    from rag_assets.store.curation_repository import SqlCurationRepository
+    from rag_assets.store.engine import get_engine
+    from rag_assets.store.golden_repository import SqlGoldenRepository
+
+    engine = get_engine(f"sqlite:///{tmp_path / 'store.db'}")
+    corpus = SqlCorpusRepository(engine)
+    version = snapshot_corpus(SAMPLE_CORPUS, ChunkerConfig(), corpus).version_id
+    chunks = corpus.snapshot_chunks(version)
+    first, second = next((a, b) for a, b in zip(chunks, chunks[1:]) if a.path == b.path and b.start > a.start + 200)
+    documents = corpus.documents(version)
+    label = documents[first.path].body[(first.start + first.end) // 2:(second.start + second.end) // 2]
+    pinned, left = pin_external_items([ExternalItem("e1", "q?", "A.", relevant_texts=(label,))], documents, chunks)
+    assert left == [] and SqlCurationRepository(engine).import_items(pinned, version, "ragas", "t.csv", "0" * 64) == 1
+    golden = SqlGoldenRepository(engine)
+    build = build_golden(version, golden.accepted_items([version]), {c.chunk_id: c.content_hash for c in chunks})
+    items = golden.version_items(golden.save_version(build, None, diff_golden({}, build)).number)
+    assert [i.evidence for i in items] == [pinned[0].evidence], "the store keeps the spans"
+    jsonl, ragas = export_golden(items, 1, tmp_path / "out", {c.chunk_id: c.text for c in chunks},
+                                 corpus.evidence_texts({e for i in items for e in i.evidence}))
+    assert read_golden_records(jsonl) == items
+    assert [i.relevant_texts for i in read_ragas_testset(ragas)] == [(label,)], "the label, not the chunks it touches"

@@ -53,7 +53,8 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         statements, stats = extract_statements(items, llm.judge_client(journal=store.llm_batches(), budget=budget),
                                                store.llm_cache())
         golden.set_reference_statements(statements)
-        jsonl, ragas = export_golden(items, saved.number, store.golden_export_dir(version), {c.chunk_id: c.text for c in chunks})
+        jsonl, ragas = export_golden(items, saved.number, store.golden_export_dir(version), {c.chunk_id: c.text for c in chunks},
+                                     store.corpus().evidence_texts({e for item in items for e in item.evidence}))
         by_type: dict[str, int] = {}
         for item in items:
             by_type[item.question_type] = by_type.get(item.question_type, 0) + 1
