@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag_assets.errors import ConfigError
+from rag_assets.evidence.spans import DEFAULT_MIN_OVERLAP
 
 HOME_ENV = "RAG_ASSETS_HOME"
 DATABASE_URL_ENV = "RAG_ASSETS_DATABASE_URL"
@@ -31,6 +32,7 @@ CELERY_BACKEND_ENV = "RAG_ASSETS_CELERY_BACKEND"
 REPORT_URL_ENV = "RAG_ASSETS_REPORT_URL"
 JUDGE_MIN_KAPPA_ENV = "RAG_ASSETS_JUDGE_MIN_KAPPA"
 JUDGE_SEVERITY_ENV = "RAG_ASSETS_JUDGE_CALIBRATION_SEVERITY"
+MIN_OVERLAP_ENV = "RAG_ASSETS_EVIDENCE_MIN_OVERLAP"
 
 DEFAULT_HOME = ".rag_assets"
 DEFAULT_CORPUS_ROOT = "data/corpus"
@@ -214,6 +216,15 @@ class Settings:
         return default if kappa is None else kappa
 
     @staticmethod
+    def evidence_min_overlap(environ: Mapping[str, str] | None = None) -> float:
+        """The share of the shorter of a context and an evidence span that they must share for the context
+        to hit it (RAG_ASSETS_EVIDENCE_MIN_OVERLAP, default 0.5): the retrieval figures and re-pinning both
+        count with it."""
+        share = _env_number(os.environ if environ is None else environ, MIN_OVERLAP_ENV, float,
+                            lambda number: 0.0 < number <= 1.0, "0.5", "a number above 0 and at most 1")
+        return DEFAULT_MIN_OVERLAP if share is None else share
+
+    @staticmethod
     def judge_calibration_severity(environ: Mapping[str, str] | None = None) -> str:
         """WARN (the default) or ERROR: how a failed judge_agreement check counts."""
         value = (os.environ if environ is None else environ).get(JUDGE_SEVERITY_ENV) or "WARN"
@@ -247,7 +258,7 @@ def environment_problems(environ: Mapping[str, str] | None = None) -> list[str]:
         lambda: Settings.alert_webhook(environ), lambda: Settings.llm_requests_per_minute(environ),
         lambda: Settings.judge_min_kappa(0.6, environ), lambda: Settings.judge_calibration_severity(environ),
         lambda: Settings.max_cost_usd(environ), lambda: Settings.report_url(environ),
-        lambda: Settings.celery_broker(environ)]
+        lambda: Settings.celery_broker(environ), lambda: Settings.evidence_min_overlap(environ)]
     problems = []
     for read in readers:
         try:

@@ -35,7 +35,7 @@ def review_note(candidate: Candidate, conflicts: Mapping[str, Mapping[str, Conte
     notes = [_conflict_note(conflicts[candidate.candidate_id])] if candidate.candidate_id in (conflicts or {}) else []
     if candidate.origin_item_id:
         notes.append(f"RE-REVIEW of golden item {candidate.origin_item_id}: its evidence changed in this corpus "
-                     f"version.")
+                     f"version." + (f"\n{candidate.change_note}" if candidate.change_note else ""))
     return "\n".join(notes)
 
 

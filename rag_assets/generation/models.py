@@ -46,6 +46,7 @@ class Candidate:
     model: str
     prompt_ref: str
     origin_item_id: str | None = None  # set when a stale golden item is sent back to review
+    change_note: str = ""  # for such an item: where its evidence was, what it said, what stands there now
 
     @staticmethod
     def make_id(question_type: str, question: str, relevant: tuple[ChunkRef, ...], source: tuple[ChunkRef, ...]) -> str:

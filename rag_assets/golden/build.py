@@ -1,9 +1,10 @@
 """Build a golden-set version for one corpus version from the accepted items.
 
-An accepted item whose relevant chunks all exist in the corpus version with the same content
-hash is carried over and pinned to it; one whose chunks changed or vanished is stale: left out
-and sent back to review, never silently kept. The content hash covers the pinned corpus version
-and every item's revision and content, so an unchanged golden set makes no new version.
+Each accepted item is pinned to the corpus version by its evidence spans (``golden.repin``): carried
+over as it is, repinned where its spans moved or its chunks were cut anew, or stale (left out and sent
+back to review) where its evidence text changed, never silently kept. The content hash covers the
+pinned corpus version and every item's revision, content and evidence, so an unchanged golden set
+makes no new version.
 """
 
 from __future__ import annotations
@@ -12,14 +13,9 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from rag_assets.corpus.models import ChunkRef, sha256_hex
+from rag_assets.corpus.models import sha256_hex
 from rag_assets.golden.models import GoldenItem
-
-
-@dataclass(frozen=True)
-class StaleItem:
-    item: GoldenItem
-    missing: tuple[ChunkRef, ...]  # relevant chunks whose id or content is not in the corpus version
+from rag_assets.golden.repin import PinTarget, StaleItem, pin_items
 
 
 @dataclass(frozen=True)
@@ -28,18 +24,20 @@ class GoldenDiff:
     removed: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
+    repinned: tuple[str, ...] = ()  # same revision, its evidence at new offsets or in other chunks
+
+    KINDS = ("added", "removed", "changed", "stale", "repinned")
 
     def as_dict(self) -> dict[str, list[str]]:
-        return {"added": list(self.added), "removed": list(self.removed), "changed": list(self.changed),
-                "stale": list(self.stale)}
+        return {kind: list(getattr(self, kind)) for kind in self.KINDS}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Iterable[str]]) -> GoldenDiff:
-        return cls(*(tuple(data.get(k, ())) for k in ("added", "removed", "changed", "stale")))
+        return cls(*(tuple(data.get(k, ())) for k in cls.KINDS))
 
     @property
     def empty(self) -> bool:
-        return not (self.added or self.removed or self.changed or self.stale)
+        return not any(getattr(self, kind) for kind in self.KINDS)
 
 
 @dataclass(frozen=True)
@@ -48,16 +46,8 @@ class GoldenBuild:
     items: tuple[GoldenItem, ...]
     stale: tuple[StaleItem, ...]
     content_hash: str
-
-
-def classify(items: Iterable[GoldenItem], chunk_hashes: Mapping[str, str]) -> tuple[list[GoldenItem], list[StaleItem]]:
-    """Split items into those whose evidence is intact in a snapshot and those that went stale."""
-    current: list[GoldenItem] = []
-    stale: list[StaleItem] = []
-    for item in items:
-        missing = tuple(r for r in item.relevant_chunks if chunk_hashes.get(r.chunk_id) != r.content_hash)
-        (stale.append(StaleItem(item, missing)) if missing else current.append(item))
-    return current, stale
+    # Items pinned with other spans or chunks than their revision names: the version keeps those.
+    repinned: tuple[str, ...] = ()
 
 
 def content_hash(corpus_version: str, items: Sequence[GoldenItem]) -> str:
@@ -71,20 +61,29 @@ def content_hash(corpus_version: str, items: Sequence[GoldenItem]) -> str:
     return sha256_hex(json.dumps(payload, ensure_ascii=False))
 
 
-def build_golden(corpus_version: str, accepted: Iterable[GoldenItem], chunk_hashes: Mapping[str, str]) -> GoldenBuild:
-    current, stale = classify(accepted, chunk_hashes)
-    pinned = tuple(sorted((replace(i, corpus_version=corpus_version) for i in current), key=lambda i: i.item_id))
-    return GoldenBuild(corpus_version, pinned, tuple(sorted(stale, key=lambda s: s.item.item_id)),
-                       content_hash(corpus_version, pinned))
+def build_golden(target: PinTarget, accepted: Sequence[GoldenItem]) -> GoldenBuild:
+    pinning = pin_items(accepted, target)
+    pinned = tuple(replace(i, corpus_version=target.version) for i in pinning.current)
+    return GoldenBuild(target.version, pinned, pinning.stale, content_hash(target.version, pinned),
+                       pinning.repinned)
 
 
-def diff_golden(parent: Mapping[str, int], build: GoldenBuild) -> GoldenDiff:
-    """Against the parent version's ``item_id -> revision``: what was added, removed, changed, went stale."""
-    now = {i.item_id: i.revision for i in build.items}
+def diff_golden(parent_items: Sequence[GoldenItem], build: GoldenBuild) -> GoldenDiff:
+    """Against the parent version's items: what was added, removed, changed (a new revision), went stale,
+    or was repinned (the same revision with its evidence at other offsets or in other chunks)."""
+    now = {i.item_id: i for i in build.items}
+    parent = {i.item_id: i for i in parent_items}
     stale = {s.item.item_id for s in build.stale}
+    both = sorted(set(now) & set(parent))
     return GoldenDiff(
         added=tuple(sorted(set(now) - set(parent))),
         removed=tuple(sorted(set(parent) - set(now) - stale)),
-        changed=tuple(sorted(i for i in set(now) & set(parent) if now[i] != parent[i])),
+        changed=tuple(i for i in both if now[i].revision != parent[i].revision),
         stale=tuple(sorted(stale)),
+        repinned=tuple(i for i in both if now[i].revision == parent[i].revision
+                       and _pin(now[i]) != _pin(parent[i])),
     )
+
+
+def _pin(item: GoldenItem) -> tuple:
+    return item.relevant_chunks, tuple((e.path, e.start, e.end, e.text_hash) for e in item.evidence)

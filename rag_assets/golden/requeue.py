@@ -1,61 +1,74 @@
-"""Send stale golden items back to review, pointing at where their evidence went.
+"""Send stale golden items back to review, showing the expert what their evidence said and says now.
 
-A relevant chunk that is unchanged stays; one that changed is looked for among the new chunks of
-the same document by text (the edited chunk usually keeps most of its words). The expert then
-confirms the item against the new text (accept or edit) or retires it (reject).
+An evidence span whose text is still in its document stays (re-anchored); one whose text is gone is
+looked for in its own document's new body by the locator (normalised or fuzzy, since the text was
+edited; never in other documents, where a look-alike passage would mislead): where found, the new
+text is shown beside the old and the chunks that hold it become the candidate's relevant chunks. The expert then confirms the item against the new
+text (accept or edit) or retires it (reject).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from rag_assets.corpus.models import ChunkRef, SnapshotChunk, sha256_hex
+from rag_assets.corpus.models import sha256_hex
+from rag_assets.evidence.anchor import ChunkIndex
+from rag_assets.evidence.documents import Documents
+from rag_assets.evidence.locate import Locator
+from rag_assets.evidence.spans import EvidenceSpan, Span
 from rag_assets.generation.models import Candidate
-from rag_assets.golden.build import StaleItem
-from rag_assets.corpus.mapping import map_texts_to_chunks
+from rag_assets.golden.repin import Pinning, PinTarget, StaleItem
 
 REQUEUE_PROVIDER = "curation"
-REQUEUE_REF = "requeue@1"
+REQUEUE_REF = "requeue@2"
 
 
-def requeue_candidates(
-    stale: Sequence[StaleItem],
-    chunks: Sequence[SnapshotChunk],
-    old_chunks: Mapping[str, tuple[str, str]],
-    corpus_version: str,
-    min_overlap: float = 0.5,
-) -> list[Candidate]:
-    """One pending candidate per stale item, pinned to ``corpus_version``.
+def _flat(text: str) -> str:
+    return " ".join(text.split())
 
-    ``old_chunks`` maps each vanished chunk id to its (path, text) in the version it came from.
-    """
-    by_path: dict[str, list[SnapshotChunk]] = {}
-    for chunk in chunks:
-        by_path.setdefault(chunk.path, []).append(chunk)
-    current = {c.chunk_id: c.content_hash for c in chunks}
-    candidates = []
-    for entry in stale:
-        item = entry.item
-        relevant: list[ChunkRef] = []
-        for ref in item.relevant_chunks:
-            if current.get(ref.chunk_id) == ref.content_hash:
-                relevant.append(ref)
-            elif ref.chunk_id in old_chunks:
-                path, text = old_chunks[ref.chunk_id]
-                relevant.extend(map_texts_to_chunks([text], by_path.get(path, []), min_overlap=min_overlap)[0])
-        refs = tuple(dict.fromkeys(relevant))
-        candidates.append(Candidate(
-            candidate_id="q-" + sha256_hex("\0".join(["requeue", item.item_id, str(item.revision), corpus_version,
-                                                        *(r.chunk_id for r in refs)]))[:12],
-            question=item.question,
-            reference_answer=item.reference_answer,
-            question_type=item.question_type,
-            relevant_chunks=refs,
-            source_chunks=refs,
-            corpus_version=corpus_version,
-            provider=REQUEUE_PROVIDER,
-            model="stale-item",
-            prompt_ref=REQUEUE_REF,
-            origin_item_id=item.item_id,
-        ))
-    return candidates
+
+def _change(span: EvidenceSpan, old: str | None, new: str | None) -> str:
+    """One line of a re-review's note: where the evidence was, what it said, what stands there now."""
+    was = f"WAS: {_flat(old)}" if old else "WAS: (its text is no longer stored)"
+    now = f"NOW: {_flat(new)}" if new is not None else f"NOW: (not found in {span.path}: reject it, or edit it)"
+    return f"{span.path} @{span.start}-{span.end}\n{was}\n{now}"
+
+
+def requeue_candidates(pinning: Pinning, target: PinTarget) -> list[Candidate]:
+    """One pending candidate per stale item of ``pinning``, pinned to the target's corpus version."""
+    index = ChunkIndex(target.chunks)
+    return [_candidate(entry, pinning, target, index) for entry in pinning.stale]
+
+
+def _located(text: str | None, path: str, documents: Documents) -> Span | None:
+    """Where an edited text now stands in its own document, if anywhere."""
+    if not text or path not in documents:
+        return None
+    location = Locator(Documents([documents[path]])).locate(text, path)
+    return location.span if location else None
+
+
+def _candidate(entry: StaleItem, pinning: Pinning, target: PinTarget, index: ChunkIndex) -> Candidate:
+    item = entry.item
+    found: list[Span] = [e.span for e in entry.kept]
+    notes: list[str] = []
+    for span in entry.lost:
+        old = pinning.old_texts.get(span)
+        location = _located(old, span.path, pinning.documents)
+        if location is not None:
+            found.append(location)
+        notes.append(_change(span, old, pinning.documents.text(location) if location else None))
+    refs = index.covering(found, target.min_overlap)
+    return Candidate(
+        candidate_id="q-" + sha256_hex("\0".join(["requeue", item.item_id, str(item.revision), target.version,
+                                                    *(r.chunk_id for r in refs)]))[:12],
+        question=item.question,
+        reference_answer=item.reference_answer,
+        question_type=item.question_type,
+        relevant_chunks=refs,
+        source_chunks=refs,
+        corpus_version=target.version,
+        provider=REQUEUE_PROVIDER,
+        model="stale-item",
+        prompt_ref=REQUEUE_REF,
+        origin_item_id=item.item_id,
+        change_note="\n".join(notes),
+    )

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from rag_assets.corpus.models import SnapshotChunk
 from rag_assets.evidence.documents import Documents
-from rag_assets.evidence.spans import EvidenceSpan
+from rag_assets.evidence.spans import DEFAULT_MIN_OVERLAP, EvidenceSpan
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
@@ -152,11 +152,11 @@ def _set(scores: ItemScores, metric: str, value: float) -> None:
 
 
 def _retrieval(scores: ItemScores, evidence: Sequence[EvidenceSpan], response: RagResponse,
-               documents: Documents | None, k: int) -> None:
+               documents: Documents | None, k: int, min_overlap: float) -> None:
     """Rank, token and diversity figures of one answered item (see ``scoring.retrieval``); token
     figures only where the documents' words are known."""
     ranked = [r.span for r in response.retrieved]
-    for metric, value in rank_metrics(ranked, evidence, k).items():
+    for metric, value in rank_metrics(ranked, evidence, k, min_overlap).items():
         _set(scores, metric, value)
     _set(scores, f"doc_hit_rate@{k}", document_hit_rate_at_k(
         [_documents(r) for r in response.retrieved], {e.path for e in evidence if e.grade > 0}, k))
@@ -169,9 +169,9 @@ def _retrieval(scores: ItemScores, evidence: Sequence[EvidenceSpan], response: R
 
 def _score_item(item: GoldenItem, evidence: Sequence[EvidenceSpan], response: RagResponse,
                 versions: Mapping[str, str | None], documents: Documents | None, results: Mapping[str, LLMResult],
-                embedder: Embedder, k: int) -> ItemScores:
+                embedder: Embedder, k: int, min_overlap: float) -> ItemScores:
     scores = ItemScores(item.item_id, item.revision, item.question_type)
-    _retrieval(scores, evidence, response, documents, k)
+    _retrieval(scores, evidence, response, documents, k, min_overlap)
     if response.contexts_unmapped_share is not None:
         _set(scores, UNMAPPED_SHARE, response.contexts_unmapped_share)
     retrieved = [r.key for r in response.retrieved]
@@ -214,14 +214,16 @@ def evaluate(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], 
              statements: Mapping[str, Sequence[str]], client: LLMClient, cache: LLMCache | None,
              embedder: Embedder, k: int, evidence: Mapping[str, Sequence[EvidenceSpan]] | None = None,
              documents: Documents | None = None,
-             progress: Callable[[int, int], None] | None = None) -> EvaluationOutcome:
+             progress: Callable[[int, int], None] | None = None,
+             min_overlap: float = DEFAULT_MIN_OVERLAP) -> EvaluationOutcome:
     """Score every item of the golden set on the RAG run's responses.
 
     Retrieval metrics compare the spans of the returned contexts with each item's evidence spans
     (``evidence``: item id -> spans; see ``scoring.retrieval``), token figures need ``documents``
     (the pinned revision's bodies); ``versions`` maps document paths to their versions. Judges read
     the returned texts. Each answered item also records ``contexts_unmapped_share``, kept out of the
-    gated metrics. ``progress(done, total)`` is told of each judge call as it finishes.
+    gated metrics. ``progress(done, total)`` is told of each judge call as it finishes. A context hits
+    an evidence span when they share ``min_overlap`` of the shorter of the two.
     """
     calls: list[LLMCall] = []
     for item in items:
@@ -241,18 +243,18 @@ def evaluate(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], 
                                      rag_error=response.error if response else "no RAG response for this item"))
             continue
         scored.append(_score_item(item, (evidence or {}).get(item.item_id, ()), response, versions, documents,
-                                  by_item.get(item.item_id, {}), embedder, k))
+                                  by_item.get(item.item_id, {}), embedder, k, min_overlap))
     return EvaluationOutcome(scored, LLMStats().add(results), len(results), sum(1 for r in results if not r.ok), k)
 
 
 def score_answers(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], chunks: Sequence[SnapshotChunk],
                   judge: LLMClient, cache: LLMCache | None, embedder: Embedder, k: int,
                   progress: Callable[[int, int], None] | None = None,
-                  documents: Documents | None = None) -> EvaluationOutcome:
+                  documents: Documents | None = None, min_overlap: float = DEFAULT_MIN_OVERLAP) -> EvaluationOutcome:
     """The judging step of an evaluation over a snapshot, one code path for the evaluation asset, the A/B
     comparison and ``rag_assets.evaluate``: evidence from the items (or their chunks among ``chunks``),
     document versions from the chunks, context recall from the items' reference statements."""
     by_id = {c.chunk_id: c for c in chunks}
     return evaluate(items, responses, {c.path: c.doc_version for c in chunks},
                     {i.item_id: i.reference_statements for i in items}, judge, cache, embedder, k,
-                    {i.item_id: evidence_spans(i, by_id) for i in items}, documents, progress)
+                    {i.item_id: evidence_spans(i, by_id) for i in items}, documents, progress, min_overlap)

@@ -48,7 +48,8 @@ class SqlCandidateRepository:
             rows = [{"candidate_id": c.candidate_id, "corpus_version": c.corpus_version,
                      "question_type": c.question_type, "question": c.question,
                      "reference_answer": c.reference_answer, "provider": c.provider, "model": c.model,
-                     "prompt_ref": c.prompt_ref, "origin_item_id": c.origin_item_id} for c in new]
+                     "prompt_ref": c.prompt_ref, "origin_item_id": c.origin_item_id,
+                     "change_note": c.change_note or None} for c in new]
             links = [{"candidate_id": c.candidate_id, "role": role, "chunk_id": ref.chunk_id,
                       "content_hash": ref.content_hash, "position": position}
                      for c in new for role, refs in (("relevant", c.relevant_chunks), ("source", c.source_chunks))
@@ -94,4 +95,4 @@ class SqlCandidateRepository:
             question_type=r["question_type"], relevant_chunks=ordered(r["candidate_id"], "relevant"),
             source_chunks=ordered(r["candidate_id"], "source"), corpus_version=r["corpus_version"],
             provider=r["provider"], model=r["model"], prompt_ref=r["prompt_ref"],
-            origin_item_id=r["origin_item_id"]) for r in rows]
+            origin_item_id=r["origin_item_id"], change_note=r["change_note"] or "") for r in rows]

@@ -70,6 +70,24 @@ def _with_texts(conn: Connection, rows: list) -> list[tuple]:
             for row in rows]
 
 
+def chunk_evidence(conn: Connection, chunk_ids: Collection[str], version_id: str | None = None) -> dict[str, EvidenceSpan]:
+    """Each chunk's span, pinned to the body of a revision that holds it: the revision of ``version_id``
+    where given, else any (ids are content-derived: every revision holding one has its text). The span's
+    revision is "" where the body predates the body store."""
+    found: dict[str, EvidenceSpan] = {}
+    for batch in batched(sorted(chunk_ids)):
+        query = (select(CHUNK.c.chunk_id, REVISION.c.path, REVISION.c.body_hash, CHUNK.c.start_char,
+                        CHUNK.c.end_char, CHUNK.c.content_hash)
+                 .join(REVISION, REVISION.c.revision_id == CHUNK.c.revision_id)
+                 .where(CHUNK.c.chunk_id.in_(batch)).order_by(CHUNK.c.chunk_id, REVISION.c.revision_id))
+        if version_id is not None:
+            query = query.join(SNAPSHOT_DOC, (SNAPSHOT_DOC.c.revision_id == REVISION.c.revision_id)
+                               & (SNAPSHOT_DOC.c.version_id == version_id))
+        for chunk_id, path, body_hash, start, end, digest in conn.execute(query):
+            found.setdefault(chunk_id, EvidenceSpan(path, body_hash or "", start, end, digest))
+    return found
+
+
 # A document change's fields in the order its stored list holds them.
 _CHANGE_NAMES = ("path", "change", "chunks_added", "chunks_changed", "chunks_removed")
 _CHANGE_VALUES = attrgetter(*_CHANGE_NAMES)
@@ -172,10 +190,34 @@ class SqlCorpusRepository:
         return found
 
     def evidence_texts(self, evidence: Collection[EvidenceSpan]) -> dict[EvidenceSpan, str]:
-        """Each span's text, sliced from the body it was pinned to (a span whose body is not stored is left out)."""
+        """Each span's text, sliced from the body it was pinned to; for a span of a revision saved before
+        the body store, the text of a chunk of its document with the span's text hash. A span found in
+        neither is left out."""
         with self.engine.connect() as conn:
             bodies = _bodies(conn, [e.revision for e in evidence])
-        return {e: bodies[e.revision][e.start:e.end] for e in evidence if e.revision in bodies}
+            found = {e: bodies[e.revision][e.start:e.end] for e in evidence if e.revision in bodies}
+            rest = [e for e in evidence if e not in found]
+            by_chunk: dict[tuple[str, str], str] = {}
+            for batch in batched(sorted({e.path for e in rest})):
+                query = (select(REVISION.c.path, CHUNK.c.content_hash, *_TEXT_SOURCE)
+                         .join(REVISION, REVISION.c.revision_id == CHUNK.c.revision_id)
+                         .where(REVISION.c.path.in_(batch),
+                                CHUNK.c.content_hash.in_(sorted({e.text_hash for e in rest}))))
+                by_chunk.update({(path, digest): text for path, digest, text, _, _ in
+                                 _with_texts(conn, list(conn.execute(query)))})
+        return found | {e: by_chunk[e.path, e.text_hash] for e in rest if (e.path, e.text_hash) in by_chunk}
+
+    def chunk_evidence(self, chunk_ids: Collection[str]) -> dict[str, EvidenceSpan]:
+        with self.engine.connect() as conn:
+            return chunk_evidence(conn, chunk_ids)
+
+    def body_hashes(self, version_id: str) -> dict[str, str | None]:
+        """``path -> body hash`` of a snapshot's documents (None for a revision saved before the body store)."""
+        query = (select(SNAPSHOT_DOC.c.path, REVISION.c.body_hash)
+                 .join(REVISION, REVISION.c.revision_id == SNAPSHOT_DOC.c.revision_id)
+                 .where(SNAPSHOT_DOC.c.version_id == version_id))
+        with self.engine.connect() as conn:
+            return dict(conn.execute(query).all())
 
     def documents(self, version_id: str, paths: Collection[str] | None = None) -> Documents:
         """The snapshot's document bodies, every one or those at ``paths`` (rebuilt from their chunks for

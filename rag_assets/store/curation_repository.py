@@ -27,9 +27,11 @@ from rag_assets.curation.agreement import ADJUDICATOR_PREFIX, Content, ReviewerA
 from rag_assets.curation.models import Decision, ReviewFile, ReviewProblem, ReviewRow
 from rag_assets.curation.review_file import read_only_edits
 from rag_assets.errors import ReviewFileRejected
+from rag_assets.evidence.spans import EvidenceSpan
 from rag_assets.generation.models import Candidate
 from rag_assets.golden.pinning import PinnedItem
 from rag_assets.store.candidate_repository import SqlCandidateRepository
+from rag_assets.store.corpus_repository import chunk_evidence
 from rag_assets.store.engine import retry_transaction
 from rag_assets.store.golden_repository import add_revision, current_content, item_state, set_status
 from rag_assets.store.tables import CandidateRow, ReviewDecisionRow, ReviewImportRow
@@ -167,6 +169,14 @@ class SqlCurationRepository:
         return retry_transaction(self.engine, work)
 
 
+def _chunk_spans(conn: Connection, candidate: Candidate) -> tuple[EvidenceSpan, ...]:
+    """A generated item's evidence: the spans of its relevant chunks, pinned to their bodies, so that a later
+    corpus version re-anchors them (none where a chunk is unknown or its body predates the body store)."""
+    found = chunk_evidence(conn, {r.chunk_id for r in candidate.relevant_chunks}, candidate.corpus_version)
+    spans = tuple(found.get(r.chunk_id) for r in candidate.relevant_chunks)
+    return spans if all(span is not None and span.revision for span in spans) else ()
+
+
 def _evidence_vanished(candidate: Candidate) -> bool:
     return candidate.question_type != "adversarial" and not candidate.relevant_chunks
 
@@ -201,7 +211,8 @@ def _apply_row(conn: Connection, row: ReviewRow, candidate: Candidate, decision_
         return 0
     added = 0
     common = {"refs": candidate.relevant_chunks, "corpus_version": candidate.corpus_version,
-              "decision_id": decision_id, "question_type": candidate.question_type, "origin": "generated"}
+              "decision_id": decision_id, "question_type": candidate.question_type, "origin": "generated",
+              "evidence": _chunk_spans(conn, candidate)}
     if state is None or candidate.origin_item_id:
         add_revision(conn, item_id, question=candidate.question, answer=candidate.reference_answer, **common)
         added += 1

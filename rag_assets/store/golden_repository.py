@@ -93,6 +93,16 @@ def _to_item(row) -> GoldenItem:
                       evidence=evidence_from_json(row.evidence_json))
 
 
+def _pinned(row) -> GoldenItem:
+    """An item as a version pinned it: its version's corpus version, and the spans and chunks the version
+    keeps for it where its evidence moved."""
+    item = replace(_to_item(row), corpus_version=row.pinned)
+    if row.pinned_chunks is None:
+        return item
+    return replace(item, evidence=evidence_from_json(row.pinned_evidence),
+                   relevant_chunks=refs_from_json(row.pinned_chunks))
+
+
 @dataclass(frozen=True)
 class GoldenVersion:
     number: int
@@ -158,7 +168,9 @@ class SqlGoldenRepository:
     def version_items(self, number: int, item_ids: Sequence[str] | None = None) -> list[GoldenItem]:
         """A version's items as pinned: each revision with the version's corpus version; every item, or only
         ``item_ids`` (in item order)."""
-        query = (_item_query().add_columns(VERSION.c.corpus_version.label("pinned"))
+        query = (_item_query().add_columns(VERSION.c.corpus_version.label("pinned"),
+                                           MEMBER.c.evidence_json.label("pinned_evidence"),
+                                           MEMBER.c.relevant_chunks_json.label("pinned_chunks"))
                  .join(MEMBER, (MEMBER.c.item_id == ITEM.c.item_id) & (MEMBER.c.revision == REVISION.c.revision))
                  .join(VERSION, VERSION.c.number == MEMBER.c.number)
                  .where(MEMBER.c.number == number).order_by(ITEM.c.item_id))
@@ -169,7 +181,7 @@ class SqlGoldenRepository:
                 order = {item_id: n for n, item_id in enumerate(item_ids)}
                 rows = sorted((r for batch in batched(item_ids)
                                for r in conn.execute(query.where(ITEM.c.item_id.in_(batch)))), key=lambda r: order[r.item_id])
-        return [replace(_to_item(r), corpus_version=r.pinned) for r in rows]
+        return [_pinned(r) for r in rows]
 
     def save_version(self, build: GoldenBuild, parent: GoldenVersion | None, diff: GoldenDiff) -> GoldenVersion | None:
         """Store ``build`` as the next version number, unless the newest version of its corpus
@@ -188,9 +200,13 @@ class SqlGoldenRepository:
                 number=number, corpus_version=build.corpus_version, content_hash=build.content_hash,
                 parent_number=parent.number if parent else None, item_count=len(build.items),
                 diff_json=json.dumps(diff.as_dict())))
+            repinned = set(build.repinned)
             if build.items:
-                conn.execute(insert(MEMBER), [{"number": number, "item_id": i.item_id, "revision": i.revision}
-                                              for i in build.items])
+                conn.execute(insert(MEMBER), [
+                    {"number": number, "item_id": i.item_id, "revision": i.revision,
+                     "evidence_json": evidence_to_json(i.evidence) if i.item_id in repinned else None,
+                     "relevant_chunks_json": refs_to_json(i.relevant_chunks) if i.item_id in repinned else None}
+                    for i in build.items])
             return GoldenVersion(number, build.corpus_version, build.content_hash,
                                  parent.number if parent else None, len(build.items), diff, created=True)
 

@@ -177,6 +177,7 @@ class CandidateRow(SQLModel, table=True):
     prompt_ref: str
     status: str = Field(default="pending", index=True, max_length=16)
     origin_item_id: str | None = Field(default=None, max_length=64)
+    change_note: str | None = Field(default=None, sa_column=Column(Text))
     created_at: dt.datetime = Field(default_factory=utcnow)
 
 
@@ -277,6 +278,9 @@ class GoldenVersionItemRow(SQLModel, table=True):
     number: int = Field(primary_key=True, foreign_key="golden_version.number")
     item_id: str = Field(primary_key=True, foreign_key="golden_item.item_id", max_length=64)
     revision: int
+    # Where the version pinned an item whose evidence moved (null: the revision's spans and chunks).
+    evidence_json: str | None = Field(default=None, sa_column=Column(Text))
+    relevant_chunks_json: str | None = Field(default=None, sa_column=Column(Text))
 
 
 class RagRunRow(SQLModel, table=True):

@@ -75,20 +75,27 @@ def test_round_trip_from_queue_file_to_two_golden_versions(project_env: Path):
         assert [(r.revision, r.question) for r in revisions] == [(1, first[later[1]]["question"]), (2, "A sharper question?")]
 
 
+def _every_candidate_accepted(instance: dg.DagsterInstance, version: str) -> list[dict]:
+    """Golden version 1 of ``version`` with every candidate accepted, as exported."""
+    run_job(instance, "lifecycle", version, expect_success=False)
+    review_as_expert(version, f"review-{version}.csv", lambda i, row: {"decision": "accept", "reviewer": "ana"})
+    run_sensor_requests(instance, inbox_tick(instance))
+    return golden_export(version, 1)
+
+
 def test_changing_one_document_repins_untouched_items_and_marks_exactly_the_affected_ones_stale(
         project_env: Path, sample_corpus: Path):
     version = current_version()
     with dg.instance_for_test() as instance:
-        run_job(instance, "lifecycle", version, expect_success=False)
-        review_as_expert(version, f"review-{version}.csv", lambda i, row: {"decision": "accept", "reviewer": "ana"})
-        run_sensor_requests(instance, inbox_tick(instance))
-        items = golden_export(version, 1)
+        items = _every_candidate_accepted(instance, version)
         chunk_text = {c.chunk_id: c for c in _corpus(project_env).snapshot_chunks(version)}
         target = next(i for i in items if i["question_type"] == "factual")
         chunk = chunk_text[target["relevant_chunks"][0]["chunk_id"]]
         document = sample_corpus / chunk.path
         sentence = chunk.text.split("\n")[-1]
-        document.write_text(document.read_text().replace(sentence, sentence + " This sentence is new."))
+        assert document.read_text().count(sentence) == 1
+        edited = sentence.replace(" ", " (This sentence is new.) ", 1)
+        document.write_text(document.read_text().replace(sentence, edited))
         affected = {i["item_id"] for i in items
                     if any(r["chunk_id"] == chunk.chunk_id for r in i["relevant_chunks"])}
 
@@ -104,7 +111,9 @@ def test_changing_one_document_repins_untouched_items_and_marks_exactly_the_affe
         assert {i["item_id"] for i in pinned} == {i["item_id"] for i in items} - affected
         requeued = [r for r in outbox_rows(new_version) if r["chunk_excerpt"].startswith("RE-REVIEW")]
         assert len(requeued) == len(affected)
-        assert "This sentence is new." in requeued[0]["chunk_excerpt"], "the expert sees the changed text"
+        was, now = requeued[0]["chunk_excerpt"].split("WAS: ")[1].split("NOW: ")
+        assert "(This sentence is new.)" in now, "the expert sees the changed text"
+        assert "(This sentence is new.)" not in was and " ".join(sentence.split()) in was, "and what it said before"
 
         review_as_expert(new_version, f"review-{new_version}.csv",
                          lambda i, row: {"decision": "accept", "reviewer": "ana"} if row["chunk_excerpt"].startswith("RE-REVIEW") else None)
@@ -120,6 +129,31 @@ def _corpus(home: Path):
     from rag_assets.store.corpus_repository import SqlCorpusRepository
 
     return SqlCorpusRepository(get_engine(f"sqlite:///{home / 'rag_assets.db'}"))
+
+
+def test_a_paragraph_added_at_the_top_of_a_document_repins_its_items_and_makes_none_stale(
+        project_env: Path, sample_corpus: Path):
+    version = current_version()
+    with dg.instance_for_test() as instance:
+        items = _every_candidate_accepted(instance, version)
+        chunks = {c.chunk_id: c for c in _corpus(project_env).snapshot_chunks(version)}
+        path = chunks[next(i for i in items if i["relevant_chunks"])["relevant_chunks"][0]["chunk_id"]].path
+        document = sample_corpus / path
+        document.write_text("An added opening paragraph, which shifts every offset after it.\n\n" + document.read_text())
+        on_document = {i["item_id"] for i in items if any(chunks[r["chunk_id"]].path == path for r in i["relevant_chunks"])}
+
+        new_version = current_version()
+        meta = metadata(run_job(instance, "lifecycle", new_version), "golden_set")
+        assert (meta["stale"], meta["items"], meta["removed"], meta["changed"]) == (0, len(items), 0, 0)
+        assert meta["repinned"] == len(on_document), "every item on the document moved down, none went stale"
+        body = _corpus(project_env).documents(new_version, [path])[path].body
+        moved = [i for i in golden_export(new_version, meta["golden_version"]) if i["item_id"] in on_document and i["evidence"]]
+        assert len(moved) == meta["repinned"]
+        for item in moved:
+            old = chunks[next(r for r in items if r["item_id"] == item["item_id"])["relevant_chunks"][0]["chunk_id"]]
+            span = item["evidence"][0]
+            assert body[span["start"]:span["end"]] == old.text and span["start"] > old.start
+        assert not [r for r in outbox_rows(new_version) if r["chunk_excerpt"].startswith("RE-REVIEW")]
 
 
 def test_a_file_naming_an_unknown_corpus_version_is_rejected_by_the_sensor_with_a_report(project_env: Path):

@@ -9,6 +9,7 @@ import pytest
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.golden.build import build_golden, diff_golden
+from rag_assets.golden.repin import PinTarget
 from rag_assets.golden.importers import json_chunks_to_corpus, read_anthropic_docs_dataset
 from rag_assets.golden.pinning import pin_external_items
 from rag_assets.store.corpus_repository import SqlCorpusRepository
@@ -34,8 +35,8 @@ def test_importing_the_100_item_set_yields_100_golden_items_pinned_to_the_snapsh
     assert new == 100
     assert SqlCurationRepository(engine).import_items(mapped, version, "anthropic_docs", "x", "a" * 64) == 0, "idempotent"
     golden = SqlGoldenRepository(engine)
-    build = build_golden(version, golden.accepted_items([version]), {c.chunk_id: c.content_hash for c in chunks})
-    saved = golden.save_version(build, None, diff_golden({}, build))
+    build = build_golden(PinTarget(version, chunks, corpus), golden.accepted_items([version]))
+    saved = golden.save_version(build, None, diff_golden((), build))
     stored = golden.version_items(saved.number)
     assert len(stored) == 100 and build.stale == ()
     path_of = {c.chunk_id: c.path for c in chunks}

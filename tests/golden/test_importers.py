@@ -5,10 +5,9 @@ the real anthropic_docs set when ../shared/data is there)."""
 from __future__ import annotations
 
 import json
-import random
 import re
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -24,13 +23,11 @@ from rag_assets.golden.importers import (
     read_ragas_testset,
     write_ragas_testset,
 )
-from rag_assets.corpus.mapping import map_texts_to_chunks
 from rag_assets.evidence.documents import Documents
 from rag_assets.golden.models import ExternalItem
 from rag_assets.golden.pinning import PinnedItem, pin_external_items
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
-from rag_assets.text.tokens import tokenize
 
 ANTHROPIC_DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "anthropic_docs_rag"
 
@@ -146,7 +143,7 @@ def test_bad_anthropic_dataset_names_item_and_field(chunks_json: Path, tmp_path:
         read_anthropic_docs_dataset(dataset, chunks_json)
 
 
-# --- mapping texts onto snapshot chunks --------------------------------------------------------
+# --- pinning external items by their texts --------------------------------------------------------
 
 def _chunk(path: str, ordinal: int, text: str) -> SnapshotChunk:
     digest = sha256_hex(text)
@@ -155,50 +152,6 @@ def _chunk(path: str, ordinal: int, text: str) -> SnapshotChunk:
 
 def _words(prefix: str, count: int) -> str:
     return " ".join(f"{prefix}{n}" for n in range(count))
-
-
-def test_exact_match_maps_onto_the_same_chunk():
-    chunks = [_chunk("a.md", 0, "Alpha beta gamma delta epsilon zeta."), _chunk("b.md", 0, "Eta theta iota kappa.")]
-    assert map_texts_to_chunks(["alpha beta gamma delta epsilon zeta"], chunks) == [(chunks[0].ref,)]
-
-
-def test_a_long_text_split_by_the_chunker_maps_onto_every_piece_in_snapshot_order():
-    first, second = _words("first", 40), _words("second", 40)
-    chunks = [_chunk("doc.md", 0, first), _chunk("doc.md", 1, second), _chunk("other.md", 0, _words("other", 40))]
-    assert map_texts_to_chunks([f"{first}\n\n{second}"], chunks) == [(chunks[0].ref, chunks[1].ref)]
-
-
-def test_a_text_spanning_documents_maps_onto_their_pieces_by_path_then_position():
-    pieces = [_chunk("b.md", 0, _words("b", 30)), _chunk("a.md", 0, _words("a", 30)), _chunk("a.md", 1, _words("c", 30)),
-              _chunk("z.md", 0, _words("b", 5))]  # z.md repeats a bit of b.md: it adds nothing
-    text = " ".join(_words(prefix, 30) for prefix in "cba")
-    assert map_texts_to_chunks([text], pieces) == [(pieces[1].ref, pieces[2].ref, pieces[0].ref)]
-
-
-def test_a_short_text_inside_a_bigger_chunk_maps_onto_it():
-    big = _chunk("big.md", 0, _words("w", 30) + " the short sentence lives here " + _words("v", 30))
-    chunks = [big, _chunk("small.md", 0, _words("u", 10))]
-    assert map_texts_to_chunks(["The short sentence lives here."], chunks) == [(big.ref,)]
-
-
-def test_an_unrelated_text_and_a_below_threshold_overlap_map_onto_nothing():
-    chunk = _chunk("a.md", 0, _words("t", 10))
-    partial = _words("t", 7) + " x1 x2 x3"  # 7 of 10 tokens shared either way
-    assert map_texts_to_chunks(["nothing in common here", partial, ""], [chunk]) == [(), (), ()]
-    assert map_texts_to_chunks([partial], [chunk], min_overlap=0.7) == [(chunk.ref,)]
-    with pytest.raises(ValueError, match="min_overlap"):
-        map_texts_to_chunks([partial], [chunk], min_overlap=0)
-
-
-def test_a_chunk_that_only_repeats_a_line_of_the_text_elsewhere_is_not_mapped():
-    footer = "See the quickstart guide and the prompt library for more examples."
-    text = _words("body", 60) + "\n\n" + footer
-    own = _chunk("own.md", 0, text)
-    elsewhere = _chunk("other.md", 0, footer)  # wholly inside the text, but holds little of it
-    assert map_texts_to_chunks([text], [own, elsewhere]) == [(own.ref,)]
-    # A text that is only that line maps onto the chunk that is just that line, not onto the
-    # bigger chunk that also holds it.
-    assert map_texts_to_chunks([footer], [own, elsewhere]) == [(elsewhere.ref,)]
 
 
 def test_external_items_are_pinned_by_evidence_spans_and_left_out_ones_say_which_context_failed():
@@ -215,74 +168,6 @@ def test_external_items_are_pinned_by_evidence_spans_and_left_out_ones_say_which
               "reference_contexts[2] is not in any document ('other unrelated words')"),
         (empty, "has no reference contexts to locate"),
     ]
-
-
-def _reference_map(texts: list[str], chunks: list[SnapshotChunk], min_overlap: float) -> list[tuple]:
-    """The mapping rule by brute force over every (text, chunk) pair."""
-    def reaches(shared: int, size: int) -> bool:
-        return shared > 0 and shared >= min_overlap * size - 1e-9
-
-    chunk_counts = [Counter(tokenize(c.text)) for c in chunks]
-    out = []
-    for text in texts:
-        counts = Counter(tokenize(text))
-        size = sum(counts.values())
-        pieces, holders = defaultdict(list), []
-        for index, chunk_count in enumerate(chunk_counts):
-            shared = sum((counts & chunk_count).values())
-            if reaches(shared, sum(chunk_count.values())):
-                pieces[chunks[index].path].append(index)
-            elif reaches(shared, size):
-                holders.append(index)
-        held = {path: counts & sum((chunk_counts[i] for i in found), Counter()) for path, found in pieces.items()}
-        docs = [path for path, h in held.items() if reaches(sum(h.values()), size)]
-        if not docs:
-            covered = Counter()
-            for path in sorted(held, key=lambda p: (-sum(held[p].values()), p)):
-                if sum((covered | held[path]).values()) > sum(covered.values()):
-                    covered |= held[path]
-                    docs.append(path)
-                    if reaches(sum(covered.values()), size):
-                        break
-            else:
-                docs = []
-        chosen = [i for path in docs for i in pieces[path]] or holders
-        out.append(tuple(chunks[i].ref for i in sorted(chosen, key=lambda i: (chunks[i].path, i))))
-    return out
-
-
-@pytest.mark.parametrize("min_overlap", [0.8, 0.6, 1.0])
-def test_the_indexed_mapping_finds_exactly_what_brute_force_finds(min_overlap: float):
-    rng = random.Random(11)
-    vocabulary = [f"w{n}" for n in range(300)]
-    weights = [1 / (n + 1) for n in range(300)]  # Zipf-like: shared common words, rare ones
-
-    def words(count: int) -> list[str]:
-        return rng.choices(vocabulary, weights, k=count)
-
-    docs = {f"d{d}.md": [words(rng.randint(3, 60)) for _ in range(rng.randint(1, 5))] for d in range(70)}
-    chunks = [_chunk(path, i, " ".join(part)) for path, parts in sorted(docs.items()) for i, part in enumerate(parts)]
-    texts = []
-    for _ in range(110):
-        parts = rng.choice(list(docs.values()))
-        start = rng.randrange(len(parts))
-        kind = rng.randrange(5)
-        if kind == 0:
-            tokens = [t for part in parts[start:start + 2] for t in part]
-        elif kind == 1:
-            part = parts[start]
-            cut = rng.randrange(len(part))
-            tokens = part[cut:cut + rng.randint(1, 20)]
-        elif kind == 2:
-            tokens = [t if rng.random() > 0.2 else rng.choice(vocabulary) for t in parts[start]]
-        elif kind == 3:
-            tokens = words(rng.randint(1, 50))
-        else:
-            tokens = parts[start] + words(rng.randint(1, 15))
-        texts.append(" ".join(tokens))
-    expected = _reference_map(texts, chunks, min_overlap)
-    assert map_texts_to_chunks(texts, chunks, min_overlap=min_overlap) == expected
-    assert sum(1 for refs in expected if refs) > 40  # the cases are not all empty
 
 
 # --- ragas test sets ---------------------------------------------------------------------------

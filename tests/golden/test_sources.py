@@ -91,6 +91,7 @@ def test_a_csv_export_row_with_a_broken_chunk_list_is_named_by_row_and_field(tmp
 def test_an_imported_items_exports_keep_its_labels_spans_and_the_ragas_export_its_labels_texts(tmp_path: Path):
     from rag_assets.corpus.snapshot import snapshot_corpus
     from rag_assets.golden.build import build_golden, diff_golden
+    from rag_assets.golden.repin import PinTarget
     from rag_assets.golden.export import export_golden, read_golden_records
     from rag_assets.golden.importers import read_ragas_testset
     from rag_assets.golden.models import ExternalItem
@@ -110,8 +111,8 @@ def test_an_imported_items_exports_keep_its_labels_spans_and_the_ragas_export_it
     pinned, left = pin_external_items([ExternalItem("e1", "q?", "A.", relevant_texts=(label,))], documents, chunks)
     assert left == [] and SqlCurationRepository(engine).import_items(pinned, version, "ragas", "t.csv", "0" * 64) == 1
     golden = SqlGoldenRepository(engine)
-    build = build_golden(version, golden.accepted_items([version]), {c.chunk_id: c.content_hash for c in chunks})
-    items = golden.version_items(golden.save_version(build, None, diff_golden({}, build)).number)
+    build = build_golden(PinTarget(version, chunks, corpus), golden.accepted_items([version]))
+    items = golden.version_items(golden.save_version(build, None, diff_golden((), build)).number)
     assert [i.evidence for i in items] == [pinned[0].evidence], "the store keeps the spans"
     jsonl, ragas = export_golden(items, 1, tmp_path / "out", {c.chunk_id: c.text for c in chunks},
                                  corpus.evidence_texts({e for i in items for e in i.evidence}))

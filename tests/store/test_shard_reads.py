@@ -9,6 +9,7 @@ from rag_assets.evidence.spans import Span
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.golden.build import build_golden, diff_golden
+from rag_assets.golden.repin import PinTarget
 from rag_assets.rag.models import RagResponse, RetrievedChunk, failed
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine, write_transaction
@@ -36,8 +37,8 @@ def test_a_shard_reads_its_items_and_their_results_with_the_chunks_they_name(sto
         for n, chunk in enumerate((a, b, c, a)):
             add_revision(conn, f"item-{n}", question=f"q{n}?", answer=f"a{n}", refs=[chunk.ref], corpus_version=version,
                          decision_id=None, question_type="factual", origin="generated")
-    build = build_golden(version, golden.accepted_items([version]), {x.chunk_id: x.content_hash for x in chunks})
-    number = golden.save_version(build, None, diff_golden({}, build)).number
+    build = build_golden(PinTarget(version, chunks, corpus), golden.accepted_items([version]))
+    number = golden.save_version(build, None, diff_golden((), build)).number
     responses = [
         RagResponse("item-0", "x", retrieved=(RetrievedChunk(a.chunk_id, a.text, 1.0, 1, source=a.path, span=a.span),)),
         RagResponse("item-1", "y", retrieved=(RetrievedChunk(None, "own words", 0.5, 1, own_id="o1",

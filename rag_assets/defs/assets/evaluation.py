@@ -153,7 +153,7 @@ def plan_judge_shards(context: dg.OpExecutionContext, config: EvaluationConfig, 
     responses = {r.item_id: r for r in store.rag().results(run.run_id)}
     digests = [item_digest(item, responses.get(item.item_id))
                for item in store.golden().version_items(run.golden_version)]
-    judge = fingerprint(judging.config, code_version(), config.k, version)
+    judge = fingerprint(judging.config, code_version(), config.k, version, Settings.evidence_min_overlap())
     shards = planned(len(digests), config.shard_size)
     fingerprints = tuple(fingerprint(judge, shard.take(digests)) for shard in shards)
     kept = frozenset(store.judged_shards().stored(fingerprints))
@@ -186,7 +186,7 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
         e.path for item in items for e in item.evidence})
     try:
         outcome = score_answers(items, responses, chunks, judging.judge, store.llm_cache(), judging.embedder, config.k,
-                                terminal_progress("judging"), documents)
+                                terminal_progress("judging"), documents, Settings.evidence_min_overlap())
     except BudgetExceeded as exc:
         raise dg.Failure(description=f"judge budget: {exc}") from exc
     outcome.stats.estimated(judging.judge.last_estimate.cost_usd if judging.judge.last_estimate else 0.0)

@@ -17,8 +17,9 @@ from rag_assets.generation.generate import ask_generator, collect_candidates, ge
 from rag_assets.generation.planning import GenerationTask, plan_tasks
 from rag_assets.generation.models import DEFAULT_TYPE_MIX, GenerationConfig
 from rag_assets.generation.prompts import GENERATE_QUESTIONS
-from rag_assets.golden.build import classify
+from rag_assets.golden.repin import PinTarget, pin_items
 from rag_assets.golden.requeue import requeue_candidates
+from rag_assets.settings import Settings
 from rag_assets.llm.budget import BudgetExceeded
 from rag_assets.llm.results import LLMResult, LLMStats
 from rag_assets.report.markdown import markdown_table
@@ -161,6 +162,5 @@ def _requeue_stale_items(store: StoreResource, version: str, chunks) -> list:
     ancestors = corpus.lineage(version)[1:]
     if not ancestors:
         return []
-    _, stale = classify(store.golden().accepted_items(ancestors), {c.chunk_id: c.content_hash for c in chunks})
-    old_chunks = corpus.chunk_texts({ref.chunk_id for entry in stale for ref in entry.missing})
-    return requeue_candidates(stale, chunks, old_chunks, version)
+    target = PinTarget(version, chunks, corpus, Settings.evidence_min_overlap())
+    return requeue_candidates(pin_items(store.golden().accepted_items(ancestors), target), target)

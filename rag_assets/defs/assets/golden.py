@@ -11,8 +11,10 @@ from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
 from rag_assets.golden.build import build_golden, diff_golden
 from rag_assets.golden.export import export_golden
+from rag_assets.golden.repin import PinTarget
 from rag_assets.golden.statements import extract_statements
 from rag_assets.report.markdown import markdown_table
+from rag_assets.settings import Settings
 
 
 @functools.cache
@@ -27,8 +29,9 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         description=(
             "The golden set for the corpus version: accepted items, each pinned to this corpus version. A new "
             "immutable version (global number, content hash, parent, diff) is made only when the content changes. "
-            "Items whose relevant chunks are unchanged carry over from earlier corpus versions; items whose chunks "
-            "changed or vanished are stale: left out and sent back to review. Exported as JSONL and ragas JSONL. "
+            "Items carry over from earlier corpus versions by their evidence spans: where a span's text is still in "
+            "its document the item stays (repinned at the new offsets and chunks); where it changed or vanished the "
+            "item is stale: left out and sent back to review. Exported as JSONL and ragas JSONL. "
             "Each new item's reference answer is split into statements once (for context recall), through the judge."
         ),
     )
@@ -40,9 +43,9 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         if not chunks:
             raise dg.Failure(description=f"corpus snapshot {version} is not in the store; materialize corpus_snapshot first")
         lineage = corpus.lineage(version)
-        build = build_golden(version, golden.accepted_items(lineage), {c.chunk_id: c.content_hash for c in chunks})
+        build = build_golden(PinTarget(version, chunks, corpus, Settings.evidence_min_overlap()), golden.accepted_items(lineage))
         parent = golden.latest_version(lineage)
-        saved = golden.save_version(build, parent, diff_golden(golden.version_members(parent.number) if parent else {}, build))
+        saved = golden.save_version(build, parent, diff_golden(golden.version_items(parent.number) if parent else (), build))
         if saved is None:
             context.log.warning(f"no accepted item for {version} yet: review the candidates in the curation outbox")
             return dg.MaterializeResult(metadata={"golden_version": dg.MetadataValue.int(0), "items": dg.MetadataValue.int(0),
@@ -59,7 +62,7 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         for item in items:
             by_type[item.question_type] = by_type.get(item.question_type, 0) + 1
         diff = saved.diff
-        changes = [(item_id, kind) for kind in ("added", "removed", "changed", "stale") for item_id in getattr(diff, kind)]
+        changes = [(item_id, kind) for kind in diff.KINDS for item_id in getattr(diff, kind)]
         context.log.info(f"golden set v{saved.number} for {version}: {len(items)} items "
                          f"({'new version' if saved.created else 'unchanged'}), {len(build.stale)} stale")
         return dg.MaterializeResult(
@@ -74,6 +77,7 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
                 "removed": dg.MetadataValue.int(len(diff.removed)),
                 "changed": dg.MetadataValue.int(len(diff.changed)),
                 "stale": dg.MetadataValue.int(len(diff.stale)),
+                "repinned": dg.MetadataValue.int(len(diff.repinned)),
                 "diff": dg.MetadataValue.md(markdown_table(["item", "change"], changes)),
                 "by_type": dg.MetadataValue.md(markdown_table(["type", "items"], sorted(by_type.items()))),
                 "export_jsonl": dg.MetadataValue.path(str(jsonl)),

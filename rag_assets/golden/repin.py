@@ -1,0 +1,113 @@
+"""Pin accepted golden items to one corpus version by their evidence spans.
+
+An item is *intact* when its relevant chunks are in the version with the same content and every
+evidence span's document has the body it was pinned to: it is carried over as it is. Otherwise its
+evidence is re-anchored (``rag_assets.evidence.anchor``): when every span's text is still in its
+document, the item is *repinned*: pinned with the new offsets and the chunks of this version that hold
+them; when some span's text is gone, the item is *stale* and goes back to review. An item that never
+stored spans (every generated item before spans) has the spans of its relevant chunks.
+
+So re-chunking a corpus, or editing a document elsewhere than in the evidence, never makes an item
+stale; changing the evidence itself always does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from rag_assets.corpus.models import SnapshotChunk
+from rag_assets.evidence.anchor import ChunkIndex, reanchor, unchanged
+from rag_assets.evidence.documents import Documents
+from rag_assets.evidence.spans import DEFAULT_MIN_OVERLAP, EvidenceSpan
+from rag_assets.golden.models import GoldenItem
+
+
+class RevisionStore(Protocol):
+    """What re-anchoring reads of the store (``SqlCorpusRepository`` implements it)."""
+
+    def body_hashes(self, version_id: str) -> dict[str, str | None]:
+        """``path -> body hash`` of a snapshot's documents."""
+
+    def documents(self, version_id: str, paths: Collection[str] | None = None) -> Documents:
+        """A snapshot's document bodies at ``paths``."""
+
+    def evidence_texts(self, evidence: Collection[EvidenceSpan]) -> dict[EvidenceSpan, str]:
+        """Each span's text in the body it was pinned to."""
+
+    def chunk_evidence(self, chunk_ids: Collection[str]) -> dict[str, EvidenceSpan]:
+        """Each chunk's span, pinned to the body of a revision that holds it."""
+
+
+@dataclass(frozen=True)
+class PinTarget:
+    """The corpus version a golden set is pinned to: its chunks and the store that holds its bodies."""
+
+    version: str
+    chunks: Sequence[SnapshotChunk]
+    store: RevisionStore
+    min_overlap: float = DEFAULT_MIN_OVERLAP
+
+
+@dataclass(frozen=True)
+class StaleItem:
+    """An item whose evidence changed: ``kept`` are its spans re-anchored in the new version, ``lost``
+    the spans (as pinned before) whose text is gone."""
+
+    item: GoldenItem
+    kept: tuple[EvidenceSpan, ...]
+    lost: tuple[EvidenceSpan, ...]
+
+
+@dataclass(frozen=True)
+class Pinning:
+    current: tuple[GoldenItem, ...]  # pinned to the target version, repinned ones with their new spans and chunks
+    repinned: tuple[str, ...]  # ids of the items whose spans or chunks changed and that stay valid
+    stale: tuple[StaleItem, ...]
+    old_texts: Mapping[EvidenceSpan, str] = field(default_factory=dict)  # the texts of spans whose body changed
+    documents: Documents = field(default_factory=lambda: Documents(()))  # the target's changed documents
+
+
+def _intact(item: GoldenItem, chunk_hashes: Mapping[str, str], bodies: Mapping[str, str | None]) -> bool:
+    return (all(chunk_hashes.get(r.chunk_id) == r.content_hash for r in item.relevant_chunks)
+            and all(unchanged(e, bodies) for e in item.evidence))
+
+
+def pin_items(items: Sequence[GoldenItem], target: PinTarget) -> Pinning:
+    """Split ``items`` into those pinned to ``target`` (intact or repinned) and those gone stale."""
+    chunk_hashes = {c.chunk_id: c.content_hash for c in target.chunks}
+    bodies = target.store.body_hashes(target.version)
+    current: dict[str, GoldenItem] = {}
+    changed = []
+    for item in items:
+        if _intact(item, chunk_hashes, bodies):
+            current[item.item_id] = item
+        else:
+            changed.append(item)
+    if not changed:
+        return Pinning(tuple(current[i] for i in sorted(current)), (), ())
+    derived = target.store.chunk_evidence({r.chunk_id for i in changed if not i.evidence for r in i.relevant_chunks})
+    evidence = {i.item_id: i.evidence or tuple(derived[r.chunk_id] for r in i.relevant_chunks if r.chunk_id in derived)
+                for i in changed}
+    moving = [e for spans in evidence.values() for e in spans if not unchanged(e, bodies)]
+    old_texts = target.store.evidence_texts(moving)
+    documents = target.store.documents(target.version, {e.path for e in moving} & set(bodies))
+    repinned, stale = [], []
+    paths = {e.path for spans in evidence.values() for e in spans}
+    index = ChunkIndex(c for c in target.chunks if c.path in paths)
+    for item in changed:
+        spans = evidence[item.item_id]
+        anchored = [(e, reanchor(e, old_texts.get(e), documents.get(e.path)) if not unchanged(e, bodies) else e)
+                    for e in spans]
+        kept = tuple(new for _, new in anchored if new is not None)
+        lost = tuple(old for old, new in anchored if new is None)
+        underived = not item.evidence and len(spans) < len(item.relevant_chunks)  # a chunk found nowhere
+        if lost or underived:
+            stale.append(StaleItem(item, kept, lost))
+            continue
+        refs = index.covering((e.span for e in kept), target.min_overlap)
+        current[item.item_id] = replace(item, evidence=kept, relevant_chunks=refs)
+        repinned.append(item.item_id)
+    return Pinning(tuple(current[i] for i in sorted(current)), tuple(sorted(repinned)),
+                   tuple(sorted(stale, key=lambda s: s.item.item_id)), old_texts, documents)
