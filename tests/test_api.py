@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 from pathlib import Path
 
@@ -85,6 +86,20 @@ def test_a_dataframe_without_a_corpus_is_scored_against_its_own_reference_contex
     assert result.summary["metrics"]["hit_rate@5"] == {"mean": 0.5, "std": pytest.approx(0.7071, abs=1e-4), "n": 2,
                                                         "failures": 0}
     assert result.summary["system"] == "tests.test_api:_system" and result.summary["rag_errors"] == 0
+
+
+def test_evaluate_works_where_an_event_loop_is_running_as_in_a_notebook_cell():
+    frame = pd.DataFrame([{"question": "What is the rate limit?", "ground_truth": "50 requests per minute.",
+                           "reference_contexts": [LIMITS]}])
+    outside = rag_assets.evaluate(frame, _system).to_pandas()
+
+    async def cell() -> pd.DataFrame:  # Jupyter runs each cell inside its running loop
+        return rag_assets.evaluate(frame, _system).to_pandas()
+
+    inside = asyncio.run(cell())
+    columns = ["recall@5", "precision@5", "faithfulness", "answer_relevance"]
+    assert inside[columns].to_dict("records") == outside[columns].to_dict("records")
+    assert inside["recall@5"].tolist() == [1.0]
 
 
 def test_a_golden_set_export_without_its_corpus_says_what_to_pass(tmp_path: Path):

@@ -31,6 +31,7 @@ from rag_assets.llm.budget import Budget, CostEstimate
 from rag_assets.llm.cache import CachedAnswer, LLMCache, cache_key
 from rag_assets.llm.prompt_cache import CHARS_PER_TOKEN, Warmup, lone_contexts, split_input, without_lone_context
 from rag_assets.llm.rate_limit import shared_pacer
+from rag_assets.llm.sync import run_sync
 from rag_assets.llm.results import LLMCall, LLMResult
 from rag_assets.llm.templates import Prompt, PromptTemplate
 
@@ -150,7 +151,7 @@ class LLMClient(ABC):
             progress: Callable[[int, int], None] | None = None) -> list[LLMResult]:
         """Answer every call; results come back in the order of ``calls``. ``progress(done, total)`` is
         told as each call finishes (a terminal shows it; see ``rag_assets.console``)."""
-        return asyncio.run(self._run_all(calls, cache, progress))
+        return run_sync(self._run_all(calls, cache, progress))
 
     def estimate(self, calls: Sequence[LLMCall], cache: LLMCache | None = None) -> CostEstimate:
         """What ``run(calls, cache)`` would cost at most, without sending a request."""
@@ -163,7 +164,7 @@ class LLMClient(ABC):
             finally:
                 await self._close()
 
-        return asyncio.run(estimate())
+        return run_sync(estimate())
 
     def _split(self, calls: Sequence[LLMCall], cache: LLMCache | None
                ) -> tuple[list[Request], dict[str, CachedAnswer], list[Request]]:
