@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from rag_assets.errors import ConfigError
-from rag_assets.rag.adapters import load_callable
+from rag_assets.rag.adapters import load_target
 from rag_assets.rag.http_transport import refuse_url_credentials
 
 _HEADER = re.compile(r"^([A-Za-z0-9!#$%&'*+.^_`|~-]+)=([A-Za-z_][A-Za-z0-9_]*)$")
@@ -51,7 +51,9 @@ def system_run_config(target: str | None, url: str | None, headers: Sequence[str
                       environ: Mapping[str, str] | None = None) -> dict:
     """The run config selecting the system the flags name; {} for the configured (default) one.
 
-    A callable is loaded once here, so a typo fails before any step runs.
+    A target is imported once here, so a typo fails before any step runs; what it names (a function, a
+    factory, a LangChain chain, a LlamaIndex engine) is told apart where the system is built
+    (``rag_assets.rag.factory``), as for ``rag_assets.evaluate``.
     """
     if target and url:
         raise ConfigError("give --system or --system-url, not both")
@@ -59,7 +61,7 @@ def system_run_config(target: str | None, url: str | None, headers: Sequence[str
         raise ConfigError("--system-header needs --system-url")
     if target:
         importable_from_here()
-        load_callable(target)
+        load_target(target)
         config: dict = {"kind": "callable", "target": target}
     elif url:
         refuse_url_credentials(url, "--system-url", "--system-header Authorization=VARIABLE (sends $VARIABLE's value)")

@@ -51,6 +51,54 @@ def test_a_callable_in_the_current_directory_is_scored_and_the_summary_json_says
     assert code == (1 if failed else 0) and f"checks: {len(checks) - len(failed)} passed, {len(failed)} failed" in out
 
 
+TEAM_CHAIN = """
+import os
+from operator import itemgetter
+from pathlib import Path
+
+from langchain_core.documents import Document
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnablePassthrough
+
+
+class Paragraphs(BaseRetriever):
+    documents: list[Document]
+
+    def _get_relevant_documents(self, query, *, run_manager):
+        words = set(query.lower().split())
+        return sorted(self.documents, key=lambda d: -len(words & set(d.page_content.lower().split())))[:5]
+
+
+def build_chain():
+    root = Path(os.environ["OWN_RAG_DOCS"])
+    documents = [Document(page_content=part.strip(), metadata={"source": str(path)})
+                 for path in sorted(root.rglob("*.*")) for part in path.read_text().split("\\n\\n") if part.strip()]
+    prompt = ChatPromptTemplate.from_template("Answer from the context.\\n{context}\\nQuestion: {input}")
+    stuff = RunnablePassthrough.assign(context=lambda x: "\\n\\n".join(d.page_content for d in x["context"]))
+    model = FakeListChatModel(responses=["The documentation answers this."])
+    return RunnablePassthrough.assign(context=itemgetter("input") | Paragraphs(documents=documents)).assign(
+        answer=stuff | prompt | model)
+"""
+
+
+def test_a_function_that_builds_a_langchain_chain_answers_every_item(
+        checkout: Path, sample_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "team_chain.py").write_text(TEAM_CHAIN)
+    monkeypatch.chdir(team)
+    monkeypatch.syspath_prepend(str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("PYTHONPATH", "")
+    monkeypatch.setenv("OWN_RAG_DOCS", str(sample_corpus))
+    summary = tmp_path / "out" / "summary.json"
+    main(["run", "--no-production", "--system", "team_chain:build_chain", "--summary-json", str(summary)])
+    (rag,) = json.loads(summary.read_text())["assets"]["rag_answers"].values()
+    assert (rag["system"], rag["items"], rag["answered"], rag["errors"]) == ("team_chain:build_chain", 54, 54, 0)
+    assert rag["contexts_unmapped_share"] <= 0.10
+
+
 def test_an_unreachable_endpoint_errs_on_every_item_and_the_error_budget_stops_the_run(
         checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     summary = tmp_path / "summary.json"

@@ -4,6 +4,7 @@ engine, ``"reference"``, or a system already built)."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from rag_assets.errors import ConfigError
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
 from rag_assets.rag.chunks import SnapshotChunks
-from rag_assets.rag.adapters import DEFAULT_MAX_RESPONSE_BYTES, CallableRagSystem, HttpRagSystem
+from rag_assets.rag.adapters import DEFAULT_MAX_RESPONSE_BYTES, CallableRagSystem, HttpRagSystem, load_target
 from rag_assets.rag.http_transport import HEADERS_INSTEAD, refuse_url_credentials
 from rag_assets.rag.system import FRAMEWORKS, RagSystem, framework_system
 
@@ -45,7 +46,7 @@ def make_system(kind: str, target: str | None, corpus_version: str, chunks: Snap
         index = index_for(corpus_version, chunks, index_dir)
         return ReferenceRagSystem(index, k, llm, cache, index.doc_versions)
     if kind == "callable":
-        return CallableRagSystem(target, k, timeout, max_concurrency)
+        return _object_system(built_target(target), target, corpus_root, k, timeout, max_concurrency, input_key)
     if kind == "http":
         return HttpRagSystem(target, k, timeout, max_concurrency, retries, name, headers, max_response_bytes)
     return framework_system(kind, target, corpus_root, input_key=input_key, k=k, timeout=timeout,
@@ -77,18 +78,50 @@ def system_for(system: Any, corpus_version: str, chunks: SnapshotChunks, llm: LL
                 else "callable")
         return make_system(kind, None if kind == "reference" else system, corpus_version, chunks, llm, cache, None,
                            corpus_root, k=k)
+    return _object_system(system, _name(system), corpus_root, k)
+
+
+def _object_system(system: Any, name: str, corpus_root: Path | None, k: int, timeout: float = 30.0,
+                   max_concurrency: int = 4, input_key: str | None = "input") -> RagSystem:
+    """A RagSystem from an object: a LangChain Runnable, a LlamaIndex query engine, a system already built
+    (``answer`` and ``config``), or a function taking the contract's request dict."""
     framework = _framework(system)
     if framework == "langchain":
         from rag_assets.rag.langchain_system import LangChainRagSystem
 
-        return LangChainRagSystem(system, _name(system), corpus_root, k=k)
+        return LangChainRagSystem(system, name, corpus_root, input_key, k, timeout, max_concurrency)
     if framework == "llamaindex":
         from rag_assets.rag.llamaindex_system import LlamaIndexRagSystem
 
-        return LlamaIndexRagSystem(system, _name(system), corpus_root, k=k)
+        return LlamaIndexRagSystem(system, name, corpus_root, k, timeout, max_concurrency)
     if callable(getattr(system, "answer", None)) and callable(getattr(system, "config", None)):
         return system
     if callable(system):
-        return CallableRagSystem(_name(system), k, function=system)
+        return CallableRagSystem(name, k, timeout, max_concurrency, function=system)
     raise ConfigError(f"a RAG system is 'reference', an http(s) URL, 'module:function', a function, a LangChain "
                       f"chain or a LlamaIndex query engine; got {type(system).__name__}")
+
+
+def _is_factory(found: Any) -> bool:
+    """A function that takes no argument: what it returns is the system (a chain, an engine, a function)."""
+    if not callable(found) or _framework(found) is not None or hasattr(found, "answer"):
+        return False
+    try:
+        parameters = inspect.signature(found).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return not any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                   for p in parameters)
+
+
+def built_target(target: str) -> Any:
+    """What a ``module:attribute`` target names: the object, or the one it builds when it is a function taking
+    no argument (a contract function takes the request dict, so it is never called here)."""
+    found = load_target(target)
+    if not _is_factory(found):
+        return found
+    built = found()
+    if _framework(built) is None and not callable(built) and not callable(getattr(built, "answer", None)):
+        raise ConfigError(f"{target!r} takes no argument, so it was called to build the system, and it returned a "
+                          f"{type(built).__name__}; a function of the RAG contract takes the request dict")
+    return built

@@ -35,6 +35,21 @@ def test_strings_name_the_reference_system_an_endpoint_or_a_function():
     assert isinstance(named, CallableRagSystem) and named.function is answer
 
 
+def _optional_request(request: dict | None = None) -> dict:
+    return {"answer": "", "retrieved": []}
+
+
+def test_a_named_function_taking_no_argument_is_a_factory_and_what_it_builds_is_the_system():
+    chain = _for("tests.fakes.langchain_rag:build_chain")
+    assert isinstance(chain, LangChainRagSystem) and chain.config()["target"] == "tests.fakes.langchain_rag:build_chain"
+    assert chain.config()["kind"] == "langchain"
+    # a contract function takes the request, however it is written: it is never called to build anything
+    assert _for("tests.rag.test_factory:answer").function is answer
+    with pytest.raises(ConfigError, match="takes no argument, so it was called to build the system, and it returned a "
+                                          "dict; a function of the RAG contract takes the request dict"):
+        _for("tests.rag.test_factory:_optional_request")
+
+
 def test_objects_are_wrapped_by_what_they_are():
     function = _for(answer)
     assert isinstance(function, CallableRagSystem) and function.config()["target"] == "tests.rag.test_factory:answer"
