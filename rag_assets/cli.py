@@ -165,12 +165,14 @@ def _changed_assets(instance: dg.DagsterInstance, version: str, settings: Settin
                     forced: Sequence[dg.AssetKey]) -> list[dg.AssetKey]:
     """The lifecycle's assets a run of ``version`` must materialize: the stale or missing ones, the ``forced`` ones,
     curated_decisions and the queue its decisions shrink while a review file of this version waits in the inbox
-    or the store applied one that Dagster never recorded (a run killed in between), and everything when the
-    store lacks the snapshot (the instance ran against another store); with all downstream of them."""
+    or the store applied one that Dagster never recorded (a run killed in between), golden_set when the store
+    holds accepted items its last build lacks (``import-golden``), and everything when the store lacks the
+    snapshot (the instance ran against another store); with all downstream of them."""
     from rag_assets.curation.inbox import declared_corpus_version, inbox_files
     from rag_assets.definitions import defs
     from rag_assets.defs.assets.corpus import corpus_snapshot
     from rag_assets.defs.assets.curation import curated_decisions, curation_queue, decisions_unrecorded
+    from rag_assets.defs.assets.golden import golden_set, golden_set_behind
     from rag_assets.defs.freshness import stale_selection
     from rag_assets.defs.jobs import lifecycle_job
     from rag_assets.defs.resources import RESOURCES
@@ -179,9 +181,10 @@ def _changed_assets(instance: dg.DagsterInstance, version: str, settings: Settin
     waiting = ((inbox.is_dir() and any(declared_corpus_version(path) == version for path in inbox_files(inbox)))
                or decisions_unrecorded(instance, curated_decisions.key, RESOURCES["store"].curation(), version))
     stored = RESOURCES["store"].corpus().get_snapshot(version) is not None
+    imported = golden_set_behind(instance, golden_set.key, RESOURCES["store"], version)
     return stale_selection(instance, defs, lifecycle_job.selection, version, [
         *forced, *([curated_decisions.key, curation_queue.key] if waiting else []),
-        *([] if stored else [corpus_snapshot.key])])
+        *([golden_set.key] if imported else []), *([] if stored else [corpus_snapshot.key])])
 
 
 def _evaluation_config(thresholds: str | None, profile: str | None) -> dict:
@@ -371,7 +374,7 @@ def import_golden(path: str, file_format: str, chunks: str | None) -> int:
     print(f"{len(items)} items read, {len(pinned)} located in corpus {version}, {new} new golden items imported")
     for item, reason in unmapped:
         print(f"  not imported: {item.external_id}: {reason}", file=sys.stderr)
-    print("materialize golden_set (or run `rag-assets run`) to make a golden-set version with them")
+    print("`rag-assets run` (or materializing golden_set) makes a golden-set version with them")
     return 0
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from rag_assets.corpus.models import ChunkRef
+from rag_assets.corpus.models import ChunkRef, sha256_hex
 from rag_assets.evidence.spans import EvidenceSpan
 from rag_assets.golden.build import GoldenBuild, GoldenDiff
 from rag_assets.golden.models import GoldenItem
@@ -125,6 +125,16 @@ class SqlGoldenRepository:
             query = query.where(REVISION.c.corpus_version.in_(list(corpus_versions)))
         with self.engine.connect() as conn:
             return [_to_item(row) for row in conn.execute(query.order_by(ITEM.c.item_id))]
+
+    def accepted_digest(self, corpus_versions: Sequence[str]) -> str:
+        """A digest of which revisions of which items stand accepted for ``corpus_versions``: what a golden
+        set built from them depends on besides the snapshot (an import outside Dagster changes it)."""
+        query = (select(ITEM.c.item_id, ITEM.c.current_revision)
+                 .join(REVISION, (REVISION.c.item_id == ITEM.c.item_id) & (REVISION.c.revision == ITEM.c.current_revision))
+                 .where(ITEM.c.status == "accepted", REVISION.c.corpus_version.in_(list(corpus_versions)))
+                 .order_by(ITEM.c.item_id))
+        with self.engine.connect() as conn:
+            return sha256_hex(json.dumps([list(row) for row in conn.execute(query)]))[:16]
 
     def revisions(self, item_id: str) -> list[GoldenItem]:
         with self.engine.connect() as conn:

@@ -8,6 +8,7 @@ from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import golden_set_condition
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
+from rag_assets.defs.reuse import last_materialization
 from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
 from rag_assets.golden.build import build_golden, diff_golden
 from rag_assets.golden.export import export_golden
@@ -15,6 +16,18 @@ from rag_assets.golden.repin import PinTarget
 from rag_assets.golden.statements import extract_statements
 from rag_assets.report.markdown import markdown_table
 from rag_assets.settings import Settings
+
+
+#: The metadata entry with the digest of the accepted items a golden_set materialization was built from.
+ACCEPTED_ITEMS = "accepted_items"
+
+
+def golden_set_behind(instance: dg.DagsterInstance, asset: dg.AssetKey, store: StoreResource, version: str) -> bool:
+    """Whether the store holds accepted items for ``version``'s lineage that the last materialization of
+    ``asset`` (golden_set) was not built from: items imported outside Dagster (``rag-assets import-golden``)."""
+    record = last_materialization(instance, asset, version)
+    entry = record.asset_materialization.metadata.get(ACCEPTED_ITEMS) if record else None
+    return entry is not None and entry.value != store.golden().accepted_digest(store.corpus().lineage(version))
 
 
 @functools.cache
@@ -43,13 +56,14 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         if not chunks:
             raise dg.Failure(description=f"corpus snapshot {version} is not in the store; materialize corpus_snapshot first")
         lineage = corpus.lineage(version)
+        accepted = {ACCEPTED_ITEMS: dg.MetadataValue.text(golden.accepted_digest(lineage))}
         build = build_golden(PinTarget(version, chunks, corpus, Settings.evidence_min_overlap()), golden.accepted_items(lineage))
         parent = golden.latest_version(lineage)
         saved = golden.save_version(build, parent, diff_golden(golden.version_items(parent.number) if parent else (), build))
         if saved is None:
             context.log.warning(f"no accepted item for {version} yet: review the candidates in the curation outbox")
             return dg.MaterializeResult(metadata={"golden_version": dg.MetadataValue.int(0), "items": dg.MetadataValue.int(0),
-                                                  "corpus_version": dg.MetadataValue.text(version)},
+                                                  "corpus_version": dg.MetadataValue.text(version), **accepted},
                                         data_version=dg.DataVersion(build.content_hash[:16]))
         items = golden.version_items(saved.number)
         budget = llm.budget(context.run_id, "golden_set", None, store.llm_spend())
@@ -83,6 +97,7 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
                 "export_jsonl": dg.MetadataValue.path(str(jsonl)),
                 "export_ragas": dg.MetadataValue.path(str(ragas)),
                 "statements_extracted": dg.MetadataValue.int(len(statements)),
+                **accepted,
                 **llm_metadata(stats),
             },
             data_version=dg.DataVersion(saved.content_hash[:16]),
