@@ -301,8 +301,9 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
             print(f"corpus version {version}: every asset is up to date (same code versions, same input data "
                   "versions, no review file waiting)")
         ok = result is None or result.success
+        calibration = _run_calibration(instance, settings) if ok else None
         day_runs, scored = _run_production(instance, settings) if production and ok else ([], [])
-        results = [*([result] if result else []), *day_runs]
+        results = [*([result] if result else []), *([calibration] if calibration else []), *day_runs]
         fresh = sorted(set(lifecycle_job.selection.resolve(defs.resolve_asset_graph())) - set(selection))
         state = run_state(instance, [r.run_id for r in results],
                           [*((key, version) for key in fresh), *((production_sample.key, day) for day in scored)])
@@ -329,6 +330,21 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
             f"nothing to run for corpus version {version} (results marked 'earlier run' still hold)")
     print(f"\n{done}" + (f"; {len(day_runs)} production days scored" if day_runs else ""))
     return 0
+
+
+def _run_calibration(instance: dg.DagsterInstance, settings: Settings) -> dg.ExecuteInProcessResult | None:
+    """Import the judge-review files the experts returned to the inbox, as the inbox sensor's job does, so that
+    the judge's agreement with them and its check are in this run's summary; None when none waits."""
+    from rag_assets.calibration.review_file import is_judge_review
+    from rag_assets.curation.inbox import inbox_files
+    from rag_assets.definitions import defs
+    from rag_assets.defs.assets.calibration import judge_calibration_job
+
+    inbox = settings.curation_root / "inbox"
+    if not (inbox.is_dir() and any(is_judge_review(path) for path in inbox_files(inbox))):
+        return None
+    return defs.resolve_job_def(judge_calibration_job.name).execute_in_process(
+        instance=instance, raise_on_error=False, tags={"rag_assets/trigger": "cli", **process_tags()})
 
 
 def simulate(out: str | None) -> int:

@@ -23,7 +23,7 @@ from tests.fakes.claude_judge import judge_responder
 CALIBRATE = "judge_calibration_import"
 
 
-def _review_as_expert(workbook: str, reviewer: str, decide: Callable[[str, str], str | None]) -> Path:
+def review_judge_as_expert(workbook: str, reviewer: str, decide: Callable[[str, str], str | None]) -> Path:
     """Open the outbox workbook, type ``decide(metric, judge cell)`` into each expert_<metric> cell (None: leave it
     empty) and the reviewer's name, and save it into the inbox under its name, as a spreadsheet user would."""
     book = openpyxl.load_workbook(workbook)
@@ -74,7 +74,7 @@ def test_judge_review_round_trip_calibration_and_the_check_on_threshold_and_judg
                 return "fail"
             return judge
 
-        workbook = _review_as_expert(first["judge_review_workbook"], "dana", mostly_agree)
+        workbook = review_judge_as_expert(first["judge_review_workbook"], "dana", mostly_agree)
         stage_sample_review(version)  # a question review in the inbox at the same time keeps its own job
         result, cursor = _calibrate(instance, also=("curation_import", version))
         (Settings.from_env().curation_root / "inbox" / f"review-{version}.csv").unlink()
@@ -100,7 +100,7 @@ def test_judge_review_round_trip_calibration_and_the_check_on_threshold_and_judg
         assert "judge agreement with your experts κ=0.91, n=27" in Path(shown["report"]).read_text()
 
         # a second expert contradicts every answer-relevance verdict of the new sample: kappa falls below 0.6
-        _review_as_expert(shown["judge_review_workbook"], "lee",
+        review_judge_as_expert(shown["judge_review_workbook"], "lee",
                           lambda metric, judge: {"pass": "fail", "fail": "pass"}[judge]
                           if metric == "answer_relevance" else None)
         result, cursor = _calibrate(instance, cursor)
