@@ -443,8 +443,9 @@ def compare(a_id: str, b_id: str, out: str | None) -> int:
     return 0
 
 
-def calibrate(path: str, embedder: str) -> int:
-    """Print the configured judge's agreement with a labelled file (rag_assets.scoring.calibration)."""
+def calibrate(path: str, embedder: str, min_kappa: float | None = None) -> int:
+    """Print the configured judge's agreement with a labelled file (rag_assets.scoring.calibration); exit 1
+    when ``min_kappa`` is given and a labelled metric's kappa is under it."""
     from rag_assets.defs.resources import RESOURCES
     from rag_assets.errors import RagAssetsError
     from rag_assets.scoring.calibration import calibrate as run_calibration
@@ -456,7 +457,21 @@ def calibrate(path: str, embedder: str) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(report.markdown())
-    return 0
+    failed = report.below(min_kappa) if min_kappa is not None else []
+    for reason in failed:
+        print(f"judge below --min-kappa: {reason}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _kappa(value: str) -> float:
+    """A --min-kappa value: a number from -1 to 1 (argparse exits 2 naming the argument otherwise)."""
+    try:
+        kappa = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number; e.g. --min-kappa 0.6") from None
+    if not -1.0 <= kappa <= 1.0:
+        raise argparse.ArgumentTypeError(f"{value!r} is not between -1 and 1; e.g. --min-kappa 0.6")
+    return kappa
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -490,6 +505,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     calibrate_parser = commands.add_parser("calibrate", help="check the configured judge against labelled answers (JSONL)")
     calibrate_parser.add_argument("path")
     calibrate_parser.add_argument("--embedder", default="hashing", help="as the evaluation config's embedder")
+    calibrate_parser.add_argument("--min-kappa", type=_kappa, metavar="X",
+                                  help="exit 1 when a labelled metric's Cohen's kappa is below X (or undefined)")
     corpus_parser = commands.add_parser("corpus-from-json", help="turn a pre-chunked JSON corpus into a corpus folder")
     corpus_parser.add_argument("chunks_json")
     corpus_parser.add_argument("out_dir")
@@ -571,7 +588,7 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "compare":
         return compare(args.eval_a, args.eval_b, args.out)
     if args.command == "calibrate":
-        return calibrate(args.path, args.embedder)
+        return calibrate(args.path, args.embedder, args.min_kappa)
     from rag_assets.golden.importers import json_chunks_to_corpus
 
     written = json_chunks_to_corpus(Path(args.chunks_json), Path(args.out_dir))

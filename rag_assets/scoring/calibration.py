@@ -13,6 +13,7 @@ named by line and field, before anything is judged.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,6 +123,14 @@ class CalibrationReport:
     judge: str
     answers: int
     metrics: list[MetricAgreement]
+
+    def below(self, min_kappa: float) -> list[str]:
+        """Why the judge fails a least kappa: each labelled metric whose kappa is under it, or undefined (both
+        sides gave one verdict throughout: no agreement beyond chance is shown). Pairs have no kappa: they
+        never fail it."""
+        return [f"{m.metric}: kappa {'undefined' if math.isnan(m.judge.kappa.value) else f'{m.judge.kappa.value:.3f}'}"
+                f" < {min_kappa}" for m in self.metrics if m.judge.kind == "labels"
+                and (math.isnan(m.judge.kappa.value) or m.judge.kappa.value < min_kappa)]
 
     def markdown(self) -> str:
         lines = [f"judge {self.judge}, {self.answers} labelled answers", "",

@@ -66,6 +66,20 @@ def test_the_cli_prints_the_table_with_the_configured_judge(project_env: Path, t
     assert "| faithfulness | labels | 4 | 0.750 [" in out and "| 0.500 [" in out and "| answer_relevance | pairs | 2 | 0.500 [" in out
 
 
+def test_min_kappa_fails_the_run_on_a_labelled_metric_below_it_and_passes_it_above(
+        project_env: Path, tmp_path: Path, capsys):
+    labelled = str(_write(tmp_path / "labelled.jsonl", ROWS))
+    assert main(["calibrate", labelled, "--min-kappa", "0.6"]) == 1, "faithfulness kappa is 0.5"
+    assert capsys.readouterr().err == "judge below --min-kappa: faithfulness: kappa 0.500 < 0.6\n"
+    assert main(["calibrate", labelled, "--min-kappa", "0.4"]) == 0, "answer relevance has pairs: no kappa to fail"
+    inverted = [{**row, "faithfulness": 1 - row["faithfulness"]} if "faithfulness" in row else row for row in ROWS]
+    assert main(["calibrate", str(_write(tmp_path / "inverted.jsonl", inverted)), "--min-kappa", "0.4"]) == 1
+    assert "faithfulness: kappa -0.500 < 0.4" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:
+        main(["calibrate", labelled, "--min-kappa", "high"])
+    assert stopped.value.code == 2 and "'high' is not a number; e.g. --min-kappa 0.6" in capsys.readouterr().err
+
+
 def test_a_bad_file_is_rejected_whole_naming_line_and_field(project_env: Path, tmp_path: Path, capsys):
     bad = _write(tmp_path / "bad.jsonl", [
         ROWS[0], "{not json", {"question": "", "answer": "x", "contexts": [], "faithfulness": 2},
