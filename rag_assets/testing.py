@@ -43,8 +43,12 @@ def quality_failures(result: EvaluationResult, profile_or_thresholds: str | Path
                      f"{max_judge_failure_rate:.1%}")
     if not lines:
         return None
+    gated = [t for t in gates.thresholds if t.applicable]
+    inapplicable = [t.metric for t in gates.thresholds if not t.applicable]
+    if inapplicable:
+        lines.append(f"  not applicable (no item calls for it): {', '.join(inapplicable)}")
     return (f"RAG quality below {result.thresholds_label(profile_or_thresholds)} ({result.judge}): {len(failed)} of "
-            f"{len(gates.thresholds)} metrics fail\n" + "\n".join(lines))
+            f"{len(gated)} metrics fail\n" + "\n".join(lines))
 
 
 def assert_quality(result: EvaluationResult, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO,

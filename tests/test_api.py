@@ -123,15 +123,15 @@ def test_assert_quality_lists_the_failing_metrics_with_their_worst_items_and_pas
         assert_quality(result, {"faithfulness": 0.9, "recall@5": 0.8, "mrr@5": 0.75, "temporal_faithfulness": 0.5})
     assert str(failed.value) == (
         "RAG quality below the given thresholds (offline (deterministic heuristics, not a model's judgment)): "
-        "3 of 4 metrics fail\n"
+        "2 of 3 metrics fail\n"
         "  recall@5 0.500 < 0.800; worst: rotate 0.000, limits 1.000\n"
         "  mrr@5 0.500 < 0.750; worst: rotate 0.000, limits 1.000\n"
-        "  temporal_faithfulness no value < 0.500; worst: no item has a value")
+        "  not applicable (no item calls for it): temporal_faithfulness")
     thresholds = tmp_path / "thresholds.yaml"
     thresholds.write_text("faithfulness: 0.9\nhit_rate@5: 0.5\n", encoding="utf-8")
     assert_quality(result, thresholds)
     assert_quality(result, str(thresholds))
-    with pytest.raises(AssertionError, match=r"^RAG quality below profile offline \(offline .*\): 5 of 6 metrics fail\n"
+    with pytest.raises(AssertionError, match=r"^RAG quality below profile offline \(offline .*\): 4 of 5 metrics fail\n"
                                              r"  answer_relevance 0\.125 < 0\.200; worst: limits 0\.000, rotate 0\.250\n"):
         assert_quality(result, "auto")  # the offline judge's own profile
 

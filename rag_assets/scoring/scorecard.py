@@ -81,14 +81,16 @@ class Gates:
 
     def thresholds_text(self) -> str:
         failed = [t for t in self.thresholds if not t.passed]
+        inapplicable = [t.metric for t in self.thresholds if not t.applicable]
         if not failed:
-            return f"all {len(self.thresholds)} metrics at or above their minimum"
+            gated = len(self.thresholds) - len(inapplicable)
+            return f"all {gated} metrics at or above their minimum" + (
+                f" ({', '.join(inapplicable)}: not applicable)" if inapplicable else "")
         return "below minimum: " + ", ".join(f"{t.metric} {_fmt(t.mean)} < {t.minimum:.2f}" for t in failed)
 
     def thresholds_markdown(self) -> str:
         return markdown_table(["metric", "mean", "minimum", "status"],
-                              [(t.metric, _fmt(t.mean), f"{t.minimum:.2f}", "pass" if t.passed else "FAIL")
-                               for t in self.thresholds])
+                              [(t.metric, _fmt(t.mean), f"{t.minimum:.2f}", t.status) for t in self.thresholds])
 
     def regression_text(self) -> str:
         if self.baseline_id is None:
@@ -122,5 +124,6 @@ def score_gates(card: Scorecard, thresholds: Mapping[str, float], baseline_id: s
     if baseline_values is not None:
         current, types = card.values()
         regressions = regression_gate(baseline_values, current, types, list(card.overall), alpha, allowed)
-    return Gates(check_thresholds(card.overall, thresholds), regressions, baseline_id, card.judge_failure_rate,
+    types = {i.question_type for i in card.items}
+    return Gates(check_thresholds(card.overall, thresholds, types), regressions, baseline_id, card.judge_failure_rate,
                  max_failure_rate)

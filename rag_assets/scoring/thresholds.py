@@ -14,7 +14,7 @@ profile does not name are reported without a gate.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,12 +66,44 @@ class ThresholdResult:
     mean: float | None
     minimum: float
     passed: bool
+    applicable: bool = True  # False: no item of the evaluation is one the metric scores; it passes, ungated
+
+    @property
+    def status(self) -> str:
+        return "not applicable" if not self.applicable else "pass" if self.passed else "FAIL"
 
 
-def check_thresholds(aggregates: Mapping[str, Aggregate], thresholds: Mapping[str, float]) -> list[ThresholdResult]:
-    """A metric with no defined value (every item failed or none applies) fails its threshold."""
+# Which items a metric scores. An adversarial item is judged on declining, the others on answering and on
+# their evidence; faithfulness judges every answer. Citation accuracy and temporal faithfulness score only
+# answers with citations and corpora with document versions: they apply where they produced a value or a
+# failure.
+_ONLY_ADVERSARIAL = frozenset({"decline_accuracy"})
+_EVERY_TYPE = frozenset({"faithfulness"})
+_WHERE_DATA_HAS_IT = frozenset({"citation_accuracy", "temporal_faithfulness"})
+
+
+def applies(metric: str, aggregate: Aggregate | None, question_types: Collection[str]) -> bool:
+    """Whether ``metric`` is one the evaluation's items (of ``question_types``, errored ones included) call for."""
+    if aggregate is None or aggregate.n > 0 or aggregate.failures > 0:
+        return True  # measured, failed, or a name the evaluation never computed: gated (the last fails)
+    if metric in _WHERE_DATA_HAS_IT:
+        return False
+    if metric in _ONLY_ADVERSARIAL:
+        return "adversarial" in question_types
+    return metric in _EVERY_TYPE or any(t != "adversarial" for t in question_types)
+
+
+def check_thresholds(aggregates: Mapping[str, Aggregate], thresholds: Mapping[str, float],
+                     question_types: Collection[str]) -> list[ThresholdResult]:
+    """Each minimum against its metric's mean, over an evaluation whose items have ``question_types``. A metric
+    with no value fails its minimum when the items call for it (every judge call or RAG answer for it failed);
+    when none does (decline accuracy on a set without adversarial questions) it is not applicable: reported
+    so, never a failed gate."""
     results = []
     for metric, minimum in thresholds.items():
-        mean = aggregates[metric].mean if metric in aggregates else None
-        results.append(ThresholdResult(metric, mean, minimum, mean is not None and mean >= minimum))
+        found = aggregates.get(metric)
+        mean = found.mean if found else None
+        applicable = applies(metric, found, question_types)
+        results.append(ThresholdResult(metric, mean, minimum, not applicable or (mean is not None and mean >= minimum),
+                                       applicable))
     return results

@@ -132,5 +132,30 @@ def test_thresholds_come_from_a_profile_or_a_file_and_a_missing_metric_fails(tmp
         load_thresholds("strict")
     items = [ItemScores("a", 1, "factual", {"faithfulness": 0.8})]
     results = check_thresholds({"faithfulness": aggregate(items, "faithfulness"),
-                                "context_recall": aggregate(items, "context_recall")}, {"faithfulness": 0.75, "context_recall": 0.5})
+                                "context_recall": aggregate(items, "context_recall")}, {"faithfulness": 0.75, "context_recall": 0.5},
+                               {"factual"})
     assert [(r.metric, r.passed) for r in results] == [("faithfulness", True), ("context_recall", False)]
+
+
+def _gate(items: list[ItemScores], metric: str, minimum: float = 0.8):
+    (result,) = check_thresholds({metric: aggregate(items, metric)}, {metric: minimum}, {i.question_type for i in items})
+    return result.passed, result.applicable, result.status
+
+
+def test_a_metric_no_item_calls_for_is_not_applicable_and_never_fails_a_gate_while_one_that_failed_does():
+    factual = ItemScores("a", 1, "factual", {"faithfulness": 1.0})
+    assert _gate([factual], "decline_accuracy") == (True, False, "not applicable"), "no adversarial question"
+    assert _gate([factual], "temporal_faithfulness") == (True, False, "not applicable"), "no document versions"
+    declined = ItemScores("b", 1, "adversarial", {"decline_accuracy": 1.0})
+    assert _gate([factual, declined], "decline_accuracy") == (True, True, "pass")
+    missed = ItemScores("b", 1, "adversarial", {"decline_accuracy": 0.0})
+    assert _gate([factual, missed], "decline_accuracy") == (False, True, "FAIL")
+    # the RAG system failed on the adversarial item: decline accuracy applied, has no value, and fails
+    errored = ItemScores("b", 1, "adversarial", rag_error="timeout")
+    assert _gate([factual, errored], "decline_accuracy") == (False, True, "FAIL")
+    # every judge call for it failed: it applied and fails
+    judged_failed = ItemScores("a", 1, "factual", failures={"context_recall": "judge error"})
+    assert _gate([judged_failed], "context_recall") == (False, True, "FAIL")
+    # every item of the set errored in the RAG system: nothing is measured and every gate fails
+    assert _gate([ItemScores("a", 1, "factual", rag_error="down")], "faithfulness") == (False, True, "FAIL")
+    assert _gate([ItemScores("a", 1, "factual", rag_error="down")], "context_precision") == (False, True, "FAIL")
