@@ -99,6 +99,18 @@ def project_env(tmp_path: Path, sample_corpus: Path, monkeypatch: pytest.MonkeyP
 
 
 @pytest.fixture
+def checkout(project_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """What ``rag-assets`` finds in a fresh checkout: the curation folder with the bundled simulated review, and
+    no DAGSTER_HOME (the CLI makes its own in the home)."""
+    from rag_assets.settings import Settings
+
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    root = Settings.from_env().curation_root
+    shutil.copytree(PROJECT_ROOT / "data" / "curation" / "sample", root / "sample")
+    return root
+
+
+@pytest.fixture
 def fake_claude() -> Iterator[FakeAnthropicServer]:
     """The fake Messages API on 127.0.0.1, answering the generation prompt like a model would."""
     with FakeAnthropicServer(generation_responder) as server:

@@ -11,17 +11,7 @@ import pytest
 from rag_assets.cli import main
 from rag_assets.cli_system import header_templates, system_run_config
 from rag_assets.errors import ConfigError
-from rag_assets.settings import Settings
 from tests.conftest import PROJECT_ROOT
-
-
-@pytest.fixture
-def checkout(project_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A checkout's curation folder (with the bundled simulated review) and a fresh DAGSTER_HOME."""
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
-    root = Settings.from_env().curation_root
-    shutil.copytree(PROJECT_ROOT / "data" / "curation" / "sample", root / "sample")
-    return root
 
 
 def test_a_callable_in_the_current_directory_is_scored_and_the_summary_json_says_so(
