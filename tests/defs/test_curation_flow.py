@@ -177,13 +177,13 @@ def test_two_reviewers_who_disagree_leave_conflicts_in_the_queue_and_a_kappa_in_
             review_as_expert(version, f"review-{version}-{reviewer}.csv", lambda i, row, r=reviewer, d=decisions: (
                 {"decision": names[d[i]], "reviewer": r} if i < len(d) else None))
         files = [f"review-{version}-ana.csv", f"review-{version}-bob.csv"]
-        imported = run_job(instance, "curation_import", version,  # two golden items are too few: a gate fails
-                           {"ops": {"curated_decisions": {"config": {"files": files}}}}, expect_success=False)
+        imported = run_job(instance, "curation_import", version,
+                           {"ops": {"curated_decisions": {"config": {"files": files}}}})
         meta = metadata(imported, "curated_decisions")
         # p_o = 2/4, p_e = (3*1 + 1*3)/16 = 0.375: kappa = 0.125 / 0.625
         assert (meta["conflicts"], meta["cohens_kappa"]) == (2, 0.2)
         assert "| ana | bob | 4 | 0.500 | 0.200 |" in meta["reviewer_agreement"]
-        queued = run_job(instance, "lifecycle", version, expect_success=False)
+        queued = run_job(instance, "lifecycle", version)
         assert metadata(queued, "curation_queue")["conflicts"] == 2
     notes = [row["chunk_excerpt"] for row in outbox_rows(version) if row["chunk_excerpt"].startswith("CONFLICT")]
     assert notes and all("ana: accept; bob: reject" in note for note in notes) and len(notes) == 2
