@@ -324,7 +324,8 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
               f"candidates in {settings.curation_root / 'outbox'} and drop the file in the inbox.", file=out)
         return 1
     if not all(r.success for r in results):
-        print("\na production_sample run failed (see above)", file=out)
+        failed = sorted({r.job_def.name for r in results if not r.success})
+        print(f"\na {' and a '.join(failed)} run failed (see above)", file=out)
         return 1
     done = (f"run {result.run_id} succeeded for corpus version {version}" if result else
             f"nothing to run for corpus version {version} (results marked 'earlier run' still hold)")
