@@ -3,8 +3,8 @@
 An evidence span whose text is still in its document stays (re-anchored); one whose text is gone is
 looked for in its own document's new body by the locator (normalised or fuzzy, since the text was
 edited; never in other documents, where a look-alike passage would mislead): where found, the new
-text is shown beside the old and the chunks that hold it become the candidate's relevant chunks. The expert then confirms the item against the new
-text (accept or edit) or retires it (reject).
+text is shown beside the old and the chunks that hold it become the candidate's relevant chunks. The
+expert then confirms the item against the new text (accept or edit) or retires it (reject).
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ def _change(span: EvidenceSpan, old: str | None, new: str | None) -> str:
 
 def requeue_candidates(pinning: Pinning, target: PinTarget) -> list[Candidate]:
     """One pending candidate per stale item of ``pinning``, pinned to the target's corpus version."""
-    index = ChunkIndex(target.chunks)
+    paths = {span.path for entry in pinning.stale for span in (*entry.kept, *entry.lost)}
+    index = ChunkIndex(c for c in target.chunks if c.path in paths)  # only the stale items' documents
     return [_candidate(entry, pinning, target, index) for entry in pinning.stale]
 
 
