@@ -57,11 +57,14 @@ def checked_iso_date(name: str, value: str) -> str:
 
 
 def checked_cron(name: str, value: str) -> str:
-    """``value`` when it is a cron expression Dagster accepts; else the one-line error naming ``name``."""
-    from dagster._utils.schedules import is_valid_cron_string
+    """``value`` when it is a cron expression Dagster accepts (asked of a schedule, its public judge of cron
+    strings); else the one-line error naming ``name``."""
+    import dagster as dg
 
-    if not is_valid_cron_string(value):
-        raise _bad(name, repr(value), "a cron expression", "'0 6 * * *' (or @daily)")
+    try:
+        dg.ScheduleDefinition(name="cron_check", cron_schedule=value, target="*")
+    except dg.DagsterInvalidDefinitionError:
+        raise _bad(name, repr(value), "a cron expression", "'0 6 * * *' (or @daily)") from None
     return value
 
 

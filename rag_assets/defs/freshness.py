@@ -10,27 +10,63 @@ config, a production day whose log records changed (``already_scored``).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 
 import dagster as dg
-from dagster._core.asset_graph_view.asset_graph_view import AssetGraphView, TemporalContext
-from dagster._core.definitions.data_version import DATA_VERSION_TAG, CachingStaleStatusResolver, StaleStatus
-from dagster._time import get_current_datetime
 
-from rag_assets.defs.reuse import last_materialization
+from rag_assets.defs.reuse import CODE_VERSION_TAG, DATA_VERSION_TAG, INPUT_EVENT_TAG, last_materialization
 from rag_assets.production.logs import logged_days
+
+
+def outdated(tags: Mapping[str, str] | None, code_version: str | None,
+             inputs: Mapping[str, tuple[str | None, str | None]]) -> bool:
+    """Whether a materialization with ``tags`` (None: there is none) would be written differently now, by the
+    rule Dagster's UI shows as "stale": the asset's ``code_version`` changed (an asset without one never counts
+    as changed code), or an upstream asset's data version now is not the one this materialization read
+    (``inputs``: upstream name -> (version read, version now); None: no such materialization)."""
+    if tags is None:
+        return True
+    if code_version is not None and tags.get(CODE_VERSION_TAG) != code_version:
+        return True
+    return any(read is None or read != now for read, now in inputs.values())
+
+
+def _versions_read(instance: dg.DagsterInstance, tags: Mapping[str, str], upstream: dg.AssetKey,
+                   partition: str) -> tuple[str | None, str | None]:
+    """(the data version of the ``upstream`` materialization that ``tags``' materialization read, the newest
+    one in ``partition``), found by the event pointer Dagster records for each upstream asset."""
+    newest = last_materialization(instance, upstream, partition)
+    pointer = tags.get(INPUT_EVENT_TAG.format(upstream=upstream.to_user_string()))
+    if newest is None or pointer is None or not pointer.isdigit():
+        return None, None if newest is None else _data_version(newest)
+    if int(pointer) == newest.storage_id:
+        return _data_version(newest), _data_version(newest)
+    read = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=upstream, storage_ids=[int(pointer)]),
+                                           limit=1).records
+    return (_data_version(read[0]) if read else None), _data_version(newest)
+
+
+def _data_version(record: dg.EventLogRecord) -> str | None:
+    return record.asset_materialization.tags.get(DATA_VERSION_TAG)
 
 
 def stale_selection(instance: dg.DagsterInstance, defs: dg.Definitions, selection: dg.AssetSelection,
                     partition: str, forced: Iterable[dg.AssetKey] = ()) -> list[dg.AssetKey]:
-    """The assets of ``selection`` that are stale or missing in ``partition``, or ``forced``, with all of
-    ``selection`` downstream of them, in key order; empty when the partition is up to date."""
+    """The assets of ``selection`` (all partitioned alike, as the lifecycle's are) that are stale or missing in
+    ``partition``, or ``forced``, with all of ``selection`` downstream of them, in key order; empty when the
+    partition is up to date. Read from the tags Dagster records on each materialization (public event data)."""
     graph = defs.resolve_asset_graph()
     keys = selection.resolve(graph)
-    view = AssetGraphView(temporal_context=TemporalContext(effective_dt=get_current_datetime(), last_event_id=None),
-                          instance=instance, asset_graph=graph)
-    resolver = CachingStaleStatusResolver(instance=instance, asset_graph=graph, loading_context=view)
-    changed = {key for key in keys if resolver.get_status(key, partition) != StaleStatus.FRESH} | (set(forced) & keys)
+    changed = set(forced) & keys
+    for key in keys - changed:
+        assets = defs.resolve_assets_def(key)
+        spec = next(spec for spec in assets.specs if spec.key == key)
+        record = last_materialization(instance, key, partition)
+        tags = None if record is None else record.asset_materialization.tags
+        inputs = {} if tags is None else {dep.asset_key.to_user_string(): _versions_read(instance, tags, dep.asset_key, partition)
+                                          for dep in spec.deps}
+        if outdated(tags, assets.code_versions_by_key.get(key), inputs):
+            changed.add(key)
     if not changed:
         return []
     return sorted(dg.AssetSelection.assets(*changed).downstream().resolve(graph) & keys)

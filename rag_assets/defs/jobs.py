@@ -1,15 +1,19 @@
 """Jobs: ``lifecycle`` materializes the whole corpus-pinned chain for one corpus version."""
 
 import functools
+from typing import Any, TypeAlias
 
 import dagster as dg
-from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 
+AssetJob: TypeAlias = Any
+"""What ``dg.define_asset_job`` returns: a job whose assets resolve when Definitions load (its class is not
+public API, so it is not named here)."""
+
 
 @functools.cache
-def build_lifecycle_job(lifecycle: Lifecycle) -> UnresolvedAssetJobDefinition:
+def build_lifecycle_job(lifecycle: Lifecycle) -> AssetJob:
     return dg.define_asset_job(
         name=lifecycle.named("lifecycle"),
         selection=lifecycle.groups() - lifecycle.groups("production"),
@@ -18,7 +22,7 @@ def build_lifecycle_job(lifecycle: Lifecycle) -> UnresolvedAssetJobDefinition:
 
 
 @functools.cache
-def build_production_job(lifecycle: Lifecycle) -> UnresolvedAssetJobDefinition:
+def build_production_job(lifecycle: Lifecycle) -> AssetJob:
     return dg.define_asset_job(
         name=lifecycle.named("production"),
         selection=lifecycle.groups("production"),
@@ -27,7 +31,7 @@ def build_production_job(lifecycle: Lifecycle) -> UnresolvedAssetJobDefinition:
 
 
 @functools.cache
-def build_curation_import_job(lifecycle: Lifecycle) -> UnresolvedAssetJobDefinition:
+def build_curation_import_job(lifecycle: Lifecycle) -> AssetJob:
     return dg.define_asset_job(
         name=lifecycle.named("curation_import"),
         selection=lifecycle.assets("curated_decisions", "golden_set", "rag_answers", "evaluation"),

@@ -12,9 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 import dagster as dg
-from dagster._core.definitions.data_version import DATA_VERSION_TAG
 
 INPUTS_TAG = "rag_assets/inputs"
+#: Tags Dagster writes on every asset materialization (shown in the UI's event details): the data version it
+#: recorded, the code version the asset had, and, per upstream asset, the event (storage id) this one read.
+DATA_VERSION_TAG = "dagster/data_version"
+CODE_VERSION_TAG = "dagster/code_version"
+INPUT_EVENT_TAG = "dagster/input_event_pointer/{upstream}"
 TAG_CHARS = 40  # of a fingerprint, in a tag (Dagster keeps tag values under 64 characters)
 
 

@@ -3,13 +3,13 @@
 import functools
 
 import dagster as dg
-from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
+from rag_assets.defs.jobs import AssetJob
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 
 
 @functools.cache
-def build_reevaluation_job(lifecycle: Lifecycle) -> UnresolvedAssetJobDefinition:
+def build_reevaluation_job(lifecycle: Lifecycle) -> AssetJob:
     return dg.define_asset_job(
         name=lifecycle.named("reevaluate"),
         selection=lifecycle.assets("rag_answers", "evaluation"),

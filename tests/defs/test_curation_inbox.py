@@ -9,7 +9,6 @@ import uuid
 from pathlib import Path
 
 import dagster as dg
-from dagster._core.storage.dagster_run import DagsterRun
 
 from rag_assets.curation.models import OUTBOX_COLUMNS
 from rag_assets.defs.partitions import corpus_versions
@@ -79,7 +78,7 @@ def test_an_import_that_failed_because_the_store_was_down_is_retried_a_bounded_n
         instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
         first = inbox_tick(instance)
         assert [r.run_key for r in first.run_requests] == [digest := first.run_requests[0].run_key]
-        running = instance.add_run(DagsterRun(job_name="curation_import", run_id=str(uuid.uuid4()),
+        running = instance.add_run(dg.DagsterRun(job_name="curation_import", run_id=str(uuid.uuid4()),
                                               status=dg.DagsterRunStatus.STARTED, tags={"dagster/run_key": digest}))
         assert inbox_tick(instance, first.cursor).run_requests == [], "no second request while the run goes on"
         instance.delete_run(running.run_id)

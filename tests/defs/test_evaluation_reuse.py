@@ -7,12 +7,13 @@ import json
 from pathlib import Path
 
 import dagster as dg
-from dagster._core.definitions.data_version import DATA_VERSION_TAG
 from sqlalchemy import update
 
 from rag_assets.defs.assets.evaluation import FAILURE_BUDGET_CHECK, REGRESSION_CHECK, THRESHOLDS_CHECK, evaluation
 from rag_assets.defs.assets.rag import rag_answers
+from rag_assets.defs.freshness import outdated
 from rag_assets.defs.resources import RESOURCES
+from rag_assets.defs.reuse import DATA_VERSION_TAG
 from rag_assets.shards import plan_shards
 from rag_assets.store.engine import write_transaction
 from rag_assets.store.tables import RagResultRow
@@ -125,3 +126,13 @@ def test_a_changed_answer_or_item_judges_its_shard_again_and_a_new_judge_config_
         assert _judged(_evaluate(instance, version, severity="WARN")) == ["shard_0003"]
 
         assert _judged(_evaluate(instance, version, severity="WARN", k=3)) == [s.key for s in plan_shards(len(items), SHARD_SIZE)]
+
+
+def test_a_materialization_is_outdated_when_missing_or_its_code_or_an_input_it_read_changed():
+    tags = {"dagster/code_version": "v2"}
+    assert outdated(None, "v2", {}), "never materialized"
+    assert not outdated(tags, "v2", {"up": ("a", "a")})
+    assert outdated(tags, "v3", {"up": ("a", "a")}), "new code version"
+    assert not outdated(tags, None, {}), "an asset without a code version never counts as changed code"
+    assert outdated(tags, "v2", {"up": ("a", "b")}), "the upstream asset has a new data version"
+    assert outdated(tags, "v2", {"up": (None, "b")}), "the upstream event it read is unknown"
