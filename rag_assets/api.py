@@ -18,7 +18,7 @@ from rag_assets.console import terminal_progress
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.golden.models import GoldenItem
 from rag_assets.golden.sources import golden_source
-from rag_assets.golden.statements import extract_statements
+from rag_assets.scoring.statements import extract_statements
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import OFFLINE

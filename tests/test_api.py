@@ -17,14 +17,14 @@ from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.resources import RESOURCES, RagSystemResource
 from rag_assets.golden.importers import ExternalDataError
 from rag_assets.llm.anthropic_client import AnthropicClient
-from rag_assets.rag.example_system import answer as example_answer
+from rag_assets.examples.callable_system import answer as example_answer
 from rag_assets.scoring.judge_prompts import CONTEXT_PRECISION
 from rag_assets.testing import assert_quality
 from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
 from tests.fakes import claude_judge
 from tests.fakes.anthropic_server import FakeAnthropicServer
 
-EXAMPLE = "rag_assets.rag.example_system:answer"
+EXAMPLE = "rag_assets.examples.callable_system:answer"
 LIMITS = "Rate limits: the API allows 50 requests per minute per key."
 ROTATE = "To rotate a key, create a new key and delete the old one."
 
@@ -53,7 +53,7 @@ def test_the_api_scores_a_ragas_file_with_a_callable_and_gives_the_assets_per_it
     assert result.summary["judge"] == asset["judge"] == "offline (deterministic heuristics, not a model's judgment)"
     assert result.summary["metrics"]["recall@5"]["mean"] == pytest.approx(asset["recall@5"], abs=5e-5)
     page = result.write_report(tmp_path / "report.html").read_text(encoding="utf-8")
-    assert page.count('<details class="item"') == 54 and "example_system:answer" in page
+    assert page.count('<details class="item"') == 54 and "callable_system:answer" in page
 
 
 def _values(result: EvaluationResult) -> dict[tuple[str, str], float]:

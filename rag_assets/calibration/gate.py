@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 
 from rag_assets.calibration.models import JudgeConfig
 from rag_assets.errors import ConfigError
-from rag_assets.store.calibration_repository import StoredCalibration
+from rag_assets.calibration.models import StoredCalibration
 
 DEFAULT_MIN_KAPPA = 0.6
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 from rag_assets.corpus.models import sha256_hex
@@ -81,3 +82,26 @@ class JudgeReview:
     judge_config: str  # JudgeConfig.key
     verdicts: tuple[ExpertVerdict, ...]
     unreviewed: int  # rows with no expert verdict yet
+
+
+@dataclass(frozen=True)
+class StoredCalibration:
+    """One metric's stored calibration; ``kappa`` None when it was undefined."""
+
+    config: JudgeConfig
+    metric: str
+    n: int
+    accuracy: float
+    kappa: float | None
+    kappa_low: float | None
+    kappa_high: float | None
+    created_at: str
+
+    def describe(self) -> str:
+        kappa = "undefined" if self.kappa is None else f"{self.kappa:.2f}"
+        return f"judge agreement with your experts κ={kappa}, n={self.n}"
+
+
+def calibration_lines(metrics: Mapping[str, StoredCalibration], names: Sequence[str]) -> dict[str, str]:
+    """Per metric the text shown beside its score: the calibration, or that there is none for this judge."""
+    return {m: metrics[m].describe() if m in metrics else "judge not calibrated with your experts" for m in names}

@@ -10,7 +10,6 @@ import json
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
-from rag_assets.evidence.spans import Span
 
 
 # Bump when loaders or chunking change what the same bytes turn into: it enters every chunk id
@@ -115,10 +114,6 @@ class SnapshotChunk:
     @property
     def ref(self) -> ChunkRef:
         return ChunkRef(self.chunk_id, self.content_hash)
-
-    @property
-    def span(self) -> Span:
-        return Span(self.path, self.start, self.end)
 
 
 @dataclass(frozen=True)

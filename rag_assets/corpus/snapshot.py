@@ -33,7 +33,6 @@ from rag_assets.corpus.models import (
 )
 from rag_assets.corpus.reading import read_file
 from rag_assets.errors import CorpusError
-from rag_assets.evidence.documents import Documents
 
 
 class SnapshotRepository(Protocol):
@@ -68,7 +67,7 @@ def plan_snapshot(root: str | Path, config: ChunkerConfig, repo: SnapshotReposit
     return build_manifest(resolved, config, repo.stat_cache(resolved))
 
 
-def read_chunks(root: str | Path, config: ChunkerConfig) -> tuple[str, list[SnapshotChunk], Documents]:
+def read_chunks(root: str | Path, config: ChunkerConfig) -> tuple[str, list[SnapshotChunk], dict[str, str]]:
     """The version id, chunks and document bodies a snapshot of ``root`` would store, without a store:
     chunk ids depend only on path, content and chunker, so they are the stored snapshot's ids (in its order)."""
     manifest = build_manifest(resolve_root(root), config, {})
@@ -77,7 +76,7 @@ def read_chunks(root: str | Path, config: ChunkerConfig) -> tuple[str, list[Snap
     chunks = [SnapshotChunk(c.chunk_id, c.content_hash, c.path, r.meta.title, r.meta.version, r.meta.date, c.heading,
                             c.text, c.start, c.end)
               for r in revisions for c in sorted(r.chunks, key=lambda c: c.ordinal)]
-    return manifest.version_id, chunks, Documents.of({r.entry.path: r.body for r in revisions})
+    return manifest.version_id, chunks, {r.entry.path: r.body for r in revisions}
 
 
 def _new_revisions(manifest: Manifest, documents: Mapping[str, str], present: Collection[str],

@@ -10,9 +10,16 @@ one, and a grade for graded relevance labels.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 #: A context hits an evidence span when they overlap by at least this share of the shorter of the two.
 DEFAULT_MIN_OVERLAP = 0.5
+
+
+class Located(Protocol):
+    path: str
+    start: int
+    end: int
 
 
 @dataclass(frozen=True, order=True)
@@ -22,6 +29,11 @@ class Span:
     path: str
     start: int
     end: int
+
+    @classmethod
+    def of(cls, located: Located) -> Span:
+        """The span a chunk (or anything with ``path``, ``start`` and ``end``) covers in its document."""
+        return cls(located.path, located.start, located.end)
 
     def __post_init__(self) -> None:
         if not 0 <= self.start < self.end:

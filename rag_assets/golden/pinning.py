@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from rag_assets.corpus.models import ChunkRef, SnapshotChunk
 from rag_assets.evidence.documents import Documents
 from rag_assets.evidence.locate import DEFAULT_MIN_SCORE, Locator
-from rag_assets.evidence.spans import EvidenceSpan
+from rag_assets.evidence.spans import EvidenceSpan, Span
 from rag_assets.golden.models import ExternalItem
 
 EXCERPT = 60
@@ -41,7 +41,7 @@ def _excerpt(text: str) -> str:
 def chunks_touching(evidence: Sequence[EvidenceSpan], chunks: Sequence[SnapshotChunk]) -> tuple[ChunkRef, ...]:
     """The snapshot chunks that hit any of the spans (the overlap rule of the retrieval metrics)."""
     targets = [e.span for e in evidence]
-    return tuple(c.ref for c in chunks if any(c.span.hits(t) for t in targets))
+    return tuple(c.ref for c in chunks if any(Span.of(c).hits(t) for t in targets))
 
 
 def _source(item: ExternalItem, n: int) -> str | None:

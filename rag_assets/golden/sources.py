@@ -169,7 +169,8 @@ def golden_source(golden: Any, corpus: str | Path | None = None, chunker: Chunke
         items = [GoldenItem(i.external_id, 1, i.question_type, i.question, i.reference_answer, r, version, "imported")
                  for i, r in zip(loaded, refs)]
         return GoldenSource(items, chunks, version, root, Documents.of({c.path: c.text for c in chunks}))
-    version, chunks, documents = read_chunks(root, chunker or ChunkerConfig())
+    version, chunks, bodies = read_chunks(root, chunker or ChunkerConfig())
+    documents = Documents.of(bodies)
     if ours:
         return GoldenSource(_pinned_ours(loaded, chunks, root, version), chunks, version, root, documents)
     return GoldenSource(_corpus_items(loaded, chunks, documents, root, version), chunks, version, root, documents)

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from rag_assets.corpus.models import SnapshotChunk, sha256_hex
 from rag_assets.errors import ConfigError
 from rag_assets.evidence.locate import Location
+from rag_assets.evidence.spans import Span
 from rag_assets.golden.models import GoldenItem
 from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.models import RagQuery, RagResponse, RetrievedChunk
@@ -75,7 +76,7 @@ def _placed(entry: RetrievedChunk, chunks: Mapping[str, SnapshotChunk],
             located: Mapping[tuple[str, str | None], Location | None]) -> RetrievedChunk:
     if entry.chunk_id is not None:
         chunk = chunks[entry.chunk_id]
-        return replace(entry, text=entry.text or chunk.text, source=entry.source or chunk.path, span=chunk.span)
+        return replace(entry, text=entry.text or chunk.text, source=entry.source or chunk.path, span=Span.of(chunk))
     location = located[(entry.text, entry.source)]
     if location is None:
         return replace(entry, span=None, mapping="unmapped")

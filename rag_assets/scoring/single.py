@@ -17,7 +17,7 @@ from typing import Any
 
 from rag_assets.errors import ConfigError
 from rag_assets.golden.models import GoldenItem
-from rag_assets.golden.statements import extract_statements
+from rag_assets.scoring.statements import extract_statements
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.factory import make_llm_client

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Engine
 
-from rag_assets.calibration.models import ExpertVerdict, JudgeConfig, JudgeReview, ReviewItem, verdict
+from rag_assets.calibration.models import ExpertVerdict, JudgeConfig, JudgeReview, ReviewItem, StoredCalibration, verdict
 from rag_assets.calibration.stats import MetricCalibration
 from rag_assets.store.engine import write_transaction
 from rag_assets.store.tables import ExpertVerdictRow, JudgeCalibrationRow, JudgeReviewImportRow, JudgeReviewSampleRow
@@ -27,24 +27,6 @@ class ReviewApplied:
     already_applied: bool = False
     verdicts: int = 0
     unreviewed: int = 0
-
-
-@dataclass(frozen=True)
-class StoredCalibration:
-    """One metric's stored calibration; ``kappa`` None when it was undefined."""
-
-    config: JudgeConfig
-    metric: str
-    n: int
-    accuracy: float
-    kappa: float | None
-    kappa_low: float | None
-    kappa_high: float | None
-    created_at: str
-
-    def describe(self) -> str:
-        kappa = "undefined" if self.kappa is None else f"{self.kappa:.2f}"
-        return f"judge agreement with your experts κ={kappa}, n={self.n}"
 
 
 def _finite(value: float) -> float | None:
@@ -137,8 +119,3 @@ class SqlCalibrationRepository:
             row = conn.execute(select(CALIBRATION.c.judge_config_json).order_by(CALIBRATION.c.calibration_id.desc())
                                .limit(1)).first()
         return None if row is None else JudgeConfig.from_json(row[0])
-
-
-def calibration_lines(metrics: Mapping[str, StoredCalibration], names: Sequence[str]) -> dict[str, str]:
-    """Per metric the text shown beside its score: the calibration, or that there is none for this judge."""
-    return {m: metrics[m].describe() if m in metrics else "judge not calibrated with your experts" for m in names}

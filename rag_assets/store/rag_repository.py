@@ -50,7 +50,7 @@ def _retrieved(row: list | dict, chunks: Mapping[str, SnapshotChunk]) -> Retriev
         chunk = chunks.get(chunk_id)
         if chunk is None:
             return RetrievedChunk(chunk_id, "", score, rank)
-        return RetrievedChunk(chunk_id, chunk.text, score, rank, source=chunk.path, span=chunk.span)
+        return RetrievedChunk(chunk_id, chunk.text, score, rank, source=chunk.path, span=Span.of(chunk))
     span = Span(*row["span"]) if row.get("span") else None
     return RetrievedChunk(None, row["text"], row["score"], row["rank"], own_id=row["id"], source=row["source"],
                           span=span, mapping=row["mapping"] if span is not None else "unmapped",

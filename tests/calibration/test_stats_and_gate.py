@@ -11,7 +11,7 @@ from rag_assets.calibration.models import ExpertVerdict, JudgeConfig, ReviewItem
 from rag_assets.calibration.sample import stratified_sample
 from rag_assets.calibration.stats import calibrate_metric
 from rag_assets.errors import ConfigError
-from rag_assets.store.calibration_repository import StoredCalibration
+from rag_assets.calibration.models import StoredCalibration
 
 OFFLINE = JudgeConfig("offline", "offline-heuristics-v1", "judge_faithfulness@2", "hashing")
 

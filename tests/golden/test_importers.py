@@ -24,6 +24,7 @@ from rag_assets.golden.importers import (
     write_ragas_testset,
 )
 from rag_assets.evidence.documents import Documents
+from rag_assets.evidence.spans import Span
 from rag_assets.golden.models import ExternalItem
 from rag_assets.golden.pinning import PinnedItem, pin_external_items
 from rag_assets.store.corpus_repository import SqlCorpusRepository
@@ -161,7 +162,7 @@ def test_external_items_are_pinned_by_evidence_spans_and_left_out_ones_say_which
     bad = ExternalItem("e2", "q", "r", relevant_texts=(_words("a", 20), "unrelated words", "other unrelated words"))
     empty = ExternalItem("e3", "q", "r")
     pinned, left = pin_external_items([good, bad, empty], documents, [a, b])
-    evidence = (documents.evidence(b.span), documents.evidence(a.span.__class__("a.md", 0, len(_words("a", 5)))))
+    evidence = (documents.evidence(Span.of(b)), documents.evidence(Span("a.md", 0, len(_words("a", 5)))))
     assert pinned == [PinnedItem(good, (a.ref, b.ref), evidence)]
     assert left == [
         (bad, "reference_contexts[1] is not in any document ('unrelated words'); "

@@ -47,9 +47,9 @@ def test_a_context_found_in_no_document_of_the_corpus_stops_the_evaluation_namin
 
 
 def test_a_reference_context_straddling_two_of_our_chunks_becomes_one_evidence_span_of_its_document():
-    _, chunks, documents = read_chunks(SAMPLE_CORPUS, ChunkerConfig())
+    _, chunks, bodies = read_chunks(SAMPLE_CORPUS, ChunkerConfig())
     first, second = next((a, b) for a, b in zip(chunks, chunks[1:]) if a.path == b.path and b.start > a.start + 200)
-    body = documents[first.path].body
+    body = bodies[first.path]
     start, end = (first.start + first.end) // 2, (second.start + second.end) // 2
     label = body[start:end]
     source = golden_source(pd.DataFrame({"user_input": ["q?"], "reference": ["A."], "reference_contexts": [[label]]}),

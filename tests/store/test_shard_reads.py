@@ -40,12 +40,12 @@ def test_a_shard_reads_its_items_and_their_results_with_the_chunks_they_name(sto
     build = build_golden(PinTarget(version, chunks, corpus), golden.accepted_items([version]))
     number = golden.save_version(build, None, diff_golden((), build)).number
     responses = [
-        RagResponse("item-0", "x", retrieved=(RetrievedChunk(a.chunk_id, a.text, 1.0, 1, source=a.path, span=a.span),)),
+        RagResponse("item-0", "x", retrieved=(RetrievedChunk(a.chunk_id, a.text, 1.0, 1, source=a.path, span=Span.of(a)),)),
         RagResponse("item-1", "y", retrieved=(RetrievedChunk(None, "own words", 0.5, 1, own_id="o1",
                                                              span=Span(b.path, b.start + 1, b.end), mapping="fuzzy",
                                                              location_score=0.85),)),
         failed("item-2", "timeout", "too slow"),
-        RagResponse("item-3", "z", retrieved=(RetrievedChunk(c.chunk_id, c.text, 2.0, 1, source=c.path, span=c.span),)),
+        RagResponse("item-3", "z", retrieved=(RetrievedChunk(c.chunk_id, c.text, 2.0, 1, source=c.path, span=Span.of(c)),)),
     ]
     run = rag.save_run(version, number, "fixed", "h", {}, responses, golden.version_members(number))
 

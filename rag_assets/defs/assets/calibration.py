@@ -6,15 +6,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import dagster as dg
-from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 from rag_assets.calibration.gate import DEFAULT_MIN_KAPPA, calibration_gate
-from rag_assets.calibration.models import REVIEWED_METRICS, JudgeConfig
+from rag_assets.calibration.models import REVIEWED_METRICS, JudgeConfig, StoredCalibration, calibration_lines
 from rag_assets.calibration.review_file import evaluation_of, is_judge_review, read_judge_review, write_judge_review
 from rag_assets.calibration.sample import DEFAULT_SEED, reviewable, stratified_sample
 from rag_assets.calibration.stats import MetricCalibration, calibrate_all
 from rag_assets.curation.inbox import import_review_file, inbox_files
 from rag_assets.defs.assets.corpus import OWNERS
+from rag_assets.defs.jobs import AssetJob
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import CurationResource, StoreResource
 from rag_assets.errors import ConfigError
@@ -23,7 +23,7 @@ from rag_assets.rag.models import RagResponse
 from rag_assets.report.markdown import markdown_list, markdown_table
 from rag_assets.scoring.evaluate import ItemScores
 from rag_assets.settings import Settings
-from rag_assets.store.calibration_repository import SqlCalibrationRepository, StoredCalibration, calibration_lines
+from rag_assets.store.calibration_repository import SqlCalibrationRepository
 
 CALIBRATION_CHECK = "judge_agreement"
 
@@ -183,7 +183,7 @@ def _agreement(config: JudgeAgreementConfig, store: StoreResource) -> dg.AssetCh
 
 
 @functools.cache
-def build_judge_calibration_job(lifecycle: Lifecycle) -> UnresolvedAssetJobDefinition:
+def build_judge_calibration_job(lifecycle: Lifecycle) -> AssetJob:
     return dg.define_asset_job(
         name=lifecycle.named("judge_calibration_import"),
         selection=lifecycle.assets("judge_calibration"),

@@ -34,7 +34,7 @@ from rag_assets.scoring.report import build_report, summary_markdown, worst_mark
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Scorecard, score_gates
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
 from rag_assets.settings import Settings
-from rag_assets.store.calibration_repository import calibration_lines
+from rag_assets.calibration.models import calibration_lines
 from rag_assets.store.judged_shard_repository import SqlJudgedShards
 
 THRESHOLDS_CHECK = "evaluation_thresholds"

@@ -13,7 +13,7 @@ from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
 from rag_assets.golden.build import build_golden, diff_golden
 from rag_assets.golden.export import export_golden
 from rag_assets.golden.repin import PinTarget
-from rag_assets.golden.statements import extract_statements
+from rag_assets.scoring.statements import extract_statements
 from rag_assets.report.markdown import markdown_table
 from rag_assets.settings import Settings
 

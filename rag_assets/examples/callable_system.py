@@ -1,6 +1,6 @@
 """A runnable example of plugging in your own RAG system as a Python callable.
 
-Point the ``rag`` resource at it with ``kind="callable", target="rag_assets.rag.example_system:answer"``.
+Point the ``rag`` resource at it with ``kind="callable", target="rag_assets.examples.callable_system:answer"``.
 Your function receives one request dict and returns one response dict (the contract is in
 ``rag_assets.rag.adapters``). This one ranks the snapshot's chunks by shared words with the question
 and answers with the best chunk's first sentence; a real system calls its own retriever and model.
