@@ -10,7 +10,6 @@ meets it (a metric the item has no value for does not count).
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -127,22 +126,3 @@ def diff_from_store(evaluations, rag_repo, a_id: str, b_id: str, metrics: Sequen
                             _answers(rag_repo, records[a_id].rag_run_id), _answers(rag_repo, records[b_id].rag_run_id),
                             thresholds, metrics)
 
-
-def baseline_section(diff: EvaluationDiff) -> str:
-    """The report's section against the baseline: tests per metric, flips, the items that moved most."""
-    def e(value: object) -> str:
-        return html.escape("" if value is None else str(value))
-
-    overall = [c for c in diff.comparison.comparisons if c.scope == "overall"]
-    tests = "".join(f"<tr><td>{e(c.metric)}</td><td>{c.n}</td><td>{c.current_mean:.3f}</td><td>{c.candidate_mean:.3f}"
-                    f"</td><td>{c.delta:+.3f}</td><td>{c.p_worse:.4f}</td><td>{c.p_better:.4f}</td></tr>" for c in overall)
-    rows = "".join(f"<tr><td><code>{e(i.item_id)}</code></td><td>{e(_state(i.passed_a))} → {e(_state(i.passed_b))}</td>"
-                   f"<td>{e(i.delta_summary())}</td>"
-                   f"<td>{e(i.answer_a)}</td><td>{e(i.answer_b)}</td></tr>" for i in diff.changed[:20])
-    head = "<tr><th>item</th><th>baseline → now</th><th>deltas</th><th>baseline answer</th><th>answer now</th></tr>"
-    return (f'<p>Against baseline <code>{e(diff.a_id)}</code>: {len(diff.changed)} items changed, '
-            f"{len(diff.flips)} flipped pass/fail. Recommendation of the paired tests: "
-            f"<strong>{e(diff.comparison.recommendation)}</strong>.</p>"
-            '<div class="table-wrap"><table class="baseline"><thead><tr><th>metric</th><th>n</th><th>baseline</th>'
-            f"<th>now</th><th>delta</th><th>p worse</th><th>p better</th></tr></thead><tbody>{tests}</tbody></table></div>"
-            f'<div class="table-wrap"><table class="changed"><thead>{head}</thead><tbody>{rows}</tbody></table></div>')

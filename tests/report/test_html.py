@@ -185,7 +185,7 @@ def test_user_text_is_escaped_and_nothing_is_loaded() -> None:
 def test_offline_judge_is_very_visible() -> None:
     page = render_report(sample_data())
     assert "OFFLINE JUDGE" in page and 'class="offline-banner"' in page
-    assert "not a model&#x27;s judgment" in page
+    assert "not a model&#39;s judgment" in page
     online = render_report(sample_data(judge="claude-sonnet-4 (LLM judge)"))
     assert 'class="offline-banner"' not in online and "OFFLINE JUDGE" not in online
 
