@@ -1,8 +1,9 @@
 """The report's charts as Vega-Lite specs (plain dicts), and the JavaScript that draws them offline.
 
-Each chart is a spec embedded in the page as JSON; :func:`vega_script` is the vega, vega-lite and
-vega-embed bundle that vl-convert-python ships (no network at build or view time), inlined once per
-page. Every metric keeps one colour across all charts (20 distinct colours, then they repeat).
+Each chart is a spec the page embeds as JSON (the ``chart`` macro of ``templates/macros.html``);
+:func:`vega_bundle` is the vega, vega-lite and vega-embed JavaScript that vl-convert-python ships (no
+network at build or view time), inlined once per page, and ``templates/draw_charts.js`` draws the
+specs with it. Every metric keeps one colour across all charts (20 distinct colours, then they repeat).
 
 The specs are written out as dicts, not built with altair: altair validates every inline data row
 against the Vega-Lite JSON schema as the chart object is made (a 90 MB peak for one histogram of
@@ -16,12 +17,11 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import json
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 
-__all__ = ["PALETTE", "bar_chart", "colors_for", "embed", "histogram", "trend_chart", "vega_script"]
+__all__ = ["PALETTE", "bar_chart", "colors_for", "histogram", "trend_chart", "vega_bundle"]
 
 # Tableau 20: 20 colours a reader can tell apart, the dark of each pair first.
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
@@ -104,28 +104,14 @@ def trend_chart(history: Sequence[Mapping[str, object]], names: Sequence[str], c
     })
 
 
-def embed(spec: dict, chart_id: str) -> str:
-    """A placeholder the page script fills, with the spec as JSON no text inside can close."""
-    data = json.dumps(spec, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c")
-    return (f'<div class="vega" id="{chart_id}"></div>'
-            f'<script type="application/json" data-chart="{chart_id}">{data}</script>')
-
-
 # Run in a child process: the bundler starts a JavaScript runtime that would stay in this process
 # (about 130 MB of RSS) for its whole life, long after the one string it returns.
 BUNDLE_SCRIPT = "import sys, vl_convert; sys.stdout.buffer.write(vl_convert.javascript_bundle().encode('utf-8'))"
 
 
 @functools.lru_cache(maxsize=1)
-def _bundle() -> str:
+def vega_bundle() -> str:
+    """vega, vega-lite and vega-embed as one script, every ``</script`` in it escaped so the page can
+    inline it in a script element."""
     bundle = subprocess.run([sys.executable, "-c", BUNDLE_SCRIPT], capture_output=True, check=True).stdout
     return bundle.decode("utf-8").replace("</script", "<\\/script")
-
-
-def vega_script() -> str:
-    """The inline scripts that draw every embedded chart as SVG, with nothing loaded from anywhere
-    (``window.reportCharts`` settles when all are drawn)."""
-    draw = ("window.reportCharts=Promise.all(Array.from(document.querySelectorAll('script[data-chart]'),function(s){"
-            "return vegaEmbed('#'+s.dataset.chart,JSON.parse(s.textContent),{renderer:'svg',actions:false})"
-            ".catch(function(e){document.getElementById(s.dataset.chart).textContent='chart failed: '+e;});}));")
-    return f"<script>{_bundle()}</script><script>{draw}</script>"

@@ -10,7 +10,6 @@ meets it (a metric the item has no value for does not count).
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -40,6 +39,11 @@ class ItemChange:
         a, b = self.values.get(metric, (None, None))
         return None if a is None or b is None else b - a
 
+    def delta_summary(self) -> str:
+        """The metrics that moved, as "faithfulness -0.700; context_recall +0.050": the markdown diff and
+        the HTML report's baseline section both show it."""
+        return "; ".join(f"{m} {d:+.3f}" for m in self.values if (d := self.delta(m)))
+
 
 @dataclass(frozen=True)
 class EvaluationDiff:
@@ -60,8 +64,8 @@ class EvaluationDiff:
         return sorted(moved, key=lambda i: (-max((abs(i.delta(m) or 0.0) for m in i.values), default=0.0), i.item_id))
 
     def markdown(self) -> str:
-        flips = [[i.item_id, i.question_type, _state(i.passed_a), _state(i.passed_b),
-                  "; ".join(f"{m} {i.delta(m):+.3f}" for m in i.values if i.delta(m))] for i in self.flips]
+        flips = [[i.item_id, i.question_type, _state(i.passed_a), _state(i.passed_b), i.delta_summary()]
+                 for i in self.flips]
         changed = [[i.item_id, *(f"{d:+.3f}" if (d := i.delta(m)) is not None else "—" for m in self.metrics),
                     _one_line(i.answer_a), _one_line(i.answer_b)] for i in self.changed]
         return "\n".join([
@@ -122,22 +126,3 @@ def diff_from_store(evaluations, rag_repo, a_id: str, b_id: str, metrics: Sequen
                             _answers(rag_repo, records[a_id].rag_run_id), _answers(rag_repo, records[b_id].rag_run_id),
                             thresholds, metrics)
 
-
-def baseline_section(diff: EvaluationDiff) -> str:
-    """The report's section against the baseline: tests per metric, flips, the items that moved most."""
-    def e(value: object) -> str:
-        return html.escape("" if value is None else str(value))
-
-    overall = [c for c in diff.comparison.comparisons if c.scope == "overall"]
-    tests = "".join(f"<tr><td>{e(c.metric)}</td><td>{c.n}</td><td>{c.current_mean:.3f}</td><td>{c.candidate_mean:.3f}"
-                    f"</td><td>{c.delta:+.3f}</td><td>{c.p_worse:.4f}</td><td>{c.p_better:.4f}</td></tr>" for c in overall)
-    rows = "".join(f"<tr><td><code>{e(i.item_id)}</code></td><td>{e(_state(i.passed_a))} → {e(_state(i.passed_b))}</td>"
-                   f"<td>{e('; '.join(f'{m} {d:+.3f}' for m in i.values if (d := i.delta(m))))}</td>"
-                   f"<td>{e(i.answer_a)}</td><td>{e(i.answer_b)}</td></tr>" for i in diff.changed[:20])
-    head = "<tr><th>item</th><th>baseline → now</th><th>deltas</th><th>baseline answer</th><th>answer now</th></tr>"
-    return (f'<p>Against baseline <code>{e(diff.a_id)}</code>: {len(diff.changed)} items changed, '
-            f"{len(diff.flips)} flipped pass/fail. Recommendation of the paired tests: "
-            f"<strong>{e(diff.comparison.recommendation)}</strong>.</p>"
-            '<div class="table-wrap"><table class="baseline"><thead><tr><th>metric</th><th>n</th><th>baseline</th>'
-            f"<th>now</th><th>delta</th><th>p worse</th><th>p better</th></tr></thead><tbody>{tests}</tbody></table></div>"
-            f'<div class="table-wrap"><table class="changed"><thead>{head}</thead><tbody>{rows}</tbody></table></div>')

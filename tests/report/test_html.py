@@ -182,10 +182,33 @@ def test_user_text_is_escaped_and_nothing_is_loaded() -> None:
     assert "@import" not in page
 
 
+def test_data_never_runs_as_code() -> None:
+    """Markup and template syntax in any text of the data stay text: no script runs, no expression is
+    evaluated, and no text in a chart spec closes its script element."""
+    evil = "<script>alert(1)</script> {{ 7*7 }} {% if true %}yes{% endif %} {# gone? #}"
+    shown = "&lt;script&gt;alert(1)&lt;/script&gt; {{ 7*7 }} {% if true %}yes{% endif %} {# gone? #}"
+    item = ItemDetail("q-evil", evil, "Q " + evil, "R " + evil, "A " + evil, metrics={"faithfulness": 0.2},
+                      claims=[Claim("C " + evil, "fabrication", ("c-1",))],
+                      contexts=[Context(1, "c-1", "X " + evil, True, None)], citations=[("S " + evil, "c-1")],
+                      failures={"answer_relevance": "F " + evil})
+    data = replace(sample_data(), title="T " + evil, items=[item], diagnosis=["D " + evil],
+                   gates=[{"gate": "G " + evil, "status": evil, "detail": "E " + evil}],
+                   calibration={"faithfulness": "K " + evil}, cost={"note": "N " + evil},
+                   per_type={evil: [MetricSummary("faithfulness", 0.5, n=1)]})
+    page = render_report(data)
+    for prefix in "TQRACXSFDGEKN":
+        assert f"{prefix} {shown}" in page, prefix
+    assert f'data-type="{shown}"' in page  # in an attribute too
+    assert "<script>alert" not in page
+    specs = chart_specs(page)
+    assert specs["chart-per-type"]["data"]["values"][0]["group"] == evil  # the spec's JSON holds it whole
+    assert len(re.findall(r"<script\b[^>]*>", page)) == 2 + len(specs) + 1 == page.count("</script>")
+
+
 def test_offline_judge_is_very_visible() -> None:
     page = render_report(sample_data())
     assert "OFFLINE JUDGE" in page and 'class="offline-banner"' in page
-    assert "not a model&#x27;s judgment" in page
+    assert "not a model&#39;s judgment" in page
     online = render_report(sample_data(judge="claude-sonnet-4 (LLM judge)"))
     assert 'class="offline-banner"' not in online and "OFFLINE JUDGE" not in online
 
