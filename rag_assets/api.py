@@ -18,7 +18,6 @@ from rag_assets.console import terminal_progress
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.golden.models import GoldenItem
 from rag_assets.golden.sources import golden_source
-from rag_assets.scoring.statements import extract_statements
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import OFFLINE
@@ -26,12 +25,13 @@ from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.factory import system_for
 from rag_assets.rag.models import RagResponse
 from rag_assets.rag.system import answer_items, config_hash
+from rag_assets.report.build import build_report, judge_label
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.evaluate import (JUDGE_METRICS, UNMAPPED_SHARE, EvaluationOutcome, retrieval_metric_names,
                                          score_answers)
-from rag_assets.scoring.report import build_report, judge_label
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates, Scorecard, score_gates
 from rag_assets.scoring.single import default_judge
+from rag_assets.scoring.statements import extract_statements
 from rag_assets.scoring.thresholds import AUTO, load_thresholds, resolve_profile
 from rag_assets.settings import Settings
 

@@ -8,7 +8,7 @@ from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import GoldenPolicyResource, StoreResource
 from rag_assets.golden.quality import GoldenPolicy, golden_quality
 from rag_assets.rag.error_budget import DEFAULT_MAX_ERROR_RATE, error_budget
-from rag_assets.report.markdown import markdown_table
+from rag_assets.text.markdown import markdown_table
 
 
 def _latest_golden(store: StoreResource, corpus_version: str):

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rag_assets.report.markdown import escape_markdown, markdown_table
 from rag_assets.scoring.ab import ABComparison, compare_systems
 from rag_assets.scoring.gates import ItemKey
+from rag_assets.text.markdown import escape_markdown, markdown_table
 
 __all__ = ["EvaluationDiff", "ItemChange", "diff_evaluations", "diff_from_store", "item_passes"]
 

@@ -30,10 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag_assets.report.markdown import escape_markdown, markdown_table
 from rag_assets.scoring.gates import OVERALL, ItemKey, paired_scopes
 from rag_assets.scoring.significance import paired_drop_test
 from rag_assets.scoring.thresholds import ALLOWED_DROPS, DEFAULT_ALLOWED_DROP
+from rag_assets.text.markdown import escape_markdown, markdown_table
 
 APPROVE = "APPROVE"
 REJECT = "REJECT"

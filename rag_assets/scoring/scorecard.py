@@ -6,11 +6,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
-from rag_assets.report.markdown import markdown_table
 from rag_assets.scoring.aggregate import Aggregate, aggregate_all, aggregate_by_type
 from rag_assets.scoring.evaluate import EvaluationOutcome, ItemScores
 from rag_assets.scoring.gates import ItemKey, RegressionResult, regression_gate
 from rag_assets.scoring.thresholds import ThresholdResult, check_thresholds
+from rag_assets.text.markdown import markdown_table
 
 #: The judge failure budget: the share of judge calls that may fail before the evaluation fails.
 MAX_JUDGE_FAILURE_RATE = 0.05

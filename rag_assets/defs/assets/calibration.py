@@ -20,10 +20,10 @@ from rag_assets.defs.resources import CurationResource, StoreResource
 from rag_assets.errors import ConfigError
 from rag_assets.golden.models import GoldenItem
 from rag_assets.rag.models import RagResponse
-from rag_assets.report.markdown import markdown_list, markdown_table
 from rag_assets.scoring.evaluate import ItemScores
 from rag_assets.settings import Settings
 from rag_assets.store.calibration_repository import SqlCalibrationRepository
+from rag_assets.text.markdown import markdown_list, markdown_table
 
 CALIBRATION_CHECK = "judge_agreement"
 

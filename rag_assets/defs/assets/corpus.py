@@ -9,7 +9,7 @@ from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.defs.errors import domain_errors_fail_the_step
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import CorpusResource, StoreResource
-from rag_assets.report.markdown import markdown_table
+from rag_assets.text.markdown import markdown_table
 
 OWNERS = ["team:rag"]
 

@@ -23,8 +23,8 @@ from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import CurationResource, StoreResource
 from rag_assets.defs.reuse import last_materialization
-from rag_assets.report.markdown import markdown_table
 from rag_assets.store.curation_repository import SqlCurationRepository
+from rag_assets.text.markdown import markdown_table
 
 REVIEW_FILES_CHECK = "review_files_valid"
 #: The metadata entry with the digest of the review files the store had applied when the asset was recorded.

@@ -8,8 +8,9 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
-from rag_assets.console import terminal_progress
 from rag_assets.calibration.models import REVIEWED_METRICS, JudgeConfig
+from rag_assets.calibration.models import calibration_lines
+from rag_assets.console import terminal_progress
 from rag_assets.defs.assets.calibration import calibrations, send_judge_review
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
@@ -23,19 +24,18 @@ from rag_assets.llm.budget import BudgetExceeded
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.offline import code_version
 from rag_assets.llm.results import OFFLINE, LLMStats
+from rag_assets.report.build import build_report, summary_markdown, worst_markdown
 from rag_assets.report.compare import diff_evaluations
-from rag_assets.report.markdown import markdown_table
 from rag_assets.report.publish import publish_report
 from rag_assets.scoring.embedding import Embedder, make_embedder
 from rag_assets.scoring.evaluate import JUDGE_METRICS, EvaluationOutcome, retrieval_metric_names, score_answers
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
 from rag_assets.scoring.reuse import fingerprint, item_digest
-from rag_assets.scoring.report import build_report, summary_markdown, worst_markdown
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Scorecard, score_gates
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
 from rag_assets.settings import Settings
-from rag_assets.calibration.models import calibration_lines
 from rag_assets.store.judged_shard_repository import SqlJudgedShards
+from rag_assets.text.markdown import markdown_table
 
 THRESHOLDS_CHECK = "evaluation_thresholds"
 REGRESSION_CHECK = "evaluation_regression"

@@ -6,23 +6,23 @@ from dataclasses import dataclass
 import dagster as dg
 from pydantic import Field
 
-from rag_assets.corpus.models import sha256_hex
 from rag_assets.console import terminal_progress
+from rag_assets.corpus.models import sha256_hex
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
 from rag_assets.defs.shards import SHARD_SIZE_HELP, ShardWork, planned, shard_outputs, sharded_asset, step
 from rag_assets.generation.generate import ask_generator, collect_candidates, generation_calls
-from rag_assets.generation.planning import GenerationTask, plan_tasks
 from rag_assets.generation.models import DEFAULT_TYPE_MIX, GenerationConfig
+from rag_assets.generation.planning import GenerationTask, plan_tasks
 from rag_assets.generation.prompts import GENERATE_QUESTIONS
 from rag_assets.golden.repin import PinTarget, pin_items
 from rag_assets.golden.requeue import requeue_candidates
-from rag_assets.settings import Settings
 from rag_assets.llm.budget import BudgetExceeded
 from rag_assets.llm.results import LLMResult, LLMStats
-from rag_assets.report.markdown import markdown_table
+from rag_assets.settings import Settings
+from rag_assets.text.markdown import markdown_table
 
 
 class GenerationRunConfig(dg.Config):

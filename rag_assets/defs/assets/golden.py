@@ -8,14 +8,14 @@ from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import golden_set_condition
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
-from rag_assets.defs.reuse import last_materialization
 from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
+from rag_assets.defs.reuse import last_materialization
 from rag_assets.golden.build import build_golden, diff_golden
 from rag_assets.golden.export import export_golden
 from rag_assets.golden.repin import PinTarget
 from rag_assets.scoring.statements import extract_statements
-from rag_assets.report.markdown import markdown_table
 from rag_assets.settings import Settings
+from rag_assets.text.markdown import markdown_table
 
 
 #: The metadata entry with the digest of the accepted items a golden_set materialization was built from.

@@ -16,11 +16,11 @@ from rag_assets.production.drift import DriftResult, detect_drift
 from rag_assets.production.logs import LogRead, day_digests, read_logs
 from rag_assets.production.sampling import sample_day
 from rag_assets.production.scoring import PRODUCTION_METRICS, score_queries
-from rag_assets.report.markdown import markdown_table
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
 from rag_assets.scoring.scorecard import Scorecard
 from rag_assets.store.production_repository import ProductionDay
+from rag_assets.text.markdown import markdown_table
 
 
 #: The drop of a metric's daily mean that matters when a metric has no ``allowed_drops`` entry.

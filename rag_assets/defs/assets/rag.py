@@ -8,7 +8,6 @@ import dagster as dg
 import numpy as np
 from pydantic import Field
 
-from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.console import terminal_progress
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
@@ -18,10 +17,11 @@ from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, 
 from rag_assets.defs.shards import SHARD_SIZE_HELP, ShardWork, planned, shard_outputs, sharded_asset, step
 from rag_assets.errors import RagAssetsError
 from rag_assets.llm.results import LLMStats
+from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.models import RagResponse
 from rag_assets.rag.prompts import RAG_ANSWER
 from rag_assets.rag.system import RagSystem, answer_items, config_hash, context_mapping
-from rag_assets.report.markdown import markdown_table
+from rag_assets.text.markdown import markdown_table
 
 
 class RagRunConfig(dg.Config):

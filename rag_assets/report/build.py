@@ -12,10 +12,10 @@ from rag_assets.rag.models import RagResponse
 from rag_assets.report.compare import EvaluationDiff
 from rag_assets.report.html import MetricSummary, ReportData, write_report
 from rag_assets.report.items import Claim, Context, ItemDetail
-from rag_assets.report.markdown import escape_markdown, markdown_list, markdown_table
 from rag_assets.scoring.diagnosis import diagnose
 from rag_assets.scoring.evaluate import CORE_METRICS, EvaluationOutcome, ItemScores
 from rag_assets.scoring.scorecard import Gates, Scorecard
+from rag_assets.text.markdown import escape_markdown, markdown_list, markdown_table
 
 WORST_ITEMS = 10
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from markdown_it import MarkdownIt
 
-from rag_assets.report.markdown import escape_markdown, markdown_list, markdown_table
+from rag_assets.text.markdown import escape_markdown, markdown_list, markdown_table
 
 HOSTILE = ["![x](http://127.0.0.1:9/q-pixel.png)", "<img src=x onerror=alert(1)>", "[link](javascript:alert(1))",
            "a | b", "see www.example.com or mail ana@example.com", "\\[x](http://127.0.0.1:9/y)", "<http://127.0.0.1:9/>"]
