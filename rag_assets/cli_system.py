@@ -21,14 +21,11 @@ _HEADER = re.compile(r"^([A-Za-z0-9!#$%&'*+.^_`|~-]+)=([A-Za-z_][A-Za-z0-9_]*)$"
 
 
 def importable_from_here() -> None:
-    """Let ``module:function`` name a module in the current directory, as ``python -m`` would,
-    in this process and in step processes it starts."""
+    """Let ``module:function`` name a module in the current directory, as ``python -m`` would. The CLI's runs
+    execute in this process (``execute_in_process``), so no step process needs it on its PYTHONPATH."""
     here = os.getcwd()
     if here not in sys.path:
         sys.path.insert(0, here)
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if here not in paths:
-        os.environ["PYTHONPATH"] = os.pathsep.join([here, *paths])
 
 
 def header_templates(pairs: Sequence[str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
