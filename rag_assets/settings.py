@@ -33,6 +33,8 @@ REPORT_URL_ENV = "RAG_ASSETS_REPORT_URL"
 JUDGE_MIN_KAPPA_ENV = "RAG_ASSETS_JUDGE_MIN_KAPPA"
 JUDGE_SEVERITY_ENV = "RAG_ASSETS_JUDGE_CALIBRATION_SEVERITY"
 MIN_OVERLAP_ENV = "RAG_ASSETS_EVIDENCE_MIN_OVERLAP"
+PROBE_SAMPLE_ENV = "RAG_ASSETS_PROBE_SAMPLE"
+PROBE_MIN_PASS_RATE_ENV = "RAG_ASSETS_PROBE_MIN_PASS_RATE"
 
 DEFAULT_HOME = ".rag_assets"
 DEFAULT_CORPUS_ROOT = "data/corpus"
@@ -226,6 +228,21 @@ class Settings:
         share = _env_number(os.environ if environ is None else environ, MIN_OVERLAP_ENV, float,
                             lambda number: 0.0 < number <= 1.0, "0.5", "a number above 0 and at most 1")
         return DEFAULT_MIN_OVERLAP if share is None else share
+
+    @staticmethod
+    def probe_sample(environ: Mapping[str, str] | None = None) -> int | None:
+        """How many items the judge probes take at most (RAG_ASSETS_PROBE_SAMPLE; None: the default of
+        ``scoring.probes``); fewer when the probes' calls would pass 15% of the evaluation's."""
+        size = _env_number(os.environ if environ is None else environ, PROBE_SAMPLE_ENV, int,
+                           lambda number: number >= 1, "20", "a whole number of at least 1")
+        return None if size is None else int(size)
+
+    @staticmethod
+    def probe_min_pass_rate(environ: Mapping[str, str] | None = None) -> float | None:
+        """The pass rate each judge probe must reach for the judge_probes check to pass
+        (RAG_ASSETS_PROBE_MIN_PASS_RATE; None: the default of ``scoring.probes``)."""
+        return _env_number(os.environ if environ is None else environ, PROBE_MIN_PASS_RATE_ENV, float,
+                           lambda number: 0.0 <= number <= 1.0, "0.9", "a number from 0 to 1")
 
     @staticmethod
     def judge_calibration_severity(environ: Mapping[str, str] | None = None) -> str:

@@ -69,7 +69,7 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
     assert [line.split()[0] for line in shown] == [line.split()[0] for line in _table(first_run)]
     assert all(re.search(r"\(earlier run [0-9a-f]{8}\)$", line) for line in shown)
     assert [line.rsplit("  (earlier run ", 1)[0] for line in shown] == _table(first_run), "the first run's figures"
-    assert "checks: 34 passed, 3 failed" in out, "the first run's check results still hold and are shown"
+    assert "checks: 35 passed, 3 failed" in out, "the first run's check results still hold and are shown"
     assert "FAILED production_sample.drift_faithfulness [2026-11-26]: DRIFT faithfulness:" in out
     assert "report: " in out, "the report that still holds is named"
     data = json.loads(summary.read_text(encoding="utf-8"))
@@ -95,7 +95,7 @@ def test_a_new_review_file_reruns_the_decisions_and_what_depends_on_them(
     out = capsys.readouterr().out
     assert re.search(r"\bnew_version +True\b", out), "the golden set got a new version"
     assert _materialized(out) == ["ab_comparison", "curated_decisions", "curation_queue", "evaluation", "golden_set",
-                                  "rag_answers"], "neither the snapshot nor the candidates; no production day"
+                                  "judge_probes", "rag_answers"], "neither the snapshot nor the candidates; no production day"
     earlier = sorted(line.split()[0] for line in _table(out) if "(earlier run " in line)
     assert earlier == ["corpus_snapshot", *["production_sample"] * 7, "question_candidates"], "shown as still holding"
     assert "files_applied=1" in out and "items=53, added=0, removed=1" in out
@@ -124,5 +124,5 @@ def test_a_new_store_under_an_instance_that_ran_before_runs_everything(
     out = capsys.readouterr().out
     assert _materialized(out) == sorted(["corpus_snapshot", "question_candidates", "curation_queue",
                                          "curated_decisions", "golden_set", "ab_comparison", "rag_answers",
-                                         "evaluation"])
+                                         "evaluation", "judge_probes"])
     assert "items=54, added=54" in out, "the instance's records say fresh, but this store had nothing"

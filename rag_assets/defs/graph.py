@@ -18,6 +18,7 @@ from rag_assets.defs.assets.curation import build_curated_decisions, build_curat
 from rag_assets.defs.assets.evaluation import build_evaluation
 from rag_assets.defs.assets.generation import build_question_candidates
 from rag_assets.defs.assets.golden import build_golden_set
+from rag_assets.defs.assets.probes import build_judge_probes
 from rag_assets.defs.assets.production import build_production_sample
 from rag_assets.defs.assets.rag import build_rag_answers
 from rag_assets.defs.checks import (build_golden_set_pinned, build_golden_set_quality, build_rag_answers_error_budget,
@@ -30,8 +31,8 @@ from rag_assets.defs.sensors import (build_automation_sensor, build_corpus_senso
                                      build_production_logs_sensor, build_run_failure_alerts)
 
 ASSETS = (build_corpus_snapshot, build_question_candidates, build_curation_queue, build_curated_decisions,
-          build_golden_set, build_rag_answers, build_evaluation, build_ab_comparison, build_production_sample,
-          build_judge_calibration)
+          build_golden_set, build_rag_answers, build_evaluation, build_judge_probes, build_ab_comparison,
+          build_production_sample, build_judge_calibration)
 CHECKS = (build_golden_set_quality, build_golden_set_pinned, build_rag_answers_pinned, build_rag_answers_error_budget,
           build_judge_agreement)
 JOBS = (build_lifecycle_job, build_curation_import_job, build_reevaluation_job, build_production_job,

@@ -34,7 +34,7 @@ def build_production_job(lifecycle: Lifecycle) -> AssetJob:
 def build_curation_import_job(lifecycle: Lifecycle) -> AssetJob:
     return dg.define_asset_job(
         name=lifecycle.named("curation_import"),
-        selection=lifecycle.assets("curated_decisions", "golden_set", "rag_answers", "evaluation"),
+        selection=lifecycle.assets("curated_decisions", "golden_set", "rag_answers", "evaluation", "judge_probes"),
         description="Import reviewed files for one corpus version, rebuild its golden set, answer and score it: what "
                     "the inbox sensor runs.",
     )

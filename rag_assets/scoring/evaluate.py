@@ -167,7 +167,7 @@ def _retrieval(scores: ItemScores, evidence: Sequence[EvidenceSpan], response: R
     _set(scores, f"diversity@{k}", diversity([(r.span, r.text) for r in response.retrieved], k))
 
 
-def _score_item(item: GoldenItem, evidence: Sequence[EvidenceSpan], response: RagResponse,
+def score_item(item: GoldenItem, evidence: Sequence[EvidenceSpan], response: RagResponse,
                 versions: Mapping[str, str | None], documents: Documents | None, results: Mapping[str, LLMResult],
                 embedder: Embedder, k: int, min_overlap: float) -> ItemScores:
     scores = ItemScores(item.item_id, item.revision, item.question_type)
@@ -242,7 +242,7 @@ def evaluate(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], 
             scored.append(ItemScores(item.item_id, item.revision, item.question_type,
                                      rag_error=response.error if response else "no RAG response for this item"))
             continue
-        scored.append(_score_item(item, (evidence or {}).get(item.item_id, ()), response, versions, documents,
+        scored.append(score_item(item, (evidence or {}).get(item.item_id, ()), response, versions, documents,
                                   by_item.get(item.item_id, {}), embedder, k, min_overlap))
     return EvaluationOutcome(scored, LLMStats().add(results), len(results), sum(1 for r in results if not r.ok), k)
 

@@ -141,7 +141,7 @@ def test_the_bundled_code_location_is_the_unnamed_instance_with_bare_keys():
 
     assert {key.to_user_string() for key in defs.resolve_asset_graph().get_all_asset_keys()} == {
         "corpus_snapshot", "question_candidates", "curation_queue", "curated_decisions", "golden_set", "rag_answers",
-        "evaluation", "ab_comparison", "production_sample", "judge_calibration"}
+        "evaluation", "judge_probes", "ab_comparison", "production_sample", "judge_calibration"}
     loaded = defs.resolve_assets_def("evaluation")
     assert loaded.partitions_def.name == "corpus_versions" and loaded.group_names_by_key == {loaded.key: "evaluation"}
     assert [node.name for node in loaded.node_def.node_defs] == ["plan_judge_shards", "judge_shard", "score_evaluation"]

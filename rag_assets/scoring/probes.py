@@ -1,0 +1,211 @@
+"""Judge probes: answers and contexts changed in ways whose effect on a score is known.
+
+A judge is never taken on faith. For a small stratified sample of an evaluation's items, each probe
+changes one thing and judges the item again through the same client, cache and budget; a judge that
+misses the change fails the probe on that item:
+
+- ``fabricated_claim``: an unsupported claim appended to the answer; faithfulness must drop.
+- ``filler``: the answer padded with hedges and filler; answer relevance must not rise (verbosity bias).
+- ``other_answer``: the answer of another question; answer relevance must drop.
+- ``noncommittal``: a reply that answers nothing; answer relevance must drop.
+- ``reversed_contexts``: the contexts in reverse order; faithfulness must not change (position bias).
+- ``unrelated_contexts``: the contexts swapped for other items' contexts; context precision must drop.
+- ``repeat``: the same answer judged again without the cache; every score must be the same.
+
+An item where a probe cannot show anything (no base score, a base context precision of 0 that cannot
+drop) does not count for that probe. The probes work for any judge: they only ask it questions.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from rag_assets.evidence.spans import DEFAULT_MIN_OVERLAP
+from rag_assets.golden.models import GoldenItem
+from rag_assets.llm.cache import LLMCache
+from rag_assets.llm.client import LLMClient
+from rag_assets.rag.models import RagResponse
+from rag_assets.scoring.embedding import Embedder
+from rag_assets.scoring.evaluate import ADVERSARIAL, ItemScores, judge_calls, score_item
+from rag_assets.text.tokens import content_words
+
+FABRICATED_CLAIM = ("It also keeps a second copy of every record on a research station in Antarctica for 400 years, "
+                    "approved by the International Archive Council in 1887.")
+FILLER = ("Generally speaking, and as is often the case, this may depend on a number of factors. {answer} "
+          "That said, details can vary from case to case, so it is always worth keeping in mind that there may be "
+          "exceptions, and it is best to check carefully before relying on it.")
+NONCOMMITTAL = "I am not sure; it is hard to say, and I cannot really tell you anything about that."
+TOLERANCE = 1e-6  # "must not change" and "must not rise" allow float noise only
+DEFAULT_SAMPLE = 20
+MAX_SHARE = 0.15  # of the evaluation's judge calls that probes may add, once that leaves MIN_SAMPLE items
+MIN_SAMPLE = 10  # fewer items make a pass rate too coarse to gate on (one miss in 4 is 0.75)
+DEFAULT_MIN_PASS_RATE = 0.9
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One change, the judge template it asks again, the metric it reads and what must happen to it."""
+
+    name: str
+    template: str
+    metric: str
+    expect: str  # "drop", "not_rise", "same"
+    change: Callable[[GoldenItem, RagResponse, Sequence[RagResponse]], RagResponse | None]
+    cached: bool = True
+
+    def holds(self, before: float, after: float) -> bool:
+        if self.expect == "drop":
+            return after < before - TOLERANCE
+        if self.expect == "not_rise":
+            return after <= before + TOLERANCE
+        return abs(after - before) <= TOLERANCE
+
+
+def _answer(text: str) -> Callable[[GoldenItem, RagResponse, Sequence[RagResponse]], RagResponse]:
+    return lambda item, response, others: replace(response, answer=text.format(answer=response.answer or ""))
+
+
+def _other_answer(item: GoldenItem, response: RagResponse, others: Sequence[RagResponse]) -> RagResponse | None:
+    """The answer of the other question that shares the fewest words with this one (so it cannot answer it
+    by chance)."""
+    asked = set(content_words(item.question))
+    candidates = [o for o in others if o.answer and o.answer != response.answer]
+    if not candidates:
+        return None
+    other = min(candidates, key=lambda o: len(asked & set(content_words(o.answer or ""))))
+    return replace(response, answer=other.answer, citations=())
+
+
+def _reversed(item: GoldenItem, response: RagResponse, others: Sequence[RagResponse]) -> RagResponse | None:
+    if len(response.retrieved) < 2:
+        return None
+    ranked = tuple(replace(c, rank=rank) for rank, c in enumerate(reversed(response.retrieved), 1))
+    return replace(response, retrieved=ranked)
+
+
+def _unrelated(item: GoldenItem, response: RagResponse, others: Sequence[RagResponse]) -> RagResponse | None:
+    mine = {c.key for c in response.retrieved} | {c.text for c in response.retrieved}
+    pool = [c for o in others for c in o.retrieved if c.key not in mine and c.text not in mine]
+    chosen = list({c.key: c for c in pool}.values())[:max(1, len(response.retrieved))]
+    if not chosen:
+        return None
+    return replace(response, retrieved=tuple(replace(c, rank=rank) for rank, c in enumerate(chosen, 1)), citations=())
+
+
+PROBES: tuple[Probe, ...] = (
+    Probe("fabricated_claim", "faithfulness", "faithfulness", "drop",
+          _answer("{answer} " + FABRICATED_CLAIM)),
+    Probe("filler", "answer_relevance", "answer_relevance", "not_rise", _answer(FILLER)),
+    Probe("other_answer", "answer_relevance", "answer_relevance", "drop", _other_answer),
+    Probe("noncommittal", "answer_relevance", "answer_relevance", "drop", _answer(NONCOMMITTAL)),
+    Probe("reversed_contexts", "faithfulness", "faithfulness", "same", _reversed),
+    Probe("unrelated_contexts", "context_precision", "context_precision", "drop", _unrelated),
+    Probe("repeat", "faithfulness", "faithfulness", "same", lambda item, response, others: response, cached=False),
+)
+
+
+@dataclass
+class ProbeResult:
+    """One probe over the sample: the items it could test, those where the judge behaved, and why not."""
+
+    name: str
+    metric: str
+    expect: str
+    tested: int = 0
+    passed: int = 0
+    failed_items: list[str] = field(default_factory=list)
+    judge_failures: int = 0
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed / self.tested if self.tested else math.nan
+
+
+def probe_sample_size(items: int, judge_calls: int, wanted: int = DEFAULT_SAMPLE) -> int:
+    """How many items to probe: ``wanted`` at most, and no more than keeps the probes' calls (one per probe
+    and item) within ``MAX_SHARE`` of the evaluation's ``judge_calls``, but never fewer than ``MIN_SAMPLE``
+    (a small evaluation pays a larger share for a pass rate worth reading); never more than there are."""
+    affordable = math.floor(MAX_SHARE * judge_calls / len(PROBES))
+    return min(items, wanted, max(MIN_SAMPLE, affordable))
+
+
+def stratified_sample(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], size: int,
+                      seed: str) -> list[GoldenItem]:
+    """``size`` answered, answerable items, drawn round-robin over question types (each type shuffled by
+    ``seed``), so every type is probed before any type twice."""
+    usable = [i for i in items if i.question_type != ADVERSARIAL and (r := responses.get(i.item_id)) is not None
+              and r.ok and r.answer]
+    by_type: dict[str, list[GoldenItem]] = {}
+    for item in sorted(usable, key=lambda i: i.item_id):
+        by_type.setdefault(item.question_type, []).append(item)
+    rng = random.Random(seed)
+    for group in by_type.values():
+        rng.shuffle(group)
+    chosen: list[GoldenItem] = []
+    while len(chosen) < size and any(by_type.values()):
+        for kind in sorted(by_type):
+            if by_type[kind] and len(chosen) < size:
+                chosen.append(by_type[kind].pop())
+    return chosen
+
+
+def run_probes(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], base: Mapping[str, ItemScores],
+               versions: Mapping[str, str | None], judge: LLMClient, cache: LLMCache | None, embedder: Embedder,
+               k: int) -> tuple[list[ProbeResult], int]:
+    """Every probe over ``items`` (a sample), against their ``base`` scores from the evaluation; with the number
+    of judge calls the probes made. Statements for context recall are not needed: no probe reads it."""
+    results = []
+    calls_made = 0
+    answered = [responses[i.item_id] for i in items]
+    for probe in PROBES:
+        outcome = ProbeResult(probe.name, probe.metric, probe.expect)
+        changed: dict[str, tuple[GoldenItem, RagResponse]] = {}
+        for item in items:
+            before = base.get(item.item_id)
+            if before is None or probe.metric not in before.values:
+                continue
+            if probe.expect == "drop" and before.values[probe.metric] <= TOLERANCE:
+                continue
+            others = [r for r in answered if r.item_id != item.item_id]
+            after = probe.change(item, responses[item.item_id], others)
+            if after is not None:
+                changed[item.item_id] = (item, after)
+        calls = [call for item, response in changed.values() for call in judge_calls(item, response, versions, ())
+                 if call.key.endswith(f"|{probe.template}")]
+        answers = judge.run(calls, cache if probe.cached else None)
+        calls_made += len(calls)
+        for result in answers:
+            item, response = changed[result.key.rpartition("|")[0]]
+            if not result.ok:
+                outcome.judge_failures += 1
+                continue
+            scores = score_item(item, (), response, versions, None, {probe.template: result}, embedder, k,
+                                DEFAULT_MIN_OVERLAP)
+            if probe.metric not in scores.values:
+                continue
+            outcome.tested += 1
+            if probe.holds(base[item.item_id].values[probe.metric], scores.values[probe.metric]):
+                outcome.passed += 1
+            else:
+                outcome.failed_items.append(item.item_id)
+        results.append(outcome)
+    return results, calls_made
+
+
+def probe_verdict(results: Sequence[ProbeResult], min_pass_rate: float) -> tuple[bool, str]:
+    """Whether the judge passed its probes, and one line saying why: it fails when a probe's pass rate is below
+    ``min_pass_rate`` or when the judge could not answer a probe at all; a probe no item could show anything
+    with is not applicable and fails nothing."""
+    low = [f"{r.name} {r.pass_rate:.2f}" for r in results if r.tested and r.pass_rate < min_pass_rate]
+    unanswered = [r.name for r in results if not r.tested and r.judge_failures]
+    idle = [r.name for r in results if not r.tested and not r.judge_failures]
+    parts = ([f"below {min_pass_rate:.2f}: {', '.join(low)}"] if low else []) + (
+        [f"the judge answered no call of: {', '.join(unanswered)}"] if unanswered else [])
+    tested = len(results) - len(unanswered) - len(idle)
+    line = "; ".join(parts) or f"{tested} of {len(results)} probes at or above {min_pass_rate:.2f}"
+    if idle:
+        line += f"; not applicable (no item could show it): {', '.join(idle)}"
+    return not parts, line

@@ -1,0 +1,44 @@
+"""The judge_probes asset and its check on the real Dagster machinery: the offline judge passes its probes;
+a lenient Claude-like judge behind the fake Messages API (every claim grounded, whatever the answer says)
+fails the check, and the failure names the probe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+
+from rag_assets.defs.assets.evaluation import evaluation
+from rag_assets.defs.assets.probes import PROBES_CHECK, judge_probes
+from rag_assets.defs.resources import RESOURCES, LLMResource
+from tests.defs.lifecycle import check_evaluations, current_version, metadata, run_job, stage_sample_review
+from tests.fakes.anthropic_server import FakeAnthropicServer
+from tests.fakes.claude_generation import API_KEY
+from tests.fakes.claude_judge import judge_responder
+
+
+def test_the_offline_judge_passes_its_probes_and_a_lenient_claude_judge_fails_them(project_env: Path,
+                                                                                   sample_corpus: Path):
+    version = current_version()
+    stage_sample_review(version)
+    with dg.instance_for_test() as instance:
+        result = run_job(instance, "lifecycle", version)
+        shown = metadata(result, "judge_probes")
+        check = check_evaluations(result)[PROBES_CHECK]
+        assert check.passed, check.description
+        assert shown["items_probed"] == 10 and shown["share_of_evaluation_calls"] == round(shown["probe_calls"] / 204, 4)
+        assert shown["pass_rate/fabricated_claim"] == 1.0 and shown["pass_rate/repeat"] == 1.0
+
+        with FakeAnthropicServer(judge_responder) as server:
+            claude = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url,
+                                 judge_model="claude-haiku-4-5")
+            resources = {**RESOURCES, "llm": claude}
+            scored = dg.materialize([evaluation], partition_key=version, instance=instance, resources=resources,
+                                    raise_on_error=False,
+                                    run_config={"ops": {"evaluation": {"config": {"judge_review_sample": 0}}}})
+            assert metadata(scored, "evaluation")["judge"] == "anthropic / claude-haiku-4-5", "its gates may fail"
+            judged = dg.materialize([judge_probes], partition_key=version, instance=instance, resources=resources)
+        lenient = check_evaluations(judged)[PROBES_CHECK]
+        assert not lenient.passed and lenient.severity == dg.AssetCheckSeverity.WARN
+        assert lenient.description.startswith("below 0.90: fabricated_claim 0.00")
+        assert metadata(judged, "judge_probes")["pass_rate/fabricated_claim"] == 0.0

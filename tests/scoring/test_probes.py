@@ -1,0 +1,103 @@
+"""Judge probes on hand-built items: what each probe changes, when it passes, how many items it takes."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from rag_assets.golden.models import GoldenItem
+from rag_assets.llm.offline import OfflineClient
+from rag_assets.rag.models import RagResponse, RetrievedChunk
+from rag_assets.scoring.embedding import make_embedder
+from rag_assets.scoring.evaluate import evaluate
+from rag_assets.scoring.probes import (FABRICATED_CLAIM, PROBES, ProbeResult, probe_sample_size, probe_verdict,
+                                       run_probes, stratified_sample)
+
+LIMITS = "The API allows 50 requests per minute for each key."
+ROTATE = "To rotate a key, create a new key and then delete the old key."
+EXPORT = "Exports are written as CSV files to the export folder every night."
+
+
+def _item(item_id: str, question: str, kind: str = "factual") -> GoldenItem:
+    return GoldenItem(item_id, 1, kind, question, "r", (), "cv-1", "test")
+
+
+def _response(item_id: str, answer: str, *texts: str) -> RagResponse:
+    return RagResponse(item_id, answer, tuple(RetrievedChunk(f"c{n}-{item_id}", t, 1.0, n) for n, t in enumerate(texts, 1)))
+
+
+ITEMS = [_item("a", "How many requests per minute does the API allow for each key?"),
+         _item("b", "How do you rotate a key?", "procedural"),
+         _item("c", "Where are exports written every night?")]
+RESPONSES = {"a": _response("a", LIMITS, LIMITS, EXPORT), "b": _response("b", ROTATE, ROTATE, LIMITS),
+             "c": _response("c", EXPORT, EXPORT, ROTATE)}
+
+
+def test_each_probe_tells_its_expectation_apart():
+    drop, not_rise, same = (next(p for p in PROBES if p.expect == kind) for kind in ("drop", "not_rise", "same"))
+    assert drop.holds(0.8, 0.5) and not drop.holds(0.8, 0.8) and not drop.holds(0.5, 0.8)
+    assert not_rise.holds(0.8, 0.8) and not_rise.holds(0.8, 0.2) and not not_rise.holds(0.5, 0.6)
+    assert same.holds(0.7, 0.7) and not same.holds(0.7, 0.69)
+
+
+def test_the_probes_change_only_what_they_name():
+    item, response = ITEMS[0], RESPONSES["a"]
+    others = [RESPONSES["b"], RESPONSES["c"]]
+    changed = {p.name: p.change(item, response, others) for p in PROBES}
+    assert changed["fabricated_claim"].answer == f"{LIMITS} {FABRICATED_CLAIM}"
+    assert LIMITS in changed["filler"].answer and len(changed["filler"].answer) > 3 * len(LIMITS)
+    assert changed["other_answer"].answer == EXPORT, "of the other answers, the one sharing no word with the question"
+    assert [c.text for c in changed["reversed_contexts"].retrieved] == [EXPORT, LIMITS]
+    assert [c.rank for c in changed["reversed_contexts"].retrieved] == [1, 2]
+    assert {c.text for c in changed["unrelated_contexts"].retrieved} == {ROTATE}, "other items' contexts it lacks"
+    assert changed["repeat"] is response
+
+
+def test_the_offline_judge_passes_every_probe_it_can_be_tested_on():
+    client, embedder = OfflineClient(), make_embedder()
+    base = evaluate(ITEMS, RESPONSES, {}, {}, client, None, embedder, 5)
+    results, calls = run_probes(ITEMS, RESPONSES, {i.item_id: i for i in base.items}, {}, client, None, embedder, 5)
+    by_name = {r.name: r for r in results}
+    assert set(by_name) == {p.name for p in PROBES} and calls == sum(r.tested + r.judge_failures for r in results)
+    assert by_name["fabricated_claim"].tested == 3 and by_name["fabricated_claim"].pass_rate == 1.0
+    assert all(r.pass_rate == 1.0 for r in results if r.tested), [(r.name, r.failed_items) for r in results]
+
+
+def test_a_probe_below_the_minimum_fails_the_verdict_and_names_its_rate():
+    results = [ProbeResult("fabricated_claim", "faithfulness", "drop", tested=3, passed=0, failed_items=["a", "b", "c"]),
+               ProbeResult("repeat", "faithfulness", "same", tested=3, passed=3)]
+    assert probe_verdict(results, 0.9) == (False, "below 0.90: fabricated_claim 0.00")
+
+
+def test_the_verdict_passes_on_good_probes_and_never_fails_on_what_does_not_apply():
+    good = ProbeResult("repeat", "faithfulness", "same", tested=4, passed=4)
+    idle = ProbeResult("unrelated_contexts", "context_precision", "drop")
+    unanswered = ProbeResult("filler", "answer_relevance", "not_rise", judge_failures=4)
+    assert probe_verdict([good, idle], 0.9) == (
+        True, "1 of 2 probes at or above 0.90; not applicable (no item could show it): unrelated_contexts")
+    assert probe_verdict([good, unanswered], 0.9) == (False, "the judge answered no call of: filler")
+    assert math.isnan(idle.pass_rate)
+
+
+@pytest.mark.parametrize(("items", "calls", "wanted", "size"), [
+    (500, 2000, 20, 20),   # 7 probes x 20 items = 140 calls = 7% of 2,000
+    (1000, 4000, 100, 85),  # 15% of 4,000 is 600 calls: 85 items of 7 calls
+    (54, 204, 20, 10),     # 15% of 204 would be 4 items: 10 at least
+    (3, 12, 20, 3),        # never more than there are
+    (0, 0, 20, 0),
+    (500, 2000, 5, 5),
+])
+def test_the_sample_is_the_setting_or_what_15_percent_of_the_evaluations_calls_allow_but_at_least_ten(items, calls, wanted, size):
+    assert probe_sample_size(items, calls, wanted) == size
+
+
+def test_the_sample_takes_every_question_type_before_any_twice_and_leaves_out_declines_and_errors():
+    items = [_item(f"f{n}", "q?") for n in range(4)] + [_item("p0", "q?", "procedural"),
+                                                        _item("x0", "q?", "adversarial"), _item("e0", "q?")]
+    responses = {i.item_id: _response(i.item_id, "an answer") for i in items}
+    responses["e0"] = RagResponse("e0", None, error="timeout")
+    sample = stratified_sample(items, responses, 3, "seed")
+    assert len(sample) == 3 and "p0" in {i.item_id for i in sample}
+    assert not {"x0", "e0"} & {i.item_id for i in stratified_sample(items, responses, 10, "seed")}
+    assert stratified_sample(items, responses, 3, "seed") == sample, "the same seed, the same sample"
