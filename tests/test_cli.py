@@ -68,7 +68,7 @@ def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
     again = capsys.readouterr().out
     assert "every asset is up to date" in again, "an unchanged home: nothing to run"
     headers = [line for line in again.splitlines() if re.match(r"^[a-z_]+ \[", line)]
-    assert len(headers) == 8 + 7 and all("(earlier run " in line for line in headers), "what holds, from earlier runs"
+    assert len(headers) == 9 + 7 and all("(earlier run " in line for line in headers), "what holds, from earlier runs"
 
     exports = tmp_path_factory.mktemp("exports")
     for file_format in ("jsonl", "ragas", "csv", "parquet"):

@@ -73,7 +73,7 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
     assert "FAILED production_sample.drift_faithfulness [2026-11-26]: DRIFT faithfulness:" in out
     assert "report: " in out, "the report that still holds is named"
     data = json.loads(summary.read_text(encoding="utf-8"))
-    assert len(data["checks"]) == 37 and sum(not c["passed"] for c in data["checks"]) == 3
+    assert len(data["checks"]) == 38 and sum(not c["passed"] for c in data["checks"]) == 3
     assert set(data["earlier_runs"]) == set(data["assets"]) and data["assets"]["evaluation"]
     assert (_rows(), _runs(project_env)) == (before, runs), "no LLM call, candidate, answer, score or Dagster run"
 

@@ -62,6 +62,6 @@ def probe_evaluation(store: ProbeStore, version: str, judge: LLMClient, embedder
     evaluation_calls = sum(len(judge_calls(i, responses[i.item_id], versions, i.reference_statements))
                            for i in items if i.item_id in responses and responses[i.item_id].ok)
     size = probe_sample_size(len(items), evaluation_calls, wanted)
-    sample = stratified_sample(items, responses, size, f"{version}/golden-v{run.golden_version}")
+    sample = stratified_sample(items, responses, size)
     results, calls = run_probes(sample, responses, base, versions, judge, store.llm_cache(), embedder, evaluation.k)
     return ProbeOutcome(evaluation.evaluation_id, len(sample), calls, evaluation_calls, results)

@@ -19,10 +19,10 @@ drop) does not count for that probe. The probes work for any judge: they only as
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from rag_assets.corpus.models import sha256_hex
 from rag_assets.evidence.spans import DEFAULT_MIN_OVERLAP
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.cache import LLMCache
@@ -133,22 +133,21 @@ def probe_sample_size(items: int, judge_calls: int, wanted: int = DEFAULT_SAMPLE
 
 
 def stratified_sample(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], size: int,
-                      seed: str) -> list[GoldenItem]:
-    """``size`` answered, answerable items, drawn round-robin over question types (each type shuffled by
-    ``seed``), so every type is probed before any type twice."""
+                      seed: str = "") -> list[GoldenItem]:
+    """``size`` answered, answerable items, drawn round-robin over question types, so every type is probed
+    before any type twice. Within a type the order is a hash of ``seed`` and the item id: an item stays in the
+    sample while it stays in the golden set, so later golden versions are probed on mostly the same items
+    (comparable pass rates, cached calls)."""
     usable = [i for i in items if i.question_type != ADVERSARIAL and (r := responses.get(i.item_id)) is not None
               and r.ok and r.answer]
     by_type: dict[str, list[GoldenItem]] = {}
-    for item in sorted(usable, key=lambda i: i.item_id):
+    for item in sorted(usable, key=lambda i: sha256_hex(f"{seed}|{i.item_id}")):
         by_type.setdefault(item.question_type, []).append(item)
-    rng = random.Random(seed)
-    for group in by_type.values():
-        rng.shuffle(group)
     chosen: list[GoldenItem] = []
     while len(chosen) < size and any(by_type.values()):
         for kind in sorted(by_type):
             if by_type[kind] and len(chosen) < size:
-                chosen.append(by_type[kind].pop())
+                chosen.append(by_type[kind].pop(0))
     return chosen
 
 
