@@ -27,6 +27,7 @@ from rag_assets.evidence.spans import DEFAULT_MIN_OVERLAP
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
+from rag_assets.llm.results import OFFLINE
 from rag_assets.rag.models import RagResponse
 from rag_assets.scoring.embedding import Embedder
 from rag_assets.scoring.evaluate import ADVERSARIAL, ItemScores, judge_calls, score_item
@@ -208,3 +209,12 @@ def probe_verdict(results: Sequence[ProbeResult], min_pass_rate: float) -> tuple
     if idle:
         line += f"; not applicable (no item could show it): {', '.join(idle)}"
     return not parts, line
+
+
+def self_preference(judge_provider: str, judge_model: str, generators: Mapping[str, str | None]) -> list[str]:
+    """The steps (``generators``: step -> the model that wrote its text, None when unknown) whose text the judge's
+    own model wrote: an LLM judge tends to prefer its own writing, so its figures there are suspect. The offline
+    heuristics are not a model and prefer nothing."""
+    if judge_provider == OFFLINE:
+        return []
+    return sorted(step for step, model in generators.items() if model is not None and model == judge_model)

@@ -9,7 +9,8 @@ from pathlib import Path
 import dagster as dg
 
 from rag_assets.defs.assets.evaluation import evaluation
-from rag_assets.defs.assets.probes import PROBES_CHECK, judge_probes
+from rag_assets.defs.assets.probes import PROBES_CHECK, SELF_PREFERENCE_CHECK, judge_probes
+from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.resources import RESOURCES, LLMResource
 from tests.defs.lifecycle import check_evaluations, current_version, metadata, run_job, stage_sample_review
 from tests.fakes.anthropic_server import FakeAnthropicServer
@@ -31,10 +32,10 @@ def test_the_offline_judge_passes_its_probes_and_a_lenient_claude_judge_fails_th
 
         with FakeAnthropicServer(judge_responder) as server:
             claude = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url,
-                                 judge_model="claude-haiku-4-5")
+                                 model="claude-haiku-4-5", judge_model="claude-haiku-4-5")
             resources = {**RESOURCES, "llm": claude}
-            scored = dg.materialize([evaluation], partition_key=version, instance=instance, resources=resources,
-                                    raise_on_error=False,
+            scored = dg.materialize([rag_answers, evaluation], partition_key=version, instance=instance,
+                                    resources=resources, raise_on_error=False,
                                     run_config={"ops": {"evaluation": {"config": {"judge_review_sample": 0}}}})
             assert metadata(scored, "evaluation")["judge"] == "anthropic / claude-haiku-4-5", "its gates may fail"
             judged = dg.materialize([judge_probes], partition_key=version, instance=instance, resources=resources)
@@ -42,3 +43,7 @@ def test_the_offline_judge_passes_its_probes_and_a_lenient_claude_judge_fails_th
         assert not lenient.passed and lenient.severity == dg.AssetCheckSeverity.WARN
         assert lenient.description.startswith("below 0.90: fabricated_claim 0.00")
         assert metadata(judged, "judge_probes")["pass_rate/fabricated_claim"] == 0.0
+        own = check_evaluations(judged)[SELF_PREFERENCE_CHECK]
+        assert not own.passed and own.description.startswith(
+            "the judge's model claude-haiku-4-5 also wrote rag_answers: its figures there may favour its own writing")
+        assert check_evaluations(result)[SELF_PREFERENCE_CHECK].passed, "the offline heuristics prefer nothing"

@@ -12,7 +12,7 @@ from rag_assets.rag.models import RagResponse, RetrievedChunk
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.evaluate import evaluate
 from rag_assets.scoring.probes import (FABRICATED_CLAIM, PROBES, ProbeResult, probe_sample_size, probe_verdict,
-                                       run_probes, stratified_sample)
+                                       run_probes, self_preference, stratified_sample)
 
 LIMITS = "The API allows 50 requests per minute for each key."
 ROTATE = "To rotate a key, create a new key and then delete the old key."
@@ -101,3 +101,10 @@ def test_the_sample_takes_every_question_type_before_any_twice_and_leaves_out_de
     assert len(sample) == 3 and "p0" in {i.item_id for i in sample}
     assert not {"x0", "e0"} & {i.item_id for i in stratified_sample(items, responses, 10, "seed")}
     assert stratified_sample(items, responses, 3, "seed") == sample, "the same seed, the same sample"
+
+
+def test_self_preference_names_what_the_judges_own_model_wrote_and_never_blames_the_offline_heuristics():
+    generators = {"question_candidates": "claude-sonnet-4-5", "rag_answers": "claude-haiku-4-5", "other": None}
+    assert self_preference("anthropic", "claude-haiku-4-5", generators) == ["rag_answers"]
+    assert self_preference("anthropic", "claude-opus-4-1", generators) == []
+    assert self_preference("offline", "offline-heuristics-v1", {"rag_answers": "offline-heuristics-v1"}) == []

@@ -10,12 +10,17 @@ from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
+from rag_assets.defs.reuse import last_materialization
+from rag_assets.llm.client import LLMClient
 from rag_assets.scoring.embedding import make_embedder
-from rag_assets.scoring.probes import DEFAULT_MIN_PASS_RATE, DEFAULT_SAMPLE, PROBES, probe_verdict
+from rag_assets.scoring.probes import DEFAULT_MIN_PASS_RATE, DEFAULT_SAMPLE, PROBES, probe_verdict, self_preference
 from rag_assets.settings import Settings
 from rag_assets.text.markdown import markdown_table
 
 PROBES_CHECK = "judge_probes"
+SELF_PREFERENCE_CHECK = "judge_self_preference"
+#: The assets whose text an LLM may have written, and the metadata naming its model.
+GENERATORS = ("question_candidates", "rag_answers")
 
 
 class ProbeConfig(dg.Config):
@@ -37,6 +42,21 @@ def _metadata(outcome: ProbeOutcome) -> dict[str, dg.MetadataValue]:
     }
 
 
+def _self_preference(context: dg.AssetExecutionContext, lifecycle: Lifecycle, judge: LLMClient) -> dg.AssetCheckResult:
+    """The self-preference check, from the models the generating assets' newest materializations name."""
+    generators = {}
+    for name in GENERATORS:
+        record = last_materialization(context.instance, lifecycle.key(name), context.partition_key)
+        model = record.asset_materialization.metadata.get("llm_model") if record else None
+        generators[name] = None if model is None else str(model.value)
+    same = self_preference(judge.provider, judge.model, generators)
+    return dg.AssetCheckResult(
+        check_name=SELF_PREFERENCE_CHECK, passed=not same, severity=dg.AssetCheckSeverity.WARN,
+        description=(f"the judge's model {judge.model} also wrote {' and '.join(same)}: its figures there may favour "
+                     "its own writing; set another judge_model" if same else
+                     f"the judge ({judge.provider} / {judge.model}) wrote none of what it judges"))
+
+
 @functools.cache
 def build_judge_probes(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
@@ -48,7 +68,11 @@ def build_judge_probes(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         check_specs=[dg.AssetCheckSpec(
             PROBES_CHECK, asset=lifecycle.key("judge_probes"), partitions_def=lifecycle.corpus_versions,
             description="Every probe the judge could be tested on reaches the minimum pass rate "
-                        "(RAG_ASSETS_PROBE_MIN_PASS_RATE, default 0.9).")],
+                        "(RAG_ASSETS_PROBE_MIN_PASS_RATE, default 0.9)."),
+            dg.AssetCheckSpec(
+                SELF_PREFERENCE_CHECK, asset=lifecycle.key("judge_probes"), partitions_def=lifecycle.corpus_versions,
+                description="The judge's model did not write the questions or the answers it judges (an LLM judge "
+                            "tends to prefer its own writing); a warning when it did.")],
         description=(
             "The judge of the newest evaluation, tested: a stratified sample of its items (RAG_ASSETS_PROBE_SAMPLE, "
             f"default {DEFAULT_SAMPLE}; fewer when the probes would cost over 15% of the evaluation's judge calls) "
@@ -58,8 +82,9 @@ def build_judge_probes(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @lifecycle.keyed
     def judge_probes(context: dg.AssetExecutionContext, config: ProbeConfig, store: StoreResource, llm: LLMResource):
         wanted, min_pass_rate = Settings.probe_sample(), Settings.probe_min_pass_rate()
-        outcome = probe_evaluation(store, context.partition_key, llm.judge_client(journal=store.llm_batches()),
-                                   make_embedder(config.embedder), DEFAULT_SAMPLE if wanted is None else wanted)
+        judge = llm.judge_client(journal=store.llm_batches())
+        outcome = probe_evaluation(store, context.partition_key, judge, make_embedder(config.embedder),
+                                   DEFAULT_SAMPLE if wanted is None else wanted)
         if outcome is None:
             raise dg.Failure(description=f"no evaluation of {context.partition_key} to probe yet")
         passed, description = probe_verdict(outcome.results,
@@ -67,6 +92,7 @@ def build_judge_probes(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         yield dg.MaterializeResult(metadata=_metadata(outcome))
         yield dg.AssetCheckResult(check_name=PROBES_CHECK, passed=passed, severity=dg.AssetCheckSeverity.WARN,
                                   description=description)
+        yield _self_preference(context, lifecycle, judge)
 
     return judge_probes
 
