@@ -1,4 +1,5 @@
-"""ab_comparison through Dagster: a system against itself is approved; a weaker variant is not."""
+"""ab_comparison through Dagster: the configured system against a named candidate; against itself it is
+approved, a weaker variant is not; a team's own system with no candidate named is not compared."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ from pathlib import Path
 import dagster as dg
 
 from rag_assets.defs.assets.ab import ab_comparison
-from rag_assets.defs.resources import RESOURCES
+from rag_assets.defs.resources import RESOURCES, RagSystemResource
 from tests.defs.lifecycle import check_evaluations, current_version, metadata, run_job, stage_sample_review
 
 
 def _compare(instance, version: str, candidate: dict):
-    config = {"ops": {"ab_comparison": {"config": {"current": {"name": "reference", "k": 5}, "candidate": candidate}}}}
+    config = {"ops": {"ab_comparison": {"config": {"candidate": candidate}}}}
     return dg.materialize([ab_comparison], partition_key=version, instance=instance, resources=RESOURCES,
                           run_config=config)
 
@@ -31,3 +32,23 @@ def test_a_system_against_itself_is_approved_and_a_k1_variant_is_not(project_env
         assert meta["recommendation"] in ("REJECT", "REVIEW")
         assert meta["delta_recall@5"] < 0 and "significant regression: recall@5: delta" in meta["comparison"]
         assert check_evaluations(weaker)["ab_not_rejected"].description.startswith(meta["recommendation"])
+
+
+def test_a_teams_own_system_with_no_candidate_named_is_skipped_with_the_reason(project_env: Path):
+    version = current_version()
+    stage_sample_review(version)
+    own = RagSystemResource(kind="callable", target="rag_assets.examples.callable_system:answer")
+    with dg.instance_for_test() as instance:
+        run_job(instance, "lifecycle", version)
+        result = dg.materialize([ab_comparison], partition_key=version, instance=instance,
+                                resources={**RESOURCES, "rag": own})
+        meta = metadata(result, "ab_comparison")
+        assert meta["recommendation"] == "SKIPPED" and meta["reason"].startswith(
+            "only one system is configured (rag_assets.examples.callable_system:answer): name a candidate")
+        check = check_evaluations(result)["ab_not_rejected"]
+        assert check.passed and check.description.startswith("not applicable: only one system is configured")
+        named = dg.materialize([ab_comparison], partition_key=version, instance=instance,
+                               resources={**RESOURCES, "rag": own},
+                               run_config={"ops": {"ab_comparison": {"config": {"candidate": {"name": "reference-k5"}}}}})
+        shown = metadata(named, "ab_comparison")
+        assert (shown["current"], shown["candidate"]) == ("rag_assets.examples.callable_system:answer", "reference-k5")

@@ -28,16 +28,42 @@ class SystemSpec(dg.Config):
     k: int = 5
 
 
-class ABConfig(dg.Config):
-    """The two systems (by default the reference system at k=5 against itself at k=3), k for the
-    retrieval metrics, alpha, and the tighter bound on a faithfulness drop."""
+#: What the bundled demo compares the reference system with when no candidate is named.
+DEMO_CANDIDATE = SystemSpec(name="reference-k3", k=3)
 
-    current: SystemSpec = SystemSpec(name="reference-k5")
-    candidate: SystemSpec = SystemSpec(name="reference-k3", k=3)
+
+class ABConfig(dg.Config):
+    """The candidate system to compare with the configured one (the ``rag`` resource), k for the retrieval
+    metrics, alpha, and the tighter bound on a faithfulness drop. Without a candidate, the reference system is
+    compared with itself at k=3 (the demo) and any other system is not compared."""
+
+    candidate: SystemSpec | None = None
     k: int = 5
     alpha: float = 0.05
     faithfulness_bound: float = 0.02
     embedder: str = "hashing"
+
+
+def contenders(configured: RagSystemResource, named: SystemSpec | None) -> tuple[SystemSpec, SystemSpec] | None:
+    """(current, candidate): the configured system and the named candidate; None when there is only one system
+    to compare (a team's own system and no candidate named)."""
+    default_name = f"reference-k{configured.k}" if configured.kind == "reference" else configured.target
+    current = SystemSpec(name=configured.name or default_name or configured.kind, kind=configured.kind,
+                         target=configured.target, k=configured.k)
+    if named is not None:
+        return current, named
+    if configured.kind == "reference":
+        return current, DEMO_CANDIDATE
+    return None
+
+
+def _skipped(current: RagSystemResource) -> dg.MaterializeResult:
+    reason = (f"only one system is configured ({current.name or current.target or current.kind}): name a candidate "
+              "in the ab_comparison config to compare it with")
+    return dg.MaterializeResult(
+        metadata={"recommendation": dg.MetadataValue.text("SKIPPED"), "reason": dg.MetadataValue.text(reason)},
+        check_results=[dg.AssetCheckResult(check_name=AB_CHECK, passed=True, severity=dg.AssetCheckSeverity.WARN,
+                                           description=f"not applicable: {reason}")])
 
 
 @functools.cache
@@ -58,7 +84,12 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         ),
     )
     @lifecycle.keyed
-    def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig, store: StoreResource, llm: LLMResource):
+    def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig, store: StoreResource, llm: LLMResource,
+                      rag: RagSystemResource):
+        systems = contenders(rag, config.candidate)
+        if systems is None:
+            yield _skipped(rag)
+            return
         version = context.partition_key
         golden = store.golden().latest_version([version])
         if golden is None:
@@ -71,8 +102,9 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         journal = store.llm_batches()
         judge, embedder = llm.judge_client(journal=journal), make_embedder(config.embedder)
         values = {}
-        for role, spec in (("current", config.current), ("candidate", config.candidate)):
-            resource = RagSystemResource(kind=spec.kind, target=spec.target, name=spec.name, k=spec.k)
+        for role, spec in zip(("current", "candidate"), systems):
+            resource = rag if role == "current" else RagSystemResource(kind=spec.kind, target=spec.target,
+                                                                        name=spec.name, k=spec.k)
             try:
                 system = resource.system(version, snapshot, llm.client(journal=journal), store.llm_cache(), store.index_dir())
             except (RagAssetsError, ValueError) as exc:
@@ -87,8 +119,8 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         yield dg.MaterializeResult(
             metadata={
                 "recommendation": dg.MetadataValue.text(comparison.recommendation),
-                "current": dg.MetadataValue.text(config.current.name),
-                "candidate": dg.MetadataValue.text(config.candidate.name),
+                "current": dg.MetadataValue.text(systems[0].name),
+                "candidate": dg.MetadataValue.text(systems[1].name),
                 "golden_version": dg.MetadataValue.int(golden.number),
                 "comparison": dg.MetadataValue.md(comparison.markdown()),
                 **{f"delta_{metric}": dg.MetadataValue.float(round(c.delta, 4)) for metric, c in overall.items()},
