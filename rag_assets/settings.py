@@ -58,11 +58,12 @@ def checked_iso_date(name: str, value: str) -> str:
 
 def checked_cron(name: str, value: str) -> str:
     """``value`` when it is a cron expression Dagster accepts (asked of a schedule, its public judge of cron
-    strings); else the one-line error naming ``name``."""
+    strings); else the one-line error naming ``name``. The schedule targets a selection object: the string
+    ``"*"`` is parsed by Dagster's selection grammar, which warns on the terminal of every command."""
     import dagster as dg
 
     try:
-        dg.ScheduleDefinition(name="cron_check", cron_schedule=value, target="*")
+        dg.ScheduleDefinition(name="cron_check", cron_schedule=value, target=dg.AssetSelection.all())
     except dg.DagsterInvalidDefinitionError:
         raise _bad(name, repr(value), "a cron expression", "'0 6 * * *' (or @daily)") from None
     return value
