@@ -91,7 +91,9 @@ def _positive_number(env: Mapping[str, str], name: str, kind: Callable[[str], fl
 
 
 def _checked_database_url(value: str) -> str:
-    """A URL SQLAlchemy can open (``postgres://`` is not one: it says ``postgresql+psycopg2://``).
+    """A URL SQLAlchemy can open (``postgres://`` is not one: it says ``postgresql+psycopg2://``) with a
+    driver that is installed: a bare ``postgresql://`` means psycopg 3 to SQLAlchemy, while the project
+    ships psycopg2 (``postgresql+psycopg2://``).
 
     The value is shown with its password masked, or not at all when it does not parse.
     """
@@ -103,11 +105,16 @@ def _checked_database_url(value: str) -> str:
         url = make_url(value)
     except ArgumentError:
         raise _bad(DATABASE_URL_ENV, "(not shown)", "a SQLAlchemy URL", example) from None
+    shown = repr(url.render_as_string(hide_password=True))
     try:
-        url.get_dialect()
+        dialect = url.get_dialect()
     except NoSuchModuleError:
-        raise _bad(DATABASE_URL_ENV, repr(url.render_as_string(hide_password=True)),
-                   "a SQLAlchemy URL with a known dialect", example) from None
+        raise _bad(DATABASE_URL_ENV, shown, "a SQLAlchemy URL with a known dialect", example) from None
+    try:
+        dialect.import_dbapi()
+    except ImportError as exc:
+        raise _bad(DATABASE_URL_ENV, shown, f"usable here: its driver {exc.name or dialect.driver} is not installed",
+                   example) from None
     return value
 
 

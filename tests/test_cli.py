@@ -126,6 +126,9 @@ def test_run_on_a_missing_corpus_says_so_and_exits_2(project_env: Path, tmp_path
     ("RAG_ASSETS_DATABASE_URL", "postgres://ana:s3cret@db/rag",
      "RAG_ASSETS_DATABASE_URL='postgres://ana:***@db/rag' is not a SQLAlchemy URL with a known dialect; "
      "for example RAG_ASSETS_DATABASE_URL=postgresql+psycopg2://"),
+    ("RAG_ASSETS_DATABASE_URL", "postgresql://ana:s3cret@127.0.0.1/rag",
+     "RAG_ASSETS_DATABASE_URL='postgresql://ana:***@127.0.0.1/rag' is not usable here: its driver psycopg is not "
+     "installed; for example RAG_ASSETS_DATABASE_URL=postgresql+psycopg2://"),
     ("RAG_ASSETS_LLM_RPM", "fast", "RAG_ASSETS_LLM_RPM='fast' is not a whole number of requests per minute above 0"),
     ("RAG_ASSETS_ALERT_WEBHOOK", "hooks.example.com/x?token=abc", "RAG_ASSETS_ALERT_WEBHOOK=(not shown"),
     ("RAG_ASSETS_JUDGE_MIN_KAPPA", "1.2", "RAG_ASSETS_JUDGE_MIN_KAPPA='1.2' is not a number between 0 and 1; "
