@@ -19,9 +19,7 @@ from __future__ import annotations
 import ast
 import csv
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +30,7 @@ import yaml
 
 from rag_assets.corpus.models import sha256_hex
 from rag_assets.errors import RagAssetsError
+from rag_assets.files import replaced_in_one_step
 from rag_assets.golden.models import ExternalItem
 from rag_assets.text.spreadsheet import restore, write_spreadsheet_csv
 
@@ -441,21 +440,14 @@ def write_ragas_testset(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
     path = Path(path)
     suffix = _suffix(path)
     records = [_row_for_ragas(path, index, row) for index, row in enumerate(rows, start=1)]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="" if suffix == ".csv" else None) as handle:
-            if suffix == ".jsonl":
-                for record in records:
-                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            else:
-                columns = [*RAGAS_COLUMNS, *EXTRA_COLUMNS]
-                write_spreadsheet_csv(handle, columns, (
-                    [json.dumps(value, ensure_ascii=False) if isinstance(value, list) else value
-                     for value in map(record.get, columns)] for record in records))
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    with replaced_in_one_step(path, newline="" if suffix == ".csv" else None) as handle:
+        if suffix == ".jsonl":
+            for record in records:
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        else:
+            columns = [*RAGAS_COLUMNS, *EXTRA_COLUMNS]
+            write_spreadsheet_csv(handle, columns, (
+                [json.dumps(value, ensure_ascii=False) if isinstance(value, list) else value
+                 for value in map(record.get, columns)] for record in records))
 
 
