@@ -115,7 +115,8 @@ def test_run_without_a_review_fails_the_golden_checks_and_says_what_to_do(
 
 def test_run_on_a_missing_corpus_says_so_and_exits_2(project_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     assert main(["run", "--corpus", str(tmp_path / "missing")]) == 2
-    assert "does not exist" in capsys.readouterr().err
+    assert f"--corpus='{tmp_path / 'missing'}' is not an existing folder" in capsys.readouterr().err
+    assert not project_env.exists(), "a bad argument leaves no home behind"
 
 
 @pytest.mark.parametrize(("variable", "value", "expected"), [
@@ -184,3 +185,4 @@ def test_ui_starts_dagster_dev_on_the_clis_dagster_home(project_env: Path, monke
     assert Path(command[0]).name == "dagster" and Path(command[0]).exists()
     assert command[1:] == ["dev", "-m", "rag_assets.definitions"]
     assert env["DAGSTER_HOME"] == str(project_env / "dagster")
+

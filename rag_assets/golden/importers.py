@@ -37,6 +37,7 @@ from rag_assets.text.spreadsheet import restore, write_spreadsheet_csv
 __all__ = [
     "ExternalDataError",
     "RAGAS_COLUMNS",
+    "RAGAS_SUFFIXES",
     "content_id",
     "json_chunks_to_corpus",
     "question_type_from_synthesizer",
@@ -233,6 +234,8 @@ def content_id(prefix: str, question: str, reference: str) -> str:
     return f"{prefix}-{sha256_hex(chr(0).join(flat))[:16]}"
 
 RAGAS_COLUMNS = ("user_input", "reference_contexts", "reference", "synthesizer_name")
+#: The file types a ragas test set is read from and written to.
+RAGAS_SUFFIXES = (".csv", ".jsonl")
 EXTRA_COLUMNS = ("item_id", "question_type", "relevant_chunk_ids")
 
 # What we write for our own types; read back through ``question_type_from_synthesizer`` (or the
@@ -262,7 +265,7 @@ def synthesizer_for_question_type(question_type: str) -> str:
 
 def _suffix(path: Path) -> str:
     suffix = path.suffix.lower()
-    if suffix not in (".csv", ".jsonl"):
+    if suffix not in RAGAS_SUFFIXES:
         raise ExternalDataError(f"{path}: unsupported ragas test-set format '{suffix or '(none)'}': use .csv or .jsonl")
     return suffix
 
