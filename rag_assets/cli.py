@@ -239,6 +239,15 @@ def artifacts(state: RunState) -> dict[str, str]:
     return found
 
 
+def _golden_set_empty(state: RunState) -> bool:
+    """Whether the shown golden set has no item: then what fails is for want of reviewed candidates, and the
+    closing line says where they wait. A run that failed for another reason (a thresholds file, a system that
+    does not answer) is not sent to review."""
+    return any(shown.materialization.asset_key.to_user_string() == "golden_set"
+               and (items := shown.materialization.metadata.get("items")) is not None and items.value == 0
+               for shown in state.materializations)
+
+
 def _report_failures(results: Sequence[dg.ExecuteInProcessResult]) -> None:
     for result in results:
         for event in result.all_events:
@@ -307,8 +316,9 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
     with contextlib.redirect_stderr(out):
         _report_failures(results)
     if result is not None and not result.success:
-        print(f"\nrun {result.run_id} failed for corpus version {version}. If the golden set is empty, review the "
-              f"candidates in {settings.curation_root / 'outbox'} and drop the file in the inbox.", file=out)
+        hint = (f" The golden set is empty: review the candidates in {settings.curation_root / 'outbox'} and drop the "
+                "file in the inbox." if _golden_set_empty(state) else "")
+        print(f"\nrun {result.run_id} failed for corpus version {version}.{hint}", file=out)
         return 1
     if not all(r.success for r in results):
         failed = sorted({r.job_def.name for r in results if not r.success})
