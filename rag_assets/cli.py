@@ -63,10 +63,12 @@ def _instance(settings: Settings) -> dg.DagsterInstance:
     return instance
 
 
-def ui_command(settings: Settings) -> tuple[list[str], dict[str, str]]:
-    """``dagster dev`` on the code location, with the DAGSTER_HOME the CLI's runs are kept in."""
+def ui_command(settings: Settings, port: int | None = None, host: str | None = None) -> tuple[list[str], dict[str, str]]:
+    """``dagster dev`` on the code location, with the DAGSTER_HOME the CLI's runs are kept in; its webserver on
+    ``port`` and ``host`` when given (else dagster dev's own defaults, 127.0.0.1:3000)."""
     env = {**os.environ, "DAGSTER_HOME": str(_dagster_home(settings))}
-    return [str(Path(sys.executable).with_name("dagster")), "dev", "-m", "rag_assets.definitions"], env
+    where = [*(["--port", str(port)] if port else []), *(["--host", host] if host else [])]
+    return [str(Path(sys.executable).with_name("dagster")), "dev", "-m", "rag_assets.definitions", *where], env
 
 
 def _shown(entry: dg.MetadataValue) -> str | None:
@@ -463,6 +465,13 @@ def _kappa(value: str) -> float:
     return kappa
 
 
+def _port(value: str) -> int:
+    """A --port value: a TCP port number (argparse exits 2 naming the argument otherwise)."""
+    if not value.isdigit() or not 1 <= int(value) <= 65535:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a port number from 1 to 65535; e.g. --port 3000")
+    return int(value)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rag-assets", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"rag-assets {importlib.metadata.version('rag_assets')}")
@@ -502,6 +511,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus_parser.add_argument("chunks_json")
     corpus_parser.add_argument("out_dir")
     ui_parser = commands.add_parser("ui", help="start dagster dev on the runs this CLI made (its DAGSTER_HOME)")
+    ui_parser.add_argument("--port", "-p", type=_port, help="the webserver's port (default: 3000)")
+    ui_parser.add_argument("--host", help="the webserver's host (default: 127.0.0.1)")
     ui_parser.add_argument("--corpus", help=CORPUS_HELP)
     export_parser = commands.add_parser("export", help="write a golden-set version as jsonl, ragas, csv or parquet")
     export_parser.add_argument("--format", required=True, choices=["jsonl", "ragas", "csv", "parquet"],
@@ -565,7 +576,7 @@ def _command(args: argparse.Namespace) -> int:
     if getattr(args, "corpus", None):  # handed on as the setting the corpus resource, sensors and dagster dev read
         os.environ[CORPUS_ROOT_ENV] = str(Path(args.corpus).expanduser().absolute())
     if args.command == "ui":
-        command, env = ui_command(Settings.from_env())
+        command, env = ui_command(Settings.from_env(), args.port, args.host)
         print(" ".join(command), flush=True)
         os.execve(command[0], command, env)
     if args.command == "run":

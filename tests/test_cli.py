@@ -1,8 +1,10 @@
 """The README's first command, minus the install: the CLI runs the lifecycle on the sample corpus."""
 
 import json
+import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import dagster as dg
@@ -186,3 +188,24 @@ def test_ui_starts_dagster_dev_on_the_clis_dagster_home(project_env: Path, monke
     assert command[1:] == ["dev", "-m", "rag_assets.definitions"]
     assert env["DAGSTER_HOME"] == str(project_env / "dagster")
 
+
+def test_ui_hands_port_host_and_corpus_to_dagster_dev(project_env: Path, sample_corpus: Path,
+                                                     monkeypatch: pytest.MonkeyPatch):
+    """The command line the CLI would exec, without starting a server; dagster dev itself parses it (--help
+    exits once every option is known, and fails on one it does not know)."""
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    monkeypatch.delenv("RAG_ASSETS_CORPUS_ROOT")
+    execs = []
+
+    def execve(path: str, argv: list[str], env: dict[str, str]) -> None:
+        execs.append((argv, env))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(os, "execve", execve)
+    with pytest.raises(SystemExit):
+        main(["ui", "--port", "3111", "--host", "127.0.0.1", "--corpus", str(sample_corpus)])
+    ((argv, env),) = execs
+    assert argv[1:] == ["dev", "-m", "rag_assets.definitions", "--port", "3111", "--host", "127.0.0.1"]
+    assert env["RAG_ASSETS_CORPUS_ROOT"] == str(sample_corpus) and env["DAGSTER_HOME"] == str(project_env / "dagster")
+    parsed = subprocess.run([*argv, "--help"], capture_output=True, text=True, timeout=120)
+    assert parsed.returncode == 0, parsed.stderr
