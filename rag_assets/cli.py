@@ -20,11 +20,12 @@ from pathlib import Path
 
 import dagster as dg
 
+from rag_assets.cli_door import argument_problems
 from rag_assets.cli_summary import RunState, Shown, run_state, write_summary_json
 from rag_assets.cli_system import system_run_config
 from rag_assets.console import event_log
 from rag_assets.defs.orphaned_runs import fail_orphaned_runs, process_tags
-from rag_assets.errors import ConfigError
+from rag_assets.errors import RagAssetsError
 from rag_assets.settings import CORPUS_ROOT_ENV, Settings, environment_problems
 
 DESCRIPTION = ("Run the lifecycle of a RAG golden set (corpus snapshot, candidate questions, expert review, "
@@ -33,6 +34,7 @@ EPILOG = ("Settings come from environment variables (RAG_ASSETS_HOME, RAG_ASSETS
           "the README lists them all). Each is checked before anything is written.")
 
 SAMPLE_REVIEWS = "sample"
+CORPUS_HELP = f"corpus root (default: ${CORPUS_ROOT_ENV} or ./data/corpus)"
 
 
 #: The instance the CLI makes under the project home. Run monitoring fails runs that never start (a
@@ -61,10 +63,12 @@ def _instance(settings: Settings) -> dg.DagsterInstance:
     return instance
 
 
-def ui_command(settings: Settings) -> tuple[list[str], dict[str, str]]:
-    """``dagster dev`` on the code location, with the DAGSTER_HOME the CLI's runs are kept in."""
+def ui_command(settings: Settings, port: int | None = None, host: str | None = None) -> tuple[list[str], dict[str, str]]:
+    """``dagster dev`` on the code location, with the DAGSTER_HOME the CLI's runs are kept in; its webserver on
+    ``port`` and ``host`` when given (else dagster dev's own defaults, 127.0.0.1:3000)."""
     env = {**os.environ, "DAGSTER_HOME": str(_dagster_home(settings))}
-    return [str(Path(sys.executable).with_name("dagster")), "dev", "-m", "rag_assets.definitions"], env
+    where = [*(["--port", str(port)] if port else []), *(["--host", host] if host else [])]
+    return [str(Path(sys.executable).with_name("dagster")), "dev", "-m", "rag_assets.definitions", *where], env
 
 
 def _shown(entry: dg.MetadataValue) -> str | None:
@@ -148,9 +152,7 @@ def _stage_review(review: str | None, version: str, settings: Settings) -> None:
     from rag_assets.defs.resources import RESOURCES
 
     source = Path(review) if review else settings.curation_root / SAMPLE_REVIEWS / f"review-{version}.csv"
-    if not source.exists():
-        if review:
-            raise FileNotFoundError(f"review file {source} does not exist")
+    if not source.exists():  # a --review file exists (cli_door checked it); the bundled one only in a checkout
         return
     if RESOURCES["store"].curation().is_applied(file_sha256(source)):
         print(f"review file {source}: applied already")
@@ -240,6 +242,15 @@ def artifacts(state: RunState) -> dict[str, str]:
     return found
 
 
+def _golden_set_empty(state: RunState) -> bool:
+    """Whether the shown golden set has no item: then what fails is for want of reviewed candidates, and the
+    closing line says where they wait. A run that failed for another reason (a thresholds file, a system that
+    does not answer) is not sent to review."""
+    return any(shown.materialization.asset_key.to_user_string() == "golden_set"
+               and (items := shown.materialization.metadata.get("items")) is not None and items.value == 0
+               for shown in state.materializations)
+
+
 def _report_failures(results: Sequence[dg.ExecuteInProcessResult]) -> None:
     for result in results:
         for event in result.all_events:
@@ -247,16 +258,10 @@ def _report_failures(results: Sequence[dg.ExecuteInProcessResult]) -> None:
                 print(f"\nstep {event.step_key} failed: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
 
 
-def run(corpus: str | None, review: str | None, use_sample_review: bool, thresholds: str | None = None,
-        profile: str | None = None, verbose: bool = False, production: bool = True, system: dict | None = None,
+def run(review: str | None, use_sample_review: bool, thresholds: str | None = None, profile: str | None = None,
+        verbose: bool = False, production: bool = True, system: dict | None = None,
         summary_json: str | None = None) -> int:
-    if corpus:
-        os.environ[CORPUS_ROOT_ENV] = str(Path(corpus).absolute())
     settings = Settings.from_env()
-    if not settings.corpus_root.is_dir():
-        print(f"error: corpus root {settings.corpus_root} does not exist. Run rag-assets from the project folder "
-              f"(the one holding data/corpus), or pass --corpus DIR, or set {CORPUS_ROOT_ENV}.", file=sys.stderr)
-        return 2
     terminal = sys.stderr
     with event_log(settings.home, stream=verbose) as log:
         return _run(settings, review, use_sample_review, thresholds, profile, verbose, production, system, summary_json,
@@ -274,18 +279,11 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
     from rag_assets.defs.jobs import lifecycle_job
     from rag_assets.defs.partitions import corpus_versions
     from rag_assets.defs.resources import RESOURCES
-    from rag_assets.errors import RagAssetsError, StoreUnavailable
     from rag_assets.store.lock import store_run_lock
 
-    try:
-        version = _plan_version()
-        if review or use_sample_review:
-            _stage_review(review, version, settings)
-    except StoreUnavailable:
-        raise  # told by main, after the event log is closed
-    except (RagAssetsError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=out)
-        return 2
+    version = _plan_version()  # an empty corpus, or a store that cannot be used, is told by main
+    if review or use_sample_review:
+        _stage_review(review, version, settings)
     # one run per store at a time: a second one says so in one line and waits (see rag_assets.store.lock)
     with store_run_lock(RESOURCES["store"].engine(), lambda line: print(line, file=out)):
         instance = _instance(settings)
@@ -321,8 +319,9 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
     with contextlib.redirect_stderr(out):
         _report_failures(results)
     if result is not None and not result.success:
-        print(f"\nrun {result.run_id} failed for corpus version {version}. If the golden set is empty, review the "
-              f"candidates in {settings.curation_root / 'outbox'} and drop the file in the inbox.", file=out)
+        hint = (f" The golden set is empty: review the candidates in {settings.curation_root / 'outbox'} and drop the "
+                "file in the inbox." if _golden_set_empty(state) else "")
+        print(f"\nrun {result.run_id} failed for corpus version {version}.{hint}", file=out)
         return 1
     if not all(r.success for r in results):
         failed = sorted({r.job_def.name for r in results if not r.success})
@@ -376,13 +375,13 @@ def import_golden(path: str, file_format: str, chunks: str | None) -> int:
     from rag_assets.golden.pinning import pin_external_items
     from rag_assets.curation.inbox import file_sha256
 
-    if file_format == "anthropic_docs" and not chunks:
-        print("error: --chunks (the corpus chunks JSON) is needed for the anthropic_docs format", file=sys.stderr)
-        return 2
     items = (read_anthropic_docs_dataset(Path(path), Path(chunks)) if file_format == "anthropic_docs"
              else read_ragas_testset(Path(path)))
-    version = _plan_version()
     store = RESOURCES["store"]
+    if not store.made():
+        print(f"error: {store.describe()} holds no corpus snapshot yet; run `rag-assets run` first", file=sys.stderr)
+        return 2
+    version = _plan_version()
     snapshot_chunks = store.corpus().snapshot_chunks(version)
     if not snapshot_chunks:
         print(f"error: corpus version {version} has no snapshot yet; run `rag-assets run` first", file=sys.stderr)
@@ -399,26 +398,22 @@ def import_golden(path: str, file_format: str, chunks: str | None) -> int:
 def export(file_format: str, number: int | None, out: str | None) -> int:
     """Write a golden-set version (the newest by default) in one of the export formats."""
     from rag_assets.defs.resources import RESOURCES
-    from rag_assets.errors import ConfigError
     from rag_assets.golden.export import FORMATS, write_golden
 
     store = RESOURCES["store"]
-    versions = {v.number: v for v in store.golden().versions()}
+    versions = {v.number: v for v in store.golden().versions()} if store.made() else {}
     if not versions or (number is not None and number not in versions):
         known = f"versions: {', '.join(map(str, versions))}" if versions else "no version yet; run `rag-assets run`"
-        print(f"error: no golden-set version {number or ''} in {store.describe()} ({known})", file=sys.stderr)
+        wanted = "version" if number is None else f"version {number}"
+        print(f"error: no golden-set {wanted} in {store.describe()} ({known})", file=sys.stderr)
         return 2
     chosen = versions[number if number is not None else max(versions)]
     items = store.golden().version_items(chosen.number)
     ids = {r.chunk_id for item in items for r in item.relevant_chunks}
     texts = {chunk_id: text for chunk_id, (_, text) in store.corpus().chunk_texts(ids).items()}
     target = Path(out) if out else Path(f"golden-v{chosen.number}{FORMATS[file_format]}")
-    try:
-        write_golden(items, target, file_format, texts,
-                     store.corpus().evidence_texts({e for item in items for e in item.evidence}))
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    write_golden(items, target, file_format, texts,
+                 store.corpus().evidence_texts({e for item in items for e in item.evidence}))
     print(f"golden set v{chosen.number} ({len(items)} items, corpus {chosen.corpus_version}) written to {target}")
     return 0
 
@@ -449,15 +444,10 @@ def calibrate(path: str, embedder: str, min_kappa: float | None = None) -> int:
     """Print the configured judge's agreement with a labelled file (rag_assets.scoring.calibration); exit 1
     when ``min_kappa`` is given and a labelled metric's kappa is under it."""
     from rag_assets.defs.resources import RESOURCES
-    from rag_assets.errors import RagAssetsError
     from rag_assets.scoring.calibration import calibrate as run_calibration
 
-    try:
-        report = run_calibration(Path(path), RESOURCES["llm"].judge_client(), embedder=embedder,
-                                 cache=RESOURCES["store"].llm_cache())
-    except RagAssetsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    report = run_calibration(Path(path), RESOURCES["llm"].judge_client(), embedder=embedder,
+                             cache=RESOURCES["store"].llm_cache())
     print(report.markdown())
     failed = report.below(min_kappa) if min_kappa is not None else []
     for reason in failed:
@@ -476,12 +466,19 @@ def _kappa(value: str) -> float:
     return kappa
 
 
+def _port(value: str) -> int:
+    """A --port value: a TCP port number (argparse exits 2 naming the argument otherwise)."""
+    if not value.isdigit() or not 1 <= int(value) <= 65535:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a port number from 1 to 65535; e.g. --port 3000")
+    return int(value)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rag-assets", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"rag-assets {importlib.metadata.version('rag_assets')}")
     commands = parser.add_subparsers(dest="command", required=True)
     run_parser = commands.add_parser("run", help="run the lifecycle job on the corpus and print a summary")
-    run_parser.add_argument("--corpus", help=f"corpus root (default: ${CORPUS_ROOT_ENV} or ./data/corpus)")
+    run_parser.add_argument("--corpus", help=CORPUS_HELP)
     run_parser.add_argument("--review", help="a reviewed file to import in this run")
     run_parser.add_argument("--no-review", action="store_true",
                             help="do not stage the bundled simulated review of the sample corpus")
@@ -500,10 +497,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_parser.add_argument("--summary-json", metavar="FILE", help="also write the summary as JSON (for CI)")
     simulate_parser = commands.add_parser("simulate-review", help="decide the review queue as a simulated expert")
     simulate_parser.add_argument("--out", help="where to write the reviewed CSV (default: the bundled sample path)")
+    simulate_parser.add_argument("--corpus", help=CORPUS_HELP)
     import_parser = commands.add_parser("import-golden", help="import an existing golden set as accepted items")
     import_parser.add_argument("path")
     import_parser.add_argument("--format", required=True, choices=["anthropic_docs", "ragas"], dest="file_format")
     import_parser.add_argument("--chunks", help="anthropic_docs format: the corpus chunks JSON")
+    import_parser.add_argument("--corpus", help=CORPUS_HELP)
     calibrate_parser = commands.add_parser("calibrate", help="check the configured judge against labelled answers (JSONL)")
     calibrate_parser.add_argument("path")
     calibrate_parser.add_argument("--embedder", default="hashing", help="as the evaluation config's embedder")
@@ -512,7 +511,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus_parser = commands.add_parser("corpus-from-json", help="turn a pre-chunked JSON corpus into a corpus folder")
     corpus_parser.add_argument("chunks_json")
     corpus_parser.add_argument("out_dir")
-    commands.add_parser("ui", help="start dagster dev on the runs this CLI made (its DAGSTER_HOME)")
+    ui_parser = commands.add_parser("ui", help="start dagster dev on the runs this CLI made (its DAGSTER_HOME)")
+    ui_parser.add_argument("--port", "-p", type=_port, help="the webserver's port (default: 3000)")
+    ui_parser.add_argument("--host", help="the webserver's host (default: 127.0.0.1)")
+    ui_parser.add_argument("--corpus", help=CORPUS_HELP)
     export_parser = commands.add_parser("export", help="write a golden-set version as jsonl, ragas, csv or parquet")
     export_parser.add_argument("--format", required=True, choices=["jsonl", "ragas", "csv", "parquet"],
                                dest="file_format")
@@ -523,19 +525,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     compare_parser.add_argument("eval_b")
     compare_parser.add_argument("--out", help="write the markdown here instead of printing it")
     args = parser.parse_args(argv)
-    problems = environment_problems()
+    problems = environment_problems() or argument_problems(args, Settings.from_env())
     if problems:
         for problem in problems:
             print(f"error: {problem}", file=sys.stderr)
         return 2
     try:
         return _command(args)
-    except Exception as exc:  # only the faults of the machine are told in one line; anything else re-raises
+    except Exception as exc:  # faults of the machine (exit 1) and of the input (exit 2) in one line; others re-raise
         problem = machine_problem(exc)
-        if problem is None:
-            raise
-        print(f"error: {problem}", file=sys.stderr)
-        return 1
+        if problem is not None:
+            print(f"error: {problem}", file=sys.stderr)
+            return 1
+        if isinstance(exc, RagAssetsError):  # found once read: a row of a file, an empty corpus, a bad --system
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        raise
 
 
 _WRITABLE = "set RAG_ASSETS_HOME (or the setting that names it) to a writable folder"
@@ -569,17 +574,15 @@ def machine_problem(exc: BaseException) -> str | None:
 
 def _command(args: argparse.Namespace) -> int:
     """The chosen subcommand, once every setting is known to be usable."""
+    if getattr(args, "corpus", None):  # handed on as the setting the corpus resource, sensors and dagster dev read
+        os.environ[CORPUS_ROOT_ENV] = str(Path(args.corpus).expanduser().absolute())
     if args.command == "ui":
-        command, env = ui_command(Settings.from_env())
+        command, env = ui_command(Settings.from_env(), args.port, args.host)
         print(" ".join(command), flush=True)
         os.execve(command[0], command, env)
     if args.command == "run":
-        try:
-            system = system_run_config(args.system, args.system_url, args.system_header)
-        except ConfigError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        return run(args.corpus, args.review, not args.no_review, args.thresholds, args.profile, args.verbose,
+        system = system_run_config(args.system, args.system_url, args.system_header)
+        return run(args.review, not args.no_review, args.thresholds, args.profile, args.verbose,
                    not args.no_production, system, args.summary_json)
     if args.command == "simulate-review":
         return simulate(args.out)

@@ -12,10 +12,12 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
+from urllib.parse import urlsplit
 
 from rag_assets.errors import ConfigError
 from rag_assets.rag.adapters import load_target
 from rag_assets.rag.http_transport import refuse_url_credentials
+from rag_assets.settings import bad_value
 
 _HEADER = re.compile(r"^([A-Za-z0-9!#$%&'*+.^_`|~-]+)=([A-Za-z_][A-Za-z0-9_]*)$")
 
@@ -62,6 +64,9 @@ def system_run_config(target: str | None, url: str | None, headers: Sequence[str
         config: dict = {"kind": "callable", "target": target}
     elif url:
         refuse_url_credentials(url, "--system-url", "--system-header Authorization=VARIABLE (sends $VARIABLE's value)")
+        parts = urlsplit(url)  # shown only now: it holds no credential
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise bad_value("--system-url", repr(url), "an http(s) URL", "http://127.0.0.1:8000/answer")
         config = {"kind": "http", "target": url}
         if headers:
             config["headers"] = header_templates(headers, environ)

@@ -1,4 +1,5 @@
-"""Read a file found by a folder walk (the corpus root, the curation inbox) without following links.
+"""Read a file found by a folder walk (the corpus root, the curation inbox) without following links, and
+replace an output file (an export) in one step.
 
 A walk that skips symbolic links is not enough: between the walk and the read, a file can be
 replaced by a link to a file the reader may read and the owner of the folder may not (a 0600
@@ -11,10 +12,14 @@ an ``OSError`` whose ``strerror`` says why in words a skipped-file list or an er
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import secrets
 import stat
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 LINK_REASON = "symbolic link; links are not followed"
 
@@ -64,3 +69,26 @@ def is_regular_file(path: Path) -> bool:
         return stat.S_ISREG(path.lstat().st_mode)
     except OSError:
         return False
+
+
+@contextlib.contextmanager
+def replaced_in_one_step(path: Path, encoding: str = "utf-8", newline: str | None = None) -> Iterator[TextIO]:
+    """A text file to write whose content replaces ``path`` when the block ends, so a reader never sees half of
+    it; on an error it is removed and ``path`` is left as it was.
+
+    The temporary file is created with mode 0666 less the umask, as ``open`` creates a file (0644 under the
+    usual umask 022): ``tempfile`` makes it 0600, which the replace would keep, leaving an export unreadable to
+    the group that shares the folder.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        with os.fdopen(descriptor, "w", encoding=encoding, newline=newline) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise

@@ -44,8 +44,9 @@ DEFAULT_PRODUCTION_START = "2026-01-01"
 SQLITE_FILE_NAME = "rag_assets.db"
 
 
-def _bad(name: str, shown: str, expected: str, example: str) -> ConfigError:
-    """The one-line message of every bad setting: the variable, its value, what it takes, an example."""
+def bad_value(name: str, shown: str, expected: str, example: str) -> ConfigError:
+    """The one-line message of every bad setting or option: the variable (or ``--option``, which argparse also
+    takes as ``--option=value``), its value, what it takes, an example."""
     return ConfigError(f"{name}={shown} is not {expected}; for example {name}={example}")
 
 
@@ -54,19 +55,20 @@ def checked_iso_date(name: str, value: str) -> str:
     try:
         dt.date.fromisoformat(value)
     except ValueError:
-        raise _bad(name, repr(value), "an ISO date (YYYY-MM-DD)", DEFAULT_PRODUCTION_START) from None
+        raise bad_value(name, repr(value), "an ISO date (YYYY-MM-DD)", DEFAULT_PRODUCTION_START) from None
     return value
 
 
 def checked_cron(name: str, value: str) -> str:
     """``value`` when it is a cron expression Dagster accepts (asked of a schedule, its public judge of cron
-    strings); else the one-line error naming ``name``."""
+    strings); else the one-line error naming ``name``. The schedule targets a selection object: the string
+    ``"*"`` is parsed by Dagster's selection grammar, which warns on the terminal of every command."""
     import dagster as dg
 
     try:
-        dg.ScheduleDefinition(name="cron_check", cron_schedule=value, target="*")
+        dg.ScheduleDefinition(name="cron_check", cron_schedule=value, target=dg.AssetSelection.all())
     except dg.DagsterInvalidDefinitionError:
-        raise _bad(name, repr(value), "a cron expression", "'0 6 * * *' (or @daily)") from None
+        raise bad_value(name, repr(value), "a cron expression", "'0 6 * * *' (or @daily)") from None
     return value
 
 
@@ -80,9 +82,9 @@ def _env_number(env: Mapping[str, str], name: str, kind: Callable[[str], float],
     try:
         number = kind(value)
     except ValueError:
-        raise _bad(name, repr(value), expected, example) from None
+        raise bad_value(name, repr(value), expected, example) from None
     if not accepts(number):
-        raise _bad(name, repr(value), expected, example)
+        raise bad_value(name, repr(value), expected, example)
     return number
 
 
@@ -92,7 +94,9 @@ def _positive_number(env: Mapping[str, str], name: str, kind: Callable[[str], fl
 
 
 def _checked_database_url(value: str) -> str:
-    """A URL SQLAlchemy can open (``postgres://`` is not one: it says ``postgresql+psycopg2://``).
+    """A URL SQLAlchemy can open (``postgres://`` is not one: it says ``postgresql+psycopg2://``) with a
+    driver that is installed: a bare ``postgresql://`` means psycopg 3 to SQLAlchemy, while the project
+    ships psycopg2 (``postgresql+psycopg2://``).
 
     The value is shown with its password masked, or not at all when it does not parse.
     """
@@ -103,12 +107,17 @@ def _checked_database_url(value: str) -> str:
     try:
         url = make_url(value)
     except ArgumentError:
-        raise _bad(DATABASE_URL_ENV, "(not shown)", "a SQLAlchemy URL", example) from None
+        raise bad_value(DATABASE_URL_ENV, "(not shown)", "a SQLAlchemy URL", example) from None
+    shown = repr(url.render_as_string(hide_password=True))
     try:
-        url.get_dialect()
+        dialect = url.get_dialect()
     except NoSuchModuleError:
-        raise _bad(DATABASE_URL_ENV, repr(url.render_as_string(hide_password=True)),
-                   "a SQLAlchemy URL with a known dialect", example) from None
+        raise bad_value(DATABASE_URL_ENV, shown, "a SQLAlchemy URL with a known dialect", example) from None
+    try:
+        dialect.import_dbapi()
+    except ImportError as exc:
+        raise bad_value(DATABASE_URL_ENV, shown, f"usable here: its driver {exc.name or dialect.driver} is not installed",
+                   example) from None
     return value
 
 
@@ -123,16 +132,16 @@ def _checked_report_url(value: str) -> str:
     try:
         get_filesystem_class(protocol)
     except ValueError:
-        raise _bad(REPORT_URL_ENV, shown, "a URL with a protocol fsspec knows", example) from None
+        raise bad_value(REPORT_URL_ENV, shown, "a URL with a protocol fsspec knows", example) from None
     except ImportError as exc:
-        raise _bad(REPORT_URL_ENV, shown, f"usable here ({exc})", example) from None
+        raise bad_value(REPORT_URL_ENV, shown, f"usable here ({exc})", example) from None
     return value
 
 
 def _checked_celery_broker(value: str) -> str:
     """A broker URL celery can reach: Redis or AMQP (the backend defaults depend on which)."""
     if not value.startswith(("redis://", "rediss://", "amqp://", "amqps://", "pyamqp://")):
-        raise _bad(CELERY_BROKER_ENV, "(not shown: it may hold a password)", "a redis:// or amqp:// URL",
+        raise bad_value(CELERY_BROKER_ENV, "(not shown: it may hold a password)", "a redis:// or amqp:// URL",
                    "redis://host:6379/0")
     return value
 
@@ -182,14 +191,14 @@ class Settings:
         except ValueError:
             amount = -1.0
         if not amount >= 0:
-            raise _bad(MAX_COST_ENV, repr(value), "a number of US dollars >= 0", "10")
+            raise bad_value(MAX_COST_ENV, repr(value), "a number of US dollars >= 0", "10")
         return amount
 
     @staticmethod
     def alert_webhook(environ: Mapping[str, str] | None = None) -> str | None:
         value = (os.environ if environ is None else environ).get(ALERT_WEBHOOK_ENV) or None
         if value and not value.startswith(("http://", "https://")):
-            raise _bad(ALERT_WEBHOOK_ENV, "(not shown: it may hold a token)", "an http(s) URL",
+            raise bad_value(ALERT_WEBHOOK_ENV, "(not shown: it may hold a token)", "an http(s) URL",
                        "https://hooks.example.com/T000/B000")
         return value
 
@@ -249,7 +258,7 @@ class Settings:
         """WARN (the default) or ERROR: how a failed judge_agreement check counts."""
         value = (os.environ if environ is None else environ).get(JUDGE_SEVERITY_ENV) or "WARN"
         if value.upper() not in ("WARN", "ERROR"):
-            raise _bad(JUDGE_SEVERITY_ENV, repr(value), "WARN or ERROR", "ERROR")
+            raise bad_value(JUDGE_SEVERITY_ENV, repr(value), "WARN or ERROR", "ERROR")
         return value.upper()
 
     @staticmethod

@@ -1,8 +1,10 @@
 """The README's first command, minus the install: the CLI runs the lifecycle on the sample corpus."""
 
 import json
+import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import dagster as dg
@@ -115,7 +117,8 @@ def test_run_without_a_review_fails_the_golden_checks_and_says_what_to_do(
 
 def test_run_on_a_missing_corpus_says_so_and_exits_2(project_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     assert main(["run", "--corpus", str(tmp_path / "missing")]) == 2
-    assert "does not exist" in capsys.readouterr().err
+    assert f"--corpus='{tmp_path / 'missing'}' is not an existing folder" in capsys.readouterr().err
+    assert not project_env.exists(), "a bad argument leaves no home behind"
 
 
 @pytest.mark.parametrize(("variable", "value", "expected"), [
@@ -126,6 +129,9 @@ def test_run_on_a_missing_corpus_says_so_and_exits_2(project_env: Path, tmp_path
     ("RAG_ASSETS_DATABASE_URL", "postgres://ana:s3cret@db/rag",
      "RAG_ASSETS_DATABASE_URL='postgres://ana:***@db/rag' is not a SQLAlchemy URL with a known dialect; "
      "for example RAG_ASSETS_DATABASE_URL=postgresql+psycopg2://"),
+    ("RAG_ASSETS_DATABASE_URL", "postgresql://ana:s3cret@127.0.0.1/rag",
+     "RAG_ASSETS_DATABASE_URL='postgresql://ana:***@127.0.0.1/rag' is not usable here: its driver psycopg is not "
+     "installed; for example RAG_ASSETS_DATABASE_URL=postgresql+psycopg2://"),
     ("RAG_ASSETS_LLM_RPM", "fast", "RAG_ASSETS_LLM_RPM='fast' is not a whole number of requests per minute above 0"),
     ("RAG_ASSETS_ALERT_WEBHOOK", "hooks.example.com/x?token=abc", "RAG_ASSETS_ALERT_WEBHOOK=(not shown"),
     ("RAG_ASSETS_JUDGE_MIN_KAPPA", "1.2", "RAG_ASSETS_JUDGE_MIN_KAPPA='1.2' is not a number between 0 and 1; "
@@ -181,3 +187,25 @@ def test_ui_starts_dagster_dev_on_the_clis_dagster_home(project_env: Path, monke
     assert Path(command[0]).name == "dagster" and Path(command[0]).exists()
     assert command[1:] == ["dev", "-m", "rag_assets.definitions"]
     assert env["DAGSTER_HOME"] == str(project_env / "dagster")
+
+
+def test_ui_hands_port_host_and_corpus_to_dagster_dev(project_env: Path, sample_corpus: Path,
+                                                     monkeypatch: pytest.MonkeyPatch):
+    """The command line the CLI would exec, without starting a server; dagster dev itself parses it (--help
+    exits once every option is known, and fails on one it does not know)."""
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    monkeypatch.delenv("RAG_ASSETS_CORPUS_ROOT")
+    execs = []
+
+    def execve(path: str, argv: list[str], env: dict[str, str]) -> None:
+        execs.append((argv, env))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(os, "execve", execve)
+    with pytest.raises(SystemExit):
+        main(["ui", "--port", "3111", "--host", "127.0.0.1", "--corpus", str(sample_corpus)])
+    ((argv, env),) = execs
+    assert argv[1:] == ["dev", "-m", "rag_assets.definitions", "--port", "3111", "--host", "127.0.0.1"]
+    assert env["RAG_ASSETS_CORPUS_ROOT"] == str(sample_corpus) and env["DAGSTER_HOME"] == str(project_env / "dagster")
+    parsed = subprocess.run([*argv, "--help"], capture_output=True, text=True, timeout=120)
+    assert parsed.returncode == 0, parsed.stderr

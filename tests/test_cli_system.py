@@ -93,9 +93,10 @@ def test_an_unreachable_endpoint_errs_on_every_item_and_the_error_budget_stops_t
         checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     summary = tmp_path / "summary.json"
     code = main(["run", "--no-production", "--system-url", "http://127.0.0.1:9/rag", "--summary-json", str(summary)])
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     data = json.loads(summary.read_text())
     assert code == 1 and "evaluation" not in data["assets"]
+    assert "failed for corpus version" in err and "review the candidates" not in err, "the golden set is not empty"
     (rag,) = data["assets"]["rag_answers"].values()
     assert (rag["system"], rag["answered"], rag["errors"]) == ("http://127.0.0.1:9/rag", 0, 54)
     budget = next(c for c in data["checks"] if c["check"] == "rag_answers_error_budget")

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import dagster as dg
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.curation.inbox import CurationFolders
@@ -71,6 +71,12 @@ class StoreResource(dg.ConfigurableResource):
 
     def describe(self) -> str:
         return describe_url(self.settings().store_url)
+
+    def made(self) -> bool:
+        """False for a SQLite store whose file is not there yet: a command that only reads says there is nothing
+        to read, instead of making an empty store to find out. A server's database is taken to be there."""
+        url = make_url(self.settings().store_url)
+        return url.get_backend_name() != "sqlite" or not url.database or Path(url.database).exists()
 
     def corpus(self) -> SqlCorpusRepository:
         return SqlCorpusRepository(self.engine())

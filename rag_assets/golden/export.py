@@ -12,13 +12,13 @@ import csv
 import io
 import json
 import os
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from rag_assets.corpus.models import ChunkRef
 from rag_assets.errors import ConfigError
 from rag_assets.evidence.spans import EvidenceSpan
+from rag_assets.files import replaced_in_one_step
 from rag_assets.golden.importers import ExternalDataError, restored, write_ragas_testset
 from rag_assets.golden.models import GoldenItem
 from rag_assets.text.spreadsheet import write_spreadsheet_csv
@@ -29,11 +29,8 @@ GOLDEN_COLUMNS = ("item_id", "revision", "question_type", "question", "reference
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+    with replaced_in_one_step(path, newline="") as out:
         out.write(text)
-    os.replace(temp, path)
 
 
 def golden_records(items: Sequence[GoldenItem]) -> list[dict]:

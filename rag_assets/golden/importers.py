@@ -19,9 +19,7 @@ from __future__ import annotations
 import ast
 import csv
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,12 +30,14 @@ import yaml
 
 from rag_assets.corpus.models import sha256_hex
 from rag_assets.errors import RagAssetsError
+from rag_assets.files import replaced_in_one_step
 from rag_assets.golden.models import ExternalItem
 from rag_assets.text.spreadsheet import restore, write_spreadsheet_csv
 
 __all__ = [
     "ExternalDataError",
     "RAGAS_COLUMNS",
+    "RAGAS_SUFFIXES",
     "content_id",
     "json_chunks_to_corpus",
     "question_type_from_synthesizer",
@@ -234,6 +234,8 @@ def content_id(prefix: str, question: str, reference: str) -> str:
     return f"{prefix}-{sha256_hex(chr(0).join(flat))[:16]}"
 
 RAGAS_COLUMNS = ("user_input", "reference_contexts", "reference", "synthesizer_name")
+#: The file types a ragas test set is read from and written to.
+RAGAS_SUFFIXES = (".csv", ".jsonl")
 EXTRA_COLUMNS = ("item_id", "question_type", "relevant_chunk_ids")
 
 # What we write for our own types; read back through ``question_type_from_synthesizer`` (or the
@@ -263,7 +265,7 @@ def synthesizer_for_question_type(question_type: str) -> str:
 
 def _suffix(path: Path) -> str:
     suffix = path.suffix.lower()
-    if suffix not in (".csv", ".jsonl"):
+    if suffix not in RAGAS_SUFFIXES:
         raise ExternalDataError(f"{path}: unsupported ragas test-set format '{suffix or '(none)'}': use .csv or .jsonl")
     return suffix
 
@@ -441,21 +443,14 @@ def write_ragas_testset(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
     path = Path(path)
     suffix = _suffix(path)
     records = [_row_for_ragas(path, index, row) for index, row in enumerate(rows, start=1)]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="" if suffix == ".csv" else None) as handle:
-            if suffix == ".jsonl":
-                for record in records:
-                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            else:
-                columns = [*RAGAS_COLUMNS, *EXTRA_COLUMNS]
-                write_spreadsheet_csv(handle, columns, (
-                    [json.dumps(value, ensure_ascii=False) if isinstance(value, list) else value
-                     for value in map(record.get, columns)] for record in records))
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    with replaced_in_one_step(path, newline="" if suffix == ".csv" else None) as handle:
+        if suffix == ".jsonl":
+            for record in records:
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        else:
+            columns = [*RAGAS_COLUMNS, *EXTRA_COLUMNS]
+            write_spreadsheet_csv(handle, columns, (
+                [json.dumps(value, ensure_ascii=False) if isinstance(value, list) else value
+                 for value in map(record.get, columns)] for record in records))
 
 

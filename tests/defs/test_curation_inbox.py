@@ -82,7 +82,7 @@ def test_an_import_that_failed_because_the_store_was_down_is_retried_a_bounded_n
                                               status=dg.DagsterRunStatus.STARTED, tags={"dagster/run_key": digest}))
         assert inbox_tick(instance, first.cursor).run_requests == [], "no second request while the run goes on"
         instance.delete_run(running.run_id)
-        monkeypatch.setenv("RAG_ASSETS_DATABASE_URL", "postgresql+psycopg://nobody@127.0.0.1:1/down")
+        monkeypatch.setenv("RAG_ASSETS_DATABASE_URL", "postgresql+psycopg2://nobody@127.0.0.1:1/down")
         run(first.run_requests[0], instance, expect_success=False)
         assert path.exists(), "a failure of the store leaves the file in the inbox"
 

@@ -1,0 +1,106 @@
+"""Every bad input stops at the door: exit 2 and one line naming the setting or argument, its value and an
+example of a good one, before a run starts or the store is made; no traceback, no warning on the terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rag_assets.cli import main
+
+TEAM = "team.ragas.jsonl"  # a ragas test set that exists, in the test's folder
+THRESHOLDS = "gates.yaml"  # a thresholds file with a minimum out of range
+# (environment, arguments, the line's start); {tmp} is the test's folder, also the current one; an
+# environment value of None unsets the variable.
+BAD_INPUTS = [
+    ({"RAG_ASSETS_MAX_COST_USD": "-1"}, ["run"],
+     "RAG_ASSETS_MAX_COST_USD='-1' is not a number of US dollars >= 0; for example RAG_ASSETS_MAX_COST_USD=10"),
+    ({"RAG_ASSETS_HOME": "/proc/forbidden"}, ["run"],
+     "RAG_ASSETS_HOME='/proc/forbidden' is not a folder that can be made here (No such file or directory); "
+     "for example RAG_ASSETS_HOME=~/.rag_assets"),
+    ({"RAG_ASSETS_DATABASE_URL": "postgresql://u@127.0.0.1/db"}, ["run"],
+     "RAG_ASSETS_DATABASE_URL='postgresql://u@127.0.0.1/db' is not usable here: its driver psycopg is not installed; "
+     "for example RAG_ASSETS_DATABASE_URL=postgresql+psycopg2://"),
+    ({}, ["import-golden", "missing.jsonl", "--format", "ragas"],
+     "import-golden path 'missing.jsonl' is not an existing file; for example rag-assets import-golden "),
+    ({"RAG_ASSETS_CORPUS_ROOT": None}, ["import-golden", TEAM, "--format", "ragas"],
+     "corpus root {tmp}/data/corpus does not exist. Run rag-assets from the project folder (the one holding "
+     "data/corpus), or pass --corpus DIR, or set RAG_ASSETS_CORPUS_ROOT; for example --corpus="),
+    ({}, ["import-golden", TEAM, "--format", "ragas", "--corpus", "docs"],
+     "--corpus='docs' is not an existing folder; for example --corpus=data/corpus"),
+    ({"RAG_ASSETS_CORPUS_ROOT": "{tmp}/docs"}, ["simulate-review"],
+     "RAG_ASSETS_CORPUS_ROOT='{tmp}/docs' is not an existing folder; for example RAG_ASSETS_CORPUS_ROOT="),
+    ({}, ["ui", "--corpus", "docs"], "--corpus='docs' is not an existing folder"),
+    ({}, ["import-golden", TEAM, "--format", "anthropic_docs"],
+     "--chunks (the corpus chunks JSON) is needed for --format anthropic_docs; for example --chunks="),
+    ({}, ["import-golden", TEAM, "--format", "anthropic_docs", "--chunks", "chunks.json"],
+     "--chunks='chunks.json' is not an existing file; for example --chunks=anthropic_docs.json"),
+    ({}, ["import-golden", "{tmp}/data.txt", "--format", "ragas"],
+     "{tmp}/data.txt: unsupported ragas test-set format '.txt': use .csv or .jsonl"),
+    ({}, ["export", "--format", "ragas", "--out", "g.ragas"],
+     "--out='g.ragas' is not a .jsonl or .csv file for --format ragas; for example --out=golden.ragas.jsonl"),
+    ({}, ["export", "--format", "ragas"], "no golden-set version in sqlite:///"),
+    ({}, ["run", "--thresholds", "missing.yaml"],
+     "--thresholds='missing.yaml' is not an existing file; for example --thresholds=gates.yaml"),
+    ({}, ["run", "--thresholds", THRESHOLDS],
+     f"--thresholds='{THRESHOLDS}': thresholds file {THRESHOLDS}, field faithfulness: expected a number in [0, 1], "
+     "got 85; for example --thresholds=gates.yaml"),
+    ({}, ["run", "--system-url", "not-a-url"],
+     "--system-url='not-a-url' is not an http(s) URL; for example --system-url=http://127.0.0.1:8000/answer"),
+    ({}, ["run", "--review", "reviewed.csv"], "--review='reviewed.csv' is not an existing file; for example --review="),
+    ({}, ["calibrate", "labelled.jsonl"], "calibrate path 'labelled.jsonl' is not an existing file; for example "),
+    ({}, ["corpus-from-json", "chunks.json", "out"], "corpus-from-json chunks_json 'chunks.json' is not an existing file"),
+]
+
+
+def _named(case: tuple) -> str:
+    env, argv, _ = case
+    return " ".join([*(f"{k}={v}" for k, v in env.items()), *argv])
+
+
+@pytest.mark.parametrize(("env", "argv", "expected"), BAD_INPUTS, ids=[_named(case) for case in BAD_INPUTS])
+def test_a_bad_input_stops_at_the_door_in_one_line(
+        project_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        recwarn: pytest.WarningsRecorder, env: dict[str, str | None], argv: list[str], expected: str):
+    folder = tmp_path / "here"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    (folder / TEAM).write_text(json.dumps({"user_input": "Why?", "reference": "Because.",
+                                           "reference_contexts": ["Because."]}) + "\n")
+    (folder / THRESHOLDS).write_text("faithfulness: 85\n")
+    (folder / "data.txt").write_text("user_input,reference\n")
+    for name, value in env.items():
+        if value is None:
+            monkeypatch.delenv(name)
+        else:
+            monkeypatch.setenv(name, value.format(tmp=folder))
+    home = Path(os.environ["RAG_ASSETS_HOME"])
+
+    code = main([arg.format(tmp=folder) for arg in argv])
+
+    captured = capsys.readouterr()
+    shown = captured.out + captured.err
+    assert code == 2 and captured.err.startswith(f"error: {expected.format(tmp=folder)}"), shown
+    assert len(shown.splitlines()) <= 3 and "Traceback" not in shown
+    terminal = [w for w in recwarn if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning))]
+    assert terminal == [], "a warning would add lines to the terminal"
+    assert not (home / "dagster").exists(), "no Dagster instance, so no run"
+    assert not (home / "rag_assets.db").exists(), "no store"
+    assert not (project_env.parent / "curation" / "inbox").exists(), "no review file staged"
+
+
+def test_the_console_script_prints_the_one_line_and_nothing_else(tmp_path: Path):
+    """The installed command, as a user types it: no warning or traceback before or after the line."""
+    script = Path(sys.executable).with_name("rag-assets")
+    env = {**os.environ, "RAG_ASSETS_HOME": str(tmp_path / "home"), "RAG_ASSETS_MAX_COST_USD": "-1"}
+    done = subprocess.run([str(script), "run"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("error: RAG_ASSETS_MAX_COST_USD='-1' is not a number of US dollars >= 0; "
+                           "for example RAG_ASSETS_MAX_COST_USD=10\n")
+    assert not (tmp_path / "home").exists()
