@@ -8,7 +8,8 @@ PLANNING_STEPS = {"plan_generation_shards", "plan_rag_shards", "plan_judge_shard
 
 
 def test_exactly_the_steps_that_call_the_llm_are_in_the_anthropic_pool():
-    for job, expected in (("lifecycle", {"generate_shard", "golden_set", "answer_shard", "judge_shard", "ab_comparison"}),
+    for job, expected in (("lifecycle", {"generate_shard", "golden_set", "answer_shard", "judge_shard", "judge_probes",
+                                         "ab_comparison"}),
                           ("production", {"production_sample"})):
         ops = list(defs.resolve_job_def(job).graph.iterate_op_defs())
         pooled = {op.name for op in ops if op.pool == LLM_POOL}
