@@ -418,6 +418,36 @@ def export(file_format: str, number: int | None, out: str | None) -> int:
     return 0
 
 
+def status() -> int:
+    """Print what the store holds (corpus versions, golden versions, the newest evaluations with their key
+    figures) and what waits for a person."""
+    from rag_assets.app.status import key_figures, store_status
+    from rag_assets.defs.resources import RESOURCES
+
+    store = RESOURCES["store"]
+    print(f"store: {store.describe()}")
+    if not store.made():
+        print("nothing yet: `rag-assets run` snapshots the corpus and starts the lifecycle")
+        return 0
+    shown = store_status(store, Settings.from_env().curation_root)
+    print(f"corpus versions ({len(shown.corpus_versions)}):")
+    for version, created, documents, chunks, root in shown.corpus_versions:
+        print(f"  {version}  {created[:19]}  {documents} documents, {chunks} chunks  {root}")
+    print(f"golden versions ({len(shown.golden_versions)}):")
+    for golden in shown.golden_versions:
+        print(f"  v{golden.number}  {golden.corpus_version}  {golden.item_count} items")
+    print(f"evaluations (newest {len(shown.evaluations)}):")
+    for record in shown.evaluations:
+        figures = " ".join(f"{m}={v:.3f}" for m, v in key_figures(record).items())
+        verdict = "passed" if record.passed else "failed"
+        print(f"  {record.evaluation_id}  {record.created_at[:19]}  {record.corpus_version}  golden v{record.golden_version}"
+              f"  {record.system_name}  {verdict}  {figures}")
+    print("waiting:" if shown.waiting else "waiting: nothing")
+    for line in shown.waiting:
+        print(f"  {line}")
+    return 0
+
+
 def compare(a_id: str, b_id: str, out: str | None) -> int:
     """Print (or write) what changed from evaluation A to evaluation B, item by item."""
     from rag_assets.defs.resources import RESOURCES
@@ -520,6 +550,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                dest="file_format")
     export_parser.add_argument("--golden-version", type=int, help="the version number (default: the newest)")
     export_parser.add_argument("--out", help="the file to write (default: golden-v<N>.<format> here)")
+    commands.add_parser("status", help="list corpus versions, golden versions, evaluations and what waits for you")
     compare_parser = commands.add_parser("compare", help="what changed from evaluation A to B, item by item")
     compare_parser.add_argument("eval_a")
     compare_parser.add_argument("eval_b")
@@ -592,6 +623,8 @@ def _command(args: argparse.Namespace) -> int:
         return import_golden(args.path, args.file_format, args.chunks)
     if args.command == "compare":
         return compare(args.eval_a, args.eval_b, args.out)
+    if args.command == "status":
+        return status()
     if args.command == "calibrate":
         return calibrate(args.path, args.embedder, args.min_kappa)
     from rag_assets.golden.importers import json_chunks_to_corpus

@@ -77,6 +77,19 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
     assert set(data["earlier_runs"]) == set(data["assets"]) and data["assets"]["evaluation"]
     assert (_rows(), _runs(project_env)) == (before, runs), "no LLM call, candidate, answer, score or Dagster run"
 
+    assert main(["status"]) == 0
+    status = capsys.readouterr().out.splitlines()
+    ((version, evaluation),) = data["assets"]["evaluation"].items()
+    assert status[0].startswith("store: sqlite:///") and status[1] == "corpus versions (1):"
+    assert status[2].startswith(f"  {version}  ") and "  49 documents, 309 chunks  " in status[2]
+    assert status[3:5] == ["golden versions (1):", f"  v1  {version}  54 items"]
+    assert status[5] == "evaluations (newest 1):" and f"  {version}  golden v1  reference  passed  " in status[6]
+    assert f"faithfulness={evaluation['faithfulness']:.3f}" in status[6]
+    pending = sum(first["queued_candidates"] for first in data["assets"]["production_sample"].values())
+    assert status[7:] == ["waiting:", f"  {pending} candidate questions of {version} have no review decision yet "
+                          f"(review file: {project_env.parent / 'curation' / 'outbox' / f'review-{version}.csv'})"], \
+        "the bundled review was applied; what production traffic queued since waits"
+
 
 def test_a_new_review_file_reruns_the_decisions_and_what_depends_on_them(
         first_run: str, project_env: Path, checkout_curation: Path, tmp_path: Path,  # noqa: F811

@@ -162,6 +162,14 @@ class SqlCorpusRepository:
             chunker=ChunkerConfig(**json.loads(row["chunker_config"])),
         )
 
+    def versions(self) -> list[tuple[str, str, int, int, str]]:
+        """Every stored snapshot, oldest first: (version id, created at in ISO form, documents, chunks, root)."""
+        query = select(SNAPSHOT.c.version_id, SNAPSHOT.c.created_at, SNAPSHOT.c.document_count, SNAPSHOT.c.chunk_count,
+                       SNAPSHOT.c.corpus_root).order_by(SNAPSHOT.c.created_at, SNAPSHOT.c.version_id)
+        with self.engine.connect() as conn:
+            return [(r.version_id, r.created_at.isoformat(timespec="seconds"), r.document_count, r.chunk_count,
+                     r.corpus_root) for r in conn.execute(query)]
+
     def latest_version(self, root: str) -> str | None:
         query = (select(SNAPSHOT.c.version_id).where(SNAPSHOT.c.corpus_root == root)
                  .order_by(SNAPSHOT.c.created_at.desc()).limit(1))

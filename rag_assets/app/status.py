@@ -1,0 +1,58 @@
+"""What a store holds and what waits for a person: the ``rag-assets status`` use case."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from rag_assets.curation.inbox import inbox_files
+from rag_assets.store.candidate_repository import SqlCandidateRepository
+from rag_assets.store.corpus_repository import SqlCorpusRepository
+from rag_assets.store.evaluation_repository import EvaluationRecord, SqlEvaluationRepository
+from rag_assets.store.golden_repository import GoldenVersion, SqlGoldenRepository
+
+#: The figures shown beside each evaluation, when it has them.
+KEY_METRICS = ("faithfulness", "answer_relevance", "context_precision", "context_recall", "hit_rate@5")
+
+
+class StatusStore(Protocol):
+    """What the status reads of the store."""
+
+    def corpus(self) -> SqlCorpusRepository: ...
+    def golden(self) -> SqlGoldenRepository: ...
+    def evaluations(self) -> SqlEvaluationRepository: ...
+    def candidates(self) -> SqlCandidateRepository: ...
+
+
+@dataclass
+class Status:
+    """Corpus versions (id, created, documents, chunks, root), golden versions, evaluations (oldest first), and
+    one line per thing that waits for a person."""
+
+    corpus_versions: list[tuple[str, str, int, int, str]]
+    golden_versions: list[GoldenVersion]
+    evaluations: list[EvaluationRecord]
+    waiting: list[str]
+
+
+def key_figures(record: EvaluationRecord) -> dict[str, float]:
+    overall = record.aggregates.get("overall", {})
+    return {m: overall[m]["mean"] for m in KEY_METRICS if isinstance(overall.get(m), dict)
+            and overall[m].get("mean") is not None}
+
+
+def store_status(store: StatusStore, curation_root: Path, limit: int = 20) -> Status:
+    """The store's newest ``limit`` evaluations and everything else it holds, and what waits: review files in
+    the inbox and candidates of the newest corpus version without a decision (production traffic adds some)."""
+    corpus_versions = store.corpus().versions()
+    waiting = [f"review file in the inbox, to import with `rag-assets run`: {path}"
+               for path in inbox_files(curation_root / "inbox")]
+    if corpus_versions:
+        newest = corpus_versions[-1][0]
+        pending = len(store.candidates().for_version(newest, status="pending"))
+        outbox = curation_root / "outbox" / f"review-{newest}.csv"
+        if pending:
+            waiting.append(f"{pending} candidate questions of {newest} have no review decision yet"
+                           + (f" (review file: {outbox})" if outbox.exists() else ""))
+    return Status(corpus_versions, store.golden().versions(), store.evaluations().history(limit=limit), waiting)
