@@ -32,9 +32,11 @@ _NOT_IN_A_SUBJECT = frozenset("that which who whom whose where when if because w
                               "they he she".split())
 _PURPOSE = re.compile(r"To (?P<goal>[a-z][\w'’-]*(?: [^,]{1,80})?), \S.{2,}")
 _CONDITION = re.compile(r"(?P<kw>If|When) (?P<cond>[^,]{5,100}), (?P<rest>\S.{2,})")
-# Words a main clause that states something (rather than tells the reader to act) may open with.
-_STATING = frozenset("the a an this that these those its their his her our no every each all some any both only "
-                     "there it they we one most many few".split())
+# Verbs an instruction opens with ("If the agent stalls, restart it."): such a condition asks what to do.
+_INSTRUCTIONS = frozenset("open click select choose use run set add remove delete enable disable go check contact make "
+                          "see read install reinstall restart try update upgrade configure create enter press wait ask "
+                          "follow exclude move rename sign copy change edit save close turn switch ensure verify "
+                          "confirm review call send increase reduce replace download upload".split())
 _VAGUE = frozenset("it this that these those they them so".split())
 _AMOUNT = re.compile(r"(?:(?:up to|at most|at least|only|about|around|approximately|more than|less than) )?"
                      r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+) (?P<unit>[KMGTP]B|[a-z]{2,}s(?: per [a-z]+)?)$")
@@ -60,10 +62,7 @@ def _condition(body: str) -> str | None:
     match = _CONDITION.fullmatch(body)
     if not match or match["cond"].split()[0].lower() in _VAGUE:
         return None
-    first = match["rest"].split()[0]
-    # "..., you need ..." or "..., open the console." (a plural noun or a verb ending in s states something)
-    told = first in ("you", "your") or (first.islower() and first not in _STATING and not first.endswith("s"))
-    happens = "should you do" if told else "happens"
+    happens = "should you do" if match["rest"].split()[0] in _INSTRUCTIONS | {"you"} else "happens"
     return f"What {happens} {match['kw'].lower()} {match['cond']}?"
 
 
