@@ -27,6 +27,7 @@ from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.llm.offline import OfflineClient
 from rag_assets.production.sampling import day_seed
 from rag_assets.rag.bm25 import index_for
+from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.models import RagQuery
 from rag_assets.rag.reference import ReferenceRagSystem
 from rag_assets.store.corpus_repository import SqlCorpusRepository
@@ -93,7 +94,7 @@ def main() -> None:
         repo = SqlCorpusRepository(get_engine(f"sqlite:///{home}/store.db"))
         outcome = snapshot_corpus(ROOT / "data" / "corpus", ChunkerConfig(), repo)
         chunks = repo.snapshot_chunks(outcome.version_id)
-        system = ReferenceRagSystem(index_for(outcome.version_id, chunks, None), K, OfflineClient(), None,
+        system = ReferenceRagSystem(index_for(outcome.version_id, SnapshotChunks.of(chunks), None), K, OfflineClient(), None,
                                     {c.chunk_id: c.doc_version for c in chunks})
         pool = review_questions()
         OUT.mkdir(parents=True, exist_ok=True)

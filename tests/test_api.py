@@ -42,18 +42,18 @@ def test_the_api_scores_a_ragas_file_with_a_callable_and_gives_the_assets_per_it
         asset = metadata(scored, "evaluation")
     result = rag_assets.evaluate(ragas, example_answer, corpus=sample_corpus)
 
-    assert result.corpus_version == version and len(result.items) == asset["items"] == 54
+    assert result.corpus_version == version and len(result.items) == asset["items"] == 48
     assert _values(result) == _stored(asset["evaluation_id"])
     again = rag_assets.evaluate(golden["export_jsonl"], "reference", corpus=sample_corpus)
     assert again.system_name == reference["system"] == "reference"
     assert _values(again) == _stored(reference["evaluation_id"]), "our export, the reference system: the lifecycle's"
     frame = result.to_pandas()
-    assert len(frame) == 54 and set(result.metrics) <= set(frame.columns) and {"failures", "rag_error"} <= set(frame.columns)
+    assert len(frame) == 48 and set(result.metrics) <= set(frame.columns) and {"failures", "rag_error"} <= set(frame.columns)
     assert frame["faithfulness"].mean() == pytest.approx(asset["faithfulness"], abs=5e-5)
     assert result.summary["judge"] == asset["judge"] == "offline (deterministic heuristics, not a model's judgment)"
     assert result.summary["metrics"]["recall@5"]["mean"] == pytest.approx(asset["recall@5"], abs=5e-5)
     page = result.write_report(tmp_path / "report.html").read_text(encoding="utf-8")
-    assert page.count('<details class="item"') == 54 and "callable_system:answer" in page
+    assert page.count('<details class="item"') == 48 and "callable_system:answer" in page
 
 
 def _values(result: EvaluationResult) -> dict[tuple[str, str], float]:

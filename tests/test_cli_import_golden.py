@@ -27,10 +27,10 @@ def test_items_imported_between_two_runs_are_in_the_next_golden_version_and_eval
     assert main(["export", "--format", "jsonl", "--out", str(out)]) == 0
     items = [json.loads(line) for line in out.read_text().splitlines()]
     imported = [i for i in items if i["item_id"].startswith("ragas:")]
-    assert len(items) == 59 and sorted(i["question"] for i in imported) == sorted(
+    assert len(items) == 53 and sorted(i["question"] for i in imported) == sorted(
         f"Asked by the team: {row['user_input']}" for row in rows)
     assets = json.loads((tmp_path / "summary.json").read_text())["assets"]
     (golden,) = assets["golden_set"].values()
     (evaluation,) = assets["evaluation"].values()
-    assert (golden["golden_version"], golden["items"], golden["added"]) == (2, 59, 5)
-    assert evaluation["items"] == 59
+    assert (golden["golden_version"], golden["items"], golden["added"]) == (2, 53, 5)
+    assert evaluation["items"] == 53

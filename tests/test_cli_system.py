@@ -29,13 +29,13 @@ def test_a_callable_in_the_current_directory_is_scored_and_the_summary_json_says
     out = capsys.readouterr().out
     data = json.loads(summary.read_text())
     (version, rag), = data["assets"]["rag_answers"].items()
-    assert (rag["system"], rag["items"], rag["answered"], rag["errors"]) == ("team_rag:windows", 54, 54, 0)
+    assert (rag["system"], rag["items"], rag["answered"], rag["errors"]) == ("team_rag:windows", 48, 48, 0)
     assert 0 <= rag["contexts_unmapped_share"] <= 0.10 and set(rag["context_mapping"]) <= {"exact", "normalised", "fuzzy", "unmapped"}
     evaluation = data["assets"]["evaluation"][version]
     assert evaluation["contexts_unmapped_share"] <= 0.10 and 0 < evaluation["recall@5"] <= 1
     checks = {(c["asset"], c["check"]): c for c in data["checks"]}
     assert checks[("rag_answers", "rag_answers_error_budget")]["passed"]
-    assert checks[("rag_answers", "rag_answers_error_budget")]["description"].startswith("0 of 54 items errored")
+    assert checks[("rag_answers", "rag_answers_error_budget")]["description"].startswith("0 of 48 items errored")
     assert all(c["partition"] == version for c in data["checks"])
     failed = sorted(name for (_, name), c in checks.items() if not c["passed"])
     assert code == (1 if failed else 0) and f"checks: {len(checks) - len(failed)} passed, {len(failed)} failed" in out
@@ -85,7 +85,7 @@ def test_a_function_that_builds_a_langchain_chain_answers_every_item(
     summary = tmp_path / "out" / "summary.json"
     main(["run", "--no-production", "--system", "team_chain:build_chain", "--summary-json", str(summary)])
     (rag,) = json.loads(summary.read_text())["assets"]["rag_answers"].values()
-    assert (rag["system"], rag["items"], rag["answered"], rag["errors"]) == ("team_chain:build_chain", 54, 54, 0)
+    assert (rag["system"], rag["items"], rag["answered"], rag["errors"]) == ("team_chain:build_chain", 48, 48, 0)
     assert rag["contexts_unmapped_share"] <= 0.10
 
 
@@ -98,10 +98,10 @@ def test_an_unreachable_endpoint_errs_on_every_item_and_the_error_budget_stops_t
     assert code == 1 and "evaluation" not in data["assets"]
     assert "failed for corpus version" in err and "review the candidates" not in err, "the golden set is not empty"
     (rag,) = data["assets"]["rag_answers"].values()
-    assert (rag["system"], rag["answered"], rag["errors"]) == ("http://127.0.0.1:9/rag", 0, 54)
+    assert (rag["system"], rag["answered"], rag["errors"]) == ("http://127.0.0.1:9/rag", 0, 48)
     budget = next(c for c in data["checks"] if c["check"] == "rag_answers_error_budget")
     assert not budget["passed"]
-    assert budget["description"].startswith("54 of 54 items errored (100.0%, budget 5.0%); http_error x54, e.g. ")
+    assert budget["description"].startswith("48 of 48 items errored (100.0%, budget 5.0%); http_error x48, e.g. ")
     assert "FAILED rag_answers.rag_answers_error_budget [" in out
 
 

@@ -16,8 +16,11 @@ from typing import Any
 from rag_assets.text.tokens import content_words, sentences
 
 DECLINE = "I cannot answer this from the documentation."
+# Words of a question's framing rather than its topic (the offline question generator's templates use them:
+# "What does the 'Limits' section explain?", "What happens if ...?"), compared after ``_norm``.
 GENERIC = frozenset({"version", "documentation", "say", "says", "said", "according", "explain", "explains",
-                     "summarize", "describe", "together", "documents", "many", "much", "differ", "compare"})
+                     "summarize", "describe", "together", "documents", "many", "much", "differ", "compare",
+                     "section", "page", "happen"})
 MIN_SUPPORT = 0.4
 _VERSION = re.compile(r"\b\d+\.\d+\b")
 

@@ -64,6 +64,9 @@ def world(store_url: str, tmp_path: Path):
 
 def _cases(version: str, good: list[dict]) -> dict[str, tuple[bytes, str]]:
     first, second = good[0], good[1]
+    plain = next(r for r in good[1:] if not any(";" in v for v in r.values()))  # splits on ';' as on ','
+    semicolon_row = _csv([plain], delimiter=";").split(b"\r\n", 1)[1]
+    found = len(next(csv.reader(io.StringIO(semicolon_row.decode("utf-8")))))
     truncated = _csv(good[:3])
     return {
         "wrong-columns.csv": (_csv(good, header=[c for c in OUTBOX_COLUMNS if c != "reviewer"]),
@@ -81,8 +84,8 @@ def _cases(version: str, good: list[dict]) -> dict[str, tuple[bytes, str]]:
         "empty.csv": (b"", "file: file is empty: no header row"),
         "latin1.csv": (_csv([{**first, "notes": "caf"}]).replace(b"caf", b"caf\xe9"),
                        "file: starts with a UTF-8 mark but is not valid UTF-8 (invalid byte at offset"),
-        "semicolon-rows.csv": (_csv([first]) + _csv([second], delimiter=";").split(b"\r\n", 1)[1],
-                               "row 3: expected 13 fields, found 3: the row splits into 13 fields on ';', but the header uses ','; save the whole file with one delimiter"),
+        "semicolon-rows.csv": (_csv([first]) + semicolon_row,
+                               f"row 3: expected 13 fields, found {found}: the row splits into 13 fields on ';', but the header uses ','; save the whole file with one delimiter"),
         "truncated.csv": (truncated[: truncated.rindex(b',"') + 12], "row 4: malformed CSV: unexpected end of data"),
         "formula.csv": (_csv([{**first, "notes": "=HYPERLINK(\"http://x\")"}]),
                         "row 2, notes: starts with '=' (a spreadsheet formula)"),

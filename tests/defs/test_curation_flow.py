@@ -17,13 +17,14 @@ from tests.defs.lifecycle import (
 
 
 def _first_review(index: int, row: dict) -> dict | None:
-    """Accept most, reject every 7th, edit every 5th (answer), leave the last five undecided."""
+    """Accept most, reject every 7th, edit every 5th (answer: prefixed, so the chunks still support it), leave
+    the last five undecided."""
     if index >= 40:
         return None
     if index % 7 == 3:
         return {"decision": "reject", "reviewer": "ana", "notes": "ambiguous"}
     if index % 5 == 1:
-        return {"decision": "edit", "edited_answer": f"Edited answer {index}.", "reviewer": "ben"}
+        return {"decision": "edit", "edited_answer": f"Edited answer: {row['reference_answer']}", "reviewer": "ben"}
     return {"decision": "Accept ", "reviewer": "ana"}
 
 
@@ -61,8 +62,9 @@ def test_round_trip_from_queue_file_to_two_golden_versions(project_env: Path):
 
         first = {r["candidate_id"]: r for r in decided}
         later = sorted(accepted - edited)
+        sharper = first[later[1]]["question"].rstrip("?") + ", exactly?"  # on the same topic: retrieval still finds it
         second = {later[0]: {"decision": "reject", "reviewer": "ana"},
-                  later[1]: {"decision": "edit", "edited_question": "A sharper question?", "reviewer": "ana"},
+                  later[1]: {"decision": "edit", "edited_question": sharper, "reviewer": "ana"},
                   rows[40]["candidate_id"]: {"decision": "accept", "reviewer": "ben"}}
         review_as_expert(version, f"review-{version}-second.csv", lambda i, row: second.get(row["candidate_id"]))
         (again,) = run_sensor_requests(instance, inbox_tick(instance, tick.cursor))
@@ -72,7 +74,7 @@ def test_round_trip_from_queue_file_to_two_golden_versions(project_env: Path):
         assert f"| {later[0]} | removed |" in meta["diff"] and f"| {later[1]} | changed |" in meta["diff"]
         assert f"| {rows[40]['candidate_id']} | added |" in meta["diff"]
         revisions = _golden(project_env).revisions(later[1])
-        assert [(r.revision, r.question) for r in revisions] == [(1, first[later[1]]["question"]), (2, "A sharper question?")]
+        assert [(r.revision, r.question) for r in revisions] == [(1, first[later[1]]["question"]), (2, sharper)]
 
 
 def _every_candidate_accepted(instance: dg.DagsterInstance, version: str) -> list[dict]:

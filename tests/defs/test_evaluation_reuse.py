@@ -58,7 +58,7 @@ def test_an_unchanged_evaluation_is_recorded_again_and_new_thresholds_score_agai
         lifecycle = run_job(instance, "lifecycle", version)
         computed = metadata(lifecycle, "evaluation")
         all_shards = [s.key for s in plan_shards(computed["items"], SHARD_SIZE)]
-        assert len(all_shards) == 6
+        assert len(all_shards) == 5
 
         resharded = _evaluate(instance, version)  # new shards are judged; the evaluation's inputs are the same
         assert _judged(resharded) == all_shards

@@ -27,7 +27,8 @@ def test_the_offline_judge_passes_its_probes_and_a_lenient_claude_judge_fails_th
         shown = metadata(result, "judge_probes")
         check = check_evaluations(result)[PROBES_CHECK]
         assert check.passed, check.description
-        assert shown["items_probed"] == 10 and shown["share_of_evaluation_calls"] == round(shown["probe_calls"] / 204, 4)
+        assert shown["items_probed"] == 10 and shown["share_of_evaluation_calls"] == round(
+            shown["probe_calls"] / shown["evaluation_judge_calls"], 4)
         assert shown["pass_rate/fabricated_claim"] == 1.0 and shown["pass_rate/repeat"] == 1.0
 
         with FakeAnthropicServer(judge_responder) as server:

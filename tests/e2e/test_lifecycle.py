@@ -69,10 +69,10 @@ def test_corpus_to_evaluation_and_a_corpus_change_through_the_webserver(tmp_path
         lap("review imported, golden set, answers and evaluation")
         golden_set = dagster.latest_materialization("golden_set", version)
         golden = golden_set["metadata"]
-        assert golden["items"] == 54 and golden["golden_version"] == 1
+        assert golden["items"] == 48 and golden["golden_version"] == 1
         meta = evaluation["metadata"]
         assert meta["judge"].startswith("offline") and 0.9 <= meta["faithfulness"] <= 1.0
-        assert meta["items"] == 54 and meta["rag_errors"] == 0
+        assert meta["items"] == 48 and meta["rag_errors"] == 0
         checks = dagster.wait_for(lambda: checks_of("evaluation", evaluation, EVALUATION_CHECKS), STEP_TIMEOUT,
                                   "every check of the evaluation's run (recorded just after its materialization)")
         assert checks == dict.fromkeys(EVALUATION_CHECKS, True)
@@ -88,7 +88,7 @@ def test_corpus_to_evaluation_and_a_corpus_change_through_the_webserver(tmp_path
             "a new corpus partition after the document changed")
         changed = dagster.wait_for(lambda: dagster.latest_materialization("golden_set", new_version), STEP_TIMEOUT,
                                    "the golden set of the new corpus version")["metadata"]
-        assert changed["stale"] >= 1 and changed["items"] == 54 - changed["stale"]
+        assert changed["stale"] >= 1 and changed["items"] == 48 - changed["stale"]
         snapshot = dagster.latest_materialization("corpus_snapshot", new_version)["metadata"]
         assert snapshot["documents_changed"] == 1
         dagster.wait_for(lambda: dagster.latest_materialization("evaluation", new_version), STEP_TIMEOUT,

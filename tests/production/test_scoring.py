@@ -50,7 +50,7 @@ def test_three_judge_calls_per_answered_query_at_the_server_and_none_on_a_rerun(
 
 
 def test_an_answer_that_contradicts_its_chunks_scores_lower_than_the_served_one():
-    [query] = [r for r in read_logs(DAY_LOG).records if r.query_id == "prod-20261120-014"]
+    [query] = [r for r in read_logs(DAY_LOG).records if r.query_id == "prod-20261120-019"]
     assert "30 days" in query.answer
     wrong = query.__class__(**{**query.__dict__, "query_id": "wrong", "answer": query.answer.replace("30 days", "90 days")})
     outcome = score_queries([query, wrong], OfflineClient(), None, HashingEmbedder())

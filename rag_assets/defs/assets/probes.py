@@ -36,6 +36,7 @@ def _metadata(outcome: ProbeOutcome) -> dict[str, dg.MetadataValue]:
         "evaluation_id": dg.MetadataValue.text(outcome.evaluation_id),
         "items_probed": dg.MetadataValue.int(outcome.sample),
         "probe_calls": dg.MetadataValue.int(outcome.probe_calls),
+        "evaluation_judge_calls": dg.MetadataValue.int(outcome.evaluation_calls),
         "share_of_evaluation_calls": dg.MetadataValue.float(round(outcome.call_share, 4)),
         **{f"pass_rate/{r.name}": dg.MetadataValue.float(r.pass_rate) for r in outcome.results if r.tested},
         "probes": dg.MetadataValue.md(markdown_table(["probe", "metric", "must", "tested", "passed", "pass rate"], rows)),
