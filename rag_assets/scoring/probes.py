@@ -88,9 +88,13 @@ def _reversed(item: GoldenItem, response: RagResponse, others: Sequence[RagRespo
 
 
 def _unrelated(item: GoldenItem, response: RagResponse, others: Sequence[RagResponse]) -> RagResponse | None:
+    """As many of the other items' contexts as this one had, those sharing the fewest words with its question
+    and reference (another item's context may well be about the same thing)."""
     mine = {c.key for c in response.retrieved} | {c.text for c in response.retrieved}
-    pool = [c for o in others for c in o.retrieved if c.key not in mine and c.text not in mine]
-    chosen = list({c.key: c for c in pool}.values())[:max(1, len(response.retrieved))]
+    pool = {c.key: c for o in others for c in o.retrieved if c.key not in mine and c.text not in mine}
+    asked = set(content_words(f"{item.question} {item.reference_answer}"))
+    ranked = sorted(pool.values(), key=lambda c: (len(asked & set(content_words(c.text))), c.key))
+    chosen = ranked[:max(1, len(response.retrieved))]
     if not chosen:
         return None
     return replace(response, retrieved=tuple(replace(c, rank=rank) for rank, c in enumerate(chosen, 1)), citations=())

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rag_assets.scoring.offline_judge.claims import _DECLINE, _is_hedge, _is_vague, _META_WORDS, _POINTER
-from rag_assets.scoring.offline_judge.question import parts, type_met
+from rag_assets.scoring.offline_judge.question import TYPED, parts, type_met
 from rag_assets.scoring.offline_judge.text import (
     _normalise, _quantities, _specifics, _split_sentences, _STOP, _strip_citations, _TIME_UNITS, _UNITS,
     _VERSION_SHAPE, _words,
@@ -146,7 +146,7 @@ def answer_relevance(inputs: Mapping[str, Any]) -> dict[str, Any]:
     for index, sentence in enumerate(informative):
         words = set(_words(_normalise(sentence)))
         elliptical = index == 0 and not words & focus and len(_new_words(sentence, asked)) <= ELLIPTICAL_WORDS and (
-            len(informative) == 1 or any(p.expects != "thing" and type_met(p, sentence, question) for p in asks))
+            len(informative) == 1 or any(p.expects in TYPED and type_met(p, sentence, question) for p in asks))
         addresses = bool(words & focus) or elliptical or (previous and bool(_CONTINUES.match(sentence)))
         statements.append((sentence, addresses, elliptical))
         previous = addresses

@@ -120,6 +120,9 @@ _MET: dict[str, Callable[[str, str], bool]] = {
     "reason": lambda s, q: _new_match(_REASON_VALUE)(s, q),
     "method": lambda s, q: _new_match(_METHOD_VALUE)(s, q),
 }
+#: The kinds of answer a statement can be checked to give (a time, a quantity...); other parts ("summarise the
+#: page", "what is X") have no value to check, so a short first sentence is not taken as their elliptical answer.
+TYPED = frozenset(_MET)
 
 
 def type_met(part: Part, statement: str, question: str) -> bool:
