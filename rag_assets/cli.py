@@ -93,6 +93,8 @@ KEY_FACTS: dict[str, tuple[str, ...]] = {
     "production_sample": ("records", "sample_size", "bad_lines", "faithfulness", "context_precision",
                           "citation_accuracy", "drift_alerts", "coverage_gaps", "queued_candidates"),
 }
+#: What a run can do for a corpus nobody has reviewed yet: snapshot it, generate candidates, queue them for review.
+REVIEW_FIRST = frozenset(dg.AssetKey(name) for name in ("corpus_snapshot", "question_candidates", "curation_queue"))
 #: How many of the newest logged days the CLI scores (each day's drift check compares with the days before).
 PRODUCTION_DAYS_SHOWN = 7
 
@@ -171,7 +173,6 @@ def _changed_assets(instance: dg.DagsterInstance, version: str, settings: Settin
     or the store applied one that Dagster never recorded (a run killed in between), golden_set when the store
     holds accepted items its last build lacks (``import-golden``), and everything when the store lacks the
     snapshot (the instance ran against another store); with all downstream of them."""
-    from rag_assets.curation.inbox import declared_corpus_version, inbox_files
     from rag_assets.definitions import defs
     from rag_assets.defs.assets.corpus import corpus_snapshot
     from rag_assets.defs.assets.curation import curated_decisions, curation_queue, decisions_unrecorded
@@ -180,14 +181,41 @@ def _changed_assets(instance: dg.DagsterInstance, version: str, settings: Settin
     from rag_assets.defs.jobs import lifecycle_job
     from rag_assets.defs.resources import RESOURCES
 
-    inbox = settings.curation_root / "inbox"
-    waiting = ((inbox.is_dir() and any(declared_corpus_version(path) == version for path in inbox_files(inbox)))
+    waiting = (_review_waiting(version, settings)
                or decisions_unrecorded(instance, curated_decisions.key, RESOURCES["store"].curation(), version))
     stored = RESOURCES["store"].corpus().get_snapshot(version) is not None
     imported = golden_set_behind(instance, golden_set.key, RESOURCES["store"], version)
     return stale_selection(instance, defs, lifecycle_job.selection, version, [
         *forced, *([curated_decisions.key, curation_queue.key] if waiting else []),
         *([golden_set.key] if imported else []), *([] if stored else [corpus_snapshot.key])])
+
+
+def _review_waiting(version: str, settings: Settings) -> bool:
+    """Whether a review file of corpus version ``version`` waits in the inbox."""
+    from rag_assets.curation.inbox import declared_corpus_version, inbox_files
+
+    inbox = settings.curation_root / "inbox"
+    return inbox.is_dir() and any(declared_corpus_version(path) == version for path in inbox_files(inbox))
+
+
+def _review_first(version: str, settings: Settings) -> bool:
+    """Whether nobody has reviewed anything for this corpus (no accepted item in its lineage, none imported) and
+    no review waits: then a run can only snapshot, generate and queue the candidates for review, and what it
+    builds on them (golden set, answers, scores) waits for the review rather than failing for want of it."""
+    from rag_assets.defs.resources import RESOURCES
+
+    store = RESOURCES["store"]
+    lineage = store.corpus().lineage(version) if store.made() else [version]
+    return not _review_waiting(version, settings) and not store.golden().accepted_items(lineage or [version])
+
+
+def _next_step(version: str, settings: Settings) -> str:
+    """What a run on a corpus nobody reviewed yet leaves to do."""
+    outbox, inbox = settings.curation_root / "outbox", settings.curation_root / "inbox"
+    return (f"\nnext step: nobody has reviewed corpus version {version} yet. Open {outbox / f'review-{version}.xlsx'} "
+            f"(or the .csv beside it), set each candidate's decision to accept, reject or edit, save it into {inbox}, "
+            "and run `rag-assets run` again: it builds the golden set from your decisions, answers and scores it. "
+            "Or `rag-assets import-golden FILE` a golden set you already have.")
 
 
 def _evaluation_config(thresholds: str | None, profile: str | None) -> dict:
@@ -291,6 +319,9 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
             instance.add_dynamic_partitions(corpus_versions.name, [version])
         selection = _changed_assets(instance, version, settings, forced=[
             *([evaluation.key] if thresholds or profile else []), *([rag_answers.key] if system else [])])
+        first_review = _review_first(version, settings)
+        if first_review:
+            selection = [key for key in selection if key in REVIEW_FIRST]
         result = defs.resolve_job_def("lifecycle").execute_in_process(
             partition_key=version, instance=instance, raise_on_error=False, asset_selection=selection,
             tags={"rag_assets/trigger": "cli", **process_tags()},
@@ -327,6 +358,8 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
         failed = sorted({r.job_def.name for r in results if not r.success})
         print(f"\na {' and a '.join(failed)} run failed (see above)", file=out)
         return 1
+    if first_review:
+        print(_next_step(version, settings))
     done = (f"run {result.run_id} succeeded for corpus version {version}" if result else
             f"nothing to run for corpus version {version} (results marked 'earlier run' still hold)")
     print(f"\n{done}" + (f"; {len(day_runs)} production days scored" if day_runs else ""))

@@ -105,15 +105,18 @@ def assert_dagster_dev_would_start_no_run(dagster_home: Path) -> None:
         assert (first.total_requested, second.total_requested) == (0, 0)
 
 
-def test_run_without_a_review_fails_the_golden_checks_and_says_what_to_do(
+def test_a_first_run_with_nothing_reviewed_queues_the_candidates_and_says_what_to_do_next(
         project_env: Path, capsys: pytest.CaptureFixture[str]):
-    assert main(["run", "--no-review"]) == 1
-    captured = capsys.readouterr()
-    assert "checks: 1 passed, 2 failed" in captured.out
-    assert "FAILED golden_set.golden_set_pinned [" in captured.out and "FAILED golden_set.golden_set_quality [" in captured.out
-    assert "production_sample" not in captured.out, "production days are scored after a successful lifecycle run"
-    assert "pending=50" in captured.out
-    assert "review the candidates in" in captured.err
+    assert main(["run", "--no-review", "--no-production"]) == 0
+    out = capsys.readouterr().out
+    table = [line.split()[0] for line in out.splitlines() if line.split(" ")[0] in KEY_FACTS]
+    assert table == ["corpus_snapshot", "question_candidates", "curation_queue"], "nothing built on no review"
+    assert "pending=50" in out and "FAILED" not in out
+    version = out.split("nobody has reviewed corpus version ")[1].split(" ")[0]
+    curation = Settings.from_env().curation_root
+    assert f"Open {curation / 'outbox' / f'review-{version}.xlsx'} (or the .csv beside it)" in out
+    assert (curation / "outbox" / f"review-{version}.xlsx").is_file()
+    assert re.fullmatch(rf"run [0-9a-f-]+ succeeded for corpus version {version}", out.splitlines()[-1])
 
 
 def test_run_on_a_missing_corpus_says_so_and_exits_2(project_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
