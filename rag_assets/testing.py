@@ -21,10 +21,21 @@ from rag_assets.scoring.thresholds import AUTO, ThresholdResult
 WORST = 3
 
 
+QUESTION_CHARS = 60  # of a question, in a failure line
+
+
+def _named(question: str, item_id: str) -> str:
+    """An item as a CI log reader knows it: by its question (cut short), with its id to find it by."""
+    shown = question if len(question) <= QUESTION_CHARS else question[:QUESTION_CHARS - 1].rstrip() + "…"
+    return f"{shown!r} ({item_id})"
+
+
 def _worst(result: EvaluationResult, metric: str, limit: int = WORST) -> str:
-    """The items with the lowest value of ``metric``, lowest first."""
+    """The items with the lowest value of ``metric``, lowest first, named by their questions."""
+    questions = {i.item_id: i.question for i in result.items}
     scored = sorted((i.values[metric], i.item_id) for i in result.outcome.items if metric in i.values)
-    return ", ".join(f"{item_id} {value:.3f}" for value, item_id in scored[:limit]) or "no item has a value"
+    return ", ".join(f"{_named(questions.get(item_id, ''), item_id)} {value:.3f}"
+                     for value, item_id in scored[:limit]) or "no item has a value"
 
 
 def _line(result: EvaluationResult, threshold: ThresholdResult) -> str:

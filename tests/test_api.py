@@ -124,15 +124,18 @@ def test_assert_quality_lists_the_failing_metrics_with_their_worst_items_and_pas
     assert str(failed.value) == (
         "RAG quality below the given thresholds (offline (deterministic heuristics, not a model's judgment)): "
         "2 of 3 metrics fail\n"
-        "  recall@5 0.500 < 0.800; worst: rotate 0.000, limits 1.000\n"
-        "  mrr@5 0.500 < 0.750; worst: rotate 0.000, limits 1.000\n"
+        "  recall@5 0.500 < 0.800; worst: 'How do I rotate a key?' (rotate) 0.000, 'What is the rate limit?' (limits) "
+        "1.000\n"
+        "  mrr@5 0.500 < 0.750; worst: 'How do I rotate a key?' (rotate) 0.000, 'What is the rate limit?' (limits) "
+        "1.000\n"
         "  not applicable (no item calls for it): temporal_faithfulness")
     thresholds = tmp_path / "thresholds.yaml"
     thresholds.write_text("faithfulness: 0.9\nhit_rate@5: 0.5\n", encoding="utf-8")
     assert_quality(result, thresholds)
     assert_quality(result, str(thresholds))
     with pytest.raises(AssertionError, match=r"^RAG quality below profile offline \(offline .*\): 4 of 5 metrics fail\n"
-                                             r"  answer_relevance 0\.125 < 0\.200; worst: limits 0\.000, rotate 0\.250\n"):
+                                             r"  answer_relevance 0\.125 < 0\.200; worst: 'What is the rate limit\?' \(limits\) 0\.000, "
+                                             r"'How do I rotate a key\?' \(rotate\) 0\.250\n"):
         assert_quality(result, "auto")  # the offline judge's own profile
 
 
@@ -152,3 +155,10 @@ def test_with_claude_as_judge_a_spent_failure_budget_fails_assert_quality_and_fa
         assert_quality(result, {"faithfulness": 0.5})
     assert str(failed.value) == ("RAG quality below the given thresholds (anthropic / claude-sonnet-5-5): 0 of 1 metrics "
                                  "fail\n  judge failures 25.0% of 4 calls > budget 5.0%")
+
+
+def test_a_long_question_is_cut_short_where_a_failure_names_it():
+    from rag_assets.testing import _named
+
+    assert _named("x" * 100, "q-1") == "'" + "x" * 59 + "…' (q-1)"
+    assert _named("Short?", "q-2") == "'Short?' (q-2)"
