@@ -99,7 +99,9 @@ class StoredCalibration:
 
     def describe(self) -> str:
         kappa = "undefined" if self.kappa is None else f"{self.kappa:.2f}"
-        return f"judge agreement with your experts κ={kappa}, n={self.n}"
+        interval = ("" if self.kappa_low is None or self.kappa_high is None
+                    else f" (95% interval {self.kappa_low:.2f} to {self.kappa_high:.2f})")
+        return f"judge agreement with your experts κ={kappa}{interval}, n={self.n}"
 
 
 def calibration_lines(metrics: Mapping[str, StoredCalibration], names: Sequence[str]) -> dict[str, str]:

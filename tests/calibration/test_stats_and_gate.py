@@ -92,3 +92,9 @@ def test_the_gate_fails_when_the_judge_model_changed_since_the_last_calibration_
     assert not calibration_gate(OFFLINE, None, {}, 0.6).passed
     with pytest.raises(ConfigError, match="min_kappa=1.5 is not between 0 and 1"):
         calibration_gate(OFFLINE, OFFLINE, {}, 1.5)
+
+
+def test_the_line_beside_a_metric_gives_kappa_with_its_interval_when_there_is_one():
+    with_interval = StoredCalibration(OFFLINE, "faithfulness", 27, 0.96, 0.913, 0.741, 1.0, "2026-12-01T00:00:00")
+    assert with_interval.describe() == "judge agreement with your experts κ=0.91 (95% interval 0.74 to 1.00), n=27"
+    assert _stored("faithfulness", None).describe() == "judge agreement with your experts κ=undefined, n=30"
