@@ -249,8 +249,8 @@ def test_paths_start_at_the_defs_folder_and_default_into_the_home(tmp_path: Path
     assert placed["production_logs"].root == "/var/log/rag"
 
 
-def test_the_readme_defs_yaml_resolves_to_an_instance_with_its_settings(tmp_path: Path):
-    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_documented_defs_yaml_resolves_to_an_instance_with_its_settings(tmp_path: Path):
+    readme = (PROJECT_ROOT / "docs" / "components.md").read_text(encoding="utf-8")
     [block] = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "type: rag_assets.RagEvaluation" in b]
     component = RagEvaluation.resolve_from_yaml(yaml.safe_dump(yaml.safe_load(block)["attributes"]))
     resources = component.resources(tmp_path)

@@ -1,0 +1,42 @@
+"""The documentation site builds with ``mkdocs build --strict`` (a broken link to a page fails it), lists
+every page in its navigation, and the README stays a quickstart that links into it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from tests.conftest import PROJECT_ROOT
+
+
+def _nav_pages(nav: list) -> set[str]:
+    pages: set[str] = set()
+    for entry in nav:
+        value = entry if isinstance(entry, str) else next(iter(entry.values()))
+        pages |= _nav_pages(value) if isinstance(value, list) else {value}
+    return pages
+
+
+def test_the_site_builds_strictly(tmp_path: Path):
+    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                           cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert (tmp_path / "site" / "tutorial" / "index.html").is_file()
+
+
+def test_every_page_is_in_the_navigation_and_every_readme_link_into_docs_exists():
+    config = yaml.safe_load((PROJECT_ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    pages = {p.name for p in (PROJECT_ROOT / "docs").glob("*.md")}
+    assert _nav_pages(config["nav"]) == pages
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    linked = set(re.findall(r"\]\((docs/[\w.-]+\.md)", readme))
+    assert {f"docs/{page}" for page in pages - {"index.md"}} <= linked, "the README links every guide"
+    assert all((PROJECT_ROOT / link).is_file() for link in linked)
+
+
+def test_the_readme_is_a_quickstart():
+    assert len((PROJECT_ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 300
