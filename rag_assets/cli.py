@@ -56,8 +56,9 @@ def _dagster_home(settings: Settings) -> Path:
 
 
 def _instance(settings: Settings) -> dg.DagsterInstance:
-    os.environ["DAGSTER_HOME"] = str(_dagster_home(settings))
-    instance = dg.DagsterInstance.get()
+    """The Dagster instance of the CLI's runs, read from its home's dagster.yaml (the environment is left as it
+    was: nothing but this process's own runs needs to find it)."""
+    instance = dg.DagsterInstance.from_config(str(_dagster_home(settings)))
     for run_id in fail_orphaned_runs(instance):
         print(f"run {run_id} was left STARTED by a rag-assets process that is gone; marked FAILED")
     return instance
@@ -346,7 +347,7 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
     for label, path in {**artifacts(state), "store": RESOURCES["store"].describe(), "event log": log}.items():
         if path:
             print(f"{label}: {path}")
-    print(f"open the UI: rag-assets ui   (DAGSTER_HOME={os.environ['DAGSTER_HOME']} dagster dev -m rag_assets.definitions)")
+    print(f"open the UI: rag-assets ui   (DAGSTER_HOME={_dagster_home(settings)} dagster dev -m rag_assets.definitions)")
     with contextlib.redirect_stderr(out):
         _report_failures(results)
     if result is not None and not result.success:
@@ -631,8 +632,8 @@ def machine_problem(exc: BaseException) -> str | None:
         return str(exc)
     if isinstance(exc, OSError) and exc.errno in WRITE_ADVICE:
         return f"cannot write {exc.filename or 'a file'}: {exc.strerror}; {WRITE_ADVICE[exc.errno]}"
-    if isinstance(exc, DBAPIError) and os.environ.get("DAGSTER_HOME"):  # the store's own errors are StoreUnavailable
-        return database_problem(exc, os.environ["DAGSTER_HOME"], "the Dagster instance in")
+    if isinstance(exc, DBAPIError):  # the store's own errors are StoreUnavailable: this is Dagster's instance
+        return database_problem(exc, str(_dagster_home(Settings.from_env())), "the Dagster instance in")
     return None
 
 

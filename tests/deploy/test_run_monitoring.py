@@ -27,7 +27,7 @@ def test_the_instance_the_cli_makes_has_run_monitoring_on(project_env: Path, mon
     (settings.home / "dagster" / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")  # an earlier CLI's
     instance = _instance(settings)
     try:
-        assert os.environ["DAGSTER_HOME"] == str(settings.home / "dagster")
+        assert instance.root_directory == str(settings.home / "dagster") and "DAGSTER_HOME" not in os.environ
         assert instance.run_monitoring_enabled and instance.run_monitoring_start_timeout_seconds == 180
     finally:
         instance.dispose()
