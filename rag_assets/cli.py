@@ -167,7 +167,7 @@ def _stage_review(review: str | None, version: str, settings: Settings) -> None:
     print(f"{kind}: {source} -> {inbox / source.name}")
 
 
-def _changed_assets(instance: dg.DagsterInstance, version: str, settings: Settings,
+def _changed_assets(instance: dg.DagsterInstance, version: str, review_waiting: bool,
                     forced: Sequence[dg.AssetKey]) -> list[dg.AssetKey]:
     """The lifecycle's assets a run of ``version`` must materialize: the stale or missing ones, the ``forced`` ones,
     curated_decisions and the queue its decisions shrink while a review file of this version waits in the inbox
@@ -182,7 +182,7 @@ def _changed_assets(instance: dg.DagsterInstance, version: str, settings: Settin
     from rag_assets.defs.jobs import lifecycle_job
     from rag_assets.defs.resources import RESOURCES
 
-    waiting = (_review_waiting(version, settings)
+    waiting = (review_waiting
                or decisions_unrecorded(instance, curated_decisions.key, RESOURCES["store"].curation(), version))
     stored = RESOURCES["store"].corpus().get_snapshot(version) is not None
     imported = golden_set_behind(instance, golden_set.key, RESOURCES["store"], version)
@@ -199,7 +199,7 @@ def _review_waiting(version: str, settings: Settings) -> bool:
     return inbox.is_dir() and any(declared_corpus_version(path) == version for path in inbox_files(inbox))
 
 
-def _review_first(version: str, settings: Settings) -> bool:
+def _review_first(version: str, review_waiting: bool) -> bool:
     """Whether nobody has reviewed anything for this corpus (no accepted item in its lineage, none imported) and
     no review waits: then a run can only snapshot, generate and queue the candidates for review, and what it
     builds on them (golden set, answers, scores) waits for the review rather than failing for want of it."""
@@ -207,7 +207,7 @@ def _review_first(version: str, settings: Settings) -> bool:
 
     store = RESOURCES["store"]
     lineage = store.corpus().lineage(version) if store.made() else [version]
-    return not _review_waiting(version, settings) and not store.golden().accepted_items(lineage or [version])
+    return not review_waiting and not store.golden().accepted_items(lineage or [version])
 
 
 def _next_step(version: str, settings: Settings) -> str:
@@ -318,9 +318,10 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
         instance = _instance(settings)
         if not instance.has_dynamic_partition(corpus_versions.name, version):
             instance.add_dynamic_partitions(corpus_versions.name, [version])
-        selection = _changed_assets(instance, version, settings, forced=[
+        waiting = _review_waiting(version, settings)
+        selection = _changed_assets(instance, version, waiting, forced=[
             *([evaluation.key] if thresholds or profile else []), *([rag_answers.key] if system else [])])
-        first_review = _review_first(version, settings)
+        first_review = _review_first(version, waiting)
         if first_review:
             selection = [key for key in selection if key in REVIEW_FIRST]
         result = defs.resolve_job_def("lifecycle").execute_in_process(

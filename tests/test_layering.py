@@ -91,5 +91,5 @@ def test_nothing_imports_dagsters_private_modules():
     private = [f"{path.relative_to(PROJECT_ROOT)}: {module}"
                for folder in ("rag_assets", "tests", "bench", "scripts", "examples")
                for path in (PROJECT_ROOT / folder).rglob("*.py") for module in _imports(path)
-               if module.startswith("dagster._") or module.startswith("dagster_") and "._" in module]
+               if module.startswith("dagster._") or (module.startswith("dagster_") and "._" in module)]
     assert private == []

@@ -4,25 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
+from rag_assets.app.store import Store
 from rag_assets.curation.inbox import inbox_files
-from rag_assets.store.candidate_repository import SqlCandidateRepository
-from rag_assets.store.corpus_repository import SqlCorpusRepository
-from rag_assets.store.evaluation_repository import EvaluationRecord, SqlEvaluationRepository
-from rag_assets.store.golden_repository import GoldenVersion, SqlGoldenRepository
+from rag_assets.store.evaluation_repository import EvaluationRecord
+from rag_assets.store.golden_repository import GoldenVersion
 
 #: The figures shown beside each evaluation, when it has them.
 KEY_METRICS = ("faithfulness", "answer_relevance", "context_precision", "context_recall", "hit_rate@5")
-
-
-class StatusStore(Protocol):
-    """What the status reads of the store."""
-
-    def corpus(self) -> SqlCorpusRepository: ...
-    def golden(self) -> SqlGoldenRepository: ...
-    def evaluations(self) -> SqlEvaluationRepository: ...
-    def candidates(self) -> SqlCandidateRepository: ...
 
 
 @dataclass
@@ -42,7 +31,7 @@ def key_figures(record: EvaluationRecord) -> dict[str, float]:
             and overall[m].get("mean") is not None}
 
 
-def store_status(store: StatusStore, curation_root: Path, limit: int = 20) -> Status:
+def store_status(store: Store, curation_root: Path, limit: int = 20) -> Status:
     """The store's newest ``limit`` evaluations and everything else it holds, and what waits: review files in
     the inbox and candidates of the newest corpus version without a decision (production traffic adds some)."""
     corpus_versions = store.corpus().versions()

@@ -10,6 +10,7 @@ config, a production day whose log records changed (``already_scored``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Iterable, Mapping
 
 import dagster as dg
@@ -31,40 +32,43 @@ def outdated(tags: Mapping[str, str] | None, code_version: str | None,
     return any(read is None or read != now for read, now in inputs.values())
 
 
-def _versions_read(instance: dg.DagsterInstance, tags: Mapping[str, str], upstream: dg.AssetKey,
-                   partition: str) -> tuple[str | None, str | None]:
-    """(the data version of the ``upstream`` materialization that ``tags``' materialization read, the newest
-    one in ``partition``), found by the event pointer Dagster records for each upstream asset."""
-    newest = last_materialization(instance, upstream, partition)
+def _version_read(instance: dg.DagsterInstance, tags: Mapping[str, str], upstream: dg.AssetKey,
+                  newest: dg.EventLogRecord | None) -> str | None:
+    """The data version of the ``upstream`` materialization that ``tags``' materialization read, found by the
+    event pointer Dagster records for each upstream asset (``newest``: upstream's newest materialization)."""
     pointer = tags.get(INPUT_EVENT_TAG.format(upstream=upstream.to_user_string()))
     if newest is None or pointer is None or not pointer.isdigit():
-        return None, None if newest is None else _data_version(newest)
+        return None
     if int(pointer) == newest.storage_id:
-        return _data_version(newest), _data_version(newest)
+        return _data_version(newest)
     read = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=upstream, storage_ids=[int(pointer)]),
                                            limit=1).records
-    return (_data_version(read[0]) if read else None), _data_version(newest)
+    return _data_version(read[0]) if read else None
 
 
-def _data_version(record: dg.EventLogRecord) -> str | None:
-    return record.asset_materialization.tags.get(DATA_VERSION_TAG)
+def _data_version(record: dg.EventLogRecord | None) -> str | None:
+    return None if record is None else record.asset_materialization.tags.get(DATA_VERSION_TAG)
 
 
 def stale_selection(instance: dg.DagsterInstance, defs: dg.Definitions, selection: dg.AssetSelection,
                     partition: str, forced: Iterable[dg.AssetKey] = ()) -> list[dg.AssetKey]:
     """The assets of ``selection`` (all partitioned alike, as the lifecycle's are) that are stale or missing in
     ``partition``, or ``forced``, with all of ``selection`` downstream of them, in key order; empty when the
-    partition is up to date. Read from the tags Dagster records on each materialization (public event data)."""
+    partition is up to date. Read from the tags Dagster records on each materialization (public event data);
+    each asset's newest materialization is fetched once."""
     graph = defs.resolve_asset_graph()
     keys = selection.resolve(graph)
+    newest = functools.cache(lambda key: last_materialization(instance, key, partition))
     changed = set(forced) & keys
     for key in keys - changed:
         assets = defs.resolve_assets_def(key)
         spec = next(spec for spec in assets.specs if spec.key == key)
-        record = last_materialization(instance, key, partition)
+        record = newest(key)
         tags = None if record is None else record.asset_materialization.tags
-        inputs = {} if tags is None else {dep.asset_key.to_user_string(): _versions_read(instance, tags, dep.asset_key, partition)
-                                          for dep in spec.deps}
+        inputs = {} if tags is None else {
+            dep.asset_key.to_user_string(): (_version_read(instance, tags, dep.asset_key, newest(dep.asset_key)),
+                                             _data_version(newest(dep.asset_key)))
+            for dep in spec.deps}
         if outdated(tags, assets.code_versions_by_key.get(key), inputs):
             changed.add(key)
     if not changed:
@@ -80,9 +84,6 @@ def already_scored(instance: dg.DagsterInstance, asset: dg.AssetKey, folder, day
         current = logged_days(folder) if days else {}
     except OSError:
         return set()
-    scored = set()
-    for day in days:
-        record = last_materialization(instance, asset, day)
-        if record is not None and record.asset_materialization.tags.get(DATA_VERSION_TAG) == current.get(day):
-            scored.add(day)
-    return scored
+    return {day for day in days
+            if (version := _data_version(last_materialization(instance, asset, day))) is not None
+            and version == current.get(day)}

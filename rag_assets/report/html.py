@@ -14,12 +14,11 @@ from users and LLMs, and are shown as text, never run. This module works out wha
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rag_assets.files import replaced_in_one_step
 from rag_assets.report.charts import bar_chart, colors_for, histogram, trend_chart, vega_bundle
 from rag_assets.report.compare import EvaluationDiff
 from rag_assets.report.items import ItemDetail, item_filters, item_rows
@@ -155,18 +154,8 @@ def render_report(data: ReportData) -> str:
 
 
 def write_report(data: ReportData, path: Path) -> Path:
-    """Render and write atomically: a temporary file beside ``path``, then ``os.replace``."""
+    """Render and write in one step (``rag_assets.files.replaced_in_one_step``): a reader never sees half a page."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.writelines(render_parts(data))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes it 0600; a report is meant to be read
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with replaced_in_one_step(path) as handle:
+        handle.writelines(render_parts(data))
     return path

@@ -30,7 +30,7 @@ from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import OFFLINE
 from rag_assets.rag.models import RagResponse
 from rag_assets.scoring.embedding import Embedder
-from rag_assets.scoring.evaluate import ADVERSARIAL, ItemScores, judge_calls, score_item
+from rag_assets.scoring.evaluate import ADVERSARIAL, judge_calls, score_item
 from rag_assets.text.tokens import content_words
 
 FABRICATED_CLAIM = ("It also keeps a second copy of every record on a research station in Antarctica for 400 years, "
@@ -48,10 +48,10 @@ DEFAULT_MIN_PASS_RATE = 0.9
 
 @dataclass(frozen=True)
 class Probe:
-    """One change, the judge template it asks again, the metric it reads and what must happen to it."""
+    """One change, the metric it reads (the judge template of the same name is asked again) and what must
+    happen to it."""
 
     name: str
-    template: str
     metric: str
     expect: str  # "drop", "not_rise", "same"
     change: Callable[[GoldenItem, RagResponse, Sequence[RagResponse]], RagResponse | None]
@@ -101,14 +101,13 @@ def _unrelated(item: GoldenItem, response: RagResponse, others: Sequence[RagResp
 
 
 PROBES: tuple[Probe, ...] = (
-    Probe("fabricated_claim", "faithfulness", "faithfulness", "drop",
-          _answer("{answer} " + FABRICATED_CLAIM)),
-    Probe("filler", "answer_relevance", "answer_relevance", "not_rise", _answer(FILLER)),
-    Probe("other_answer", "answer_relevance", "answer_relevance", "drop", _other_answer),
-    Probe("noncommittal", "answer_relevance", "answer_relevance", "drop", _answer(NONCOMMITTAL)),
-    Probe("reversed_contexts", "faithfulness", "faithfulness", "same", _reversed),
-    Probe("unrelated_contexts", "context_precision", "context_precision", "drop", _unrelated),
-    Probe("repeat", "faithfulness", "faithfulness", "same", lambda item, response, others: response, cached=False),
+    Probe("fabricated_claim", "faithfulness", "drop", _answer("{answer} " + FABRICATED_CLAIM)),
+    Probe("filler", "answer_relevance", "not_rise", _answer(FILLER)),
+    Probe("other_answer", "answer_relevance", "drop", _other_answer),
+    Probe("noncommittal", "answer_relevance", "drop", _answer(NONCOMMITTAL)),
+    Probe("reversed_contexts", "faithfulness", "same", _reversed),
+    Probe("unrelated_contexts", "context_precision", "drop", _unrelated),
+    Probe("repeat", "faithfulness", "same", lambda item, response, others: response, cached=False),
 )
 
 
@@ -156,47 +155,47 @@ def stratified_sample(items: Sequence[GoldenItem], responses: Mapping[str, RagRe
     return chosen
 
 
-def run_probes(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], base: Mapping[str, ItemScores],
-               versions: Mapping[str, str | None], judge: LLMClient, cache: LLMCache | None, embedder: Embedder,
-               k: int) -> tuple[list[ProbeResult], int]:
-    """Every probe over ``items`` (a sample), against their ``base`` scores from the evaluation; with the number
-    of judge calls the probes made. Statements for context recall are not needed: no probe reads it."""
-    results = []
-    calls_made = 0
+def _run_probe(probe: Probe, items: Sequence[GoldenItem], responses: Mapping[str, RagResponse],
+               base: Mapping[str, Mapping[str, float]], versions: Mapping[str, str | None], judge: LLMClient,
+               cache: LLMCache | None, embedder: Embedder, k: int) -> tuple[ProbeResult, int]:
+    """One probe over the sample, and the judge calls it made."""
+    outcome = ProbeResult(probe.name, probe.metric, probe.expect)
     answered = [responses[i.item_id] for i in items]
-    for probe in PROBES:
-        outcome = ProbeResult(probe.name, probe.metric, probe.expect)
-        changed: dict[str, tuple[GoldenItem, RagResponse]] = {}
-        for item in items:
-            before = base.get(item.item_id)
-            if before is None or probe.metric not in before.values:
-                continue
-            if probe.expect == "drop" and before.values[probe.metric] <= TOLERANCE:
-                continue
-            others = [r for r in answered if r.item_id != item.item_id]
-            after = probe.change(item, responses[item.item_id], others)
-            if after is not None:
-                changed[item.item_id] = (item, after)
-        calls = [call for item, response in changed.values() for call in judge_calls(item, response, versions, ())
-                 if call.key.endswith(f"|{probe.template}")]
-        answers = judge.run(calls, cache if probe.cached else None)
-        calls_made += len(calls)
-        for result in answers:
-            item, response = changed[result.key.rpartition("|")[0]]
-            if not result.ok:
-                outcome.judge_failures += 1
-                continue
-            scores = score_item(item, (), response, versions, None, {probe.template: result}, embedder, k,
-                                DEFAULT_MIN_OVERLAP)
-            if probe.metric not in scores.values:
-                continue
-            outcome.tested += 1
-            if probe.holds(base[item.item_id].values[probe.metric], scores.values[probe.metric]):
-                outcome.passed += 1
-            else:
-                outcome.failed_items.append(item.item_id)
-        results.append(outcome)
-    return results, calls_made
+    changed: dict[str, tuple[GoldenItem, RagResponse]] = {}
+    for item in items:
+        before = base.get(item.item_id, {}).get(probe.metric)
+        if before is None or (probe.expect == "drop" and before <= TOLERANCE):
+            continue
+        after = probe.change(item, responses[item.item_id], [r for r in answered if r.item_id != item.item_id])
+        if after is not None:
+            changed[item.item_id] = (item, after)
+    calls = [call for item, response in changed.values() for call in judge_calls(item, response, versions, ())
+             if call.key.endswith(f"|{probe.metric}")]
+    for result in judge.run(calls, cache if probe.cached else None):
+        item, response = changed[result.key.rpartition("|")[0]]
+        if not result.ok:
+            outcome.judge_failures += 1
+            continue
+        scores = score_item(item, (), response, versions, None, {probe.metric: result}, embedder, k,
+                            DEFAULT_MIN_OVERLAP)
+        if probe.metric not in scores.values:
+            continue
+        outcome.tested += 1
+        if probe.holds(base[item.item_id][probe.metric], scores.values[probe.metric]):
+            outcome.passed += 1
+        else:
+            outcome.failed_items.append(item.item_id)
+    return outcome, len(calls)
+
+
+def run_probes(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse],
+               base: Mapping[str, Mapping[str, float]], versions: Mapping[str, str | None], judge: LLMClient,
+               cache: LLMCache | None, embedder: Embedder, k: int) -> tuple[list[ProbeResult], int]:
+    """Every probe over ``items`` (a sample), against their ``base`` values (item id -> metric -> value) from the
+    evaluation; with the number of judge calls the probes made. No probe reads context recall, so the items'
+    reference statements are not needed."""
+    ran = [_run_probe(probe, items, responses, base, versions, judge, cache, embedder, k) for probe in PROBES]
+    return [outcome for outcome, _ in ran], sum(calls for _, calls in ran)
 
 
 def probe_verdict(results: Sequence[ProbeResult], min_pass_rate: float) -> tuple[bool, str]:

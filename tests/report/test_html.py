@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag_assets.report import html as report
+from rag_assets import files
 from rag_assets.report.charts import PALETTE, colors_for, histogram, trend_chart
 from rag_assets.report.html import MetricSummary, ReportData, render_report, write_report
 from rag_assets.report.items import Claim, Context, ItemDetail
@@ -273,7 +273,7 @@ def test_write_report_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         calls.append((src, dst))
         raise OSError("disk gone")
 
-    monkeypatch.setattr(report.os, "replace", failing_replace)
+    monkeypatch.setattr(files.os, "replace", failing_replace)  # the one-step writer the report uses
     before = target.read_text(encoding="utf-8")
     with pytest.raises(OSError, match="disk gone"):
         write_report(replace(sample_data(), title="new"), target)
