@@ -223,7 +223,10 @@ def test_support_is_the_idf_weighted_share_held_by_the_best_single_sentence():
 def test_faithfulness_gives_each_claim_a_verdict_and_a_graded_support():
     assert _claims("Backups run every night [a]. Logs are kept for 30 days.", BACKUPS, ENCRYPTED) == [
         ("Backups run every night.", "grounded", ["a"], 1.0), ("Logs are kept for 30 days.", "grounded", ["a"], 1.0)]
-    assert _claims("Logs are kept for 90 days.", BACKUPS)[0][1:] == ("fabrication", [], 0.0), "90 is in no chunk"
+    assert _claims("Logs are kept for 90 days.", BACKUPS)[0][1:] == ("inconsistency", [], 0.0), \
+        "90 is in no chunk, whose sentence on the rest of the claim gives 30"
+    assert _claims("Backups run every 90 minutes.", ENCRYPTED)[0][1:] == ("fabrication", [], 0.0), \
+        "90 is in no chunk, and no sentence with a number supports the rest"
     assert _claims("Backups are copied to Glacier.", BACKUPS)[0][1] == "fabrication", "a name found in no chunk"
     assert _claims("Backups do not run every night.", BACKUPS)[0][1:] == ("inconsistency", [], 0.0), "negated"
     with_days = {"chunk_id": "c", "text": "Logs are kept for 30 days. Reports take 7 days."}

@@ -3,9 +3,11 @@
 The answer's statements (``text.statements``; declines and hedges dropped: they claim nothing) are the
 claims. In this order:
 
-- fabrication: a number or a proper name of the claim is in no chunk;
-- inconsistency: a sentence supports the claim (see ``support.SUPPORTED``) but gives other numbers, or
-  says the opposite (one of the two is negated);
+- inconsistency: a number of the claim is in no chunk, but a sentence that supports the rest of the claim
+  (see ``support.SUPPORTED``) gives a number of its own (a changed value);
+- fabrication: otherwise, a number or a proper name of the claim in no chunk;
+- inconsistency: a sentence supports the claim but gives other numbers, or says the opposite (one of the
+  two is negated);
 - grounded: a sentence supports it; the supporting chunks are those of every sentence that does;
 - out_of_context: otherwise.
 
@@ -19,13 +21,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from rag_assets.scoring.offline_judge.support import SUPPORTED, Evidence
-from rag_assets.scoring.offline_judge.text import is_decline, names, negated, numbers, statements, stems
+from rag_assets.scoring.offline_judge.text import (
+    is_decline, names, negated, numbers, statements, stems, without_numbers,
+)
 
 
 def verdict(claim: str, evidence: Evidence) -> tuple[str, list[str], float]:
     """The claim's verdict, the ids of the chunks that support it when grounded, and its graded support."""
     claimed = numbers(claim)
-    if not claimed <= evidence.numbers or not names(claim) <= evidence.stems:
+    if not claimed <= evidence.numbers:
+        score, best = evidence.best(without_numbers(claim))
+        changed = score > SUPPORTED and any(s.numbers for s in best)
+        return ("inconsistency" if changed else "fabrication"), [], 0.0
+    if not names(claim) <= evidence.stems:
         return "fabrication", [], 0.0
     score, best = evidence.best(claim)
     if score <= SUPPORTED:

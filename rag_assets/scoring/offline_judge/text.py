@@ -56,6 +56,10 @@ def numbers(text: str) -> frozenset[str]:
     return frozenset(re.sub(r"(?<=\d),(?=\d{3}\b)", "", n) for n in _NUMBER.findall(text))
 
 
+def without_numbers(text: str) -> str:
+    return _NUMBER.sub(" ", text)
+
+
 def names(text: str) -> frozenset[str]:
     """Stems of capitalised words that do not open the sentence (proper names, as far as case tells)."""
     words = [text[start:end] for start, end in token_spans(text)]
