@@ -57,10 +57,7 @@ def _judged(cases: Sequence[Case], metric: str) -> np.ndarray:
 def _pairwise(name: str, good: Sequence[Case], bad: Sequence[Case], metric: str) -> Measured:
     scored = _judged([*good, *bad], metric)
     judge_good, judge_bad = scored[:len(good)], scored[len(good):]
-    base_good = np.array([support(c.answer if metric != "context_precision" else c.reference or c.answer, c.contexts)
-                          for c in good])
-    base_bad = np.array([support(c.answer if metric != "context_precision" else c.reference or c.answer, c.contexts)
-                         for c in bad])
+    base_good, base_bad = (np.array([support(c.answer, c.contexts) for c in cases]) for cases in (good, bad))
     return Measured(name, "pairwise accuracy", len(good),
                     bootstrap(len(good), lambda i: pair_agreement(judge_good[i], judge_bad[i])),
                     bootstrap(len(good), lambda i: pair_agreement(base_good[i], base_bad[i])),
