@@ -3,9 +3,9 @@
 The answer's statements (``text.statements``; declines and hedges dropped: they claim nothing) are the
 claims. In this order:
 
-- inconsistency: a number of the claim is in no chunk, but a sentence that supports the rest of the claim
-  (see ``support.SUPPORTED``) gives a number of its own (a changed value);
-- fabrication: otherwise, a number or a proper name of the claim in no chunk;
+- a number of the claim in no chunk: inconsistency when a sentence that supports the rest of the claim
+  (see ``support.SUPPORTED``) gives a number of its own (a changed value), fabrication otherwise;
+- fabrication: a proper name of the claim is in no chunk;
 - inconsistency: a sentence supports the claim but gives other numbers, or says the opposite (one of the
   two is negated);
 - grounded: a sentence supports it; the supporting chunks are those of every sentence that does;
