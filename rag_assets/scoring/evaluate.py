@@ -199,7 +199,8 @@ def score_item(item: GoldenItem, evidence: Sequence[EvidenceSpan], response: Rag
     precision = results.get("context_precision")
     if precision is not None and precision.ok:
         scores.useful = useful = {v["chunk_id"]: v["useful"] for v in precision.output["verdicts"]}
-        _set(scores, "context_precision", formulas.context_precision([useful.get(c, False) for c in retrieved]))
+        grades = {v["chunk_id"]: v["useful"] if v.get("score") is None else v["score"] for v in precision.output["verdicts"]}
+        _set(scores, "context_precision", formulas.context_precision([grades.get(c, 0.0) for c in retrieved]))
     elif precision is not None:
         _fail(scores, ("context_precision",), precision)
     recall = results.get("context_recall")

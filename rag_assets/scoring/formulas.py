@@ -21,10 +21,14 @@ VERDICTS = ("grounded", "out_of_context", "inconsistency", "fabrication")
 
 
 def faithfulness(judgment: Mapping[str, Any]) -> tuple[float, dict[str, int]]:
-    """Grounded claims / all claims. An answer with no claim (a decline) claims nothing unsupported: 1.0."""
+    """Grounded claims / all claims. An answer with no claim (a decline) claims nothing unsupported: 1.0.
+    A claim may carry a graded ``support`` in [0, 1] (the offline judge's): it then counts that instead of
+    1 or 0, so two answers whose unsupported claims are unsupported to different degrees do not tie."""
     counts = Counter(c["verdict"] for c in judgment["claims"])
     total = sum(counts.values())
-    return (1.0 if total == 0 else counts["grounded"] / total), {v: counts.get(v, 0) for v in VERDICTS}
+    credit = sum(float(c["verdict"] == "grounded") if c.get("support") is None else c["support"]
+                 for c in judgment["claims"])
+    return (1.0 if total == 0 else credit / total), {v: counts.get(v, 0) for v in VERDICTS}
 
 
 def answer_relevance(question: str, judgment: Mapping[str, Any], embedder: Embedder) -> float:
@@ -44,13 +48,16 @@ def answer_relevance(question: str, judgment: Mapping[str, Any], embedder: Embed
     return float(score)
 
 
-def context_precision(useful: Sequence[bool]) -> float:
+def context_precision(useful: Sequence[float]) -> float:
     """Rank-aware: sum over ranks k of precision@k for each useful chunk, over the useful count
-    (average precision of the usefulness verdicts); 0 when no chunk is useful or none was retrieved."""
-    flags = np.asarray(useful, dtype=bool)
-    if not flags.any():
+    (average precision of the usefulness verdicts); 0 when no chunk is useful or none was retrieved.
+    A verdict may be graded (a usefulness in [0, 1], True and False counting 1 and 0): each rank then
+    weighs its grade and precision@k is the mean grade of the first k chunks, so one chunk alone scores
+    its grade and two chunks of different quality do not tie."""
+    grades = np.asarray(useful, dtype=float)
+    if not grades.sum() > 0:
         return 0.0
-    return float(np.sum((np.cumsum(flags) / np.arange(1, flags.size + 1))[flags]) / flags.sum())
+    return float(np.sum(grades * np.cumsum(grades) / np.arange(1, grades.size + 1)) / grades.sum())
 
 
 def context_recall(attributed: Sequence[bool]) -> float:

@@ -45,6 +45,8 @@ class ClaimVerdict(BaseModel):
         "contradicting them (outside knowledge or extrapolation); inconsistency: contradicts the chunks; "
         "fabrication: invents specifics (numbers, names, settings, features) found nowhere in the chunks."))
     supporting_chunk_ids: list[str] = Field(default_factory=list, description="Chunks that support a grounded claim.")
+    support: float | None = Field(default=None, ge=0.0, le=1.0, description=(
+        "Optional: how much of the claim the chunks state, from 0 to 1; leave it out to let the verdict alone count."))
 
 
 class FaithfulnessJudgment(BaseModel):
@@ -75,6 +77,8 @@ class RelevanceJudgment(BaseModel):
 class ChunkVerdict(BaseModel):
     chunk_id: str
     useful: bool = Field(description="True if the chunk helps to arrive at the reference answer.")
+    score: float | None = Field(default=None, ge=0.0, le=1.0, description=(
+        "Optional: how much the chunk helps, from 0 to 1; leave it out to let the verdict alone count."))
 
 
 class ContextPrecisionJudgment(BaseModel):

@@ -21,7 +21,7 @@ ROWS = [
      "faithfulness": 1},
     {"question": "What is the maximum file size?", "answer": "Files can be at most 20 GB.", "contexts": LIMIT,
      "faithfulness": 0},
-    {"question": "What is the maximum file size?", "answer": "The maximum file size is 15 GB.", "contexts": LIMIT,
+    {"question": "What is the maximum file size?", "answer": "Files are 15 GB at most.", "contexts": LIMIT,
      "faithfulness": 1},
     {"question": "How big can a file be?", "answer": "A file can be at most 15 GB.", "contexts": LIMIT,
      "faithfulness": 0},

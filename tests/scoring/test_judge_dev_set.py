@@ -1,8 +1,10 @@
 """The offline judge on its dev set (tests/scoring/judge_dev, from SQuAD 2.0 and the Anthropic cookbook).
 
-Dev figures, not quality claims (see judge_dev/PROVENANCE.txt): the test asserts that offline answer
-relevance beats "the longer answer wins" beyond the bootstrap noise, and that the set is rebuilt
-byte for byte by scripts/make_judge_dev_set.py from the public data.
+Dev figures, not quality claims (see judge_dev/PROVENANCE.txt): the lexical offline judge was looked at
+on this set while it was built (the held-out, human-labelled figures are tests/scoring/heldout's). The test
+asserts its figures as measured (pairwise agreement, a tie counting half: 0.902 relevance, 0.849
+faithfulness), that both beat "the longer answer wins" beyond the bootstrap noise, and that the set is
+rebuilt byte for byte by scripts/make_judge_dev_set.py from the public data.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ def test_offline_answer_relevance_beats_the_longer_answer_beyond_the_noise(repor
     print("\n" + report.markdown())
     [relevance] = [m for m in report.metrics if m.metric == "answer_relevance"]
     assert relevance.judge.n == 107 and relevance.unscored == 0
+    assert round(relevance.judge.agreement.value, 3) == 0.902
     assert relevance.judge.agreement.low > relevance.longer_answer.agreement.high, (
         relevance.judge.agreement, relevance.longer_answer.agreement)
 
@@ -38,7 +41,8 @@ def test_offline_answer_relevance_beats_the_longer_answer_beyond_the_noise(repor
 def test_offline_faithfulness_prefers_the_grounded_answer_more_often_than_the_longer_one(report):
     [faithfulness] = [m for m in report.metrics if m.metric == "faithfulness"]
     assert faithfulness.judge.n == 76 and faithfulness.judge.roc_auc.low > 0.5
-    assert faithfulness.judge.agreement.value > faithfulness.longer_answer.agreement.value
+    assert round(faithfulness.judge.agreement.value, 3) == 0.849
+    assert faithfulness.judge.agreement.low > faithfulness.longer_answer.agreement.high
 
 
 @pytest.mark.skipif(not ANTHROPIC_DOCS.is_dir(), reason="the shared Anthropic docs data is not next to the project")

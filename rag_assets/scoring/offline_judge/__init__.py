@@ -1,18 +1,18 @@
-"""The offline judge: deterministic heuristics answering the judge templates without a model.
+"""The offline judge: plain, explainable lexical signals answering the judge templates without a model.
 
-One module per metric, on shared readers of text:
+It runs without a key (CI, demos, a first look); it is no substitute for a calibrated model judge. One module
+per template, on two shared readers:
 
-- ``text``: normalisation, content words, quantities, identifiers, names, sentences;
-- ``chunks``: a retrieved chunk read as units (sentences, lines, table cells) and clauses;
-- ``claims``: what an answer's sentence states, and the sentences that state nothing;
-- ``support``: whether a chunk supports a claim (shared by the three metrics below that read chunks);
-- ``faithfulness``: a verdict per claim of the answer;
-- ``question``: what a question asks: its parts, focus words and expected answer types;
-- ``answer_relevance``: how fully the answer answers each part, which statements address the question;
-- ``context_precision``: which retrieved chunks help to arrive at the reference answer;
-- ``context_recall``: the reference answer's statements and the chunk each is attributed to.
+- ``text``: stemmed content words (PyStemmer), numbers, names, sentences and statements, decline phrases;
+- ``support``: how much of a statement the best single sentence of the retrieved chunks states, with IDF
+  weights from those chunks;
+- ``faithfulness``: a verdict per statement of the answer;
+- ``answer_relevance``: coverage of the question's words per part, the kind of answer asked, declines;
+- ``context_precision``: a graded score per chunk (relevance to the question, support of the reference);
+- ``context_recall``: the reference's statements and the chunk each is attributed to.
 
-Everything is deterministic (no set iteration order reaches an output), with no network and no model.
+No word list names a corpus or a product, and nothing is fitted: the thresholds are round numbers set
+before any measurement (see docs/judge.md for what the judge is measured to do). Deterministic, no network.
 """
 
 from rag_assets.scoring.offline_judge.answer_relevance import answer_relevance

@@ -1,55 +1,58 @@
-"""Faithfulness: a verdict per claim of the answer.
+"""Faithfulness: a verdict per statement of the answer, by its support in the retrieved chunks.
 
-The answer's sentences (citation markers stripped; declines, hedges and pleasantries dropped) are the claims.
-A claim is grounded when a chunk supports it (see support); a claim that mixes facts of several chunks is
-grounded when each of its clauses is. Otherwise: inconsistency (a unit about the same subject gives another
-value, the value is another version's, or the chunks say the opposite), fabrication (a number, identifier or
-name found in no chunk), or out_of_context (unsupported).
+The answer's statements (``text.statements``; declines and hedges dropped: they claim nothing) are the
+claims. In this order:
+
+- a number of the claim in no chunk: inconsistency when a sentence that supports the rest of the claim
+  (see ``support.SUPPORTED``) gives a number of its own (a changed value), fabrication otherwise;
+- fabrication: a proper name of the claim is in no chunk;
+- inconsistency: a sentence supports the claim but gives other numbers, or says the opposite (one of the
+  two is negated);
+- grounded: a sentence supports it; the supporting chunks are those of every sentence that does;
+- out_of_context: otherwise.
+
+Each claim also carries its graded ``support`` (see ``formulas.faithfulness``): 1 when grounded, 0 when
+fabricated or inconsistent, and the best sentence's support (at most one half) when out of context.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from rag_assets.scoring.offline_judge.chunks import _chunks, Chunk
-from rag_assets.scoring.offline_judge.claims import _claim, _claim_sentences, Claim
-from rag_assets.scoring.offline_judge.support import (
-    _chunk_compatible, _contradicting_value, _coverage, _grounding, _polarity_conflict, _support, _temporal_conflict,
-    _wanted_versions, _with_context, MIN_COVERAGE,
+from rag_assets.scoring.offline_judge.support import SUPPORTED, Evidence
+from rag_assets.scoring.offline_judge.text import (
+    is_decline, names, negated, numbers, statements, stems, without_numbers,
 )
 
 
-def _verdict(claim: Claim, chunks: Sequence[Chunk], question: str) -> tuple[str, list[str]]:
-    """The claim's verdict and, when it is grounded, the chunks that support it."""
-    claim = _with_context(claim, question)
-    supporting = _grounding(claim, chunks, question)
-    if supporting:
-        return "grounded", supporting
-    wanted = _wanted_versions(claim, question)
-    usable = [c for c in chunks if _chunk_compatible(c, wanted)]
-    if not all(any(q.matches(x) for c in chunks for x in c.quantities) for q in claim.quantities):
-        return ("inconsistency" if _contradicting_value(claim, chunks) else "fabrication"), []
-    if not all(any(s in c.text_low for c in chunks) for s in claim.specifics):
-        return "fabrication", []
-    if _polarity_conflict(claim, usable) or _temporal_conflict(claim, chunks, wanted, question):
-        return "inconsistency", []
-    covered = any(_coverage(claim.words, c) >= MIN_COVERAGE for c in chunks)
-    if claim.quantities and covered:
-        return "inconsistency", []  # the values exist, but not for this subject or not in this version
-    if not all(any(n in c.words for c in chunks) for n in claim.named):
-        return "fabrication", []
-    if claim.named and any(s.coverage >= MIN_COVERAGE and not s.named_ok
-                           for s in (_support(claim, c, wanted) for c in usable)):
-        return "inconsistency", []  # the chunk says it of another name (Windows and macOS, not Linux)
-    return "out_of_context", []
+def verdict(claim: str, evidence: Evidence) -> tuple[str, list[str], float]:
+    """The claim's verdict, the ids of the chunks that support it when grounded, and its graded support."""
+    claimed = numbers(claim)
+    if not claimed <= evidence.numbers:
+        score, best = evidence.best(without_numbers(claim))
+        changed = score > SUPPORTED and any(s.numbers for s in best)
+        return ("inconsistency" if changed else "fabrication"), [], 0.0
+    if not names(claim) <= evidence.stems:
+        return "fabrication", [], 0.0
+    score, best = evidence.best(claim)
+    if score <= SUPPORTED:
+        return "out_of_context", [], round(score, 6)
+    if claimed and not any(claimed <= s.numbers for s in best):
+        return "inconsistency", [], 0.0
+    if not any(s.negated == negated(claim) for s in best):
+        return "inconsistency", [], 0.0
+    wanted = stems(claim)
+    supporting = {s.chunk_id for s in evidence.sentences if evidence.coverage(wanted, s.stems) > SUPPORTED}
+    return "grounded", [c for c in dict.fromkeys(evidence.chunk_ids) if c in supporting], 1.0
 
 
 def faithfulness(inputs: Mapping[str, Any]) -> dict[str, Any]:
-    chunks = _chunks(inputs)
-    question = str(inputs.get("question") or "")
+    evidence = Evidence(inputs.get("chunks") or [])
     claims = []
-    for sentence in _claim_sentences(str(inputs.get("answer") or ""), [c.chunk_id for c in chunks]):
-        verdict, supporting = _verdict(_claim(sentence), chunks, question)
-        claims.append({"claim": sentence, "verdict": verdict, "supporting_chunk_ids": supporting})
+    for claim in statements(str(inputs.get("answer") or "")):
+        if is_decline(claim):
+            continue
+        label, supporting, support = verdict(claim, evidence)
+        claims.append({"claim": claim, "verdict": label, "supporting_chunk_ids": supporting, "support": support})
     return {"claims": claims}

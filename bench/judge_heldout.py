@@ -1,0 +1,134 @@
+"""The offline judge beside the lexical baseline on held-out human-labelled samples, and on its dev set.
+
+    python scripts/make_heldout_samples.py --qags <qags>/data --squad dev-v2.0.json   # once
+    python bench/judge_heldout.py [--heldout tests/scoring/heldout] [--dev tests/scoring/judge_dev]
+
+Every answer goes through ``rag_assets.scoring.single.judge_cases`` (what ``rag_assets.judge`` runs) with
+the offline judge. The lexical baseline is support: the share of the answer's content words found in the
+contexts. Pairwise sets print accuracy, the share of pairs whose better member scores higher, a TIE
+COUNTING HALF (ties are printed too); detection sets print ROC-AUC (a consistent answer outscoring a
+hallucinated one; ties half). Intervals: 95% percentile bootstrap over pairs or answers (2,000 draws,
+seed 0). The dev set's labels come from construction, not people: its figures are dev figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rag_assets.llm.offline import OfflineClient  # noqa: E402
+from rag_assets.scoring.agreement import Estimate, bootstrap, pair_agreement, roc_auc  # noqa: E402
+from rag_assets.scoring.single import Case, judge_cases  # noqa: E402
+from rag_assets.text.tokens import content_words  # noqa: E402
+
+
+def support(answer: str, contexts: Sequence[str]) -> float:
+    """The lexical baseline: the share of the answer's content words found in the contexts (0 without any)."""
+    words, held = content_words(answer), set(content_words(" ".join(contexts)))
+    return sum(w in held for w in words) / len(words) if words else 0.0
+
+
+@dataclass(frozen=True)
+class Measured:
+    name: str
+    statistic: str  # "pairwise accuracy" or "ROC-AUC"
+    n: int
+    judge: Estimate
+    baseline: Estimate
+    judge_ties: int = 0
+    baseline_ties: int = 0
+
+
+def _judged(cases: Sequence[Case], metric: str) -> np.ndarray:
+    return np.array([math.nan if r[metric] is None else r[metric] for r in judge_cases(cases, OfflineClient())])
+
+
+def _pairwise(name: str, good: Sequence[Case], bad: Sequence[Case], metric: str) -> Measured:
+    scored = _judged([*good, *bad], metric)
+    judge_good, judge_bad = scored[:len(good)], scored[len(good):]
+    base_good, base_bad = (np.array([support(c.answer, c.contexts) for c in cases]) for cases in (good, bad))
+    return Measured(name, "pairwise accuracy", len(good),
+                    bootstrap(len(good), lambda i: pair_agreement(judge_good[i], judge_bad[i])),
+                    bootstrap(len(good), lambda i: pair_agreement(base_good[i], base_bad[i])),
+                    int((judge_good == judge_bad).sum()), int((base_good == base_bad).sum()))
+
+
+def _detection(name: str, cases: Sequence[Case], consistent: Sequence[bool]) -> Measured:
+    labels = np.asarray(consistent, dtype=int)
+    judged = _judged(cases, "faithfulness")
+    base = np.array([support(c.answer, c.contexts) for c in cases])
+    return Measured(name, "ROC-AUC", len(cases), bootstrap(len(cases), lambda i: roc_auc(judged[i], labels[i])),
+                    bootstrap(len(cases), lambda i: roc_auc(base[i], labels[i])))
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def heldout(directory: Path) -> list[Measured]:
+    """The held-out sets written by scripts/make_heldout_samples.py."""
+    out = []
+    pairs = _rows(directory / "qags_cnndm_pairs.jsonl")
+    out.append(_pairwise("QAGS CNN/DM: consistent vs inconsistent summary sentence (faithfulness)",
+                         [Case(p["question"], p["good"], [p["context"]]) for p in pairs],
+                         [Case(p["question"], p["bad"], [p["context"]]) for p in pairs], "faithfulness"))
+    pairs = _rows(directory / "squad_context_pairs.jsonl")
+    out.append(_pairwise("SQuAD 2.0: paragraph the question was written on vs top lexical distractor "
+                         "(context precision)", [Case(p["question"], p["answer"], [p["good"]]) for p in pairs],
+                         [Case(p["question"], p["answer"], [p["bad"]]) for p in pairs], "context_precision"))
+    for name, file in (("QAGS CNN/DM summaries", "qags_cnndm.jsonl"), ("QAGS XSum summaries", "qags_xsum.jsonl")):
+        rows = _rows(directory / file)
+        out.append(_detection(f"{name}: hallucination detection (faithfulness)",
+                              [Case(r["question"], r["answer"], [r["context"]]) for r in rows],
+                              [not r["hallucinated"] for r in rows]))
+    return out
+
+
+def dev(directory: Path) -> list[Measured]:
+    """The dev set's pairs (tests/scoring/judge_dev, by scripts/make_judge_dev_set.py), per metric."""
+    rows = [r for f in sorted(directory.glob("*.jsonl")) for r in _rows(f)]
+    out = []
+    for metric in ("faithfulness", "answer_relevance"):
+        pairs: dict[str, dict[str, Case]] = {}
+        for row in rows:
+            if metric in row:
+                case = Case(row["question"], row["answer"], row["contexts"], row.get("reference"))
+                pairs.setdefault(row[metric]["pair"], {})[row[metric]["label"]] = case
+        complete = [p for _, p in sorted(pairs.items()) if {"good", "bad"} <= p.keys()]
+        out.append(_pairwise(f"dev set: {metric} pairs", [p["good"] for p in complete], [p["bad"] for p in complete],
+                             metric))
+    return out
+
+
+def _print(title: str, measured: Sequence[Measured]) -> None:
+    print(f"\n{title}\n" + "-" * len(title))
+    for m in measured:
+        ties = f"  (ties: judge {m.judge_ties}, baseline {m.baseline_ties})" if m.statistic != "ROC-AUC" else ""
+        print(f"{m.name}\n  n={m.n}  {m.statistic}: offline judge {m.judge}   lexical baseline {m.baseline}{ties}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--heldout", type=Path, default=ROOT / "tests" / "scoring" / "heldout")
+    parser.add_argument("--dev", type=Path, default=ROOT / "tests" / "scoring" / "judge_dev")
+    args = parser.parse_args()
+    if not (args.heldout / "qags_cnndm.jsonl").is_file():
+        sys.exit(f"--heldout {args.heldout}: no samples there; build them with scripts/make_heldout_samples.py "
+                 "(e.g. --qags qags/data --squad dev-v2.0.json --out tests/scoring/heldout)")
+    _print("Held-out, human-labelled (ties count half)", heldout(args.heldout))
+    _print("Dev set (labels by construction; DEV figures, looked at while building)", dev(args.dev))
+
+
+if __name__ == "__main__":
+    main()
