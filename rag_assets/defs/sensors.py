@@ -1,4 +1,8 @@
-"""Sensors: the corpus sensor adds a partition per new corpus version and requests its snapshot."""
+"""Sensors: the corpus sensor adds a partition per new corpus version and requests its snapshot.
+
+Each reads its resources from its context (``Lifecycle.services``). A sensor called directly (as the tests do) is
+also given its required resources as keywords (``**_called``), which a tick does not pass: they are ignored.
+"""
 
 import functools
 import json
@@ -19,7 +23,7 @@ from rag_assets.defs.assets.curation import applied_files_digest, decisions_unre
 from rag_assets.defs.freshness import already_scored
 from rag_assets.defs.jobs import build_curation_import_job, build_lifecycle_job, build_production_job
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
-from rag_assets.defs.resources import CorpusResource, CurationResource, ProductionLogsResource, StoreResource
+from rag_assets.defs.resources import StoreResource
 from rag_assets.production.logs import file_days, log_files
 from rag_assets.errors import RagAssetsError
 from rag_assets.settings import Settings
@@ -28,6 +32,7 @@ from rag_assets.settings import Settings
 @functools.cache
 def build_corpus_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
     @dg.sensor(
+        required_resource_keys=lifecycle.resource_keys("corpus", "store"),
         name=lifecycle.named("corpus_sensor"),
         target=[build_corpus_snapshot(lifecycle)],
         default_status=dg.DefaultSensorStatus.RUNNING,
@@ -38,10 +43,9 @@ def build_corpus_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
             "the partition is added and its snapshot requested in the same tick (run key = version id)."
         ),
     )
-    @lifecycle.keyed
-    def corpus_sensor(
-        context: dg.SensorEvaluationContext, corpus: CorpusResource, store: StoreResource
-    ) -> dg.SensorResult | dg.SkipReason:
+    def corpus_sensor(context: dg.SensorEvaluationContext, **_called: object) -> dg.SensorResult | dg.SkipReason:
+        services = lifecycle.services(context)
+        corpus, store = services.corpus, services.store
         config, root = corpus.chunker(), corpus.resolved_root()
         try:
             current = fingerprint(root, config)
@@ -129,6 +133,7 @@ def _unrecorded_imports(instance: dg.DagsterInstance, store: StoreResource, life
 @functools.cache
 def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
     @dg.sensor(
+        required_resource_keys=lifecycle.resource_keys("curation", "store"),
         name=lifecycle.named("curation_inbox_sensor"),
         jobs=[build_curation_import_job(lifecycle), build_judge_calibration_job(lifecycle)],
         default_status=dg.DefaultSensorStatus.RUNNING,
@@ -144,9 +149,9 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
             "folder or another file type is moved to rejected/ with a report at once."
         ),
     )
-    @lifecycle.keyed
-    def curation_inbox_sensor(context: dg.SensorEvaluationContext, curation: CurationResource,
-                              store: StoreResource) -> dg.SensorResult:
+    def curation_inbox_sensor(context: dg.SensorEvaluationContext, **_called: object) -> dg.SensorResult:
+        services = lifecycle.services(context)
+        curation, store = services.curation, services.store
         folders = curation.folders()
         seen = _inbox_cursor(context.cursor)
         known = set(context.instance.get_dynamic_partitions(lifecycle.corpus_versions.name))
@@ -213,6 +218,7 @@ curation_inbox_sensor = build_curation_inbox_sensor(BUNDLED)
 @functools.cache
 def build_production_logs_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
     @dg.sensor(
+        required_resource_keys=lifecycle.resource_keys("production_logs"),
         name=lifecycle.named("production_logs_sensor"),
         job=build_production_job(lifecycle),
         default_status=dg.DefaultSensorStatus.RUNNING,
@@ -224,8 +230,8 @@ def build_production_logs_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
             "partition exists."
         ),
     )
-    @lifecycle.keyed
-    def production_logs_sensor(context: dg.SensorEvaluationContext, production_logs: ProductionLogsResource) -> dg.SensorResult:
+    def production_logs_sensor(context: dg.SensorEvaluationContext, **_called: object) -> dg.SensorResult:
+        production_logs = lifecycle.services(context).production_logs
         cursor = json.loads(context.cursor) if context.cursor else {"files": {}, "pending": {}}
         files, pending = cursor["files"], cursor["pending"]
         per_file = None  # the folder's day index, read once a file changed
@@ -289,8 +295,24 @@ automation_sensor = build_automation_sensor(BUNDLED)
 
 @functools.cache
 def build_run_failure_alerts(lifecycle: Lifecycle) -> dg.SensorDefinition:
-    @dg.run_failure_sensor(
+    def run_failure_alerts(context: dg.RunStatusSensorContext, **_called: object) -> None:
+        from rag_assets.alerts import deliver, failure_alert
+
+        failed, store = context.for_run_failure(), lifecycle.services(context).store
+        run = failed.dagster_run
+        errors = [event.event_specific_data.error.message.strip() for event in failed.get_step_failure_events()]
+        alert = failure_alert(run.run_id, run.job_name, run.tags.get("dagster/partition"),
+                              failed.failure_event.message or "run failed", errors)
+        store.alerts().save(alert)
+        status = deliver(alert, Settings.alert_webhook())
+        context.log.info(f"alert for run {run.run_id} recorded ({status})")
+
+    # the class rather than ``dg.run_failure_sensor``, which takes no required_resource_keys
+    return dg.RunStatusSensorDefinition(
         name=lifecycle.named("run_failure_alerts"),
+        run_status=dg.DagsterRunStatus.FAILURE,
+        run_status_sensor_fn=run_failure_alerts,
+        required_resource_keys=lifecycle.resource_keys("store"),
         monitored_jobs=[build_lifecycle_job(lifecycle), build_curation_import_job(lifecycle),
                         build_production_job(lifecycle)] if lifecycle.name else None,
         default_status=dg.DefaultSensorStatus.RUNNING,
@@ -298,19 +320,6 @@ def build_run_failure_alerts(lifecycle: Lifecycle) -> dg.SensorDefinition:
         description="Writes an alert record for every failed run (job, partition, failed steps, first error) to the "
                     "store, and POSTs it to RAG_ASSETS_ALERT_WEBHOOK when that is set.",
     )
-    @lifecycle.keyed
-    def run_failure_alerts(context: dg.RunFailureSensorContext, store: StoreResource) -> None:
-        from rag_assets.alerts import deliver, failure_alert
-
-        run = context.dagster_run
-        errors = [event.event_specific_data.error.message.strip() for event in context.get_step_failure_events()]
-        alert = failure_alert(run.run_id, run.job_name, run.tags.get("dagster/partition"),
-                              context.failure_event.message or "run failed", errors)
-        store.alerts().save(alert)
-        status = deliver(alert, Settings.alert_webhook())
-        context.log.info(f"alert for run {run.run_id} recorded ({status})")
-
-    return run_failure_alerts
 
 
 run_failure_alerts = build_run_failure_alerts(BUNDLED)

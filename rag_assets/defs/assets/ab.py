@@ -6,7 +6,7 @@ import dagster as dg
 
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
-from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL, RagSystemResource
 from rag_assets.errors import RagAssetsError
 from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.system import answer_items
@@ -69,6 +69,7 @@ def _skipped(current: RagSystemResource) -> dg.MaterializeResult:
 @functools.cache
 def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
+        required_resource_keys=lifecycle.resource_keys("store", "llm", "rag"),
         **lifecycle.corpus_asset("evaluation", "golden_set"),
         owners=OWNERS,
         kinds={"python", "anthropic"},
@@ -83,9 +84,9 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "the items where they differ most, and a recommendation: APPROVE, REVIEW or REJECT."
         ),
     )
-    @lifecycle.keyed
-    def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig, store: StoreResource, llm: LLMResource,
-                      rag: RagSystemResource):
+    def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig):
+        services = lifecycle.services(context)
+        store, llm, rag = services.store, services.llm, services.rag
         systems = contenders(rag, config.candidate)
         if systems is None:
             yield _skipped(rag)

@@ -21,7 +21,6 @@ from rag_assets.curation.review_writer import write_review_files
 from rag_assets.curation.workbook import write_review_workbook
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
-from rag_assets.defs.resources import CurationResource, StoreResource
 from rag_assets.defs.reuse import last_materialization
 from rag_assets.store.curation_repository import SqlCurationRepository
 from rag_assets.text.markdown import markdown_table
@@ -48,6 +47,7 @@ def decisions_unrecorded(instance: dg.DagsterInstance, asset: dg.AssetKey, repo:
 @functools.cache
 def build_curation_queue(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
+        required_resource_keys=lifecycle.resource_keys("store", "curation"),
         **lifecycle.corpus_asset("curation", "question_candidates"),
         owners=OWNERS,
         kinds={"python", "csv", "excel"},
@@ -59,8 +59,9 @@ def build_curation_queue(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "(accept/reject/edit), edited_question, edited_answer, notes and reviewer, then drop the file in the inbox."
         ),
     )
-    @lifecycle.keyed
-    def curation_queue(context: dg.AssetExecutionContext, store: StoreResource, curation: CurationResource) -> dg.MaterializeResult:
+    def curation_queue(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+        services = lifecycle.services(context)
+        store, curation = services.store, services.curation
         version = context.partition_key
         conflicts = {c.candidate_id: c.decisions for c in store.curation().conflicts(version)}
         pending = store.candidates().for_version(version, status="pending")
@@ -105,6 +106,7 @@ class DecisionImportConfig(dg.Config):
 @functools.cache
 def build_curated_decisions(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
+        required_resource_keys=lifecycle.resource_keys("store", "curation"),
         **lifecycle.corpus_asset("curation", "question_candidates"),
         owners=OWNERS,
         kinds={"python", "sql"},
@@ -120,9 +122,9 @@ def build_curated_decisions(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "processed/; a bad file goes to rejected/ with an error report naming row, field and problem."
         ),
     )
-    @lifecycle.keyed
-    def curated_decisions(context: dg.AssetExecutionContext, config: DecisionImportConfig, store: StoreResource,
-                          curation: CurationResource):
+    def curated_decisions(context: dg.AssetExecutionContext, config: DecisionImportConfig):
+        services = lifecycle.services(context)
+        store, curation = services.store, services.curation
         version = context.partition_key
         folders = curation.folders()
         files = ([Path(name) if Path(name).is_absolute() else folders.inbox / name for name in config.files]

@@ -8,7 +8,7 @@ from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import golden_set_condition
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
-from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL, StoreResource
 from rag_assets.defs.reuse import last_materialization
 from rag_assets.golden.build import build_golden, diff_golden
 from rag_assets.golden.export import export_golden
@@ -33,6 +33,7 @@ def golden_set_behind(instance: dg.DagsterInstance, asset: dg.AssetKey, store: S
 @functools.cache
 def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
+        required_resource_keys=lifecycle.resource_keys("store", "llm"),
         **lifecycle.corpus_asset("golden", "curated_decisions", "corpus_snapshot"),
         owners=OWNERS,
         kinds={"python", "sql", "json"},
@@ -48,8 +49,9 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "Each new item's reference answer is split into statements once (for context recall), through the judge."
         ),
     )
-    @lifecycle.keyed
-    def golden_set(context: dg.AssetExecutionContext, store: StoreResource, llm: LLMResource) -> dg.MaterializeResult:
+    def golden_set(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+        services = lifecycle.services(context)
+        store, llm = services.store, services.llm
         version = context.partition_key
         corpus, golden = store.corpus(), store.golden()
         chunks = corpus.snapshot_chunks(version)

@@ -8,7 +8,7 @@ import dagster as dg
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata, provider_label
-from rag_assets.defs.resources import LLM_POOL, CorpusResource, LLMResource, ProductionLogsResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL, StoreResource
 from rag_assets.errors import RagAssetsError
 from rag_assets.golden.models import GoldenItem
 from rag_assets.production.coverage import CoverageGap, coverage_gaps, gaps_to_candidates
@@ -120,6 +120,7 @@ def _history_table(previous: list[ProductionDay], today: date, means: dict[str, 
 @functools.cache
 def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
+        required_resource_keys=lifecycle.resource_keys("store", "llm", "corpus", "production_logs"),
         key_prefix=lifecycle.key_prefix,
         partitions_def=lifecycle.production_days,
         group_name=lifecycle.named("production"),
@@ -136,9 +137,9 @@ def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "listed as coverage gaps and queued as review candidates."
         ),
     )
-    @lifecycle.keyed
-    def production_sample(context: dg.AssetExecutionContext, config: ProductionSampleConfig, store: StoreResource,
-                          llm: LLMResource, corpus: CorpusResource, production_logs: ProductionLogsResource):
+    def production_sample(context: dg.AssetExecutionContext, config: ProductionSampleConfig):
+        services = lifecycle.services(context)
+        store, llm, corpus, production_logs = services.store, services.llm, services.corpus, services.production_logs
         day = date.fromisoformat(context.partition_key)
         folder = production_logs.folder()
         read = read_logs(folder, day)

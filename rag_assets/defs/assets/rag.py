@@ -87,7 +87,7 @@ def plan_rag_shards(context: dg.OpExecutionContext, config: RagRunConfig, store:
                              for shard in planned(len(store.golden().version_members(golden.number)), config.shard_size))
 
 
-@step(code_version=RAG_ANSWER.ref, pool=LLM_POOL)
+@step(code_version=RAG_ANSWER.ref, pool=LLM_POOL, out=dg.Out(ShardAnswers))
 def answer_shard(context: dg.OpExecutionContext, store: StoreResource, llm: LLMResource, rag: RagSystemResource,
                  work: RagWork) -> dg.Output[ShardAnswers]:
     version = context.partition_key
