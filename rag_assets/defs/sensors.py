@@ -16,7 +16,8 @@ from rag_assets.curation.inbox_rounds import IMPORT_ATTEMPTS
 from rag_assets.corpus.snapshot import plan_snapshot
 from rag_assets.defs.assets.calibration import build_judge_calibration_job, judge_review_request
 from rag_assets.defs.assets.corpus import build_corpus_snapshot
-from rag_assets.defs.assets.curation import applied_files_digest, decisions_unrecorded
+from rag_assets.app.curation_import import applied_files_digest
+from rag_assets.defs.assets.curation import decisions_unrecorded
 from rag_assets.defs.freshness import already_scored
 from rag_assets.defs.jobs import build_curation_import_job, build_lifecycle_job, build_production_job
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
