@@ -99,7 +99,6 @@ class Step:
         else:
             def compute(context, **given):
                 return fn(context, **arguments(context, given))
-        compute.__name__ = fn.__name__
         return dg.op(name=lifecycle.named(fn.__name__), ins=ins, required_resource_keys=lifecycle.resource_keys(*resources),
                      config_schema=hints[config].to_config_schema() if config else None,
                      **{k: v for k, v in self.op_args.items() if k != "ins"}, **more)(compute)
