@@ -5,7 +5,7 @@ import functools
 import dagster as dg
 
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
-from rag_assets.defs.resources import GoldenPolicyResource, StoreResource
+from rag_assets.defs.resources import StoreResource
 from rag_assets.golden.quality import GoldenPolicy, golden_quality
 from rag_assets.rag.error_budget import DEFAULT_MAX_ERROR_RATE, error_budget
 from rag_assets.text.markdown import markdown_table
@@ -20,6 +20,7 @@ def _latest_golden(store: StoreResource, corpus_version: str):
 @functools.cache
 def build_golden_set_quality(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
     @dg.asset_check(
+        required_resource_keys=lifecycle.resource_keys("store", "golden_policy"),
         asset=lifecycle.key("golden_set"),
         partitions_def=lifecycle.corpus_versions,
         blocking=True,
@@ -30,9 +31,9 @@ def build_golden_set_quality(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
             "and no type over max_type_share. Blocks the RAG run on a bad golden set."
         ),
     )
-    @lifecycle.keyed
-    def golden_set_quality(context: dg.AssetCheckExecutionContext, store: StoreResource,
-                           golden_policy: GoldenPolicyResource) -> dg.AssetCheckResult:
+    def golden_set_quality(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
+        services = lifecycle.services(context)
+        store, golden_policy = services.store, services.golden_policy
         corpus_version = context.partition_key
         version, items = _latest_golden(store, corpus_version)
         hashes = {c.chunk_id: c.content_hash for c in store.corpus().snapshot_chunks(corpus_version)}
@@ -60,14 +61,15 @@ golden_set_quality = build_golden_set_quality(BUNDLED)
 @functools.cache
 def build_golden_set_pinned(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
     @dg.asset_check(
+        required_resource_keys=lifecycle.resource_keys("store"),
         asset=lifecycle.key("golden_set"),
         partitions_def=lifecycle.corpus_versions,
         blocking=True,
         description="Corpus-version pinning: the golden version and every item in it are pinned to this partition's "
                     "corpus version, so answers and scores downstream refer to one corpus.",
     )
-    @lifecycle.keyed
-    def golden_set_pinned(context: dg.AssetCheckExecutionContext, store: StoreResource) -> dg.AssetCheckResult:
+    def golden_set_pinned(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
+        store = lifecycle.services(context).store
         corpus_version = context.partition_key
         version, items = _latest_golden(store, corpus_version)
         wrong = [i.item_id for i in items if i.corpus_version != corpus_version]
@@ -89,14 +91,15 @@ golden_set_pinned = build_golden_set_pinned(BUNDLED)
 @functools.cache
 def build_rag_answers_pinned(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
     @dg.asset_check(
+        required_resource_keys=lifecycle.resource_keys("store"),
         asset=lifecycle.key("rag_answers"),
         partitions_def=lifecycle.corpus_versions,
         blocking=True,
         description="Corpus-version pinning of the RAG run: it answered the newest golden version of this corpus version, "
                     "every item has an answer or an error record, and every retrieved chunk id exists in the pinned snapshot.",
     )
-    @lifecycle.keyed
-    def rag_answers_pinned(context: dg.AssetCheckExecutionContext, store: StoreResource) -> dg.AssetCheckResult:
+    def rag_answers_pinned(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
+        store = lifecycle.services(context).store
         corpus_version = context.partition_key
         run = store.rag().latest_run(corpus_version)
         golden = store.golden().latest_version([corpus_version])
@@ -138,6 +141,7 @@ class ErrorBudgetConfig(dg.Config):
 @functools.cache
 def build_rag_answers_error_budget(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
     @dg.asset_check(
+        required_resource_keys=lifecycle.resource_keys("store"),
         asset=lifecycle.key("rag_answers"),
         partitions_def=lifecycle.corpus_versions,
         blocking=True,
@@ -145,9 +149,8 @@ def build_rag_answers_error_budget(lifecycle: Lifecycle) -> dg.AssetChecksDefini
                     "timeout, bad response, unknown chunk ids, HTTP error). Fails naming the top error kinds with one "
                     "example each, and so stops a broken system before it is scored.",
     )
-    @lifecycle.keyed
-    def rag_answers_error_budget(context: dg.AssetCheckExecutionContext, config: ErrorBudgetConfig,
-                                 store: StoreResource) -> dg.AssetCheckResult:
+    def rag_answers_error_budget(context: dg.AssetCheckExecutionContext, config: ErrorBudgetConfig) -> dg.AssetCheckResult:
+        store = lifecycle.services(context).store
         run = store.rag().latest_run(context.partition_key)
         if run is None:
             return dg.AssetCheckResult(passed=False, severity=dg.AssetCheckSeverity.ERROR,

@@ -6,22 +6,21 @@ component) puts its name in front of every one of them, so two products live in 
 without sharing a partition, a cursor or a resource.
 
 Every definition of the graph is built by a function of a ``Lifecycle``; those functions are cached,
-so the bundled instance's objects are the same ones the modules expose as module-level names.
+so the bundled instance's objects are the same ones the modules expose as module-level names. A definition
+requires its instance's resource keys (``resource_keys``) and reads the resources by their bare names
+(``services``), so one function body serves every instance.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 import re
-import typing
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any
 
 import dagster as dg
 
+from rag_assets.defs.services import Services
 from rag_assets.errors import ConfigError
 from rag_assets.settings import DEFAULT_PRODUCTION_START, Settings
 
@@ -29,9 +28,6 @@ from rag_assets.settings import DEFAULT_PRODUCTION_START, Settings
 GROUPS = ("corpus", "generation", "curation", "golden", "rag", "evaluation", "production")
 DEFAULT_EVALUATION_CRON = "0 6 * * *"
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
-
-F = TypeVar("F", bound=Callable[..., Any])
-
 
 @dataclass(frozen=True)
 class Lifecycle:
@@ -95,35 +91,13 @@ class Lifecycle:
     def production_days(self) -> dg.DailyPartitionsDefinition:
         return dg.DailyPartitionsDefinition(start_date=self.production_start)
 
-    def keyed(self, fn: F) -> F:
-        """``fn`` with its resource parameters renamed to this instance's resource keys.
+    def resource_keys(self, *keys: str) -> set[str]:
+        """The instance's keys of the bare resource names ``keys``: a definition's ``required_resource_keys``."""
+        return {self.named(key) for key in keys}
 
-        Dagster takes a resource's key from the parameter's name and reads an explicit
-        ``__signature__``; renaming there keeps one function body for every instance.
-        """
-        if not self.name:
-            return fn
-        hints = typing.get_type_hints(fn)
-        signature = inspect.signature(fn)
-        renamed = {p.name: self.named(p.name) for p in signature.parameters.values()
-                   if isinstance(hints.get(p.name), type) and issubclass(hints[p.name], dg.ConfigurableResource)}
-        original = {new: old for old, new in renamed.items()}
-
-        def call(args, kwargs):
-            return fn(*args, **{original.get(k, k): v for k, v in kwargs.items()})
-
-        if inspect.isgeneratorfunction(fn):
-            @functools.wraps(fn)
-            def wrapper(*args, **kwargs):
-                yield from call(args, kwargs)
-        else:
-            @functools.wraps(fn)
-            def wrapper(*args, **kwargs):
-                return call(args, kwargs)
-        wrapper.__signature__ = signature.replace(parameters=[  # type: ignore[attr-defined]
-            p.replace(name=renamed.get(p.name, p.name), annotation=hints.get(p.name, p.annotation))
-            for p in signature.parameters.values()])
-        return typing.cast(F, wrapper)
+    def services(self, context: Any) -> Services:
+        """The instance's resources in ``context`` (a step's, a check's or a sensor's), by their bare names."""
+        return Services(context.resources, self.named)
 
 
 BUNDLED = Lifecycle.bundled()

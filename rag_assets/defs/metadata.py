@@ -2,14 +2,7 @@
 
 import dagster as dg
 
-from rag_assets.llm.results import OFFLINE, LLMStats
-
-
-def provider_label(stats: LLMStats) -> str:
-    if stats.provider == OFFLINE:
-        return "offline (deterministic heuristics, not a model's judgment)"
-    via_batch = f" ({stats.batched} calls via Message Batches)" if stats.batched else ""
-    return f"{stats.provider} / {stats.model}{via_batch}"
+from rag_assets.llm.results import LLMStats, provider_label
 
 
 def llm_metadata(stats: LLMStats) -> dict[str, dg.MetadataValue]:

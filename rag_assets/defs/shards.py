@@ -8,6 +8,8 @@ partitions, checks and metadata; its run config keeps the one-level shape
 
 from __future__ import annotations
 
+import inspect
+import typing
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,13 +52,60 @@ def shard_outputs(works: Iterable[ShardWork]) -> Iterator[dg.DynamicOutput]:
 
 @dataclass(frozen=True)
 class Step:
-    """A step function of a sharded asset; each instance makes its own op of it (its name, its resource keys)."""
+    """A step function of a sharded asset; each instance makes its own op of it (its name, its resource keys).
+
+    The function's parameters say what it takes: ``context``; a ``dg.Config`` subclass (the asset's run config);
+    ``dg.ConfigurableResource`` subclasses, named by their bare resource keys; the rest are the op's inputs."""
 
     fn: Callable[..., Any]
     op_args: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def _hints(self) -> dict[str, Any]:
+        return typing.get_type_hints(self.fn)
+
+    @property
+    def _params(self) -> list[str]:
+        return [name for name in inspect.signature(self.fn).parameters if name != "context"]
+
+    @property
+    def resources(self) -> list[str]:
+        return [name for name in self._params if _subclass(self._hints.get(name), dg.ConfigurableResource)]
+
+    @property
+    def config(self) -> str | None:
+        return next((name for name in self._params if name not in self.resources
+                     and _subclass(self._hints.get(name), dg.Config)), None)
+
+    @property
+    def inputs(self) -> list[str]:
+        """The op's inputs in order: the function's own, then the Nothing inputs of ``op_args``."""
+        own = [name for name in self._params if name not in self.resources and name != self.config]
+        return own + [name for name in self.op_args.get("ins", {}) if name not in own]
+
     def op(self, lifecycle: Lifecycle, **more: Any) -> dg.OpDefinition:
-        return dg.op(name=lifecycle.named(self.fn.__name__), **self.op_args, **more)(lifecycle.keyed(self.fn))
+        fn, hints, resources, config = self.fn, self._hints, self.resources, self.config
+        ins = {name: dg.In(hints.get(name, Any)) for name in self.inputs} | self.op_args.get("ins", {})
+
+        def arguments(context: dg.OpExecutionContext, given: dict[str, Any]) -> dict[str, Any]:
+            services = lifecycle.services(context)
+            bound = {name: services.resource(name) for name in resources} | given
+            return bound | ({config: hints[config](**context.op_config)} if config else {})
+
+        # unannotated: Dagster reads the op's context type and output type from the compute function
+        if inspect.isgeneratorfunction(fn):
+            def compute(context, **given):
+                yield from fn(context, **arguments(context, given))
+        else:
+            def compute(context, **given):
+                return fn(context, **arguments(context, given))
+        return dg.op(name=lifecycle.named(fn.__name__), ins=ins, required_resource_keys=lifecycle.resource_keys(*resources),
+                     config_schema=hints[config].to_config_schema() if config else None,
+                     **{k: v for k, v in self.op_args.items() if k != "ins"}, **more)(compute)
+
+
+def _subclass(hint: Any, base: type) -> bool:
+    return isinstance(hint, type) and issubclass(hint, base)
 
 
 def step(**op_args: Any) -> Callable[[Callable[..., Any]], Step]:
@@ -87,9 +136,12 @@ def sharded_asset(lifecycle: Lifecycle, *, name: str, upstream: str, config: typ
     plan_op, shard_op, merge_op = plan.op(lifecycle), shard.op(lifecycle), merge.op(lifecycle, **(merge_args or {}))
     steps = (plan_op, shard_op, merge_op)
 
+    (work,), (source_name, parts_name) = shard.inputs, merge.inputs
+
     def compose(upstream_done):
         source, shards = plan_op(after=upstream_done)
-        return merge_op(source, shards.map(shard_op).collect())
+        parts = shards.map(lambda shard: shard_op(**{work: shard})).collect()
+        return merge_op(**{source_name: source, parts_name: parts})
 
     return dg.graph_asset(
         name=name,

@@ -159,3 +159,11 @@ class LLMStats:
             "llm_cost_usd": round(self.cost_usd, 6),
             **estimate,
         }
+
+
+def provider_label(stats: LLMStats) -> str:
+    """Who judged or wrote, as a person reads it: the provider and model, or the offline heuristics."""
+    if stats.provider == OFFLINE:
+        return "offline (deterministic heuristics, not a model's judgment)"
+    via_batch = f" ({stats.batched} calls via Message Batches)" if stats.batched else ""
+    return f"{stats.provider} / {stats.model}{via_batch}"

@@ -52,3 +52,15 @@ def test_a_teams_own_system_with_no_candidate_named_is_skipped_with_the_reason(p
                                run_config={"ops": {"ab_comparison": {"config": {"candidate": {"name": "reference-k5"}}}}})
         shown = metadata(named, "ab_comparison")
         assert (shown["current"], shown["candidate"]) == ("rag_assets.examples.callable_system:answer", "reference-k5")
+
+
+def test_the_contenders_are_the_configured_system_and_the_named_or_demo_candidate():
+    from rag_assets.defs.assets.ab import DEMO_CANDIDATE, SystemSpec, contenders
+
+    reference = RagSystemResource(k=4)
+    assert contenders(reference, None) == (SystemSpec(name="reference-k4", k=4), DEMO_CANDIDATE)
+    own = RagSystemResource(kind="http", target="http://rag.internal/ask")
+    assert contenders(own, None) is None, "a team's own system is compared only with a named candidate"
+    named = SystemSpec(name="v2", kind="callable", target="mod:fn")
+    assert contenders(own, named) == (SystemSpec(name="http://rag.internal/ask", kind="http",
+                                                 target="http://rag.internal/ask"), named)

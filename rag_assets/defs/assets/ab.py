@@ -4,16 +4,12 @@ import functools
 
 import dagster as dg
 
+from rag_assets.app.ab import ABOutcome, ComparisonImpossible, Contender, compare_contenders
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
-from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, StoreResource
-from rag_assets.errors import RagAssetsError
-from rag_assets.rag.chunks import SnapshotChunks
-from rag_assets.rag.system import answer_items
-from rag_assets.scoring.ab import REJECT, compare_systems
+from rag_assets.defs.resources import LLM_POOL, RagSystemResource
+from rag_assets.scoring.ab import REJECT
 from rag_assets.scoring.embedding import make_embedder
-from rag_assets.scoring.evaluate import JUDGE_METRICS, retrieval_metric_names, score_answers
-from rag_assets.scoring.scorecard import Scorecard
 from rag_assets.settings import Settings
 
 AB_CHECK = "ab_not_rejected"
@@ -66,9 +62,30 @@ def _skipped(current: RagSystemResource) -> dg.MaterializeResult:
                                            description=f"not applicable: {reason}")])
 
 
+def _compared(outcome: ABOutcome, current: SystemSpec, candidate: SystemSpec) -> dg.MaterializeResult:
+    comparison = outcome.comparison
+    overall = {c.metric: c for c in comparison.comparisons if c.scope == "overall"}
+    return dg.MaterializeResult(
+        metadata={
+            "recommendation": dg.MetadataValue.text(comparison.recommendation),
+            "current": dg.MetadataValue.text(current.name),
+            "candidate": dg.MetadataValue.text(candidate.name),
+            "golden_version": dg.MetadataValue.int(outcome.golden_version),
+            "comparison": dg.MetadataValue.md(comparison.markdown()),
+            **{f"delta_{metric}": dg.MetadataValue.float(round(c.delta, 4)) for metric, c in overall.items()},
+        },
+        check_results=[dg.AssetCheckResult(
+            check_name=AB_CHECK, passed=comparison.recommendation != REJECT,
+            severity=dg.AssetCheckSeverity.WARN,
+            description=f"{comparison.recommendation}: " + "; ".join(comparison.reasons[:3]),
+        )],
+    )
+
+
 @functools.cache
 def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
+        required_resource_keys=lifecycle.resource_keys("store", "llm", "rag"),
         **lifecycle.corpus_asset("evaluation", "golden_set"),
         owners=OWNERS,
         kinds={"python", "anthropic"},
@@ -83,54 +100,28 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "the items where they differ most, and a recommendation: APPROVE, REVIEW or REJECT."
         ),
     )
-    @lifecycle.keyed
-    def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig, store: StoreResource, llm: LLMResource,
-                      rag: RagSystemResource):
+    def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig):
+        services = lifecycle.services(context)
+        store, llm, rag, version = services.store, services.llm, services.rag, context.partition_key
         systems = contenders(rag, config.candidate)
         if systems is None:
             yield _skipped(rag)
             return
-        version = context.partition_key
-        golden = store.golden().latest_version([version])
-        if golden is None:
-            raise dg.Failure(description=f"no golden-set version for {version} yet")
-        items = store.golden().version_items(golden.number)
-        chunks = store.corpus().snapshot_chunks(version)
-        documents = store.corpus().documents(version)
-        snapshot = SnapshotChunks.of(chunks, documents)
-        metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))
         journal = store.llm_batches()
-        judge, embedder = llm.judge_client(journal=journal), make_embedder(config.embedder)
-        values = {}
-        for role, spec in zip(("current", "candidate"), systems):
-            resource = rag if role == "current" else RagSystemResource(kind=spec.kind, target=spec.target,
-                                                                        name=spec.name, k=spec.k)
-            try:
-                system = resource.system(version, snapshot, llm.client(journal=journal), store.llm_cache(), store.index_dir())
-            except (RagAssetsError, ValueError) as exc:
-                raise dg.Failure(description=f"cannot set up the {role} system {spec.name}: {exc}") from exc
-            responses = {r.item_id: r for r in answer_items(system, items, version, snapshot)}
-            outcome = score_answers(items, responses, chunks, judge, store.llm_cache(), embedder, config.k,
-                                    documents=documents, min_overlap=Settings.evidence_min_overlap())
-            values[role], types = Scorecard.build(outcome, metrics).values()
-        comparison = compare_systems(values["current"], values["candidate"], types, metrics, config.alpha,
-                                     faithfulness_bound=config.faithfulness_bound)
-        overall = {c.metric: c for c in comparison.comparisons if c.scope == "overall"}
-        yield dg.MaterializeResult(
-            metadata={
-                "recommendation": dg.MetadataValue.text(comparison.recommendation),
-                "current": dg.MetadataValue.text(systems[0].name),
-                "candidate": dg.MetadataValue.text(systems[1].name),
-                "golden_version": dg.MetadataValue.int(golden.number),
-                "comparison": dg.MetadataValue.md(comparison.markdown()),
-                **{f"delta_{metric}": dg.MetadataValue.float(round(c.delta, 4)) for metric, c in overall.items()},
-            },
-            check_results=[dg.AssetCheckResult(
-                check_name=AB_CHECK, passed=comparison.recommendation != REJECT,
-                severity=dg.AssetCheckSeverity.WARN,
-                description=f"{comparison.recommendation}: " + "; ".join(comparison.reasons[:3]),
-            )],
-        )
+
+        def contender(spec: SystemSpec, resource: RagSystemResource) -> Contender:
+            return Contender(spec.name, lambda snapshot: resource.system(
+                version, snapshot, llm.client(journal=journal), store.llm_cache(), store.index_dir()))
+
+        current, candidate = systems
+        named = RagSystemResource(kind=candidate.kind, target=candidate.target, name=candidate.name, k=candidate.k)
+        try:
+            outcome = compare_contenders(store, version, contender(current, rag), contender(candidate, named),
+                                         llm.judge_client(journal=journal), make_embedder(config.embedder), config.k,
+                                         config.alpha, config.faithfulness_bound, Settings.evidence_min_overlap())
+        except ComparisonImpossible as exc:
+            raise dg.Failure(description=str(exc)) from exc
+        yield _compared(outcome, current, candidate)
 
     return ab_comparison
 

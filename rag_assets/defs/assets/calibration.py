@@ -64,6 +64,7 @@ class JudgeCalibrationConfig(dg.Config):
 @functools.cache
 def build_judge_calibration(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
+        required_resource_keys=lifecycle.resource_keys("store", "curation"),
         key_prefix=lifecycle.key_prefix,
         group_name=lifecycle.named("calibration"),
         owners=OWNERS,
@@ -76,10 +77,9 @@ def build_judge_calibration(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "interval, the confusion matrix and the items judge and experts disagree on."
         ),
     )
-    @lifecycle.keyed
-    def judge_calibration(context: dg.AssetExecutionContext, config: JudgeCalibrationConfig, store: StoreResource,
-                          curation: CurationResource) -> dg.MaterializeResult:
-        return _calibrate(context, config, store, curation)
+    def judge_calibration(context: dg.AssetExecutionContext, config: JudgeCalibrationConfig) -> dg.MaterializeResult:
+        services = lifecycle.services(context)
+        return _calibrate(context, config, services.store, services.curation)
 
     return judge_calibration
 
@@ -148,6 +148,7 @@ class JudgeAgreementConfig(dg.Config):
 @functools.cache
 def build_judge_agreement(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
     @dg.asset_check(
+        required_resource_keys=lifecycle.resource_keys("store"),
         asset=lifecycle.key("judge_calibration"),
         name=CALIBRATION_CHECK,
         description=(
@@ -156,9 +157,8 @@ def build_judge_agreement(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
             "severity ERROR or RAG_ASSETS_JUDGE_CALIBRATION_SEVERITY=ERROR makes it an error."
         ),
     )
-    @lifecycle.keyed
-    def judge_agreement(config: JudgeAgreementConfig, store: StoreResource) -> dg.AssetCheckResult:
-        return _agreement(config, store)
+    def judge_agreement(context: dg.AssetCheckExecutionContext, config: JudgeAgreementConfig) -> dg.AssetCheckResult:
+        return _agreement(config, lifecycle.services(context).store)
 
     return judge_agreement
 

@@ -8,7 +8,6 @@ from rag_assets.corpus.models import SnapshotOutcome
 from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.defs.errors import domain_errors_fail_the_step
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
-from rag_assets.defs.resources import CorpusResource, StoreResource
 from rag_assets.text.markdown import markdown_table
 
 OWNERS = ["team:rag"]
@@ -44,6 +43,7 @@ def snapshot_metadata(outcome: SnapshotOutcome) -> dict[str, dg.MetadataValue]:
 @functools.cache
 def build_corpus_snapshot(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
+        required_resource_keys=lifecycle.resource_keys("corpus", "store"),
         **lifecycle.corpus_asset("corpus"),
         owners=OWNERS,
         kinds={"python", "sql"},
@@ -54,10 +54,9 @@ def build_corpus_snapshot(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "The partition key is the corpus version id."
         ),
     )
-    @lifecycle.keyed
-    def corpus_snapshot(
-        context: dg.AssetExecutionContext, corpus: CorpusResource, store: StoreResource
-    ) -> dg.MaterializeResult:
+    def corpus_snapshot(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+        services = lifecycle.services(context)
+        corpus, store = services.corpus, services.store
         with domain_errors_fail_the_step():
             outcome = snapshot_corpus(
                 corpus.resolved_root(), corpus.chunker(), store.corpus(), expected_version=context.partition_key

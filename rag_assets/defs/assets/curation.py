@@ -9,19 +9,16 @@ is applied twice, and the golden set is built from the decisions.
 """
 
 import functools
-from pathlib import Path
 
 import dagster as dg
 
+from rag_assets.app.curation_import import DecisionImport, applied_files_digest, import_decisions
 from rag_assets.corpus.models import sha256_hex
-from rag_assets.curation.inbox import declared_corpus_version, import_review_file, inbox_files
 from rag_assets.curation.queue import outbox_paths, review_rows, workbook_rows
-from rag_assets.curation.review_file import read_review_file
 from rag_assets.curation.review_writer import write_review_files
 from rag_assets.curation.workbook import write_review_workbook
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
-from rag_assets.defs.resources import CurationResource, StoreResource
 from rag_assets.defs.reuse import last_materialization
 from rag_assets.store.curation_repository import SqlCurationRepository
 from rag_assets.text.markdown import markdown_table
@@ -29,11 +26,6 @@ from rag_assets.text.markdown import markdown_table
 REVIEW_FILES_CHECK = "review_files_valid"
 #: The metadata entry with the digest of the review files the store had applied when the asset was recorded.
 APPLIED_FILES = "applied_files_digest"
-
-
-def applied_files_digest(repo: SqlCurationRepository, version: str) -> str:
-    """A digest of the review files applied for ``version`` (by hash): curated_decisions' data version."""
-    return sha256_hex("\n".join(repo.applied_files(version)) or version)[:16]
 
 
 def decisions_unrecorded(instance: dg.DagsterInstance, asset: dg.AssetKey, repo: SqlCurationRepository,
@@ -48,6 +40,7 @@ def decisions_unrecorded(instance: dg.DagsterInstance, asset: dg.AssetKey, repo:
 @functools.cache
 def build_curation_queue(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
+        required_resource_keys=lifecycle.resource_keys("store", "curation"),
         **lifecycle.corpus_asset("curation", "question_candidates"),
         owners=OWNERS,
         kinds={"python", "csv", "excel"},
@@ -59,8 +52,9 @@ def build_curation_queue(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "(accept/reject/edit), edited_question, edited_answer, notes and reviewer, then drop the file in the inbox."
         ),
     )
-    @lifecycle.keyed
-    def curation_queue(context: dg.AssetExecutionContext, store: StoreResource, curation: CurationResource) -> dg.MaterializeResult:
+    def curation_queue(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+        services = lifecycle.services(context)
+        store, curation = services.store, services.curation
         version = context.partition_key
         conflicts = {c.candidate_id: c.decisions for c in store.curation().conflicts(version)}
         pending = store.candidates().for_version(version, status="pending")
@@ -102,9 +96,36 @@ class DecisionImportConfig(dg.Config):
     files: list[str] = []
 
 
+def decisions_metadata(done: DecisionImport) -> dict[str, dg.MetadataValue]:
+    """The import's files and counts, and the version's conflicts and reviewer agreement after it."""
+    agreement, results = done.agreement, done.results
+    return {
+        "conflicts": dg.MetadataValue.int(len(done.conflicts)),
+        "conflict_list": dg.MetadataValue.md(markdown_table(
+            ["candidate", "standing decisions"],
+            [(c.candidate_id, "; ".join(f"{who}: {what[0]}" for who, what in sorted(c.decisions.items())))
+             for c in done.conflicts])),
+        "reviewer_agreement": dg.MetadataValue.md(markdown_table(
+            ["reviewer", "reviewer", "items both decided", "same decision", "Cohen's kappa"],
+            [(a.first, a.second, a.items, f"{a.observed:.3f}", "-" if a.kappa is None else f"{a.kappa:.3f}")
+             for a in agreement])),
+        **({"cohens_kappa": dg.MetadataValue.float(round(agreement[0].kappa, 4))}
+           if len(agreement) == 1 and agreement[0].kappa is not None else {}),
+        "files": dg.MetadataValue.int(len(results)),
+        "files_applied": dg.MetadataValue.int(sum(1 for r in results if r.status == "applied")),
+        "files_rejected": dg.MetadataValue.int(len(done.rejected)),
+        APPLIED_FILES: dg.MetadataValue.text(done.applied),
+        **{key: dg.MetadataValue.int(value) for key, value in done.totals.items()},
+        "imports": dg.MetadataValue.md(markdown_table(
+            ["file", "status", "moved to", "report"],
+            [(r.source, r.status, r.moved_to, r.report or "") for r in results])),
+    }
+
+
 @functools.cache
 def build_curated_decisions(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
+        required_resource_keys=lifecycle.resource_keys("store", "curation"),
         **lifecycle.corpus_asset("curation", "question_candidates"),
         owners=OWNERS,
         kinds={"python", "sql"},
@@ -120,59 +141,23 @@ def build_curated_decisions(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "processed/; a bad file goes to rejected/ with an error report naming row, field and problem."
         ),
     )
-    @lifecycle.keyed
-    def curated_decisions(context: dg.AssetExecutionContext, config: DecisionImportConfig, store: StoreResource,
-                          curation: CurationResource):
-        version = context.partition_key
-        folders = curation.folders()
-        files = ([Path(name) if Path(name).is_absolute() else folders.inbox / name for name in config.files]
-                 if config.files else [p for p in inbox_files(folders.inbox) if declared_corpus_version(p) == version])
-        repo = store.curation()
-        known = store.candidates().corpus_versions_by_id()
-        missing = [path for path in files if not path.exists()]
-        if missing:
-            context.log.warning(f"not in the inbox any more (already imported?): {', '.join(map(str, missing))}")
-        results = [import_review_file(path, folders, known, read_review_file, repo.apply_review, curation.limits(),
-                                      repo.is_applied) for path in files if path.exists()]
-        rejected = [r for r in results if r.status == "rejected"]
-        totals: dict[str, int] = {}
-        for result in results:
-            for key, value in result.summary.items():
-                totals[key] = totals.get(key, 0) + value
-        problems = [(r.source, str(p)) for r in rejected for p in r.problems]
-        conflicts = repo.conflicts(version)
-        agreement = repo.reviewer_agreement(version)
-        applied = applied_files_digest(repo, version)
+    def curated_decisions(context: dg.AssetExecutionContext, config: DecisionImportConfig):
+        services = lifecycle.services(context)
+        done = import_decisions(services.store, services.curation.folders(), services.curation.limits(),
+                                context.partition_key, config.files)
+        if done.missing:
+            context.log.warning(f"not in the inbox any more (already imported?): {', '.join(map(str, done.missing))}")
+        rejected = done.rejected
         yield dg.MaterializeResult(
-            metadata={
-                "conflicts": dg.MetadataValue.int(len(conflicts)),
-                "conflict_list": dg.MetadataValue.md(markdown_table(
-                    ["candidate", "standing decisions"],
-                    [(c.candidate_id, "; ".join(f"{who}: {what[0]}" for who, what in sorted(c.decisions.items())))
-                     for c in conflicts])),
-                "reviewer_agreement": dg.MetadataValue.md(markdown_table(
-                    ["reviewer", "reviewer", "items both decided", "same decision", "Cohen's kappa"],
-                    [(a.first, a.second, a.items, f"{a.observed:.3f}", "-" if a.kappa is None else f"{a.kappa:.3f}")
-                     for a in agreement])),
-                **({"cohens_kappa": dg.MetadataValue.float(round(agreement[0].kappa, 4))}
-                   if len(agreement) == 1 and agreement[0].kappa is not None else {}),
-                "files": dg.MetadataValue.int(len(results)),
-                "files_applied": dg.MetadataValue.int(sum(1 for r in results if r.status == "applied")),
-                "files_rejected": dg.MetadataValue.int(len(rejected)),
-                APPLIED_FILES: dg.MetadataValue.text(applied),
-                **{key: dg.MetadataValue.int(value) for key, value in sorted(totals.items())},
-                "imports": dg.MetadataValue.md(markdown_table(
-                    ["file", "status", "moved to", "report"],
-                    [(r.source, r.status, r.moved_to, r.report or "") for r in results])),
-            },
-            data_version=dg.DataVersion(applied),
+            metadata=decisions_metadata(done),
+            data_version=dg.DataVersion(done.applied),
             check_results=[dg.AssetCheckResult(
                 check_name=REVIEW_FILES_CHECK,
                 passed=not rejected,
                 severity=dg.AssetCheckSeverity.ERROR,
                 description=(f"{len(rejected)} review file(s) rejected; see the report beside each in rejected/"
                              if rejected else "every review file was valid"),
-                metadata={"problems": dg.MetadataValue.md(markdown_table(["file", "problem"], problems))},
+                metadata={"problems": dg.MetadataValue.md(markdown_table(["file", "problem"], done.problems))},
             )],
         )
 

@@ -75,7 +75,7 @@ def plan_generation_shards(context: dg.OpExecutionContext, config: GenerationRun
     yield from shard_outputs(GenerationWork(shard, shard.take(tasks)) for shard in planned(len(tasks), config.shard_size))
 
 
-@step(code_version=GENERATE_QUESTIONS.ref, pool=LLM_POOL)
+@step(code_version=GENERATE_QUESTIONS.ref, pool=LLM_POOL, out=dg.Out(list[LLMResult]))
 def generate_shard(context: dg.OpExecutionContext, config: GenerationRunConfig, llm: LLMResource, store: StoreResource,
                    work: GenerationWork) -> dg.Output[list[LLMResult]]:
     """Asks the generator for one shard's tasks; every answer lands in the LLM cache as it arrives. Fails before

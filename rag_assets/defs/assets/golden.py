@@ -4,16 +4,14 @@ import functools
 
 import dagster as dg
 
+from rag_assets.app.golden import GoldenOutcome, SnapshotMissing, build_golden_version
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import golden_set_condition
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
-from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL, StoreResource
 from rag_assets.defs.reuse import last_materialization
-from rag_assets.golden.build import build_golden, diff_golden
-from rag_assets.golden.export import export_golden
-from rag_assets.golden.repin import PinTarget
-from rag_assets.scoring.statements import extract_statements
+from rag_assets.llm.client import LLMClient
 from rag_assets.settings import Settings
 from rag_assets.text.markdown import markdown_table
 
@@ -30,9 +28,41 @@ def golden_set_behind(instance: dg.DagsterInstance, asset: dg.AssetKey, store: S
     return entry is not None and entry.value != store.golden().accepted_digest(store.corpus().lineage(version))
 
 
+def golden_metadata(outcome: GoldenOutcome) -> dict[str, dg.MetadataValue]:
+    """What the UI shows of a build; a build without a version has only its version, item count and inputs."""
+    accepted = {ACCEPTED_ITEMS: dg.MetadataValue.text(outcome.accepted)}
+    saved, version = outcome.saved, dg.MetadataValue.text(outcome.version)
+    if saved is None:
+        return {"golden_version": dg.MetadataValue.int(0), "items": dg.MetadataValue.int(0), "corpus_version": version,
+                **accepted}
+    diff = saved.diff
+    jsonl, ragas = outcome.exports or ("", "")
+    return {
+        "golden_version": dg.MetadataValue.int(saved.number),
+        "new_version": dg.MetadataValue.bool(saved.created),
+        "parent_version": dg.MetadataValue.int(saved.parent_number) if saved.parent_number else dg.MetadataValue.text("none"),
+        "corpus_version": version,
+        "content_hash": dg.MetadataValue.text(saved.content_hash),
+        "items": dg.MetadataValue.int(len(outcome.items)),
+        "added": dg.MetadataValue.int(len(diff.added)),
+        "removed": dg.MetadataValue.int(len(diff.removed)),
+        "changed": dg.MetadataValue.int(len(diff.changed)),
+        "stale": dg.MetadataValue.int(len(diff.stale)),
+        "repinned": dg.MetadataValue.int(len(diff.repinned)),
+        "diff": dg.MetadataValue.md(markdown_table(["item", "change"], outcome.changes)),
+        "by_type": dg.MetadataValue.md(markdown_table(["type", "items"], outcome.by_type)),
+        "export_jsonl": dg.MetadataValue.path(str(jsonl)),
+        "export_ragas": dg.MetadataValue.path(str(ragas)),
+        "statements_extracted": dg.MetadataValue.int(outcome.statements),
+        **accepted,
+        **(llm_metadata(outcome.stats) if outcome.stats else {}),
+    }
+
+
 @functools.cache
 def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
+        required_resource_keys=lifecycle.resource_keys("store", "llm"),
         **lifecycle.corpus_asset("golden", "curated_decisions", "corpus_snapshot"),
         owners=OWNERS,
         kinds={"python", "sql", "json"},
@@ -48,60 +78,27 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "Each new item's reference answer is split into statements once (for context recall), through the judge."
         ),
     )
-    @lifecycle.keyed
-    def golden_set(context: dg.AssetExecutionContext, store: StoreResource, llm: LLMResource) -> dg.MaterializeResult:
-        version = context.partition_key
-        corpus, golden = store.corpus(), store.golden()
-        chunks = corpus.snapshot_chunks(version)
-        if not chunks:
-            raise dg.Failure(description=f"corpus snapshot {version} is not in the store; materialize corpus_snapshot first")
-        lineage = corpus.lineage(version)
-        accepted = {ACCEPTED_ITEMS: dg.MetadataValue.text(golden.accepted_digest(lineage))}
-        build = build_golden(PinTarget(version, chunks, corpus, Settings.evidence_min_overlap()), golden.accepted_items(lineage))
-        parent = golden.latest_version(lineage)
-        saved = golden.save_version(build, parent, diff_golden(golden.version_items(parent.number) if parent else (), build))
-        if saved is None:
+    def golden_set(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+        services = lifecycle.services(context)
+        store, llm, version = services.store, services.llm, context.partition_key
+
+        def judge() -> LLMClient:
+            budget = llm.budget(context.run.run_id, "golden_set", None, store.llm_spend())
+            return llm.judge_client(journal=store.llm_batches(), budget=budget)
+
+        try:
+            outcome = build_golden_version(store, version, judge, store.golden_export_dir(version),
+                                       Settings.evidence_min_overlap())
+        except SnapshotMissing as exc:
+            raise dg.Failure(description=str(exc)) from exc
+        if outcome.saved is None:
             context.log.warning(f"no accepted item for {version} yet: review the candidates in the curation outbox")
-            return dg.MaterializeResult(metadata={"golden_version": dg.MetadataValue.int(0), "items": dg.MetadataValue.int(0),
-                                                  "corpus_version": dg.MetadataValue.text(version), **accepted},
-                                        data_version=dg.DataVersion(build.content_hash[:16]))
-        items = golden.version_items(saved.number)
-        budget = llm.budget(context.run_id, "golden_set", None, store.llm_spend())
-        statements, stats = extract_statements(items, llm.judge_client(journal=store.llm_batches(), budget=budget),
-                                               store.llm_cache())
-        golden.set_reference_statements(statements)
-        jsonl, ragas = export_golden(items, saved.number, store.golden_export_dir(version), {c.chunk_id: c.text for c in chunks},
-                                     store.corpus().evidence_texts({e for item in items for e in item.evidence}))
-        by_type: dict[str, int] = {}
-        for item in items:
-            by_type[item.question_type] = by_type.get(item.question_type, 0) + 1
-        diff = saved.diff
-        changes = [(item_id, kind) for kind in diff.KINDS for item_id in getattr(diff, kind)]
-        context.log.info(f"golden set v{saved.number} for {version}: {len(items)} items "
-                         f"({'new version' if saved.created else 'unchanged'}), {len(build.stale)} stale")
-        return dg.MaterializeResult(
-            metadata={
-                "golden_version": dg.MetadataValue.int(saved.number),
-                "new_version": dg.MetadataValue.bool(saved.created),
-                "parent_version": dg.MetadataValue.int(saved.parent_number) if saved.parent_number else dg.MetadataValue.text("none"),
-                "corpus_version": dg.MetadataValue.text(version),
-                "content_hash": dg.MetadataValue.text(saved.content_hash),
-                "items": dg.MetadataValue.int(len(items)),
-                "added": dg.MetadataValue.int(len(diff.added)),
-                "removed": dg.MetadataValue.int(len(diff.removed)),
-                "changed": dg.MetadataValue.int(len(diff.changed)),
-                "stale": dg.MetadataValue.int(len(diff.stale)),
-                "repinned": dg.MetadataValue.int(len(diff.repinned)),
-                "diff": dg.MetadataValue.md(markdown_table(["item", "change"], changes)),
-                "by_type": dg.MetadataValue.md(markdown_table(["type", "items"], sorted(by_type.items()))),
-                "export_jsonl": dg.MetadataValue.path(str(jsonl)),
-                "export_ragas": dg.MetadataValue.path(str(ragas)),
-                "statements_extracted": dg.MetadataValue.int(len(statements)),
-                **accepted,
-                **llm_metadata(stats),
-            },
-            data_version=dg.DataVersion(saved.content_hash[:16]),
-        )
+        else:
+            context.log.info(f"golden set v{outcome.saved.number} for {version}: {len(outcome.items)} items "
+                             f"({'new version' if outcome.saved.created else 'unchanged'}), "
+                             f"{len(outcome.build.stale)} stale")
+        return dg.MaterializeResult(metadata=golden_metadata(outcome), data_version=dg.DataVersion(
+            (outcome.saved.content_hash if outcome.saved else outcome.build.content_hash)[:16]))
 
     return golden_set
 

@@ -9,7 +9,7 @@ from rag_assets.app.probes import ProbeOutcome, probe_evaluation
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
-from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL
 from rag_assets.defs.reuse import last_materialization
 from rag_assets.llm.client import LLMClient
 from rag_assets.scoring.embedding import make_embedder
@@ -61,6 +61,7 @@ def _self_preference(context: dg.AssetExecutionContext, lifecycle: Lifecycle, ju
 @functools.cache
 def build_judge_probes(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
+        required_resource_keys=lifecycle.resource_keys("store", "llm"),
         **lifecycle.corpus_asset("evaluation", "evaluation"),
         owners=OWNERS,
         kinds={"python", "anthropic"},
@@ -80,8 +81,9 @@ def build_judge_probes(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             f"judged again after known changes: {', '.join(p.name for p in PROBES)}. Each probe's pass rate is "
             "metadata the UI plots over time."),
     )
-    @lifecycle.keyed
-    def judge_probes(context: dg.AssetExecutionContext, config: ProbeConfig, store: StoreResource, llm: LLMResource):
+    def judge_probes(context: dg.AssetExecutionContext, config: ProbeConfig):
+        services = lifecycle.services(context)
+        store, llm = services.store, services.llm
         wanted, min_pass_rate = Settings.probe_sample(), Settings.probe_min_pass_rate()
         judge = llm.judge_client(journal=store.llm_batches())
         outcome = probe_evaluation(store, context.partition_key, judge, make_embedder(config.embedder),

@@ -2,29 +2,22 @@
 
 import functools
 from datetime import date
+from pathlib import Path
 
 import dagster as dg
 
+from rag_assets.app.production import DEFAULT_ALLOWED_DROP, DayPolicy, ProductionDayOutcome, score_production_day
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata, provider_label
-from rag_assets.defs.resources import LLM_POOL, CorpusResource, LLMResource, ProductionLogsResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL
 from rag_assets.errors import RagAssetsError
-from rag_assets.golden.models import GoldenItem
-from rag_assets.production.coverage import CoverageGap, coverage_gaps, gaps_to_candidates
-from rag_assets.production.drift import DriftResult, detect_drift
-from rag_assets.production.logs import LogRead, day_digests, read_logs
-from rag_assets.production.sampling import sample_day
-from rag_assets.production.scoring import PRODUCTION_METRICS, score_queries
+from rag_assets.production.drift import DriftResult
+from rag_assets.production.scoring import PRODUCTION_METRICS
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
-from rag_assets.scoring.scorecard import Scorecard
 from rag_assets.store.production_repository import ProductionDay
 from rag_assets.text.markdown import markdown_table
-
-
-#: The drop of a metric's daily mean that matters when a metric has no ``allowed_drops`` entry.
-DEFAULT_ALLOWED_DROP = 0.05
 
 
 def drift_check_name(metric: str) -> str:
@@ -93,20 +86,6 @@ def _drift_result(result: DriftResult, allowed: float, baseline_days: int, faith
                                metadata=metadata)
 
 
-def _queue_gaps(store: StoreResource, version: str | None, gaps: list[CoverageGap], read: LogRead) -> int:
-    """Save the gaps as pending candidates of corpus ``version``; returns how many were new."""
-    if version is None or not gaps:
-        return 0
-    hashes = {c.chunk_id: c.content_hash for c in store.corpus().snapshot_chunks(version)}
-    return store.candidates().save(gaps_to_candidates(gaps, version, {q.query_id: q for q in read.records}, hashes))
-
-
-def _golden_items(store: StoreResource, version: str | None) -> list[GoldenItem]:
-    """The items of the newest golden version of ``version``'s lineage (what coverage is measured against)."""
-    golden = store.golden().latest_version(store.corpus().lineage(version)) if version else None
-    return store.golden().version_items(golden.number) if golden else []
-
-
 def _history_table(previous: list[ProductionDay], today: date, means: dict[str, float | None], n: int) -> str:
     def cell(value: float | None) -> str:
         return "-" if value is None else f"{value:.3f}"
@@ -117,9 +96,38 @@ def _history_table(previous: list[ProductionDay], today: date, means: dict[str, 
     return markdown_table(["day", "sampled", *PRODUCTION_METRICS], rows)
 
 
+def _day_metadata(scored: ProductionDayOutcome, folder: Path) -> dict[str, dg.MetadataValue]:
+    read, card, gaps, means = scored.read, scored.card, scored.gaps, scored.means
+    return {
+        "day": dg.MetadataValue.text(scored.day.isoformat()),
+        "production_run": dg.MetadataValue.text(scored.run_id),
+        "log_folder": dg.MetadataValue.path(str(folder)),
+        "records": dg.MetadataValue.int(len(read.records)),
+        "sample_size": dg.MetadataValue.int(scored.sample_size),
+        "no_answer": dg.MetadataValue.int(card.rag_errors),
+        "bad_lines": dg.MetadataValue.int(len(read.bad_lines)),
+        "bad_line_details": dg.MetadataValue.md(markdown_table(
+            ["file", "line", "problem"], [(b.file, b.line, b.reason) for b in read.bad_lines[:50]])),
+        **{m: dg.MetadataValue.float(round(v, 4)) for m, v in means.items() if v is not None},
+        **{f"{m}_failures": dg.MetadataValue.int(card.overall[m].failures) for m in PRODUCTION_METRICS},
+        **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
+        "drift_alerts": dg.MetadataValue.int(sum(1 for r in scored.drift.values() if r.alert)),
+        "previous_days": dg.MetadataValue.md(_history_table(scored.previous, scored.day, means, scored.sample_size)),
+        "coverage_gaps": dg.MetadataValue.int(len(gaps)),
+        "coverage_gap_list": dg.MetadataValue.md(markdown_table(
+            ["query", "question", "closest golden item", "similarity"],
+            [(g.query_id, g.question, g.best_item_id or "-", f"{g.similarity:.2f}") for g in gaps[:50]])),
+        "queued_candidates": dg.MetadataValue.int(scored.queued),
+        "queued_for_corpus_version": dg.MetadataValue.text(scored.queued_version or "none"),
+        "judge": dg.MetadataValue.text(provider_label(scored.outcome.stats)),
+        **llm_metadata(scored.outcome.stats),
+    }
+
+
 @functools.cache
 def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
+        required_resource_keys=lifecycle.resource_keys("store", "llm", "corpus", "production_logs"),
         key_prefix=lifecycle.key_prefix,
         partitions_def=lifecycle.production_days,
         group_name=lifecycle.named("production"),
@@ -136,64 +144,26 @@ def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "listed as coverage gaps and queued as review candidates."
         ),
     )
-    @lifecycle.keyed
-    def production_sample(context: dg.AssetExecutionContext, config: ProductionSampleConfig, store: StoreResource,
-                          llm: LLMResource, corpus: CorpusResource, production_logs: ProductionLogsResource):
-        day = date.fromisoformat(context.partition_key)
-        folder = production_logs.folder()
-        read = read_logs(folder, day)
-        for bad in read.bad_lines:
-            context.log.warning(f"skipped {bad.file} line {bad.line}: {bad.reason}")
-        sample = sample_day(read.records, day, config.sample_size)
+    def production_sample(context: dg.AssetExecutionContext, config: ProductionSampleConfig):
+        services = lifecycle.services(context)
+        store, llm = services.store, services.llm
         try:
             judge, embedder = llm.judge_client(journal=store.llm_batches()), make_embedder(config.embedder)
         except (RagAssetsError, ValueError) as exc:
             raise dg.Failure(description=f"invalid production_sample config: {exc}") from exc
-        outcome = score_queries(sample, judge, store.llm_cache(), embedder)
-        card = Scorecard.build(outcome, PRODUCTION_METRICS)
-        aggregates = card.overall
-        repo = store.production()
-        previous = repo.days(day, config.baseline_days)
-        run_id = repo.save(day=day, judge=provider_label(outcome.stats), records=len(read.records),
-                           bad_lines=len(read.bad_lines), aggregates={m: a.as_dict() for m, a in aggregates.items()},
-                           items=outcome.items)
-        drift = {}
-        for metric in PRODUCTION_METRICS:
-            today_values = [item.values[metric] for item in outcome.items if metric in item.values]
-            drift[metric] = detect_drift(repo.values(previous, metric), today_values,
-                                         config.allowed_drops.get(metric, DEFAULT_ALLOWED_DROP), config.alpha, metric)
-        version = store.corpus().latest_version(str(corpus.resolved_root()))
-        gaps = coverage_gaps(read.records, _golden_items(store, version), embedder, config.coverage_threshold)
-        queued = _queue_gaps(store, version, gaps, read) if config.queue_coverage_gaps else 0
-        means = {m: aggregates[m].mean for m in PRODUCTION_METRICS}
+        policy = DayPolicy(config.sample_size, config.baseline_days, config.allowed_drops, config.alpha,
+                           config.coverage_threshold, config.queue_coverage_gaps)
+        folder = services.production_logs.folder()
+        scored = score_production_day(store, date.fromisoformat(context.partition_key), folder, judge, embedder,
+                                      services.corpus.resolved_root(), policy)
+        for bad in scored.read.bad_lines:
+            context.log.warning(f"skipped {bad.file} line {bad.line}: {bad.reason}")
+        faithfulness_alert = scored.drift["faithfulness"].alert
         yield dg.MaterializeResult(
-            metadata={
-                "day": dg.MetadataValue.text(day.isoformat()),
-                "production_run": dg.MetadataValue.text(run_id),
-                "log_folder": dg.MetadataValue.path(str(folder)),
-                "records": dg.MetadataValue.int(len(read.records)),
-                "sample_size": dg.MetadataValue.int(len(sample)),
-                "no_answer": dg.MetadataValue.int(card.rag_errors),
-                "bad_lines": dg.MetadataValue.int(len(read.bad_lines)),
-                "bad_line_details": dg.MetadataValue.md(markdown_table(
-                    ["file", "line", "problem"], [(b.file, b.line, b.reason) for b in read.bad_lines[:50]])),
-                **{m: dg.MetadataValue.float(round(v, 4)) for m, v in means.items() if v is not None},
-                **{f"{m}_failures": dg.MetadataValue.int(aggregates[m].failures) for m in PRODUCTION_METRICS},
-                **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
-                "drift_alerts": dg.MetadataValue.int(sum(1 for r in drift.values() if r.alert)),
-                "previous_days": dg.MetadataValue.md(_history_table(previous, day, means, len(sample))),
-                "coverage_gaps": dg.MetadataValue.int(len(gaps)),
-                "coverage_gap_list": dg.MetadataValue.md(markdown_table(
-                    ["query", "question", "closest golden item", "similarity"],
-                    [(g.query_id, g.question, g.best_item_id or "-", f"{g.similarity:.2f}") for g in gaps[:50]])),
-                "queued_candidates": dg.MetadataValue.int(queued),
-                "queued_for_corpus_version": dg.MetadataValue.text(version if queued else "none"),
-                "judge": dg.MetadataValue.text(provider_label(outcome.stats)),
-                **llm_metadata(outcome.stats),
-            },
-            check_results=[_drift_result(drift[m], config.allowed_drops.get(m, DEFAULT_ALLOWED_DROP), config.baseline_days,
-                                         drift["faithfulness"].alert) for m in PRODUCTION_METRICS],
-            data_version=dg.DataVersion(day_digests(read.records).get(day.isoformat(), "no-records")),
+            metadata=_day_metadata(scored, folder),
+            check_results=[_drift_result(scored.drift[m], policy.allowed_drop(m), policy.baseline_days,
+                                         faithfulness_alert) for m in PRODUCTION_METRICS],
+            data_version=dg.DataVersion(scored.data_version),
         )
 
     return production_sample

@@ -21,6 +21,7 @@ from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.models import RagResponse
 from rag_assets.rag.prompts import RAG_ANSWER
 from rag_assets.rag.system import RagSystem, answer_items, config_hash, context_mapping
+from rag_assets.store.rag_repository import RagRun
 from rag_assets.text.markdown import markdown_table
 
 
@@ -87,7 +88,7 @@ def plan_rag_shards(context: dg.OpExecutionContext, config: RagRunConfig, store:
                              for shard in planned(len(store.golden().version_members(golden.number)), config.shard_size))
 
 
-@step(code_version=RAG_ANSWER.ref, pool=LLM_POOL)
+@step(code_version=RAG_ANSWER.ref, pool=LLM_POOL, out=dg.Out(ShardAnswers))
 def answer_shard(context: dg.OpExecutionContext, store: StoreResource, llm: LLMResource, rag: RagSystemResource,
                  work: RagWork) -> dg.Output[ShardAnswers]:
     version = context.partition_key
@@ -110,13 +111,25 @@ def save_rag_run(context: dg.OpExecutionContext, store: StoreResource, plan: Rag
     responses = [r for part in parts for r in part.responses]
     run = store.rag().save_run(version, plan.golden_version, plan.system_name, plan.system_config_hash,
                                plan.system_config, responses, store.golden().version_members(plan.golden_version))
+    metadata = _run_metadata(run, plan, version, responses)
+    tallies = [part.stats for part in parts if part.stats is not None]
+    if tallies:
+        stats = LLMStats()
+        for tally in tallies:
+            stats.merge(tally)
+        metadata.update(llm_metadata(stats))
+    yield dg.Output(None, output_name="result", metadata=metadata, data_version=dg.DataVersion(run.run_id))
+
+
+def _run_metadata(run: RagRun, plan: RagPlan, version: str, responses: list[RagResponse]) -> dict[str, dg.MetadataValue]:
+    """The run's identity, answers, errors, latency, tokens and cost, and how its contexts map to chunks."""
     latencies = np.array([r.latency_ms for r in responses]) if responses else np.zeros(1)
     errors: dict[str, int] = {}
     for response in responses:
         if response.error_kind:
             errors[response.error_kind] = errors.get(response.error_kind, 0) + 1
     unmapped_share, methods = context_mapping(responses)
-    metadata = {
+    return {
         "rag_run": dg.MetadataValue.text(run.run_id),
         "system": dg.MetadataValue.text(plan.system_name),
         "system_config_hash": dg.MetadataValue.text(run.system_config_hash),
@@ -143,13 +156,6 @@ def save_rag_run(context: dg.OpExecutionContext, store: StoreResource, plan: Rag
         "failed_items": dg.MetadataValue.md(markdown_table(
             ["item", "kind", "error"], [(r.item_id, r.error_kind, r.error) for r in responses if not r.ok])),
     }
-    tallies = [part.stats for part in parts if part.stats is not None]
-    if tallies:
-        stats = LLMStats()
-        for tally in tallies:
-            stats.merge(tally)
-        metadata.update(llm_metadata(stats))
-    yield dg.Output(None, output_name="result", metadata=metadata, data_version=dg.DataVersion(run.run_id))
 
 
 @functools.cache

@@ -1,0 +1,62 @@
+"""Two RAG systems on the same golden set, scored by the same judge: the ab_comparison asset's use case."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rag_assets.app.store import Store
+from rag_assets.errors import RagAssetsError
+from rag_assets.llm.client import LLMClient
+from rag_assets.rag.chunks import SnapshotChunks
+from rag_assets.rag.system import RagSystem, answer_items
+from rag_assets.scoring.ab import ABComparison, compare_systems
+from rag_assets.scoring.embedding import Embedder
+from rag_assets.scoring.evaluate import JUDGE_METRICS, retrieval_metric_names, score_answers
+from rag_assets.scoring.scorecard import Scorecard
+
+
+class ComparisonImpossible(RagAssetsError):
+    """No golden set to compare on, or a system that cannot be set up."""
+
+
+@dataclass(frozen=True)
+class Contender:
+    """A system by ``name``; ``setup`` makes it over the snapshot (raising RagAssetsError or ValueError)."""
+
+    name: str
+    setup: Callable[[SnapshotChunks], RagSystem]
+
+
+@dataclass(frozen=True)
+class ABOutcome:
+    golden_version: int
+    comparison: ABComparison
+
+
+def compare_contenders(store: Store, version: str, current: Contender, candidate: Contender, judge: LLMClient,
+                       embedder: Embedder, k: int, alpha: float, faithfulness_bound: float,
+                       min_overlap: float) -> ABOutcome:
+    """Both systems answer the newest golden set of ``version``; each answer set is scored (judge metrics and
+    retrieval metrics at ``k``) and the candidate compared with the current system, item by item."""
+    golden = store.golden().latest_version([version])
+    if golden is None:
+        raise ComparisonImpossible(f"no golden-set version for {version} yet")
+    items = store.golden().version_items(golden.number)
+    chunks = store.corpus().snapshot_chunks(version)
+    documents = store.corpus().documents(version)
+    snapshot = SnapshotChunks.of(chunks, documents)
+    metrics = (*JUDGE_METRICS, *retrieval_metric_names(k))
+    values, types = {}, {}
+    for role, contender in (("current", current), ("candidate", candidate)):
+        try:
+            system = contender.setup(snapshot)
+        except (RagAssetsError, ValueError) as exc:
+            raise ComparisonImpossible(f"cannot set up the {role} system {contender.name}: {exc}") from exc
+        responses = {r.item_id: r for r in answer_items(system, items, version, snapshot)}
+        outcome = score_answers(items, responses, chunks, judge, store.llm_cache(), embedder, k,
+                                documents=documents, min_overlap=min_overlap)
+        values[role], types = Scorecard.build(outcome, metrics).values()
+    comparison = compare_systems(values["current"], values["candidate"], types, metrics, alpha,
+                                 faithfulness_bound=faithfulness_bound)
+    return ABOutcome(golden.number, comparison)

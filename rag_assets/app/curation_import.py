@@ -1,0 +1,71 @@
+"""Import the experts' review files of a corpus version: the curated_decisions asset's use case.
+
+The store's own account of what it applied (``applied_files_digest``) is what the asset records, so a run that
+finds the store ahead of the last record (a process killed between the commit and the record) can tell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rag_assets.app.store import Store
+from rag_assets.corpus.models import sha256_hex
+from rag_assets.curation.inbox import CurationFolders, ImportResult, declared_corpus_version, import_review_file, inbox_files
+from rag_assets.curation.models import ReviewLimits
+from rag_assets.curation.review_file import read_review_file
+from rag_assets.curation.agreement import ReviewerAgreement
+from rag_assets.store.curation_repository import Conflict, SqlCurationRepository
+
+
+def applied_files_digest(repo: SqlCurationRepository, version: str) -> str:
+    """A digest of the review files applied for ``version`` (by hash): curated_decisions' data version."""
+    return sha256_hex("\n".join(repo.applied_files(version)) or version)[:16]
+
+
+def review_files(folders: CurationFolders, version: str, names: list[str]) -> list[Path]:
+    """``names`` (in the inbox, or absolute paths); none: every inbox file that declares ``version``."""
+    if names:
+        return [Path(name) if Path(name).is_absolute() else folders.inbox / name for name in names]
+    return [p for p in inbox_files(folders.inbox) if declared_corpus_version(p) == version]
+
+
+@dataclass
+class DecisionImport:
+    """One import: each file's result, the files named but gone, and the version's standing after it."""
+
+    results: list[ImportResult]
+    missing: list[Path]
+    conflicts: list[Conflict]
+    agreement: list[ReviewerAgreement]
+    applied: str
+
+    @property
+    def rejected(self) -> list[ImportResult]:
+        return [r for r in self.results if r.status == "rejected"]
+
+    @property
+    def totals(self) -> dict[str, int]:
+        """Each summary count (accepted, rejected, edited, ...) over the files, by name."""
+        totals: dict[str, int] = {}
+        for result in self.results:
+            for key, value in result.summary.items():
+                totals[key] = totals.get(key, 0) + value
+        return dict(sorted(totals.items()))
+
+    @property
+    def problems(self) -> list[tuple[str, str]]:
+        return [(r.source, str(p)) for r in self.rejected for p in r.problems]
+
+
+def import_decisions(store: Store, folders: CurationFolders, limits: ReviewLimits, version: str,
+                     names: list[str]) -> DecisionImport:
+    """Validate, apply and file away each review file (a file applied before is recognised by its hash)."""
+    files = review_files(folders, version, names)
+    missing = [path for path in files if not path.exists()]  # before the import moves the others away
+    repo = store.curation()
+    known = store.candidates().corpus_versions_by_id()
+    results = [import_review_file(path, folders, known, read_review_file, repo.apply_review, limits, repo.is_applied)
+               for path in files if path not in missing]
+    return DecisionImport(results, missing, repo.conflicts(version),
+                          repo.reviewer_agreement(version), applied_files_digest(repo, version))

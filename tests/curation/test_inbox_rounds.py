@@ -1,0 +1,73 @@
+"""The inbox sensor's decision per review file: request, wait, retry, give up after IMPORT_ATTEMPTS, reject."""
+
+from __future__ import annotations
+
+import json
+
+from rag_assets.curation.inbox_rounds import (CURSOR_MEMORY, IMPORT_ATTEMPTS, FileState, dump_cursor, load_cursor,
+                                              next_step)
+
+
+def _status(ended: bool, run_id: str | None = "run-1"):
+    asked: list[str] = []
+
+    def status(run_key: str) -> tuple[bool, str | None]:
+        asked.append(run_key)
+        return ended, run_id
+
+    return status, asked
+
+
+def test_a_new_file_of_a_known_version_gets_its_first_run_keyed_by_its_hash():
+    status, asked = _status(True)
+    step = next_step(FileState(), "abc", status, "cv-1", False, {"cv-1"})
+    assert (step.action, step.state) == ("request", FileState(requests=1, attempts=1, run_key="abc"))
+    assert asked == [], "a file without a run asks for no run status"
+
+
+def test_a_judge_review_needs_no_corpus_version():
+    status, _ = _status(True)
+    assert next_step(FileState(), "abc", status, None, True, set()).action == "request"
+
+
+def test_a_file_whose_run_is_going_waits_unchanged():
+    status, asked = _status(False)
+    state = FileState(requests=1, attempts=1, run_key="abc")
+    assert next_step(state, "abc", status, "cv-1", False, {"cv-1"}).action == "wait"
+    assert asked == ["abc"]
+
+
+def test_a_file_still_in_the_inbox_after_its_run_ended_is_retried_under_a_new_run_key():
+    status, _ = _status(True)
+    step = next_step(FileState(requests=1, attempts=1, run_key="abc"), "abc", status, "cv-1", False, {"cv-1"})
+    assert (step.action, step.state) == ("retry", FileState(requests=2, attempts=2, run_key="abc:2"))
+
+
+def test_after_the_last_attempt_the_file_is_rejected_and_a_new_round_keeps_run_keys_unique():
+    status, _ = _status(True, None)
+    step = next_step(FileState(requests=4, attempts=IMPORT_ATTEMPTS, run_key="abc:4"), "abc", status, "cv-1", False,
+                     {"cv-1"})
+    assert step.action == "reject" and step.field is None
+    assert step.problem.startswith(f"the import failed {IMPORT_ATTEMPTS} times (last run: never started)")
+    assert step.state == FileState(requests=4, attempts=0, run_key=None)
+    again = next_step(step.state, "abc", status, "cv-1", False, {"cv-1"})
+    assert again.state == FileState(requests=5, attempts=1, run_key="abc:5")
+
+
+def test_a_file_of_an_unknown_or_no_version_is_rejected_naming_the_known_ones():
+    status, _ = _status(True)
+    unknown = next_step(FileState(), "abc", status, "cv-9", False, {"cv-2", "cv-1"})
+    assert (unknown.action, unknown.field) == ("reject", "corpus_version")
+    assert unknown.problem == "names corpus version 'cv-9', which has no partition (known: cv-1, cv-2)"
+    assert next_step(FileState(), "abc", status, None, False, set()).problem == (
+        "names no corpus version (neither in its file name nor in a corpus_version column)")
+
+
+def test_the_cursor_reads_the_old_list_form_and_keeps_the_newest_hashes():
+    assert load_cursor('["a", "b"]') == {"a": FileState(1, 1, "a"), "b": FileState(1, 1, "b")}
+    assert load_cursor(None) == {}
+    states = {f"h{i}": FileState(1, 1, f"h{i}") for i in range(CURSOR_MEMORY + 2)}
+    kept = json.loads(dump_cursor(states))
+    assert len(kept) == CURSOR_MEMORY and "h0" not in kept and "h1" not in kept
+    assert kept[f"h{CURSOR_MEMORY + 1}"] == {"requests": 1, "attempts": 1, "run_key": f"h{CURSOR_MEMORY + 1}"}
+    assert load_cursor(dump_cursor(states)) == dict(list(states.items())[2:])
