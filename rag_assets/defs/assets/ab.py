@@ -14,7 +14,7 @@ from rag_assets.scoring.ab import REJECT, compare_systems
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.evaluate import JUDGE_METRICS, retrieval_metric_names, score_answers
 from rag_assets.scoring.scorecard import Scorecard
-from rag_assets.settings import Settings
+from rag_assets.settings import current_settings
 
 AB_CHECK = "ab_not_rejected"
 
@@ -111,7 +111,7 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
                 raise dg.Failure(description=f"cannot set up the {role} system {spec.name}: {exc}") from exc
             responses = {r.item_id: r for r in answer_items(system, items, version, snapshot)}
             outcome = score_answers(items, responses, chunks, judge, store.llm_cache(), embedder, config.k,
-                                    documents=documents, min_overlap=Settings.evidence_min_overlap())
+                                    documents=documents, min_overlap=current_settings().evidence_min_overlap)
             values[role], types = Scorecard.build(outcome, metrics).values()
         comparison = compare_systems(values["current"], values["candidate"], types, metrics, config.alpha,
                                      faithfulness_bound=config.faithfulness_bound)

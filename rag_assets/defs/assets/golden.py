@@ -14,7 +14,7 @@ from rag_assets.golden.build import build_golden, diff_golden
 from rag_assets.golden.export import export_golden
 from rag_assets.golden.repin import PinTarget
 from rag_assets.scoring.statements import extract_statements
-from rag_assets.settings import Settings
+from rag_assets.settings import current_settings
 from rag_assets.text.markdown import markdown_table
 
 
@@ -57,7 +57,7 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             raise dg.Failure(description=f"corpus snapshot {version} is not in the store; materialize corpus_snapshot first")
         lineage = corpus.lineage(version)
         accepted = {ACCEPTED_ITEMS: dg.MetadataValue.text(golden.accepted_digest(lineage))}
-        build = build_golden(PinTarget(version, chunks, corpus, Settings.evidence_min_overlap()), golden.accepted_items(lineage))
+        build = build_golden(PinTarget(version, chunks, corpus, current_settings().evidence_min_overlap), golden.accepted_items(lineage))
         parent = golden.latest_version(lineage)
         saved = golden.save_version(build, parent, diff_golden(golden.version_items(parent.number) if parent else (), build))
         if saved is None:
