@@ -112,7 +112,8 @@ def _earlier_mark(shown: Shown) -> str:
 def summary_table(state: RunState) -> str:
     """One line per asset partition with the numbers a user looks for first, then the checks; results an
     earlier run made (the asset was up to date) are marked with that run."""
-    lines = [f"{'asset':<22}{'partition':<18}key facts", "-" * 100]
+    width = max([22, *(len(s.materialization.asset_key.to_user_string()) + 3 for s in state.materializations)])
+    lines = [f"{'asset':<{width}}{'partition':<18}key facts", "-" * 100]
     for shown in state.materializations:
         materialization = shown.materialization
         name = materialization.asset_key.to_user_string()
@@ -122,7 +123,7 @@ def summary_table(state: RunState) -> str:
             value = _shown(entry) if entry is not None else None
             if value is not None:
                 facts.append(f"{label}={float(value):.3f}" if isinstance(entry.value, float) else f"{label}={value}")
-        lines.append(f"{name:<22}{materialization.partition or '':<18}{', '.join(facts)}{_earlier_mark(shown)}")
+        lines.append(f"{name:<{width}}{materialization.partition or '':<18}{', '.join(facts)}{_earlier_mark(shown)}")
     failed = [shown for shown in state.checks if not shown.check.passed]
     lines.append(f"\nchecks: {len(state.checks) - len(failed)} passed, {len(failed)} failed")
     lines.extend(f"  FAILED {s.check.asset_key.to_user_string()}.{s.check.check_name} [{s.check.partition}]: "

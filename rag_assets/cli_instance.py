@@ -12,6 +12,7 @@ shows it) and as the resource the command itself reads, never as an environment 
 from __future__ import annotations
 
 import importlib
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,7 +69,9 @@ class Driven:
 def driven(module: str, name: str | None, corpus: str | None) -> Driven:
     """Instance ``name`` of the code location ``module``; a name it lacks is a ConfigError listing the ones it has."""
     try:
-        defs = importlib.import_module(module).defs
+        with warnings.catch_warnings():  # Dagster's notes on its preview APIs, which the user cannot act on
+            warnings.simplefilter("ignore")
+            defs = importlib.import_module(module).defs
     except (ImportError, AttributeError) as exc:
         raise bad_value(CODE_LOCATION_ENV, repr(module), f"a module with a `defs` here ({exc})",
                         "two_products.definitions") from None
