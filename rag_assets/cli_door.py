@@ -23,8 +23,9 @@ def argument_problems(args: argparse.Namespace, settings: Settings) -> list[str]
     """One line per bad argument of the parsed command. The home is made here, which every command that uses
     it does first, but only when nothing else is wrong: a mistake leaves no folder behind."""
     problems: list[str | None] = []
-    if args.command in READS_CORPUS or getattr(args, "corpus", None):  # ui takes --corpus for dagster dev
-        problems.append(_corpus_problem(args.corpus, settings))
+    given = getattr(args, "corpus", None)  # ui takes --corpus for dagster dev; a named instance has its own root
+    if given or (args.command in READS_CORPUS and getattr(args, "instance", None) is None):
+        problems.append(_corpus_problem(given, settings))
     if args.command == "run":
         problems += [_file_problem("--review", args.review, "reviewed.csv") if args.review else None,
                      _thresholds_problem(args.thresholds) if args.thresholds else None]

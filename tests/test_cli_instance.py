@@ -59,3 +59,13 @@ def test_run_drives_the_named_instance_with_its_own_jobs_store_and_folders(two_p
     assert dict(os.environ) == before, "--corpus is run config, not an environment variable"
     assert main(["status", "--instance", "library"]) == 0
     assert str(sample_corpus) in capsys.readouterr().out, "the run snapshotted the --corpus folder"
+
+
+def test_a_named_instance_reads_its_own_corpus_not_the_bundled_default(two_products: Path, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch,
+                                                                       capsys: pytest.CaptureFixture[str]):
+    """Run from a folder without data/corpus: the library's corpus is the one its defs.yaml names."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["simulate-review", "--instance", "library"]) == 2
+    assert capsys.readouterr().err.startswith("error: no review queue "
+                                              f"{two_products / 'library' / 'curation' / 'outbox'}")
