@@ -44,8 +44,9 @@ def bench_job():
 
     from rag_assets.defs.assets.evaluation import evaluation
     from rag_assets.defs.assets.rag import rag_answers
-    from rag_assets.defs.executors import executor_from_env
+    from rag_assets.defs.executors import executor_for
     from rag_assets.defs.resources import RESOURCES, LLMResource
+    from rag_assets.settings import current_settings
 
     if os.environ["BENCH_JUDGE"] == "fake":
         llm = LLMResource(provider="anthropic", api_key=dg.EnvVar("ANTHROPIC_API_KEY"),
@@ -53,7 +54,7 @@ def bench_job():
     else:
         llm = LLMResource(provider="offline")
     executor = {"in_process": dg.in_process_executor, "multiprocess": dg.multiprocess_executor,
-                "celery": executor_from_env(_isolation())}[os.environ["BENCH_EXECUTOR"]]
+                "celery": executor_for(current_settings(), _isolation())}[os.environ["BENCH_EXECUTOR"]]
     job = dg.define_asset_job("bench_evaluation", selection=dg.AssetSelection.assets("evaluation"))
     return dg.Definitions(assets=[rag_answers, evaluation], jobs=[job], resources={**RESOURCES, "llm": llm},
                           executor=executor).resolve_job_def("bench_evaluation")

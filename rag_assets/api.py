@@ -33,7 +33,7 @@ from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates, Scorecar
 from rag_assets.scoring.single import default_judge
 from rag_assets.scoring.statements import extract_statements
 from rag_assets.scoring.thresholds import AUTO, load_thresholds, resolve_profile
-from rag_assets.settings import Settings
+from rag_assets.settings import current_settings
 
 
 def _is_file(given: str | Path) -> bool:
@@ -152,6 +152,6 @@ def evaluate(golden: Any, system: Any, judge: LLMClient | None = None, k: int = 
     responses = {r.item_id: r for r in answer_items(rag, items, source.corpus_version, snapshot,
                                                      terminal_progress("rag answers"))}
     outcome = score_answers(items, responses, source.chunks, client, cache, make_embedder(embedder), k,
-                            terminal_progress("judging"), source.documents, Settings.evidence_min_overlap())
+                            terminal_progress("judging"), source.documents, current_settings().evidence_min_overlap)
     return EvaluationResult(items, responses, outcome, rag.name, config_hash(rag), source.corpus_version,
                             judge_label(client.provider, client.model), client.provider == OFFLINE)

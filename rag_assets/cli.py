@@ -21,20 +21,22 @@ from pathlib import Path
 import dagster as dg
 
 from rag_assets.cli_door import argument_problems
+from rag_assets.cli_instance import Driven, driven
 from rag_assets.cli_summary import RunState, Shown, run_state, write_summary_json
-from rag_assets.cli_system import system_run_config
+from rag_assets.cli_system import importable_from_here, system_run_config
 from rag_assets.console import event_log
 from rag_assets.defs.orphaned_runs import fail_orphaned_runs, process_tags
 from rag_assets.errors import RagAssetsError
-from rag_assets.settings import CORPUS_ROOT_ENV, Settings, environment_problems
+from rag_assets.settings import CORPUS_ROOT_ENV, Settings, SettingsError, current_settings, environment
 
 DESCRIPTION = ("Run the lifecycle of a RAG golden set (corpus snapshot, candidate questions, expert review, "
                "golden set, RAG answers, scores) as Dagster assets, and print what happened.")
 EPILOG = ("Settings come from environment variables (RAG_ASSETS_HOME, RAG_ASSETS_CORPUS_ROOT, ANTHROPIC_API_KEY, ...; "
-          "the README lists them all). Each is checked before anything is written.")
+          "docs/environment.md lists them all). Each is checked before anything is written.")
 
 SAMPLE_REVIEWS = "sample"
-CORPUS_HELP = f"corpus root (default: ${CORPUS_ROOT_ENV} or ./data/corpus)"
+CORPUS_HELP = f"corpus root (default: the instance's; ${CORPUS_ROOT_ENV} or ./data/corpus for the unnamed one)"
+INSTANCE_HELP = "the RagEvaluation instance of the code location to drive (default: the unnamed one)"
 
 
 #: The instance the CLI makes under the project home. Run monitoring fails runs that never start (a
@@ -45,8 +47,8 @@ CLI_INSTANCE_YAML = ("telemetry:\n  enabled: false\nrun_monitoring:\n  enabled: 
 
 def _dagster_home(settings: Settings) -> Path:
     """DAGSTER_HOME when set, else a folder in the project's home (made on first use)."""
-    if os.environ.get("DAGSTER_HOME"):
-        return Path(os.environ["DAGSTER_HOME"])
+    if settings.dagster_home:
+        return settings.dagster_home
     home = settings.home / "dagster"
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
@@ -64,12 +66,15 @@ def _instance(settings: Settings) -> dg.DagsterInstance:
     return instance
 
 
-def ui_command(settings: Settings, port: int | None = None, host: str | None = None) -> tuple[list[str], dict[str, str]]:
-    """``dagster dev`` on the code location, with the DAGSTER_HOME the CLI's runs are kept in; its webserver on
-    ``port`` and ``host`` when given (else dagster dev's own defaults, 127.0.0.1:3000)."""
-    env = {**os.environ, "DAGSTER_HOME": str(_dagster_home(settings))}
+def ui_command(settings: Settings, port: int | None = None, host: str | None = None,
+               corpus: str | None = None) -> tuple[list[str], dict[str, str]]:
+    """``dagster dev`` on the code location the CLI drives, with the DAGSTER_HOME the CLI's runs are kept in; its
+    webserver on ``port`` and ``host`` when given (else dagster dev's own defaults, 127.0.0.1:3000). ``corpus``
+    (``--corpus``) is the corpus root of its processes: the child's environment, not this one's."""
+    env = {**environment(), "DAGSTER_HOME": str(_dagster_home(settings)),
+           **({CORPUS_ROOT_ENV: str(Path(corpus).expanduser().absolute())} if corpus else {})}
     where = [*(["--port", str(port)] if port else []), *(["--host", host] if host else [])]
-    return [str(Path(sys.executable).with_name("dagster")), "dev", "-m", "rag_assets.definitions", *where], env
+    return [str(Path(sys.executable).with_name("dagster")), "dev", "-m", settings.code_location, *where], env
 
 
 def _shown(entry: dg.MetadataValue) -> str | None:
@@ -95,7 +100,7 @@ KEY_FACTS: dict[str, tuple[str, ...]] = {
                           "citation_accuracy", "drift_alerts", "coverage_gaps", "queued_candidates"),
 }
 #: What a run can do for a corpus nobody has reviewed yet: snapshot it, generate candidates, queue them for review.
-REVIEW_FIRST = frozenset(dg.AssetKey(name) for name in ("corpus_snapshot", "question_candidates", "curation_queue"))
+REVIEW_FIRST = ("corpus_snapshot", "question_candidates", "curation_queue")
 #: How many of the newest logged days the CLI scores (each day's drift check compares with the days before).
 PRODUCTION_DAYS_SHOWN = 7
 
@@ -107,17 +112,18 @@ def _earlier_mark(shown: Shown) -> str:
 def summary_table(state: RunState) -> str:
     """One line per asset partition with the numbers a user looks for first, then the checks; results an
     earlier run made (the asset was up to date) are marked with that run."""
-    lines = [f"{'asset':<22}{'partition':<18}key facts", "-" * 100]
+    width = max([22, *(len(s.materialization.asset_key.to_user_string()) + 3 for s in state.materializations)])
+    lines = [f"{'asset':<{width}}{'partition':<18}key facts", "-" * 100]
     for shown in state.materializations:
         materialization = shown.materialization
         name = materialization.asset_key.to_user_string()
         facts = []
-        for label in KEY_FACTS.get(name, ()):
+        for label in KEY_FACTS.get(materialization.asset_key.path[-1], ()):
             entry = materialization.metadata.get(label)
             value = _shown(entry) if entry is not None else None
             if value is not None:
                 facts.append(f"{label}={float(value):.3f}" if isinstance(entry.value, float) else f"{label}={value}")
-        lines.append(f"{name:<22}{materialization.partition or '':<18}{', '.join(facts)}{_earlier_mark(shown)}")
+        lines.append(f"{name:<{width}}{materialization.partition or '':<18}{', '.join(facts)}{_earlier_mark(shown)}")
     failed = [shown for shown in state.checks if not shown.check.passed]
     lines.append(f"\nchecks: {len(state.checks) - len(failed)} passed, {len(failed)} failed")
     lines.extend(f"  FAILED {s.check.asset_key.to_user_string()}.{s.check.check_name} [{s.check.partition}]: "
@@ -140,97 +146,93 @@ def summary(state: RunState) -> str:
     return "\n".join(lines)
 
 
-def _plan_version() -> str:
+def _plan_version(target: Driven) -> str:
     from rag_assets.corpus.snapshot import plan_snapshot
-    from rag_assets.defs.resources import RESOURCES
 
-    corpus = RESOURCES["corpus"]
-    return plan_snapshot(corpus.resolved_root(), corpus.chunker(), RESOURCES["store"].corpus()).version_id
+    corpus = target.resource("corpus")
+    return plan_snapshot(corpus.resolved_root(), corpus.chunker(), target.resource("store").corpus()).version_id
 
 
-def _stage_review(review: str | None, version: str, settings: Settings) -> None:
+def _curation_root(target: Driven) -> Path:
+    return target.resource("curation").folders().root
+
+
+def _stage_review(review: str | None, version: str, target: Driven) -> None:
     """Put a reviewed file in the inbox before the run: the given one, or the bundled simulated review;
     not a file whose bytes were applied already (importing it again could change nothing)."""
     from rag_assets.curation.inbox import file_sha256
-    from rag_assets.defs.resources import RESOURCES
 
-    source = Path(review) if review else settings.curation_root / SAMPLE_REVIEWS / f"review-{version}.csv"
+    source = Path(review) if review else _curation_root(target) / SAMPLE_REVIEWS / f"review-{version}.csv"
     if not source.exists():  # a --review file exists (cli_door checked it); the bundled one only in a checkout
         return
-    if RESOURCES["store"].curation().is_applied(file_sha256(source)):
+    if target.resource("store").curation().is_applied(file_sha256(source)):
         print(f"review file {source}: applied already")
         return
-    inbox = settings.curation_root / "inbox"
+    inbox = _curation_root(target) / "inbox"
     inbox.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, inbox / source.name)
     kind = "reviewed file" if review else "simulated expert review (bundled)"
     print(f"{kind}: {source} -> {inbox / source.name}")
 
 
-def _changed_assets(instance: dg.DagsterInstance, version: str, review_waiting: bool,
+def _changed_assets(instance: dg.DagsterInstance, target: Driven, version: str, review_waiting: bool,
                     forced: Sequence[dg.AssetKey]) -> list[dg.AssetKey]:
     """The lifecycle's assets a run of ``version`` must materialize: the stale or missing ones, the ``forced`` ones,
     curated_decisions and the queue its decisions shrink while a review file of this version waits in the inbox
     or the store applied one that Dagster never recorded (a run killed in between), golden_set when the store
     holds accepted items its last build lacks (``import-golden``), and everything when the store lacks the
     snapshot (the instance ran against another store); with all downstream of them."""
-    from rag_assets.definitions import defs
-    from rag_assets.defs.assets.corpus import corpus_snapshot
-    from rag_assets.defs.assets.curation import curated_decisions, curation_queue, decisions_unrecorded
-    from rag_assets.defs.assets.golden import golden_set, golden_set_behind
+    from rag_assets.defs.assets.curation import decisions_unrecorded
+    from rag_assets.defs.assets.golden import golden_set_behind
     from rag_assets.defs.freshness import stale_selection
-    from rag_assets.defs.jobs import lifecycle_job
-    from rag_assets.defs.resources import RESOURCES
+    from rag_assets.defs.jobs import build_lifecycle_job
 
-    waiting = (review_waiting
-               or decisions_unrecorded(instance, curated_decisions.key, RESOURCES["store"].curation(), version))
-    stored = RESOURCES["store"].corpus().get_snapshot(version) is not None
-    imported = golden_set_behind(instance, golden_set.key, RESOURCES["store"], version)
-    return stale_selection(instance, defs, lifecycle_job.selection, version, [
-        *forced, *([curated_decisions.key, curation_queue.key] if waiting else []),
-        *([golden_set.key] if imported else []), *([] if stored else [corpus_snapshot.key])])
+    store, decisions, golden = target.resource("store"), target.key("curated_decisions"), target.key("golden_set")
+    waiting = review_waiting or decisions_unrecorded(instance, decisions, store.curation(), version)
+    stored = store.corpus().get_snapshot(version) is not None
+    imported = golden_set_behind(instance, golden, store, version)
+    return stale_selection(instance, target.defs, build_lifecycle_job(target.lifecycle).selection, version, [
+        *forced, *([decisions, target.key("curation_queue")] if waiting else []),
+        *([golden] if imported else []), *([] if stored else [target.key("corpus_snapshot")])])
 
 
-def _review_waiting(version: str, settings: Settings) -> bool:
+def _review_waiting(version: str, target: Driven) -> bool:
     """Whether a review file of corpus version ``version`` waits in the inbox."""
     from rag_assets.curation.inbox import declared_corpus_version, inbox_files
 
-    inbox = settings.curation_root / "inbox"
+    inbox = _curation_root(target) / "inbox"
     return inbox.is_dir() and any(declared_corpus_version(path) == version for path in inbox_files(inbox))
 
 
-def _review_first(version: str, review_waiting: bool) -> bool:
+def _review_first(version: str, review_waiting: bool, target: Driven) -> bool:
     """Whether nobody has reviewed anything for this corpus (no accepted item in its lineage, none imported) and
     no review waits: then a run can only snapshot, generate and queue the candidates for review, and what it
     builds on them (golden set, answers, scores) waits for the review rather than failing for want of it."""
-    from rag_assets.defs.resources import RESOURCES
-
-    store = RESOURCES["store"]
+    store = target.resource("store")
     lineage = store.corpus().lineage(version) if store.made() else [version]
     return not review_waiting and not store.golden().accepted_items(lineage or [version])
 
 
-def _next_step(version: str, settings: Settings) -> str:
+def _next_step(version: str, target: Driven) -> str:
     """What a run on a corpus nobody reviewed yet leaves to do."""
-    outbox, inbox = settings.curation_root / "outbox", settings.curation_root / "inbox"
+    outbox, inbox = _curation_root(target) / "outbox", _curation_root(target) / "inbox"
     return (f"\nnext step: nobody has reviewed corpus version {version} yet. Open {outbox / f'review-{version}.xlsx'} "
             f"(or the .csv beside it), set each candidate's decision to accept, reject or edit, save it into {inbox}, "
             "and run `rag-assets run` again: it builds the golden set from your decisions, answers and scores it. "
             "Or `rag-assets import-golden FILE` a golden set you already have.")
 
 
-def _evaluation_config(thresholds: str | None, profile: str | None) -> dict:
+def _evaluation_config(thresholds: str | None, profile: str | None, target: Driven) -> dict:
     """The evaluation's gate settings for this run (printed, so nobody wonders which applied)."""
     if not (thresholds or profile):
         return {}
     config = {"thresholds_file": str(Path(thresholds).absolute())} if thresholds else {"profile": profile}
     print(f"evaluation thresholds: {config}")
-    return {"ops": {"evaluation": {"config": config}}}
+    return {"ops": {target.defs.resolve_assets_def(target.key("evaluation")).node_def.name: {"config": config}}}
 
 
-def _logged_days(folder: Path) -> list[str]:
+def _logged_days(folder: Path, production_days: dg.PartitionsDefinition) -> list[str]:
     """The newest logged days that are production partitions already (complete UTC days), oldest first."""
-    from rag_assets.defs.partitions import production_days
     from rag_assets.production.logs import logged_days
 
     first, last = production_days.get_first_partition_key(), production_days.get_last_partition_key()
@@ -238,22 +240,20 @@ def _logged_days(folder: Path) -> list[str]:
     return [d for d in days if last is not None and first <= d <= last][-PRODUCTION_DAYS_SHOWN:]
 
 
-def _run_production(instance: dg.DagsterInstance, settings: Settings) -> tuple[list[dg.ExecuteInProcessResult], list[str]]:
+def _run_production(instance: dg.DagsterInstance, target: Driven) -> tuple[list[dg.ExecuteInProcessResult], list[str]]:
     """Score the newest logged days of production traffic, one run per day as the log sensor would; with
     the days skipped because they were scored already on the same records."""
-    from rag_assets.definitions import defs
-
-    from rag_assets.defs.assets.production import production_sample
     from rag_assets.defs.freshness import already_scored
 
-    days = _logged_days(settings.production_logs) if settings.production_logs.is_dir() else []
-    scored = already_scored(instance, production_sample.key, settings.production_logs, days)
+    logs, sample = target.resource("production_logs").folder(), target.key("production_sample")
+    days = _logged_days(logs, target.defs.resolve_assets_def(sample).partitions_def) if logs.is_dir() else []
+    scored = already_scored(instance, sample, logs, days)
     if days:
-        print(f"production logs: {settings.production_logs} -> days {days[0]} .. {days[-1]}"
+        print(f"production logs: {logs} -> days {days[0]} .. {days[-1]}"
               + (f" ({len(scored)} scored already on the same records)" if scored else ""))
-    job = defs.resolve_job_def("production")
+    job = target.job("production")
     return [job.execute_in_process(partition_key=day, instance=instance, raise_on_error=False,
-                                   tags={"rag_assets/trigger": "cli", **process_tags()})
+                                   run_config=target.run_config(), tags={"rag_assets/trigger": "cli", **process_tags()})
             for day in days if day not in scored], sorted(scored)
 
 
@@ -275,7 +275,7 @@ def _golden_set_empty(state: RunState) -> bool:
     """Whether the shown golden set has no item: then what fails is for want of reviewed candidates, and the
     closing line says where they wait. A run that failed for another reason (a thresholds file, a system that
     does not answer) is not sent to review."""
-    return any(shown.materialization.asset_key.to_user_string() == "golden_set"
+    return any(shown.materialization.asset_key.path[-1] == "golden_set"
                and (items := shown.materialization.metadata.get("items")) is not None and items.value == 0
                for shown in state.materializations)
 
@@ -287,72 +287,69 @@ def _report_failures(results: Sequence[dg.ExecuteInProcessResult]) -> None:
                 print(f"\nstep {event.step_key} failed: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
 
 
-def run(review: str | None, use_sample_review: bool, thresholds: str | None = None, profile: str | None = None,
-        verbose: bool = False, production: bool = True, system: dict | None = None,
+def run(target: Driven, settings: Settings, review: str | None, use_sample_review: bool, thresholds: str | None = None,
+        profile: str | None = None, verbose: bool = False, production: bool = True, system: dict | None = None,
         summary_json: str | None = None) -> int:
-    settings = Settings.from_env()
     terminal = sys.stderr
     with event_log(settings.home, stream=verbose) as log:
-        return _run(settings, review, use_sample_review, thresholds, profile, verbose, production, system, summary_json,
-                    log, terminal)
+        return _run(target, settings, review, use_sample_review, thresholds, profile, verbose, production, system,
+                    summary_json, log, terminal)
 
 
-def _run(settings: Settings, review: str | None, use_sample_review: bool, thresholds: str | None,
+def _run(target: Driven, settings: Settings, review: str | None, use_sample_review: bool, thresholds: str | None,
          profile: str | None, verbose: bool, production: bool, system: dict | None, summary_json: str | None,
          log: Path | None, out: TextIO) -> int:
     """The run itself; ``out`` is the terminal's stderr, while sys.stderr may be the event log."""
-    from rag_assets.definitions import defs
-    from rag_assets.defs.assets.evaluation import evaluation
-    from rag_assets.defs.assets.production import production_sample
-    from rag_assets.defs.assets.rag import rag_answers
-    from rag_assets.defs.jobs import lifecycle_job
-    from rag_assets.defs.partitions import corpus_versions
-    from rag_assets.defs.resources import RESOURCES
+    from rag_assets.defs.jobs import build_lifecycle_job
     from rag_assets.store.lock import store_run_lock
 
-    version = _plan_version()  # an empty corpus, or a store that cannot be used, is told by main
+    version = _plan_version(target)  # an empty corpus, or a store that cannot be used, is told by main
     if review or use_sample_review:
-        _stage_review(review, version, settings)
+        _stage_review(review, version, target)
+    evaluation, store = target.key("evaluation"), target.resource("store")
     # one run per store at a time: a second one says so in one line and waits (see rag_assets.store.lock)
-    with store_run_lock(RESOURCES["store"].engine(), lambda line: print(line, file=out)):
+    with store_run_lock(store.engine(), lambda line: print(line, file=out)):
         instance = _instance(settings)
-        if not instance.has_dynamic_partition(corpus_versions.name, version):
-            instance.add_dynamic_partitions(corpus_versions.name, [version])
-        waiting = _review_waiting(version, settings)
-        selection = _changed_assets(instance, version, waiting, forced=[
-            *([evaluation.key] if thresholds or profile else []), *([rag_answers.key] if system else [])])
-        first_review = _review_first(version, waiting)
+        partitions = target.lifecycle.corpus_versions.name
+        if not instance.has_dynamic_partition(partitions, version):
+            instance.add_dynamic_partitions(partitions, [version])
+        waiting = _review_waiting(version, target)
+        selection = _changed_assets(instance, target, version, waiting, forced=[
+            *([evaluation] if thresholds or profile else []), *([target.key("rag_answers")] if system else [])])
+        first_review = _review_first(version, waiting, target)
         if first_review:
-            selection = [key for key in selection if key in REVIEW_FIRST]
-        result = defs.resolve_job_def("lifecycle").execute_in_process(
+            selection = [key for key in selection if key in {target.key(name) for name in REVIEW_FIRST}]
+        result = target.job("lifecycle").execute_in_process(
             partition_key=version, instance=instance, raise_on_error=False, asset_selection=selection,
             tags={"rag_assets/trigger": "cli", **process_tags()},
-            run_config={**(_evaluation_config(thresholds, profile) if evaluation.key in selection else {}),
-                        **(system or {})}) if selection else None
+            run_config={**target.run_config((system or {}).get("resources", {})),
+                        **(_evaluation_config(thresholds, profile, target) if evaluation in selection else {})}
+        ) if selection else None
         if result is None:
             print(f"corpus version {version}: every asset is up to date (same code versions, same input data "
                   "versions, no review file waiting)")
         ok = result is None or result.success
-        calibration = _run_calibration(instance, settings) if ok else None
-        day_runs, scored = _run_production(instance, settings) if production and ok else ([], [])
+        calibration = _run_calibration(instance, target) if ok else None
+        day_runs, scored = _run_production(instance, target) if production and ok else ([], [])
         results = [*([result] if result else []), *([calibration] if calibration else []), *day_runs]
-        fresh = sorted(set(lifecycle_job.selection.resolve(defs.resolve_asset_graph())) - set(selection))
-        state = run_state(instance, [r.run_id for r in results],
-                          [*((key, version) for key in fresh), *((production_sample.key, day) for day in scored)])
+        lifecycle_selection = build_lifecycle_job(target.lifecycle).selection
+        fresh = sorted(set(lifecycle_selection.resolve(target.defs.resolve_asset_graph())) - set(selection))
+        state = run_state(instance, [r.run_id for r in results], [
+            *((key, version) for key in fresh), *((target.key("production_sample"), day) for day in scored)])
     if summary_json:
         write_summary_json(state, Path(summary_json))
     if verbose:
         print(summary(state))
     if state.materializations or state.checks:
         print("\n" + summary_table(state) + "\n")
-    for label, path in {**artifacts(state), "store": RESOURCES["store"].describe(), "event log": log}.items():
+    for label, path in {**artifacts(state), "store": store.describe(), "event log": log}.items():
         if path:
             print(f"{label}: {path}")
-    print(f"open the UI: rag-assets ui   (DAGSTER_HOME={_dagster_home(settings)} dagster dev -m rag_assets.definitions)")
+    print(f"open the UI: rag-assets ui   (DAGSTER_HOME={_dagster_home(settings)} dagster dev -m {settings.code_location})")
     with contextlib.redirect_stderr(out):
         _report_failures(results)
     if result is not None and not result.success:
-        hint = (f" The golden set is empty: review the candidates in {settings.curation_root / 'outbox'} and drop the "
+        hint = (f" The golden set is empty: review the candidates in {_curation_root(target) / 'outbox'} and drop the "
                 "file in the inbox." if _golden_set_empty(state) else "")
         print(f"\nrun {result.run_id} failed for corpus version {version}.{hint}", file=out)
         return 1
@@ -361,62 +358,59 @@ def _run(settings: Settings, review: str | None, use_sample_review: bool, thresh
         print(f"\na {' and a '.join(failed)} run failed (see above)", file=out)
         return 1
     if first_review:
-        print(_next_step(version, settings))
+        print(_next_step(version, target))
     done = (f"run {result.run_id} succeeded for corpus version {version}" if result else
             f"nothing to run for corpus version {version} (results marked 'earlier run' still hold)")
     print(f"\n{done}" + (f"; {len(day_runs)} production days scored" if day_runs else ""))
     return 0
 
 
-def _run_calibration(instance: dg.DagsterInstance, settings: Settings) -> dg.ExecuteInProcessResult | None:
+def _run_calibration(instance: dg.DagsterInstance, target: Driven) -> dg.ExecuteInProcessResult | None:
     """Import the judge-review files the experts returned to the inbox, as the inbox sensor's job does, so that
     the judge's agreement with them and its check are in this run's summary; None when none waits."""
     from rag_assets.calibration.review_file import is_judge_review
     from rag_assets.curation.inbox import inbox_files
-    from rag_assets.definitions import defs
-    from rag_assets.defs.assets.calibration import judge_calibration_job
 
-    inbox = settings.curation_root / "inbox"
+    inbox = _curation_root(target) / "inbox"
     if not (inbox.is_dir() and any(is_judge_review(path) for path in inbox_files(inbox))):
         return None
-    return defs.resolve_job_def(judge_calibration_job.name).execute_in_process(
-        instance=instance, raise_on_error=False, tags={"rag_assets/trigger": "cli", **process_tags()})
+    return target.job("judge_calibration_import").execute_in_process(
+        instance=instance, raise_on_error=False, run_config=target.run_config(),
+        tags={"rag_assets/trigger": "cli", **process_tags()})
 
 
-def simulate(out: str | None) -> int:
+def simulate(target: Driven, out: str | None) -> int:
     """Decide the current version's review queue as the simulated expert would."""
     from rag_assets.curation.review_writer import write_review_files
     from rag_assets.curation.simulate import simulate_review
 
-    settings = Settings.from_env()
-    version = _plan_version()
-    queue = settings.curation_root / "outbox" / f"review-{version}.jsonl"
+    version = _plan_version(target)
+    queue = _curation_root(target) / "outbox" / f"review-{version}.jsonl"
     if not queue.exists():
         print(f"error: no review queue {queue}; run `rag-assets run --no-review` first", file=sys.stderr)
         return 2
     rows = simulate_review([json.loads(line) for line in queue.read_text(encoding="utf-8").splitlines() if line.strip()])
-    target = Path(out) if out else settings.curation_root / SAMPLE_REVIEWS / f"review-{version}.csv"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_review_files(rows, target, target.with_suffix(".jsonl"))
-    target.with_suffix(".jsonl").unlink()
-    print(f"simulated review of {len(rows)} candidates written to {target}")
+    written = Path(out) if out else _curation_root(target) / SAMPLE_REVIEWS / f"review-{version}.csv"
+    written.parent.mkdir(parents=True, exist_ok=True)
+    write_review_files(rows, written, written.with_suffix(".jsonl"))
+    written.with_suffix(".jsonl").unlink()
+    print(f"simulated review of {len(rows)} candidates written to {written}")
     return 0
 
 
-def import_golden(path: str, file_format: str, chunks: str | None) -> int:
+def import_golden(target: Driven, path: str, file_format: str, chunks: str | None) -> int:
     """Import an existing golden set as accepted items pinned to the current corpus version."""
-    from rag_assets.defs.resources import RESOURCES
     from rag_assets.golden.importers import read_anthropic_docs_dataset, read_ragas_testset
     from rag_assets.golden.pinning import pin_external_items
     from rag_assets.curation.inbox import file_sha256
 
     items = (read_anthropic_docs_dataset(Path(path), Path(chunks)) if file_format == "anthropic_docs"
              else read_ragas_testset(Path(path)))
-    store = RESOURCES["store"]
+    store = target.resource("store")
     if not store.made():
         print(f"error: {store.describe()} holds no corpus snapshot yet; run `rag-assets run` first", file=sys.stderr)
         return 2
-    version = _plan_version()
+    version = _plan_version(target)
     snapshot_chunks = store.corpus().snapshot_chunks(version)
     if not snapshot_chunks:
         print(f"error: corpus version {version} has no snapshot yet; run `rag-assets run` first", file=sys.stderr)
@@ -430,12 +424,11 @@ def import_golden(path: str, file_format: str, chunks: str | None) -> int:
     return 0
 
 
-def export(file_format: str, number: int | None, out: str | None) -> int:
+def export(target: Driven, file_format: str, number: int | None, out: str | None) -> int:
     """Write a golden-set version (the newest by default) in one of the export formats."""
-    from rag_assets.defs.resources import RESOURCES
     from rag_assets.golden.export import FORMATS, write_golden
 
-    store = RESOURCES["store"]
+    store = target.resource("store")
     versions = {v.number: v for v in store.golden().versions()} if store.made() else {}
     if not versions or (number is not None and number not in versions):
         known = f"versions: {', '.join(map(str, versions))}" if versions else "no version yet; run `rag-assets run`"
@@ -446,25 +439,24 @@ def export(file_format: str, number: int | None, out: str | None) -> int:
     items = store.golden().version_items(chosen.number)
     ids = {r.chunk_id for item in items for r in item.relevant_chunks}
     texts = {chunk_id: text for chunk_id, (_, text) in store.corpus().chunk_texts(ids).items()}
-    target = Path(out) if out else Path(f"golden-v{chosen.number}{FORMATS[file_format]}")
-    write_golden(items, target, file_format, texts,
+    written = Path(out) if out else Path(f"golden-v{chosen.number}{FORMATS[file_format]}")
+    write_golden(items, written, file_format, texts,
                  store.corpus().evidence_texts({e for item in items for e in item.evidence}))
-    print(f"golden set v{chosen.number} ({len(items)} items, corpus {chosen.corpus_version}) written to {target}")
+    print(f"golden set v{chosen.number} ({len(items)} items, corpus {chosen.corpus_version}) written to {written}")
     return 0
 
 
-def status() -> int:
+def status(target: Driven) -> int:
     """Print what the store holds (corpus versions, golden versions, the newest evaluations with their key
     figures) and what waits for a person."""
     from rag_assets.app.status import key_figures, store_status
-    from rag_assets.defs.resources import RESOURCES
 
-    store = RESOURCES["store"]
+    store = target.resource("store")
     print(f"store: {store.describe()}")
     if not store.made():
         print("nothing yet: `rag-assets run` snapshots the corpus and starts the lifecycle")
         return 0
-    shown = store_status(store, Settings.from_env().curation_root)
+    shown = store_status(store, _curation_root(target))
     print(f"corpus versions ({len(shown.corpus_versions)}):")
     for version, created, documents, chunks, root in shown.corpus_versions:
         print(f"  {version}  {created[:19]}  {documents} documents, {chunks} chunks  {root}")
@@ -483,13 +475,12 @@ def status() -> int:
     return 0
 
 
-def compare(a_id: str, b_id: str, out: str | None) -> int:
+def compare(target: Driven, a_id: str, b_id: str, out: str | None) -> int:
     """Print (or write) what changed from evaluation A to evaluation B, item by item."""
-    from rag_assets.defs.resources import RESOURCES
     from rag_assets.report.compare import diff_from_store
     from rag_assets.scoring.evaluate import JUDGE_METRICS, retrieval_metric_names
 
-    store = RESOURCES["store"]
+    store = target.resource("store")
     first = store.evaluations().get(a_id)
     metrics = (*JUDGE_METRICS, *retrieval_metric_names(first.k if first else 5))
     try:
@@ -505,14 +496,13 @@ def compare(a_id: str, b_id: str, out: str | None) -> int:
     return 0
 
 
-def calibrate(path: str, embedder: str, min_kappa: float | None = None) -> int:
+def calibrate(target: Driven, path: str, embedder: str, min_kappa: float | None = None) -> int:
     """Print the configured judge's agreement with a labelled file (rag_assets.scoring.calibration); exit 1
     when ``min_kappa`` is given and a labelled metric's kappa is under it."""
-    from rag_assets.defs.resources import RESOURCES
     from rag_assets.scoring.calibration import calibrate as run_calibration
 
-    report = run_calibration(Path(path), RESOURCES["llm"].judge_client(), embedder=embedder,
-                             cache=RESOURCES["store"].llm_cache())
+    report = run_calibration(Path(path), target.resource("llm").judge_client(), embedder=embedder,
+                             cache=target.resource("store").llm_cache())
     print(report.markdown())
     failed = report.below(min_kappa) if min_kappa is not None else []
     for reason in failed:
@@ -542,7 +532,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rag-assets", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"rag-assets {importlib.metadata.version('rag_assets')}")
     commands = parser.add_subparsers(dest="command", required=True)
-    run_parser = commands.add_parser("run", help="run the lifecycle job on the corpus and print a summary")
+    instance = argparse.ArgumentParser(add_help=False)  # the option of every command that drives an instance
+    instance.add_argument("--instance", metavar="NAME", help=INSTANCE_HELP)
+    run_parser = commands.add_parser("run", parents=[instance],
+                                     help="run the lifecycle job on the corpus and print a summary")
     run_parser.add_argument("--corpus", help=CORPUS_HELP)
     run_parser.add_argument("--review", help="a reviewed file to import in this run")
     run_parser.add_argument("--no-review", action="store_true",
@@ -560,15 +553,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                             help="an HTTP header for --system-url whose value is read from the environment variable "
                                  "ENVVAR (repeatable; the value is never printed)")
     run_parser.add_argument("--summary-json", metavar="FILE", help="also write the summary as JSON (for CI)")
-    simulate_parser = commands.add_parser("simulate-review", help="decide the review queue as a simulated expert")
+    simulate_parser = commands.add_parser("simulate-review", parents=[instance], help="decide the review queue as a simulated expert")
     simulate_parser.add_argument("--out", help="where to write the reviewed CSV (default: the bundled sample path)")
     simulate_parser.add_argument("--corpus", help=CORPUS_HELP)
-    import_parser = commands.add_parser("import-golden", help="import an existing golden set as accepted items")
+    import_parser = commands.add_parser("import-golden", parents=[instance], help="import an existing golden set as accepted items")
     import_parser.add_argument("path")
     import_parser.add_argument("--format", required=True, choices=["anthropic_docs", "ragas"], dest="file_format")
     import_parser.add_argument("--chunks", help="anthropic_docs format: the corpus chunks JSON")
     import_parser.add_argument("--corpus", help=CORPUS_HELP)
-    calibrate_parser = commands.add_parser("calibrate", help="check the configured judge against labelled answers (JSONL)")
+    calibrate_parser = commands.add_parser("calibrate", parents=[instance], help="check the configured judge against labelled answers (JSONL)")
     calibrate_parser.add_argument("path")
     calibrate_parser.add_argument("--embedder", default="hashing", help="as the evaluation config's embedder")
     calibrate_parser.add_argument("--min-kappa", type=_kappa, metavar="X",
@@ -580,24 +573,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     ui_parser.add_argument("--port", "-p", type=_port, help="the webserver's port (default: 3000)")
     ui_parser.add_argument("--host", help="the webserver's host (default: 127.0.0.1)")
     ui_parser.add_argument("--corpus", help=CORPUS_HELP)
-    export_parser = commands.add_parser("export", help="write a golden-set version as jsonl, ragas, csv or parquet")
+    export_parser = commands.add_parser("export", parents=[instance], help="write a golden-set version as jsonl, ragas, csv or parquet")
     export_parser.add_argument("--format", required=True, choices=["jsonl", "ragas", "csv", "parquet"],
                                dest="file_format")
     export_parser.add_argument("--golden-version", type=int, help="the version number (default: the newest)")
     export_parser.add_argument("--out", help="the file to write (default: golden-v<N>.<format> here)")
-    commands.add_parser("status", help="list corpus versions, golden versions, evaluations and what waits for you")
-    compare_parser = commands.add_parser("compare", help="what changed from evaluation A to B, item by item")
+    commands.add_parser("status", parents=[instance], help="list corpus versions, golden versions, evaluations and what waits for you")
+    compare_parser = commands.add_parser("compare", parents=[instance], help="what changed from evaluation A to B, item by item")
     compare_parser.add_argument("eval_a")
     compare_parser.add_argument("eval_b")
     compare_parser.add_argument("--out", help="write the markdown here instead of printing it")
     args = parser.parse_args(argv)
-    problems = environment_problems() or argument_problems(args, Settings.from_env())
+    try:
+        settings = current_settings()
+    except SettingsError as exc:
+        problems = exc.problems
+    else:
+        problems = argument_problems(args, settings)
     if problems:
         for problem in problems:
             print(f"error: {problem}", file=sys.stderr)
         return 2
     try:
-        return _command(args)
+        return _command(args, settings)
     except Exception as exc:  # faults of the machine (exit 1) and of the input (exit 2) in one line; others re-raise
         problem = machine_problem(exc)
         if problem is not None:
@@ -634,34 +632,35 @@ def machine_problem(exc: BaseException) -> str | None:
     if isinstance(exc, OSError) and exc.errno in WRITE_ADVICE:
         return f"cannot write {exc.filename or 'a file'}: {exc.strerror}; {WRITE_ADVICE[exc.errno]}"
     if isinstance(exc, DBAPIError):  # the store's own errors are StoreUnavailable: this is Dagster's instance
-        return database_problem(exc, str(_dagster_home(Settings.from_env())), "the Dagster instance in")
+        return database_problem(exc, str(_dagster_home(current_settings())), "the Dagster instance in")
     return None
 
 
-def _command(args: argparse.Namespace) -> int:
+def _command(args: argparse.Namespace, settings: Settings) -> int:
     """The chosen subcommand, once every setting is known to be usable."""
-    if getattr(args, "corpus", None):  # handed on as the setting the corpus resource, sensors and dagster dev read
-        os.environ[CORPUS_ROOT_ENV] = str(Path(args.corpus).expanduser().absolute())
     if args.command == "ui":
-        command, env = ui_command(Settings.from_env(), args.port, args.host)
+        command, env = ui_command(settings, args.port, args.host, args.corpus)
         print(" ".join(command), flush=True)
         os.execve(command[0], command, env)
+    if args.command != "corpus-from-json":
+        importable_from_here()  # the code location, as `dagster dev -m` run here imports it
+        target = driven(settings.code_location, args.instance, getattr(args, "corpus", None))
     if args.command == "run":
         system = system_run_config(args.system, args.system_url, args.system_header)
-        return run(args.review, not args.no_review, args.thresholds, args.profile, args.verbose,
+        return run(target, settings, args.review, not args.no_review, args.thresholds, args.profile, args.verbose,
                    not args.no_production, system, args.summary_json)
     if args.command == "simulate-review":
-        return simulate(args.out)
+        return simulate(target, args.out)
     if args.command == "export":
-        return export(args.file_format, args.golden_version, args.out)
+        return export(target, args.file_format, args.golden_version, args.out)
     if args.command == "import-golden":
-        return import_golden(args.path, args.file_format, args.chunks)
+        return import_golden(target, args.path, args.file_format, args.chunks)
     if args.command == "compare":
-        return compare(args.eval_a, args.eval_b, args.out)
+        return compare(target, args.eval_a, args.eval_b, args.out)
     if args.command == "status":
-        return status()
+        return status(target)
     if args.command == "calibrate":
-        return calibrate(args.path, args.embedder, args.min_kappa)
+        return calibrate(target, args.path, args.embedder, args.min_kappa)
     from rag_assets.golden.importers import json_chunks_to_corpus
 
     written = json_chunks_to_corpus(Path(args.chunks_json), Path(args.out_dir))

@@ -9,11 +9,10 @@ same mistake is a traceback half-way through, or a failed run whose closing line
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from rag_assets.errors import ConfigError
-from rag_assets.settings import CORPUS_ROOT_ENV, HOME_ENV, Settings, bad_value
+from rag_assets.settings import CORPUS_ROOT_ENV, DEFAULT_CORPUS_ROOT, HOME_ENV, Settings, bad_value
 
 #: The commands that plan the corpus snapshot (they read the corpus folder), and so take --corpus.
 READS_CORPUS = ("run", "simulate-review", "import-golden")
@@ -24,8 +23,9 @@ def argument_problems(args: argparse.Namespace, settings: Settings) -> list[str]
     """One line per bad argument of the parsed command. The home is made here, which every command that uses
     it does first, but only when nothing else is wrong: a mistake leaves no folder behind."""
     problems: list[str | None] = []
-    if args.command in READS_CORPUS or getattr(args, "corpus", None):  # ui takes --corpus for dagster dev
-        problems.append(_corpus_problem(args.corpus, settings))
+    given = getattr(args, "corpus", None)  # ui takes --corpus for dagster dev; a named instance has its own root
+    if given or (args.command in READS_CORPUS and getattr(args, "instance", None) is None):
+        problems.append(_corpus_problem(given, settings))
     if args.command == "run":
         problems += [_file_problem("--review", args.review, "reviewed.csv") if args.review else None,
                      _thresholds_problem(args.thresholds) if args.thresholds else None]
@@ -59,8 +59,8 @@ def _home_problem(settings: Settings) -> str | None:
     try:
         settings.home.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        shown = repr(os.environ.get(HOME_ENV) or str(settings.home))
-        return str(bad_value(HOME_ENV, shown, f"a folder that can be made here ({exc.strerror})", "~/.rag_assets"))
+        return str(bad_value(HOME_ENV, repr(str(settings.home)), f"a folder that can be made here ({exc.strerror})",
+                             "~/.rag_assets"))
     return None
 
 
@@ -71,8 +71,8 @@ def _corpus_problem(given: str | None, settings: Settings) -> str | None:
             bad_value("--corpus", repr(given), "an existing folder", "data/corpus"))
     if settings.corpus_root.is_dir():
         return None
-    if os.environ.get(CORPUS_ROOT_ENV):
-        return str(bad_value(CORPUS_ROOT_ENV, repr(os.environ[CORPUS_ROOT_ENV]), "an existing folder", "~/docs"))
+    if settings.corpus_root != Path(DEFAULT_CORPUS_ROOT).absolute():  # the variable names it
+        return str(bad_value(CORPUS_ROOT_ENV, repr(str(settings.corpus_root)), "an existing folder", "~/docs"))
     return (f"corpus root {settings.corpus_root} does not exist. Run rag-assets from the project folder (the one "
             f"holding data/corpus), or pass --corpus DIR, or set {CORPUS_ROOT_ENV}; for example --corpus=~/docs")
 

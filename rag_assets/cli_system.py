@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from rag_assets.errors import ConfigError
 from rag_assets.rag.adapters import load_target
 from rag_assets.rag.http_transport import refuse_url_credentials
-from rag_assets.settings import bad_value
+from rag_assets.settings import bad_value, environment
 
 _HEADER = re.compile(r"^([A-Za-z0-9!#$%&'*+.^_`|~-]+)=([A-Za-z_][A-Za-z0-9_]*)$")
 
@@ -32,7 +32,7 @@ def importable_from_here() -> None:
 
 def header_templates(pairs: Sequence[str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """``NAME=ENVVAR`` pairs as ``{NAME: "${ENVVAR}"}``; ConfigError naming the pair or the unset variable."""
-    environ = os.environ if environ is None else environ
+    environ = environment() if environ is None else environ
     headers: dict[str, str] = {}
     for pair in pairs:
         match = _HEADER.match(pair)

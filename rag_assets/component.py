@@ -23,8 +23,8 @@ import dagster as dg
 from pydantic import Field
 
 from rag_assets.errors import ConfigError
-from rag_assets.settings import (DATABASE_URL_ENV, DEFAULT_HOME, DEFAULT_PRODUCTION_START, HOME_ENV, checked_cron,
-                                 checked_iso_date)
+from rag_assets.settings import (DATABASE_URL_ENV, DEFAULT_EVALUATION_CRON, DEFAULT_PRODUCTION_START, checked_cron,
+                                 checked_iso_date, current_settings, environment)
 
 if TYPE_CHECKING:
     from rag_assets.defs.lifecycle import Lifecycle
@@ -76,7 +76,7 @@ class RagEvaluationScaffolder(dg.Scaffolder):
             "corpus_root": "corpus",
             "system": {"kind": "reference"},
             "threshold_profile": "auto",
-            "evaluation_cron": "0 6 * * *",
+            "evaluation_cron": DEFAULT_EVALUATION_CRON,
             "llm": {"provider": "auto", "api_key": "${ANTHROPIC_API_KEY}"},
         })
 
@@ -102,7 +102,7 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
     curation_root: str | None = None
     production_logs: str | None = None
     production_start: str | None = Field(default=None, description="first day of production partitions, YYYY-MM-DD")
-    evaluation_cron: str | None = Field(default=None, description="re-evaluation schedule, default '0 6 * * *'")
+    evaluation_cron: str | None = Field(default=None, description=f"re-evaluation schedule, default '{DEFAULT_EVALUATION_CRON}'")
     sensor_interval_seconds: int | None = None
     threshold_profile: str | None = Field(default=None, description="auto, general, high_stakes, developer or "
                                                                      "offline")
@@ -111,7 +111,7 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
     llm: LLMSpec = Field(default_factory=LLMSpec)
 
     def build_defs(self, context: dg.ComponentLoadContext) -> dg.Definitions:
-        from rag_assets.defs.executors import executor_from_env
+        from rag_assets.defs.executors import executor_for
         from rag_assets.defs.graph import build_definitions
         from rag_assets.defs.lifecycle import BUNDLED
         from rag_assets.defs.resources import RESOURCES
@@ -121,12 +121,12 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
             if configured:
                 raise ConfigError("the unnamed instance takes its settings from the RAG_ASSETS_* variables; give it a "
                                   f"name to set {', '.join(configured)}")
-            return build_definitions(BUNDLED, RESOURCES, executor_from_env())
+            return build_definitions(BUNDLED, RESOURCES, executor_for(current_settings()))
         return build_definitions(self.lifecycle(context.path), self.resources(context.path))
 
     def lifecycle(self, base: Path | None = None) -> Lifecycle:
         """The instance's names and schedule; ``base`` is the folder relative paths start from."""
-        from rag_assets.defs.lifecycle import DEFAULT_EVALUATION_CRON, Lifecycle
+        from rag_assets.defs.lifecycle import Lifecycle
 
         start = checked_iso_date("production_start", self.production_start or DEFAULT_PRODUCTION_START)
         cron = checked_cron("evaluation_cron", self.evaluation_cron or DEFAULT_EVALUATION_CRON)
@@ -138,7 +138,7 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
         """``home``, or ``<RAG_ASSETS_HOME>/<name>``."""
         if self.home:
             return Path(str(self._path(self.home, base)))
-        return Path(os.environ.get(HOME_ENV) or DEFAULT_HOME).expanduser().absolute() / str(self.name)
+        return current_settings().home / str(self.name)
 
     def resources(self, base: Path) -> dict[str, dg.ConfigurableResource]:
         """The instance's resources under their bare keys (``build_definitions`` binds them under its own)."""
@@ -175,7 +175,7 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
             if match is None:
                 raise ConfigError(f"instance {self.name}: llm.api_key must name the environment variable that holds "
                                   "the key, as '${ANTHROPIC_API_KEY}', never the key itself")
-            if os.environ.get(match.group(1)):
+            if environment().get(match.group(1)):
                 options["api_key"] = dg.EnvVar(match.group(1))
         return LLMResource(**options)
 

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import os
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
+
+from rag_assets.settings import Settings, current_settings
 
 LOG_FILE = Path("logs") / "rag-assets.log"
 
@@ -70,19 +71,18 @@ class Progress:
             self.stream.flush()
 
 
-def _interactive(stream: TextIO, environ: Mapping[str, str]) -> bool:
+def _interactive(stream: TextIO, settings: Settings) -> bool:
     """A person is watching: a terminal, not a CI job (CI runners set CI=true, some on a pseudo-TTY), and
     not a process of ``dagster dev`` (it sets DAGSTER_IS_DEV_CLI; its terminal interleaves every run's logs)."""
-    return (stream.isatty() and environ.get("CI", "").lower() not in ("true", "1")
-            and not environ.get("DAGSTER_IS_DEV_CLI"))
+    return stream.isatty() and not settings.ci and not settings.dagster_dev
 
 
 def terminal_progress(label: str, stream: TextIO | None = None,
-                      environ: Mapping[str, str] | None = None) -> Callable[[int, int], None] | None:
+                      settings: Settings | None = None) -> Callable[[int, int], None] | None:
     """A progress callback for a long loop when a person watches the terminal; None otherwise, so
     logs, CI and ``dagster dev`` stay plain. The terminal is the process's own stderr, which
     ``event_log`` leaves alone while it sends Dagster's events to the log file."""
     stream = stream or sys.__stderr__
-    if stream is None or not _interactive(stream, os.environ if environ is None else environ):
+    if stream is None or not _interactive(stream, settings or current_settings()):
         return None
     return Progress(label, stream)

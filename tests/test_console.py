@@ -9,6 +9,7 @@ import pytest
 
 import rag_assets
 from rag_assets.console import Progress, terminal_progress
+from rag_assets.settings import Settings
 from rag_assets.rag.adapters import CallableRagSystem
 from rag_assets.rag.models import RagQuery
 
@@ -50,11 +51,11 @@ def test_a_new_count_restarts_the_rate():
 @pytest.mark.parametrize(("stream", "environ"), [(io.StringIO(), {}), (Terminal(), {"CI": "true"}),
                                                  (Terminal(), {"CI": "1"}), (Terminal(), {"DAGSTER_IS_DEV_CLI": "1"})])
 def test_no_progress_when_the_output_is_not_a_terminal_in_ci_or_under_dagster_dev(stream, environ):
-    assert terminal_progress("judging", stream, environ) is None
+    assert terminal_progress("judging", stream, Settings.from_env(environ)) is None
 
 
 def test_a_terminal_outside_ci_gets_progress():
-    assert isinstance(terminal_progress("judging", Terminal(), {"CI": "false"}), Progress)
+    assert isinstance(terminal_progress("judging", Terminal(), Settings.from_env({"CI": "false"})), Progress)
 
 
 def test_the_rag_adapters_and_the_judge_report_each_item_done_of_the_total(monkeypatch: pytest.MonkeyPatch):

@@ -40,3 +40,9 @@ def test_every_page_is_in_the_navigation_and_every_readme_link_into_docs_exists(
 
 def test_the_readme_is_a_quickstart():
     assert len((PROJECT_ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 300
+
+
+def test_the_environment_variable_page_is_the_one_the_settings_model_generates():
+    generated = subprocess.run([sys.executable, "scripts/environment-reference", "--check"], cwd=PROJECT_ROOT,
+                               capture_output=True, text=True, timeout=120)
+    assert generated.returncode == 0, "docs/environment.md is stale: run scripts/environment-reference"

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import multiprocessing
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -45,20 +44,20 @@ def forked_steps(config: dict[str, Any]) -> dict[str, Any]:
     return {**config, "start_method": {method: {}}}
 
 
-def executor_from_env(config_source: Mapping[str, Any] | None = None) -> dg.ExecutorDefinition | None:
-    """The celery executor when a broker is configured, else None (``build_definitions`` then uses
+def executor_for(settings: Settings, config_source: Mapping[str, Any] | None = None) -> dg.ExecutorDefinition | None:
+    """The celery executor when ``settings`` name a broker, else None (``build_definitions`` then uses
     ``forked_steps``, as it does for every named instance).
 
     ``config_source`` is celery settings both the executor and the workers use (e.g. a
     ``global_keyprefix`` that keeps several deployments apart on one Redis). Without
     ``RAG_ASSETS_CELERY_BACKEND``, results go to a Redis broker itself, or back over AMQP (``rpc://``).
     """
-    broker = Settings.celery_broker()
+    broker = settings.celery_broker
     if not broker:
         return None
     from dagster_celery import celery_executor
 
-    backend = {"env": CELERY_BACKEND_ENV} if os.environ.get(CELERY_BACKEND_ENV) else (
+    backend = {"env": CELERY_BACKEND_ENV} if settings.celery_backend else (
         {"env": CELERY_BROKER_ENV} if broker.startswith(("redis://", "rediss://")) else "rpc://")
     return celery_executor.configured({"broker": {"env": CELERY_BROKER_ENV}, "backend": backend,
                                        "config_source": dict(config_source or {})})

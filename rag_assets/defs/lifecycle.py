@@ -22,11 +22,10 @@ import dagster as dg
 
 from rag_assets.defs.services import Services
 from rag_assets.errors import ConfigError
-from rag_assets.settings import DEFAULT_PRODUCTION_START, Settings
+from rag_assets.settings import DEFAULT_EVALUATION_CRON, DEFAULT_PRODUCTION_START, Settings, current_settings
 
 #: The asset groups of one instance; a named instance prefixes each with its name.
 GROUPS = ("corpus", "generation", "curation", "golden", "rag", "evaluation", "production")
-DEFAULT_EVALUATION_CRON = "0 6 * * *"
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
 @dataclass(frozen=True)
@@ -51,10 +50,10 @@ class Lifecycle:
                               "a letter, at most 40 characters): it prefixes asset keys, groups and resource keys")
 
     @classmethod
-    def bundled(cls) -> Lifecycle:
+    def bundled(cls, settings: Settings) -> Lifecycle:
         """The unnamed instance, configured by the RAG_ASSETS_* variables when the code location loads."""
-        return cls(production_start=Settings.production_start(), evaluation_cron=Settings.evaluation_cron(),
-                   sensor_interval=Settings.sensor_interval(0) or None)
+        return cls(production_start=settings.production_start, evaluation_cron=settings.evaluation_cron,
+                   sensor_interval=settings.sensor_interval)
 
     def named(self, thing: str) -> str:
         """A job, sensor, schedule, group, partitions or resource name of this instance."""
@@ -100,4 +99,4 @@ class Lifecycle:
         return Services(context.resources, self.named)
 
 
-BUNDLED = Lifecycle.bundled()
+BUNDLED = Lifecycle.bundled(current_settings())

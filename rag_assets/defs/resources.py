@@ -1,13 +1,13 @@
 """Resources: configuration with defaults from ``rag_assets.settings``.
 
-Values that may hold secrets are never resource config (the UI shows config): the store reads its
-URL from the environment variable whose *name* is configured here.
+A path left unset is the process's setting (``settings.current()``), looked up when it is used. Values that
+may hold secrets are never resource config (the UI shows config): the store reads its URL from the
+environment variable whose *name* is configured here.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,7 +23,7 @@ from rag_assets.llm.client import LLMClient
 from rag_assets.llm.factory import DEFAULT_MODEL, make_llm_client
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price
 from rag_assets.rag.http_transport import HEADERS_INSTEAD, refuse_url_credentials
-from rag_assets.settings import DATABASE_URL_ENV, LLM_RPM_ENV, Settings
+from rag_assets.settings import API_KEY_ENV, DATABASE_URL_ENV, LLM_RPM_ENV, Settings, current_settings, environment
 from rag_assets.store.alert_repository import SqlAlertRepository
 from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import SqlCorpusRepository
@@ -38,8 +38,6 @@ from rag_assets.store.owner import claim_store
 from rag_assets.store.llm_batch_repository import SqlBatchJournal
 from rag_assets.store.llm_cache_repository import SqlLLMCache
 from rag_assets.store.llm_spend_repository import SqlSpendLedger
-
-API_KEY_ENV = "ANTHROPIC_API_KEY"
 
 # The Dagster concurrency pool of every step that may call the LLM. Its limit lives in the instance
 # (dagster.yaml `concurrency: pools: default_limit`, or `dagster instance concurrency set anthropic N`)
@@ -56,11 +54,11 @@ class StoreResource(dg.ConfigurableResource):
     instance: str = ""
 
     def settings(self) -> Settings:
-        base = Settings.from_env()
+        base = current_settings()
         return replace(
             base,
             home=Path(self.home).expanduser().absolute() if self.home else base.home,
-            database_url=(os.environ.get(self.database_url_env) or None) if self.database_url_env else None,
+            database_url=(environment().get(self.database_url_env) or None) if self.database_url_env else None,
         )
 
     def engine(self) -> Engine:
@@ -139,7 +137,7 @@ class CorpusResource(dg.ConfigurableResource):
     max_file_bytes: int = ChunkerConfig.max_file_bytes
 
     def resolved_root(self) -> Path:
-        return Path(self.root).expanduser().absolute() if self.root else Settings.from_env().corpus_root
+        return Path(self.root).expanduser().absolute() if self.root else current_settings().corpus_root
 
     def chunker(self) -> ChunkerConfig:
         return ChunkerConfig(
@@ -158,7 +156,7 @@ class CurationResource(dg.ConfigurableResource):
     max_rows: int = ReviewLimits.max_rows
 
     def folders(self) -> CurationFolders:
-        root = Path(self.root).expanduser().absolute() if self.root else Settings.from_env().curation_root
+        root = Path(self.root).expanduser().absolute() if self.root else current_settings().curation_root
         return CurationFolders(root)
 
     def limits(self) -> ReviewLimits:
@@ -171,7 +169,7 @@ class ProductionLogsResource(dg.ConfigurableResource):
     root: str | None = None
 
     def folder(self) -> Path:
-        return Path(self.root).expanduser().absolute() if self.root else Settings.from_env().production_logs
+        return Path(self.root).expanduser().absolute() if self.root else current_settings().production_logs
 
 
 class GoldenPolicyResource(dg.ConfigurableResource):
@@ -291,24 +289,29 @@ class RagSystemResource(dg.ConfigurableResource):
                            input_key=self.input_key)
 
 
-def llm_resource_from_env() -> LLMResource:
+def llm_resource(settings: Settings) -> LLMResource:
     """The key and the rate are passed as EnvVar references (the UI shows their names, never the key); the
     budget is a plain amount."""
-    options: dict[str, object] = {}
-    if os.environ.get(API_KEY_ENV):
+    options: dict[str, object] = {"max_cost_usd": settings.max_cost_usd}
+    if settings.anthropic_api_key_set:
         options["api_key"] = dg.EnvVar(API_KEY_ENV)
-    if Settings.llm_requests_per_minute():
+    if settings.llm_requests_per_minute:
         options["requests_per_minute"] = dg.EnvVar.int(LLM_RPM_ENV)
-    options["max_cost_usd"] = Settings.max_cost_usd()
     return LLMResource(**options)
 
 
-RESOURCES = {
-    "store": StoreResource(),
-    "corpus": CorpusResource(),
-    "llm": llm_resource_from_env(),
-    "curation": CurationResource(),
-    "golden_policy": GoldenPolicyResource(),
-    "rag": RagSystemResource(),
-    "production_logs": ProductionLogsResource(),
-}
+def bundled_resources(settings: Settings) -> dict[str, dg.ConfigurableResource]:
+    """The unnamed instance's resources: every path and the store from ``settings`` where they are used, the
+    LLM's key, rate and budget from ``settings`` now."""
+    return {
+        "store": StoreResource(),
+        "corpus": CorpusResource(),
+        "llm": llm_resource(settings),
+        "curation": CurationResource(),
+        "golden_policy": GoldenPolicyResource(),
+        "rag": RagSystemResource(),
+        "production_logs": ProductionLogsResource(),
+    }
+
+
+RESOURCES = bundled_resources(current_settings())

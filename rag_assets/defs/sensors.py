@@ -24,7 +24,7 @@ from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import StoreResource
 from rag_assets.production.log_watch import plan_days, ready_days
 from rag_assets.errors import RagAssetsError
-from rag_assets.settings import Settings
+from rag_assets.settings import current_settings
 
 
 @functools.cache
@@ -229,7 +229,7 @@ def build_run_failure_alerts(lifecycle: Lifecycle) -> dg.SensorDefinition:
         alert = failure_alert(run.run_id, run.job_name, run.tags.get("dagster/partition"),
                               failed.failure_event.message or "run failed", errors)
         store.alerts().save(alert)
-        status = deliver(alert, Settings.alert_webhook())
+        status = deliver(alert, current_settings().alert_webhook)
         context.log.info(f"alert for run {run.run_id} recorded ({status})")
 
     # the class rather than ``dg.run_failure_sensor``, which takes no required_resource_keys

@@ -12,7 +12,7 @@ from functools import cache
 from typing import Any
 
 from rag_assets.corpus.models import SnapshotChunk
-from rag_assets.settings import Settings
+from rag_assets.settings import current_settings
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
 from rag_assets.text.tokens import content_words, sentences
@@ -20,7 +20,7 @@ from rag_assets.text.tokens import content_words, sentences
 
 @cache
 def _chunks(corpus_version: str) -> tuple[SnapshotChunk, ...]:
-    return tuple(SqlCorpusRepository(get_engine(Settings.from_env().store_url)).snapshot_chunks(corpus_version))
+    return tuple(SqlCorpusRepository(get_engine(current_settings().store_url)).snapshot_chunks(corpus_version))
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:

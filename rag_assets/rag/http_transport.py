@@ -16,7 +16,6 @@ since the URL is the system's name in the store, the report, the event log and D
 from __future__ import annotations
 
 import http.client
-import os
 import re
 import socket
 import threading
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
 from rag_assets.errors import ConfigError
+from rag_assets.settings import environment
 
 _ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _SECRET_HEADER = re.compile(r"authorization|cookie|token|key|secret|password|auth", re.IGNORECASE)
@@ -50,7 +50,7 @@ def resolve_headers(templates: Mapping[str, str], environ: Mapping[str, str] | N
     A header whose name suggests a credential must take its value from an env var: a literal
     secret in the config would be shown in the UI and stored with the run.
     """
-    environ = os.environ if environ is None else environ
+    environ = environment() if environ is None else environ
     headers: dict[str, str] = {}
     secrets: list[str] = []
     for name, template in templates.items():

@@ -10,7 +10,6 @@ given?) and context recall is not computed.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,8 +23,8 @@ from rag_assets.llm.factory import make_llm_client
 from rag_assets.rag.models import RagResponse, RetrievedChunk
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.evaluate import CORE_METRICS, ItemScores, evaluate
+from rag_assets.settings import API_KEY_ENV, environment
 
-API_KEY_ENV = "ANTHROPIC_API_KEY"
 CORPUS = "judged"  # the corpus version the judged cases, as golden items, name
 #: a question type that is neither adversarial (no decline scoring) nor any generated type
 QUESTION_TYPE = "single"
@@ -34,7 +33,7 @@ NO_STATEMENTS = "no statements could be extracted from the reference (the extrac
 
 def default_judge() -> LLMClient:
     """Claude when ANTHROPIC_API_KEY is set, the offline heuristics otherwise (as the asset defaults)."""
-    return make_llm_client("auto", api_key=os.environ.get(API_KEY_ENV) or None)
+    return make_llm_client("auto", api_key=environment().get(API_KEY_ENV) or None)
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ import dagster as dg
 
 from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.rag import rag_answers
-from rag_assets.defs.executors import executor_from_env
+from rag_assets.defs.executors import executor_for
 from rag_assets.defs.resources import RESOURCES
+from rag_assets.settings import current_settings
 
 KEY_PREFIX_ENV = "RAG_ASSETS_TEST_CELERY_KEY_PREFIX"
 
@@ -23,5 +24,5 @@ def isolation(prefix: str) -> dict:
 def evaluation_on_celery() -> dg.JobDefinition:
     job = dg.define_asset_job("evaluate_on_celery", selection=dg.AssetSelection.assets("evaluation"))
     return dg.Definitions(assets=[rag_answers, evaluation], jobs=[job], resources=RESOURCES,
-                          executor=executor_from_env(isolation(os.environ[KEY_PREFIX_ENV]))
+                          executor=executor_for(current_settings(), isolation(os.environ[KEY_PREFIX_ENV]))
                           ).resolve_job_def("evaluate_on_celery")

@@ -135,11 +135,11 @@ def test_a_memory_ledger_sums_by_run_and_scope_and_a_negative_limit_is_refused()
 
 
 def test_the_env_var_sets_the_run_budget_and_a_bad_value_names_it():
-    assert Settings.max_cost_usd({"RAG_ASSETS_MAX_COST_USD": "2.5"}) == 2.5
-    assert Settings.max_cost_usd({}) is None
+    assert Settings.from_env({"RAG_ASSETS_MAX_COST_USD": "2.5"}).max_cost_usd == 2.5
+    assert Settings.from_env({}).max_cost_usd is None
     with pytest.raises(ConfigError, match="RAG_ASSETS_MAX_COST_USD='ten' is not a number of US dollars >= 0; "
                                           "for example RAG_ASSETS_MAX_COST_USD=10"):
-        Settings.max_cost_usd({"RAG_ASSETS_MAX_COST_USD": "ten"})
+        Settings.from_env({"RAG_ASSETS_MAX_COST_USD": "ten"})
 
 
 def test_where_token_counting_is_unreachable_the_gate_uses_the_projects_estimate():

@@ -10,7 +10,7 @@ from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import LLM_POOL, RagSystemResource
 from rag_assets.scoring.ab import REJECT
 from rag_assets.scoring.embedding import make_embedder
-from rag_assets.settings import Settings
+from rag_assets.settings import current_settings
 
 AB_CHECK = "ab_not_rejected"
 
@@ -118,7 +118,7 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         try:
             outcome = compare_contenders(store, version, contender(current, rag), contender(candidate, named),
                                          llm.judge_client(journal=journal), make_embedder(config.embedder), config.k,
-                                         config.alpha, config.faithfulness_bound, Settings.evidence_min_overlap())
+                                         config.alpha, config.faithfulness_bound, current_settings().evidence_min_overlap)
         except ComparisonImpossible as exc:
             raise dg.Failure(description=str(exc)) from exc
         yield _compared(outcome, current, candidate)

@@ -21,7 +21,7 @@ from rag_assets.errors import ConfigError
 from rag_assets.golden.models import GoldenItem
 from rag_assets.rag.models import RagResponse
 from rag_assets.scoring.evaluate import ItemScores
-from rag_assets.settings import Settings
+from rag_assets.settings import current_settings
 from rag_assets.store.calibration_repository import SqlCalibrationRepository
 from rag_assets.text.markdown import markdown_list, markdown_table
 
@@ -165,10 +165,12 @@ def build_judge_agreement(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
 
 def _agreement(config: JudgeAgreementConfig, store: StoreResource) -> dg.AssetCheckResult:
     try:
-        severity = (config.severity or Settings.judge_calibration_severity()).upper()
+        settings = current_settings()
+        severity = (config.severity or settings.judge_calibration_severity).upper()
         if severity not in ("WARN", "ERROR"):
             raise ConfigError(f"severity {config.severity!r} is neither WARN nor ERROR")
-        min_kappa = config.min_kappa if config.min_kappa is not None else Settings.judge_min_kappa(DEFAULT_MIN_KAPPA)
+        min_kappa = next(kappa for kappa in (config.min_kappa, settings.judge_min_kappa, DEFAULT_MIN_KAPPA)
+                         if kappa is not None)
         repo = calibrations(store)
         current = repo.current_config()
         stored: dict[str, StoredCalibration] = repo.calibration(current) if current else {}

@@ -33,7 +33,7 @@ from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
 from rag_assets.scoring.reuse import fingerprint, item_digest
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Scorecard, score_gates
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
-from rag_assets.settings import Settings
+from rag_assets.settings import current_settings
 from rag_assets.store.judged_shard_repository import SqlJudgedShards
 from rag_assets.text.markdown import markdown_table
 
@@ -153,12 +153,12 @@ def plan_judge_shards(context: dg.OpExecutionContext, config: EvaluationConfig, 
     responses = {r.item_id: r for r in store.rag().results(run.run_id)}
     digests = [item_digest(item, responses.get(item.item_id))
                for item in store.golden().version_items(run.golden_version)]
-    judge = fingerprint(judging.config, code_version(), config.k, version, Settings.evidence_min_overlap())
+    judge = fingerprint(judging.config, code_version(), config.k, version, current_settings().evidence_min_overlap)
     shards = planned(len(digests), config.shard_size)
     fingerprints = tuple(fingerprint(judge, shard.take(digests)) for shard in shards)
     kept = frozenset(store.judged_shards().stored(fingerprints))
     inputs = fingerprint(judge, digests, run.run_id, config.model_dump(exclude={"shard_size"}), judging.thresholds,
-                         Settings.report_url(), calibration_lines(calibrations(store).calibration(judging.config),
+                         current_settings().report_url, calibration_lines(calibrations(store).calibration(judging.config),
                                                                   REVIEWED_METRICS))[:TAG_CHARS]
     yield dg.Output(JudgePlan(run.run_id, fingerprints, kept, inputs), output_name="plan",
                     metadata={"shards": dg.MetadataValue.int(len(shards)),
@@ -186,7 +186,7 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
         e.path for item in items for e in item.evidence})
     try:
         outcome = score_answers(items, responses, chunks, judging.judge, store.llm_cache(), judging.embedder, config.k,
-                                terminal_progress("judging"), documents, Settings.evidence_min_overlap())
+                                terminal_progress("judging"), documents, current_settings().evidence_min_overlap)
     except BudgetExceeded as exc:
         raise dg.Failure(description=f"judge budget: {exc}") from exc
     outcome.stats.estimated(judging.judge.last_estimate.cost_usd if judging.judge.last_estimate else 0.0)
@@ -213,7 +213,7 @@ def _merged(context: dg.OpExecutionContext, config: EvaluationConfig, store: Sto
     if previous is not None and _reusable(store, previous.asset_materialization, plan.inputs, version):
         yield from _reuse(context.instance, previous)
         return
-    report_url = Settings.report_url()  # a bad URL stops the step before anything is saved
+    report_url = current_settings().report_url  # a bad URL stops the step before anything is saved
     run = store.rag().run(plan.rag_run_id)
     items = store.golden().version_items(run.golden_version)
     judging = _Judging(config, llm, store, context.run_id)

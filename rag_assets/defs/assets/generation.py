@@ -21,7 +21,7 @@ from rag_assets.golden.repin import PinTarget, pin_items
 from rag_assets.golden.requeue import requeue_candidates
 from rag_assets.llm.budget import BudgetExceeded
 from rag_assets.llm.results import LLMResult, LLMStats
-from rag_assets.settings import Settings
+from rag_assets.settings import current_settings
 from rag_assets.text.markdown import markdown_table
 
 
@@ -162,5 +162,5 @@ def _requeue_stale_items(store: StoreResource, version: str, chunks) -> list:
     ancestors = corpus.lineage(version)[1:]
     if not ancestors:
         return []
-    target = PinTarget(version, chunks, corpus, Settings.evidence_min_overlap())
+    target = PinTarget(version, chunks, corpus, current_settings().evidence_min_overlap)
     return requeue_candidates(pin_items(store.golden().accepted_items(ancestors), target), target)

@@ -12,7 +12,7 @@ from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, StoreResource
 from rag_assets.defs.reuse import last_materialization
 from rag_assets.llm.client import LLMClient
-from rag_assets.settings import Settings
+from rag_assets.settings import current_settings
 from rag_assets.text.markdown import markdown_table
 
 
@@ -88,7 +88,7 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
 
         try:
             outcome = build_golden_version(store, version, judge, store.golden_export_dir(version),
-                                       Settings.evidence_min_overlap())
+                                       current_settings().evidence_min_overlap)
         except SnapshotMissing as exc:
             raise dg.Failure(description=str(exc)) from exc
         if outcome.saved is None:

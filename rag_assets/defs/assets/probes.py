@@ -14,7 +14,7 @@ from rag_assets.defs.reuse import last_materialization
 from rag_assets.llm.client import LLMClient
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.probes import DEFAULT_MIN_PASS_RATE, DEFAULT_SAMPLE, PROBES, probe_verdict, self_preference
-from rag_assets.settings import Settings
+from rag_assets.settings import current_settings
 from rag_assets.text.markdown import markdown_table
 
 PROBES_CHECK = "judge_probes"
@@ -84,7 +84,7 @@ def build_judge_probes(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     def judge_probes(context: dg.AssetExecutionContext, config: ProbeConfig):
         services = lifecycle.services(context)
         store, llm = services.store, services.llm
-        wanted, min_pass_rate = Settings.probe_sample(), Settings.probe_min_pass_rate()
+        wanted, min_pass_rate = current_settings().probe_sample, current_settings().probe_min_pass_rate
         judge = llm.judge_client(journal=store.llm_batches())
         outcome = probe_evaluation(store, context.partition_key, judge, make_embedder(config.embedder),
                                    DEFAULT_SAMPLE if wanted is None else wanted)
