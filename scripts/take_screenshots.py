@@ -23,7 +23,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from rag_assets.cli import ui_command
+from rag_assets.cli.commands import ui_command
 from rag_assets.settings import Settings
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"

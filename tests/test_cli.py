@@ -11,7 +11,7 @@ import dagster as dg
 import pandas as pd
 import pytest
 
-from rag_assets.cli import KEY_FACTS, main, ui_command
+from rag_assets.cli.commands import KEY_FACTS, main, ui_command
 from rag_assets.definitions import defs
 from rag_assets.defs.sensors import corpus_sensor, curation_inbox_sensor, production_logs_sensor
 from rag_assets.golden.export import FORMATS

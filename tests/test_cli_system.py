@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rag_assets.cli import main
-from rag_assets.cli_system import header_templates, system_run_config
+from rag_assets.cli.system import header_templates, system_run_config
 from rag_assets.errors import ConfigError
 from tests.conftest import PROJECT_ROOT
 

@@ -14,7 +14,7 @@ import dagster as dg
 import pytest
 import yaml
 
-from rag_assets.cli import _instance
+from rag_assets.cli.commands import _instance
 from rag_assets.defs.orphaned_runs import HOST_TAG, PID_TAG, fail_orphaned_runs
 from rag_assets.settings import Settings
 from tests.conftest import PROJECT_ROOT

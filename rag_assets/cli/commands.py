@@ -20,10 +20,10 @@ from pathlib import Path
 
 import dagster as dg
 
-from rag_assets.cli_door import argument_problems
-from rag_assets.cli_instance import Driven, driven
-from rag_assets.cli_summary import RunState, Shown, run_state, write_summary_json
-from rag_assets.cli_system import importable_from_here, system_run_config
+from rag_assets.cli.door import argument_problems
+from rag_assets.cli.instance import Driven, driven
+from rag_assets.cli.summary import RunState, Shown, run_state, write_summary_json
+from rag_assets.cli.system import importable_from_here, system_run_config
 from rag_assets.console import event_log
 from rag_assets.defs.orphaned_runs import fail_orphaned_runs, process_tags
 from rag_assets.errors import RagAssetsError
@@ -163,7 +163,7 @@ def _stage_review(review: str | None, version: str, target: Driven) -> None:
     from rag_assets.curation.inbox import file_sha256
 
     source = Path(review) if review else _curation_root(target) / SAMPLE_REVIEWS / f"review-{version}.csv"
-    if not source.exists():  # a --review file exists (cli_door checked it); the bundled one only in a checkout
+    if not source.exists():  # a --review file exists (cli.door checked it); the bundled one only in a checkout
         return
     if target.resource("store").curation().is_applied(file_sha256(source)):
         print(f"review file {source}: applied already")
@@ -667,6 +667,3 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
     print(f"{len(written)} documents written to {args.out_dir}")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())
