@@ -67,7 +67,8 @@ class EvaluationConfig(dg.Config):
         "the most the judge may spend on this asset in one run, in USD (default: only the llm resource's limit "
         "for the whole run)"))
     judge_review_sample: int = Field(default=30, ge=0, description=(
-        "judged items sent to the experts as a judge review (stratified by verdict and question type; 0: none)"))
+        "judged items sent to the experts as a judge review (stratified by question type and, per metric, the "
+        "judge's score band: fail, borderline, pass; 0: none)"))
 
 
 def check_specs(lifecycle: Lifecycle) -> list[dg.AssetCheckSpec]:
