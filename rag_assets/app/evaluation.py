@@ -72,6 +72,23 @@ def judge_answers(items: Sequence[GoldenItem], responses: Mapping[str, RagRespon
                          current_settings().evidence_min_overlap)
 
 
+def judge_run_items(store: Store, rag_run_id: str, select: Callable[[list[str]], list[str]], judge: LLMClient,
+                    embedder: Embedder, k: int, progress: Callable[[int, int], None] | None = None) -> EvaluationOutcome:
+    """Judge a stored RAG run's answers to the golden items ``select`` picks (from the ids of the run's golden
+    version, in order: one judge shard), reading only the chunks and documents those items and answers name."""
+    rag, corpus = store.rag(), store.corpus()
+    run = rag.run(rag_run_id)
+    item_ids = select(store.golden().version_item_ids(run.golden_version))
+    items = store.golden().version_items(run.golden_version, item_ids)
+    chunks = corpus.snapshot_chunks(run.corpus_version, rag.chunk_ids(run.run_id, item_ids) | {
+        ref.chunk_id for item in items for ref in item.relevant_chunks})
+    responses = {r.item_id: r for r in rag.results(run.run_id, {c.chunk_id: c for c in chunks}, item_ids)}
+    documents = corpus.documents(run.corpus_version, {c.path for c in chunks} | {
+        r.span.path for response in responses.values() for r in response.retrieved if r.span is not None} | {
+        e.path for item in items for e in item.evidence})
+    return judge_answers(items, responses, chunks, judge, store.llm_cache(), embedder, k, documents, progress)
+
+
 @dataclass(frozen=True)
 class GoldenScores:
     """A golden set scored without the store: the items (with their reference statements), the system's

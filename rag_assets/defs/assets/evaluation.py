@@ -9,7 +9,7 @@ import dagster as dg
 from pydantic import Field
 
 from rag_assets.app.evaluation import (Destinations, EvaluationImpossible, EvaluationRequest, Gating, StoredEvaluation,
-                                      evaluate_run, judge_answers)
+                                      evaluate_run, judge_run_items)
 from rag_assets.calibration.models import REVIEWED_METRICS, JudgeConfig
 from rag_assets.calibration.models import calibration_lines
 from rag_assets.console import terminal_progress
@@ -172,25 +172,15 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
     """Judges one shard's items; every answer lands in the LLM cache as it arrives, and the outcome is kept
     under the shard's fingerprint, where the merge reads it. Fails before any request when its estimate does
     not fit the budget, and stops sending once the run or the asset spent it."""
-    rag = store.rag()
-    run = rag.run(work.rag_run_id)
-    item_ids = work.shard.take(store.golden().version_item_ids(run.golden_version))
-    items = store.golden().version_items(run.golden_version, item_ids)
     judging = _Judging(config, llm, store, context.run_id)
-    chunks = store.corpus().snapshot_chunks(run.corpus_version, rag.chunk_ids(run.run_id, item_ids) | {
-        ref.chunk_id for item in items for ref in item.relevant_chunks})
-    responses = {r.item_id: r for r in rag.results(run.run_id, {c.chunk_id: c for c in chunks}, item_ids)}
-    documents = store.corpus().documents(run.corpus_version, {c.path for c in chunks} | {
-        r.span.path for response in responses.values() for r in response.retrieved if r.span is not None} | {
-        e.path for item in items for e in item.evidence})
     try:
-        outcome = judge_answers(items, responses, chunks, judging.judge, store.llm_cache(), judging.embedder, config.k,
-                                documents, terminal_progress("judging"))
+        outcome = judge_run_items(store, work.rag_run_id, work.shard.take, judging.judge, judging.embedder, config.k,
+                                  terminal_progress("judging"))
     except BudgetExceeded as exc:
         raise dg.Failure(description=f"judge budget: {exc}") from exc
     outcome.stats.estimated(judging.judge.last_estimate.cost_usd if judging.judge.last_estimate else 0.0)
     store.judged_shards().keep(work.fingerprint, outcome, run_key(context))
-    return dg.Output(None, metadata={"items": dg.MetadataValue.int(len(items)),
+    return dg.Output(None, metadata={"items": dg.MetadataValue.int(len(outcome.items)),
                                         "judge_failures": dg.MetadataValue.int(outcome.judge_failures),
                                         **llm_metadata(outcome.stats)})
 
