@@ -1,11 +1,12 @@
 """Score a RAG run's answers on a golden set, gate the scores and report them: the evaluation asset's use case
 and ``rag_assets.evaluate``'s, composed once.
 
-Both entry points judge with ``judge_answers``, gate with ``assess`` and render the report with
-``render_report``, so the Python API and the asset cannot drift apart on a figure. The asset's merge adds
-what only a stored evaluation has (``evaluate_run``): the baseline and the diff against it, the saved
-evaluation, the judge review for the experts, the report written and published, all discarded together
-when a step fails.
+Both entry points judge with ``judge_answers`` (the asset per judge shard through ``judge_run_items``, the
+API through ``evaluate_golden``, which also states the references and asks the system, as the golden_set and
+rag_answers assets do), gate with ``assess`` and render the report with ``render_report``, so the Python API
+and the asset cannot drift apart on a figure. The asset's merge adds what only a stored evaluation has
+(``evaluate_run``): the baseline and the diff against it, the saved evaluation, the judge review for the
+experts, the report written and published, all discarded together when a step fails.
 """
 
 from __future__ import annotations
