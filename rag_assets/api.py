@@ -1,19 +1,20 @@
 """``rag_assets.evaluate``: score a RAG system on a golden set from Python, without Dagster.
 
-It runs the steps the ``rag_answers`` and ``evaluation`` assets run, through the same functions
-(``rag.system.answer_items``, ``scoring.evaluate.score_answers``), after the reference statements
-are extracted as the ``golden_set`` asset extracts them: on the same golden items, chunks and judge
-the per-item values are the asset's. Nothing is stored; the result holds everything.
+It runs the steps the ``golden_set``, ``rag_answers`` and ``evaluation`` assets run, through the
+evaluation use case they call (``rag_assets.app.evaluation``: the statements, the answers, the judging,
+the gates and the report): on the same golden items, chunks and judge the per-item values are the
+asset's. Nothing is stored; the result holds everything.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rag_assets.app.evaluation import Gating, assess, evaluate_golden, evaluated_metrics, render_report, scorecard
 from rag_assets.console import terminal_progress
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.golden.models import GoldenItem
@@ -21,19 +22,14 @@ from rag_assets.golden.sources import golden_source
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import OFFLINE
-from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.factory import system_for
 from rag_assets.rag.models import RagResponse
-from rag_assets.rag.system import answer_items, config_hash
-from rag_assets.report.build import build_report, judge_label
+from rag_assets.report.build import judge_label
 from rag_assets.scoring.embedding import make_embedder
-from rag_assets.scoring.evaluate import (JUDGE_METRICS, UNMAPPED_SHARE, EvaluationOutcome, retrieval_metric_names,
-                                         score_answers)
-from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates, Scorecard, score_gates
+from rag_assets.scoring.evaluate import UNMAPPED_SHARE, EvaluationOutcome
+from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates, Scorecard
 from rag_assets.scoring.single import default_judge
-from rag_assets.scoring.statements import extract_statements
 from rag_assets.scoring.thresholds import AUTO, load_thresholds, resolve_profile
-from rag_assets.settings import current_settings
 
 
 def _is_file(given: str | Path) -> bool:
@@ -65,11 +61,11 @@ class EvaluationResult:
 
     @property
     def metrics(self) -> tuple[str, ...]:
-        return (*JUDGE_METRICS, *retrieval_metric_names(self.outcome.k))
+        return evaluated_metrics(self.outcome.k)
 
     @property
     def scorecard(self) -> Scorecard:
-        return Scorecard.build(self.outcome, self.metrics)
+        return scorecard(self.outcome)
 
     @property
     def summary(self) -> dict[str, Any]:
@@ -117,15 +113,14 @@ class EvaluationResult:
     def gates(self, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO,
               max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE) -> Gates:
         """The asset's threshold and judge-failure gates (no regression gate: there is no stored baseline)."""
-        return score_gates(self.scorecard, self.thresholds(profile_or_thresholds), None, None, 0.0, {},
-                           max_judge_failure_rate)
+        return assess(self.outcome, Gating(self.thresholds(profile_or_thresholds), max_judge_failure_rate)).gates
 
     def write_report(self, path: str | Path, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO) -> Path:
         """The evaluation asset's HTML report of this result (gated by ``profile_or_thresholds``)."""
-        card = self.scorecard
         name = f"python-{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}"
-        report = build_report(name, self.corpus_version, _Run(self.system_name, self.system_config_hash), card,
-                              self.gates(profile_or_thresholds), self.outcome, self.items, (), self.responses)
+        assessment = assess(self.outcome, Gating(self.thresholds(profile_or_thresholds)))
+        report = render_report(name, self.corpus_version, _Run(self.system_name, self.system_config_hash), assessment,
+                               self.items, self.responses)
         return report.write(Path(path))
 
 
@@ -145,13 +140,10 @@ def evaluate(golden: Any, system: Any, judge: LLMClient | None = None, k: int = 
     """
     source = golden_source(golden, corpus, chunker)
     client = judge or default_judge()
-    found = extract_statements(source.items, client, cache)[0]
-    items = [replace(i, reference_statements=tuple(found.get((i.item_id, i.revision), ()))) for i in source.items]
-    snapshot = SnapshotChunks.of(source.chunks, source.documents)
-    rag = system_for(system, source.corpus_version, snapshot, client, cache, source.corpus_root, k)
-    responses = {r.item_id: r for r in answer_items(rag, items, source.corpus_version, snapshot,
-                                                     terminal_progress("rag answers"))}
-    outcome = score_answers(items, responses, source.chunks, client, cache, make_embedder(embedder), k,
-                            terminal_progress("judging"), source.documents, current_settings().evidence_min_overlap)
-    return EvaluationResult(items, responses, outcome, rag.name, config_hash(rag), source.corpus_version,
-                            judge_label(client.provider, client.model), client.provider == OFFLINE)
+    scores = evaluate_golden(
+        source.items, source.chunks, source.documents, source.corpus_version,
+        lambda snapshot: system_for(system, source.corpus_version, snapshot, client, cache, source.corpus_root, k),
+        client, cache, make_embedder(embedder), k, terminal_progress)
+    return EvaluationResult(scores.items, scores.responses, scores.outcome, scores.system_name,
+                            scores.system_config_hash, source.corpus_version, judge_label(client.provider, client.model),
+                            client.provider == OFFLINE)

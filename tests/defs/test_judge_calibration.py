@@ -80,14 +80,14 @@ def test_judge_review_round_trip_calibration_and_the_check_on_threshold_and_judg
         result, cursor = _calibrate(instance, also=("curation_import", version))
         (Settings.from_env().curation_root / "inbox" / f"review-{version}.csv").unlink()
         calibration = metadata(result, "judge_calibration")
-        # answer relevance on the 28 non-adversarial items: the judge passes 11 and fails 17; the expert passes 10.
+        # answer relevance on the 28 non-adversarial items: the judge passes 12 and fails 16; the expert passes 11.
         #   expert \ judge  pass fail
-        #   pass             10    0
-        #   fail              1   17      p_o = 27/28; p_e = (11/28)(10/28) + (17/28)(18/28) = 416/784
-        # kappa = (756/784 - 416/784) / (1 - 416/784) = 340/368 = 85/92 = 0.9239
+        #   pass             11    0
+        #   fail              1   16      p_o = 27/28; p_e = (12/28)(11/28) + (16/28)(17/28) = 404/784
+        # kappa = (756/784 - 404/784) / (1 - 404/784) = 352/380 = 88/95 = 0.9263
         assert "| jc-" in calibration["calibration"] and "| answer_relevance | 28 | 0.964 |" in calibration["calibration"]
-        assert "| 10 / 0 | 1 / 17 |" in calibration["calibration"]
-        assert calibration["kappa_answer_relevance"] == round(85 / 92, 4)
+        assert "| 11 / 0 | 1 / 16 |" in calibration["calibration"]
+        assert calibration["kappa_answer_relevance"] == round(88 / 95, 4)
         assert calibration["kappa_context_precision"] == 1.0 and "kappa_faithfulness" not in calibration
         assert calibration["disagreements"].count("| answer_relevance |") == 1
         assert (workbook.parent.parent / "processed" / workbook.name).exists() and not workbook.exists()
@@ -97,7 +97,7 @@ def test_judge_review_round_trip_calibration_and_the_check_on_threshold_and_judg
         # the next evaluation, and its report, show each metric beside its judge's calibration
         again = dg.materialize([evaluation], partition_key=version, instance=instance, resources=RESOURCES)
         shown = metadata(again, "evaluation")
-        line = re.search(r"- answer_relevance 0\.391 · (judge agreement with your experts κ=0\.92 "
+        line = re.search(r"- answer_relevance 0\.391 · (judge agreement with your experts κ=0\.93 "
                          r"\(95% interval 0\.\d\d to 1\.00\), n=28)", shown["judge_calibration"])
         assert line is not None, shown["judge_calibration"]
         assert line.group(1) in Path(shown["report"]).read_text()

@@ -8,9 +8,9 @@ from pathlib import Path
 import dagster as dg
 
 from rag_assets.calibration.gate import DEFAULT_MIN_KAPPA, calibration_gate
-from rag_assets.calibration.models import REVIEWED_METRICS, JudgeConfig, StoredCalibration, calibration_lines
-from rag_assets.calibration.review_file import evaluation_of, is_judge_review, read_judge_review, write_judge_review
-from rag_assets.calibration.sample import DEFAULT_SEED, reviewable, stratified_sample
+from rag_assets.app.judge_review import ReviewSent
+from rag_assets.calibration.models import JudgeConfig, StoredCalibration
+from rag_assets.calibration.review_file import evaluation_of, is_judge_review, read_judge_review
 from rag_assets.calibration.stats import MetricCalibration, calibrate_all
 from rag_assets.curation.inbox import import_review_file, inbox_files
 from rag_assets.defs.assets.corpus import OWNERS
@@ -18,9 +18,6 @@ from rag_assets.defs.jobs import AssetJob
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import CurationResource, StoreResource
 from rag_assets.errors import ConfigError
-from rag_assets.golden.models import GoldenItem
-from rag_assets.rag.models import RagResponse
-from rag_assets.scoring.evaluate import ItemScores
 from rag_assets.settings import current_settings
 from rag_assets.store.calibration_repository import SqlCalibrationRepository
 from rag_assets.text.markdown import markdown_list, markdown_table
@@ -32,27 +29,18 @@ def calibrations(store: StoreResource) -> SqlCalibrationRepository:
     return SqlCalibrationRepository(store.engine())
 
 
-def send_judge_review(store: StoreResource, curation: CurationResource, evaluation_id: str, config: JudgeConfig,
-                      outcome_items: Sequence[ItemScores], items: Sequence[GoldenItem],
-                      responses: Mapping[str, RagResponse], size: int, means: Mapping[str, float | None],
-                      ) -> tuple[dict[str, dg.MetadataValue], dict[str, str]]:
-    """Write an evaluation's judge review to the outbox and record its sample (``size`` 0: none). Returns the
-    evaluation's metadata about it, with each reviewed metric beside its judge's calibration, and per metric
-    the calibration text the report shows."""
-    repo = calibrations(store)
-    lines = calibration_lines(repo.calibration(config), REVIEWED_METRICS)
-    shown = [f"{m} {means[m]:.3f} · {text}" for m, text in lines.items() if means.get(m) is not None]
+def judge_review_metadata(config: JudgeConfig, review: ReviewSent,
+                          means: Mapping[str, float | None]) -> dict[str, dg.MetadataValue]:
+    """An evaluation's metadata about its judge review: the judge, each reviewed metric's mean beside its
+    judge's calibration, and the files sent (none when the sample was empty)."""
+    shown = [f"{m} {means[m]:.3f} · {text}" for m, text in review.calibration.items() if means.get(m) is not None]
     metadata = {"judge_config": dg.MetadataValue.text(f"{config.key}: {config.label()}"),
                 "judge_calibration": dg.MetadataValue.md(markdown_list(shown))}
-    sample = stratified_sample(reviewable(outcome_items, {i.item_id: i for i in items}, responses), size, DEFAULT_SEED)
-    # recorded even when empty: the newest evaluation's judge is the one the calibration check compares
-    files = write_judge_review(sample, evaluation_id, config, curation.folders().outbox) if sample else None
-    repo.record_sample(evaluation_id, config, sample, files[0].name if files else None)
-    if files:
-        metadata.update({"judge_review_items": dg.MetadataValue.int(len(sample)),
-                         "judge_review_workbook": dg.MetadataValue.path(str(files[0])),
-                         "judge_review_csv": dg.MetadataValue.path(str(files[1]))})
-    return metadata, lines
+    if review.files:
+        metadata.update({"judge_review_items": dg.MetadataValue.int(len(review.sample)),
+                         "judge_review_workbook": dg.MetadataValue.path(str(review.files[0])),
+                         "judge_review_csv": dg.MetadataValue.path(str(review.files[1]))})
+    return metadata
 
 
 class JudgeCalibrationConfig(dg.Config):

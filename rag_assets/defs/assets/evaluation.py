@@ -8,10 +8,12 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
+from rag_assets.app.evaluation import (Destinations, EvaluationImpossible, EvaluationRequest, Gating, StoredEvaluation,
+                                      evaluate_run, judge_run_items)
 from rag_assets.calibration.models import REVIEWED_METRICS, JudgeConfig
 from rag_assets.calibration.models import calibration_lines
 from rag_assets.console import terminal_progress
-from rag_assets.defs.assets.calibration import calibrations, send_judge_review
+from rag_assets.defs.assets.calibration import calibrations, judge_review_metadata
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
@@ -24,14 +26,12 @@ from rag_assets.llm.budget import BudgetExceeded
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.offline import code_version
 from rag_assets.llm.results import OFFLINE, LLMStats
-from rag_assets.report.build import build_report, summary_markdown, worst_markdown
-from rag_assets.report.compare import diff_evaluations
-from rag_assets.report.publish import publish_report
+from rag_assets.report.build import summary_markdown, worst_markdown
 from rag_assets.scoring.embedding import Embedder, make_embedder
-from rag_assets.scoring.evaluate import JUDGE_METRICS, EvaluationOutcome, retrieval_metric_names, score_answers
+from rag_assets.scoring.evaluate import EvaluationOutcome
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
 from rag_assets.scoring.reuse import fingerprint, item_digest
-from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Scorecard, score_gates
+from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
 from rag_assets.settings import current_settings
 from rag_assets.store.judged_shard_repository import SqlJudgedShards
@@ -40,8 +40,6 @@ from rag_assets.text.markdown import markdown_table
 THRESHOLDS_CHECK = "evaluation_thresholds"
 REGRESSION_CHECK = "evaluation_regression"
 FAILURE_BUDGET_CHECK = "judge_failure_budget"
-#: The metadata labels of the files send_judge_review writes (removed again when the step fails after it).
-REVIEW_FILES = ("judge_review_workbook", "judge_review_csv")
 JUDGE_CODE_VERSION = "+".join(t.ref for t in JUDGE_TEMPLATES)
 
 
@@ -67,7 +65,8 @@ class EvaluationConfig(dg.Config):
         "the most the judge may spend on this asset in one run, in USD (default: only the llm resource's limit "
         "for the whole run)"))
     judge_review_sample: int = Field(default=30, ge=0, description=(
-        "judged items sent to the experts as a judge review (stratified by verdict and question type; 0: none)"))
+        "judged items sent to the experts as a judge review (stratified by question type and, per metric, the "
+        "judge's score band: fail, borderline, pass; 0: none)"))
 
 
 def check_specs(lifecycle: Lifecycle) -> list[dg.AssetCheckSpec]:
@@ -173,25 +172,15 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
     """Judges one shard's items; every answer lands in the LLM cache as it arrives, and the outcome is kept
     under the shard's fingerprint, where the merge reads it. Fails before any request when its estimate does
     not fit the budget, and stops sending once the run or the asset spent it."""
-    rag = store.rag()
-    run = rag.run(work.rag_run_id)
-    item_ids = work.shard.take(store.golden().version_item_ids(run.golden_version))
-    items = store.golden().version_items(run.golden_version, item_ids)
     judging = _Judging(config, llm, store, context.run_id)
-    chunks = store.corpus().snapshot_chunks(run.corpus_version, rag.chunk_ids(run.run_id, item_ids) | {
-        ref.chunk_id for item in items for ref in item.relevant_chunks})
-    responses = {r.item_id: r for r in rag.results(run.run_id, {c.chunk_id: c for c in chunks}, item_ids)}
-    documents = store.corpus().documents(run.corpus_version, {c.path for c in chunks} | {
-        r.span.path for response in responses.values() for r in response.retrieved if r.span is not None} | {
-        e.path for item in items for e in item.evidence})
     try:
-        outcome = score_answers(items, responses, chunks, judging.judge, store.llm_cache(), judging.embedder, config.k,
-                                terminal_progress("judging"), documents, current_settings().evidence_min_overlap)
+        outcome = judge_run_items(store, work.rag_run_id, work.shard.take, judging.judge, judging.embedder, config.k,
+                                  terminal_progress("judging"))
     except BudgetExceeded as exc:
         raise dg.Failure(description=f"judge budget: {exc}") from exc
     outcome.stats.estimated(judging.judge.last_estimate.cost_usd if judging.judge.last_estimate else 0.0)
     store.judged_shards().keep(work.fingerprint, outcome, run_key(context))
-    return dg.Output(None, metadata={"items": dg.MetadataValue.int(len(items)),
+    return dg.Output(None, metadata={"items": dg.MetadataValue.int(len(outcome.items)),
                                         "judge_failures": dg.MetadataValue.int(outcome.judge_failures),
                                         **llm_metadata(outcome.stats)})
 
@@ -213,84 +202,61 @@ def _merged(context: dg.OpExecutionContext, config: EvaluationConfig, store: Sto
     if previous is not None and _reusable(store, previous.asset_materialization, plan.inputs, version):
         yield from _reuse(context.instance, previous)
         return
-    report_url = current_settings().report_url  # a bad URL stops the step before anything is saved
-    run = store.rag().run(plan.rag_run_id)
-    items = store.golden().version_items(run.golden_version)
+    places = Destinations(store.report_dir(), curation.folders().outbox,
+                          current_settings().report_url)  # a bad URL stops the step before anything is saved
     judging = _Judging(config, llm, store, context.run_id)
-    profile, thresholds = judging.profile, judging.thresholds
-    outcome = EvaluationOutcome.merge(plan.outcomes(store.judged_shards(), run_key(context)), config.k)
-    metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))
-    repo = store.evaluations()
-    lineage = store.corpus().lineage(version)
-    baseline = repo.get(config.baseline) if config.baseline else repo.latest_passing(lineage, run.system_name)
-    if config.baseline and baseline is None:
-        raise dg.Failure(description=f"pinned baseline evaluation {config.baseline} does not exist")
-    card = Scorecard.build(outcome, metrics)
-    gates = score_gates(card, thresholds, baseline.evaluation_id if baseline else None,
-                        repo.item_values(baseline.evaluation_id)[0] if baseline else None, config.alpha,
-                        config.allowed_drops, config.max_judge_failure_rate)
-    evaluation_id = repo.save(
-        corpus_version=version, golden_version=run.golden_version, rag_run_id=run.run_id, system_name=run.system_name,
-        system_config_hash=run.system_config_hash, judge=provider_label(outcome.stats), k=config.k,
-        aggregates=card.as_dict(), gates=gates.as_dict(), passed=gates.passed,
-        baseline_id=baseline.evaluation_id if baseline else None, items=outcome.items)
-    written: list[Path] = []
-    with repo.discarded_on_failure(evaluation_id, written):
-        chunks = {c.chunk_id: c for c in store.corpus().snapshot_chunks(run.corpus_version,
-                                                                        store.rag().chunk_ids(run.run_id))}
-        responses = {r.item_id: r for r in store.rag().results(run.run_id, chunks)}
-        against = None
-        if baseline is not None:
-            current, types = card.values()
-            against = diff_evaluations(
-                baseline.evaluation_id, evaluation_id, repo.item_values(baseline.evaluation_id)[0], current, types,
-                {r.item_id: r.answer for r in store.rag().results(baseline.rag_run_id)},
-                {i: r.answer for i, r in responses.items()}, thresholds, metrics)
-        judge_review, calibration = send_judge_review(
-            store, curation, evaluation_id, judging.config, outcome.items, items, responses, config.judge_review_sample,
-            {name: agg.mean for name, agg in card.overall.items()})
-        written.extend(Path(str(judge_review[label].value)) for label in REVIEW_FILES if label in judge_review)
-        report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(lineage),
-                              responses, against, calibration)
-        path = store.report_dir() / f"{evaluation_id}.html"
-        written.append(path)
-        report.write(path)
-        repo.set_report_path(evaluation_id, str(path))
-        published = {"report_url": dg.MetadataValue.url(publish_report(path, report_url))} if report_url else {}
-    severity = dg.AssetCheckSeverity.WARN if config.severity.upper() == "WARN" else dg.AssetCheckSeverity.ERROR
+    request = EvaluationRequest(
+        version, plan.rag_run_id, config.k, Gating(judging.thresholds, config.max_judge_failure_rate, config.alpha,
+                                                   config.allowed_drops),
+        judging.config, config.baseline, config.judge_review_sample)
+    try:
+        done = evaluate_run(store, calibrations(store), plan.outcomes(store.judged_shards(), run_key(context)),
+                            request, places)
+    except EvaluationImpossible as exc:
+        raise dg.Failure(description=str(exc)) from exc
+    yield dg.Output(None, output_name="result", metadata=_metadata(done, config, judging),
+                    data_version=dg.DataVersion(done.evaluation_id), tags={INPUTS_TAG: plan.inputs})
+    yield from _checks(done, config)
+
+
+def _metadata(done: StoredEvaluation, config: EvaluationConfig, judging: _Judging) -> dict[str, dg.MetadataValue]:
+    """What the UI shows of a stored evaluation: the worst items first, its run, counts, every metric's mean
+    and std, the summary, the judge review, the report and the LLM tally."""
+    card, outcome, run, items = done.assessment.scorecard, done.outcome, done.run, done.items
     floats = {name: dg.MetadataValue.float(round(agg.mean, 4)) for name, agg in card.overall.items() if agg.mean is not None}
     floats.update({f"{name}_std": dg.MetadataValue.float(round(agg.std, 4))
                    for name, agg in card.overall.items() if agg.std is not None and not math.isnan(agg.std)})
-    yield dg.Output(
-        None,
-        output_name="result",
-        metadata={
-            "worst_items": dg.MetadataValue.md(worst_markdown(report, limit=5)),
-            **published,
-            "evaluation_id": dg.MetadataValue.text(evaluation_id),
-            "rag_run": dg.MetadataValue.text(run.run_id),
-            "system": dg.MetadataValue.text(run.system_name),
-            "golden_version": dg.MetadataValue.int(run.golden_version),
-            "judge": dg.MetadataValue.text(provider_label(outcome.stats)),
-            "items": dg.MetadataValue.int(len(items)),
-            "rag_errors": dg.MetadataValue.int(card.rag_errors),
-            "contexts_unmapped_share": dg.MetadataValue.float(round(outcome.contexts_unmapped_share, 4)),
-            "judge_failures": dg.MetadataValue.int(outcome.judge_failures),
-            "judge_failure_rate": dg.MetadataValue.float(round(outcome.judge_failure_rate, 4)),
-            "judge_calls_per_item": dg.MetadataValue.float(round(outcome.judge_calls / max(1, len(items)), 2)),
-            **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
-            **floats,
-            "summary": dg.MetadataValue.md(summary_markdown(card, gates, report)),
-            **judge_review,
-            "report": dg.MetadataValue.path(str(path)),
-            "baseline": dg.MetadataValue.text(baseline.evaluation_id if baseline else "none"),
-            "thresholds": dg.MetadataValue.text(config.thresholds_file or f"profile {profile}"),
-            **llm_metadata(outcome.stats),
-        },
-        data_version=dg.DataVersion(evaluation_id),
-        tags={INPUTS_TAG: plan.inputs},
-    )
-    yield from [
+    published = {"report_url": dg.MetadataValue.url(done.published_url)} if done.published_url else {}
+    return {
+        "worst_items": dg.MetadataValue.md(worst_markdown(done.report, limit=5)),
+        **published,
+        "evaluation_id": dg.MetadataValue.text(done.evaluation_id),
+        "rag_run": dg.MetadataValue.text(run.run_id),
+        "system": dg.MetadataValue.text(run.system_name),
+        "golden_version": dg.MetadataValue.int(run.golden_version),
+        "judge": dg.MetadataValue.text(provider_label(outcome.stats)),
+        "items": dg.MetadataValue.int(len(items)),
+        "rag_errors": dg.MetadataValue.int(card.rag_errors),
+        "contexts_unmapped_share": dg.MetadataValue.float(round(outcome.contexts_unmapped_share, 4)),
+        "judge_failures": dg.MetadataValue.int(outcome.judge_failures),
+        "judge_failure_rate": dg.MetadataValue.float(round(outcome.judge_failure_rate, 4)),
+        "judge_calls_per_item": dg.MetadataValue.float(round(outcome.judge_calls / max(1, len(items)), 2)),
+        **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
+        **floats,
+        "summary": dg.MetadataValue.md(summary_markdown(card, done.assessment.gates, done.report)),
+        **judge_review_metadata(judging.config, done.review, {n: agg.mean for n, agg in card.overall.items()}),
+        "report": dg.MetadataValue.path(str(done.report_path)),
+        "baseline": dg.MetadataValue.text(done.baseline_id or "none"),
+        "thresholds": dg.MetadataValue.text(config.thresholds_file or f"profile {judging.profile}"),
+        **llm_metadata(outcome.stats),
+    }
+
+
+def _checks(done: StoredEvaluation, config: EvaluationConfig) -> list[dg.AssetCheckResult]:
+    """The three gates as the evaluation's checks, each with the table behind it."""
+    gates, outcome = done.assessment.gates, done.outcome
+    severity = dg.AssetCheckSeverity.WARN if config.severity.upper() == "WARN" else dg.AssetCheckSeverity.ERROR
+    return [
         dg.AssetCheckResult(check_name=THRESHOLDS_CHECK, passed=gates.thresholds_passed, severity=severity,
                             description=gates.thresholds_text(),
                             metadata={"thresholds": dg.MetadataValue.md(gates.thresholds_markdown())}),
@@ -302,7 +268,7 @@ def _merged(context: dg.OpExecutionContext, config: EvaluationConfig, store: Sto
                             description=(f"judge failure rate {outcome.judge_failure_rate:.1%} "
                                          f"(budget {config.max_judge_failure_rate:.1%})"),
                             metadata={"failures": dg.MetadataValue.md(markdown_table(
-                                ["item", "metric", "why"], card.failure_rows()))}),
+                                ["item", "metric", "why"], done.assessment.scorecard.failure_rows()))}),
     ]
 
 
