@@ -15,11 +15,10 @@ from tests.defs.test_judge_calibration import review_judge_as_expert
 FLIP = {"pass": "fail", "fail": "pass"}
 
 
-def _agree(metric: str, judged: str) -> str | None:
-    """The judge's verdict, except on faithfulness: the offline judge passes every sampled item there, and an
-    expert passing them all too leaves kappa undefined (chance agreement 1), which the gate fails; so the
-    expert leaves that column empty, as tests/defs/test_judge_calibration.py's expert does."""
-    return None if metric == "faithfulness" else judged
+def _agree(metric: str, judged: str) -> str:
+    """The judge's verdict on every metric. On faithfulness the offline judge passes every sampled item, so the
+    expert's passes too leave kappa undefined there (chance agreement 1): not measurable, which fails nothing."""
+    return judged
 
 
 @pytest.mark.parametrize(("expert", "passed", "shown"), [

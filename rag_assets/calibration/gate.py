@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
-from rag_assets.calibration.models import JudgeConfig
+from rag_assets.calibration.models import JudgeConfig, StoredCalibration
 from rag_assets.errors import ConfigError
-from rag_assets.calibration.models import StoredCalibration
 
 DEFAULT_MIN_KAPPA = 0.6
 
@@ -27,8 +26,13 @@ def _changes(before: JudgeConfig, now: JudgeConfig) -> str:
 def calibration_gate(current: JudgeConfig | None, last: JudgeConfig | None, calibration: Mapping[str, StoredCalibration],
                      min_kappa: float = DEFAULT_MIN_KAPPA) -> GateResult:
     """Fails when no evaluation sent a sample yet, when the judge was never calibrated, when the judge in use
-    (``current``, the newest evaluation's) is not the one calibrated last, or when a metric's kappa is undefined
-    or below ``min_kappa``. ``calibration`` is the current judge's StoredCalibration per metric."""
+    (``current``, the newest evaluation's) is not the one calibrated last, or when a metric's kappa is below
+    ``min_kappa``. ``calibration`` is the current judge's StoredCalibration per metric.
+
+    Kappa is undefined only when the judge and the experts gave every item one and the same verdict: they
+    agree, but the sample cannot show whether the judge would tell a good answer from a bad one. Such a
+    metric is "not measurable" (shown, never a failure: a gate does not fail on what does not apply); the
+    gate fails when no metric is measurable, since then nothing was measured at all."""
     if not 0.0 <= min_kappa <= 1.0:
         raise ConfigError(f"min_kappa={min_kappa} is not between 0 and 1; for example 0.6")
     if current is None or last is None:
@@ -36,15 +40,21 @@ def calibration_gate(current: JudgeConfig | None, last: JudgeConfig | None, cali
     if current.key != last.key:
         return GateResult(False, f"the judge configuration changed since the last calibration ({_changes(last, current)}); "
                                  "its agreement with your experts is unknown until a judge review comes back", [])
-    rows, low = [], []
+    rows, low, unmeasurable = [], [], []
     for metric, found in sorted(calibration.items()):
         kappa = found.kappa
-        ok = kappa is not None and kappa >= min_kappa
         interval = f" [{found.kappa_low:.3f}, {found.kappa_high:.3f}]" if found.kappa_low is not None else ""
-        rows.append((metric, str(found.n), "undefined" if kappa is None else f"{kappa:.3f}{interval}",
-                     "ok" if ok else "below"))
-        if not ok:
-            low.append(f"{metric} κ={'undefined' if kappa is None else f'{kappa:.2f}'}")
+        if kappa is None:
+            unmeasurable.append(metric)
+            rows.append((metric, str(found.n), "undefined", "not measurable: one verdict on both sides"))
+            continue
+        rows.append((metric, str(found.n), f"{kappa:.3f}{interval}", "ok" if kappa >= min_kappa else "below"))
+        if kappa < min_kappa:
+            low.append(f"{metric} κ={kappa:.2f}")
     if low:
         return GateResult(False, f"judge agreement with your experts below κ={min_kappa:g}: {', '.join(low)}", rows)
-    return GateResult(True, f"every calibrated metric at or above κ={min_kappa:g} for {current.label()}", rows)
+    if len(unmeasurable) == len(rows):
+        return GateResult(False, "judge agreement not measurable: on every metric the judge and the experts gave "
+                                 "each item one and the same verdict; review a sample that holds the judge's fails", rows)
+    skipped = f" ({', '.join(unmeasurable)} not measurable: one verdict on both sides)" if unmeasurable else ""
+    return GateResult(True, f"every calibrated metric at or above κ={min_kappa:g} for {current.label()}{skipped}", rows)
