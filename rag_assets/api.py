@@ -27,8 +27,8 @@ from rag_assets.rag.models import RagResponse
 from rag_assets.rag.system import answer_items, config_hash
 from rag_assets.report.build import build_report, judge_label
 from rag_assets.scoring.embedding import make_embedder
-from rag_assets.scoring.evaluate import (JUDGE_METRICS, UNMAPPED_SHARE, EvaluationOutcome, retrieval_metric_names,
-                                         score_answers)
+from rag_assets.scoring.evaluate import UNMAPPED_SHARE, EvaluationOutcome, score_answers
+from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates, Scorecard, score_gates
 from rag_assets.scoring.single import default_judge
 from rag_assets.scoring.statements import extract_statements
@@ -65,7 +65,7 @@ class EvaluationResult:
 
     @property
     def metrics(self) -> tuple[str, ...]:
-        return (*JUDGE_METRICS, *retrieval_metric_names(self.outcome.k))
+        return REGISTRY.names(k=self.outcome.k)
 
     @property
     def scorecard(self) -> Scorecard:

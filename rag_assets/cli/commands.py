@@ -478,11 +478,11 @@ def status(target: Driven) -> int:
 def compare(target: Driven, a_id: str, b_id: str, out: str | None) -> int:
     """Print (or write) what changed from evaluation A to evaluation B, item by item."""
     from rag_assets.report.compare import diff_from_store
-    from rag_assets.scoring.evaluate import JUDGE_METRICS, retrieval_metric_names
+    from rag_assets.scoring.metrics import DEFAULT_K, REGISTRY
 
     store = target.resource("store")
     first = store.evaluations().get(a_id)
-    metrics = (*JUDGE_METRICS, *retrieval_metric_names(first.k if first else 5))
+    metrics = REGISTRY.names(k=first.k if first else DEFAULT_K)
     try:
         text = diff_from_store(store.evaluations(), store.rag(), a_id, b_id, metrics).markdown()
     except KeyError as missing:

@@ -28,8 +28,9 @@ from rag_assets.report.build import build_report, summary_markdown, worst_markdo
 from rag_assets.report.compare import diff_evaluations
 from rag_assets.report.publish import publish_report
 from rag_assets.scoring.embedding import Embedder, make_embedder
-from rag_assets.scoring.evaluate import JUDGE_METRICS, EvaluationOutcome, retrieval_metric_names, score_answers
+from rag_assets.scoring.evaluate import EvaluationOutcome, score_answers
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
+from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.reuse import fingerprint, item_digest
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Scorecard, score_gates
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
@@ -219,7 +220,7 @@ def _merged(context: dg.OpExecutionContext, config: EvaluationConfig, store: Sto
     judging = _Judging(config, llm, store, context.run_id)
     profile, thresholds = judging.profile, judging.thresholds
     outcome = EvaluationOutcome.merge(plan.outcomes(store.judged_shards(), run_key(context)), config.k)
-    metrics = (*JUDGE_METRICS, *retrieval_metric_names(config.k))
+    metrics = REGISTRY.names(k=config.k)
     repo = store.evaluations()
     lineage = store.corpus().lineage(version)
     baseline = repo.get(config.baseline) if config.baseline else repo.latest_passing(lineage, run.system_name)

@@ -1,0 +1,42 @@
+"""Context recall: the share of the reference answer's statements the retrieved contexts support.
+
+The statements are extracted once per golden item when its golden version is built; an item without
+them gets no call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rag_assets.scoring import formulas
+from rag_assets.scoring.judge_prompts import CONTEXT_RECALL
+from rag_assets.scoring.metrics.context import ItemContext
+from rag_assets.scoring.metrics.reasons import quoted
+from rag_assets.scoring.metrics.registry import JudgeTask, Judgment, Metric
+
+
+def _inputs(context: ItemContext) -> dict[str, Any] | None:
+    if not context.statements:
+        return None
+    return {"statements": list(context.statements), "chunks": context.chunks}
+
+
+TASK = JudgeTask("context_recall", CONTEXT_RECALL, _inputs)
+
+
+def reason(judgment: Judgment) -> str:
+    statements = judgment.get("statements", [])
+    missing = [s["statement"] for s in statements if not s["attributed"]]
+    text = f"{len(statements) - len(missing)} of {len(statements)} reference statements supported by the contexts"
+    shown = quoted([f"\"{m}\"" for m in missing])
+    return text + (f"; unsupported: {shown}" if missing else "")
+
+
+METRIC = Metric(
+    name="context_recall", label="Context recall", kind="judge", task=TASK,
+    definition=("Share of the reference answer's statements that the retrieved contexts support: whether retrieval "
+                "found everything the answer needs. Undefined without reference statements."),
+    score=lambda context, judgment: formulas.context_recall([s["attributed"] for s in judgment["statements"]]),
+    reason=reason, headline=True,
+    thresholds={"general": 0.70, "high_stakes": 0.85, "developer": 0.50, "offline": 0.70},
+)

@@ -1,0 +1,52 @@
+"""Faithfulness: the share of the answer's claims grounded in the retrieved contexts.
+
+One judge call per item extracts the answer's claims and verifies all of them (the ``faithfulness``
+task); citation accuracy and temporal faithfulness read the same answer at no extra call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rag_assets.scoring import formulas
+from rag_assets.scoring.item_scores import ItemScores
+from rag_assets.scoring.judge_prompts import FAITHFULNESS
+from rag_assets.scoring.metrics.context import ItemContext
+from rag_assets.scoring.metrics.reasons import quoted
+from rag_assets.scoring.metrics.registry import JudgeTask, Judgment, Metric
+
+
+def _inputs(context: ItemContext) -> dict[str, Any]:
+    return {"question": context.item.question, "answer": context.response.answer or "", "chunks": context.chunks}
+
+
+TASK = JudgeTask("faithfulness", FAITHFULNESS, _inputs)
+
+
+def _record(context: ItemContext, judgment: Judgment, scores: ItemScores) -> None:
+    """The claims and the count of each hallucination type (every verdict but grounded)."""
+    counts = formulas.faithfulness(judgment)[1]
+    scores.hallucinations = {v: n for v, n in counts.items() if v != "grounded"}
+    scores.claims = [dict(claim) for claim in judgment["claims"]]
+
+
+def reason(judgment: Judgment) -> str:
+    claims = judgment.get("claims", [])
+    if not claims:
+        return "the answer makes no factual claim"
+    off = [c for c in claims if c["verdict"] != "grounded"]
+    text = f"{len(claims) - len(off)} of {len(claims)} claims grounded in the contexts"
+    shown = quoted([f"\"{c['claim']}\" ({c['verdict']})" for c in off])
+    return text + (f"; not grounded: {shown}" if off else "")
+
+
+METRIC = Metric(
+    name="faithfulness", label="Faithfulness", kind="judge", task=TASK, items="every",
+    definition=("Share of the answer's claims that the retrieved contexts support. The judge splits the answer into "
+                "atomic claims and gives each a verdict: grounded, out_of_context (not in the contexts), "
+                "inconsistency (contradicts them) or fabrication (invents specifics); a graded support counts in "
+                "between. An answer with no claim (a decline) scores 1."),
+    score=lambda context, judgment: formulas.faithfulness(judgment)[0],
+    record=_record, reason=reason, headline=True, allowed_drop=0.03,
+    thresholds={"general": 0.85, "high_stakes": 0.95, "developer": 0.70, "offline": 0.90},
+)
