@@ -81,9 +81,11 @@ def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, 
 
     def summary(name: str, agg) -> MetricSummary:
         threshold = minimum.get(name)
+        metric = REGISTRY.find(name)
         return MetricSummary(name, agg.mean, agg.std, agg.n, agg.failures,
                              threshold.minimum if threshold else None,
-                             threshold.passed if threshold and threshold.applicable else None)
+                             threshold.passed if threshold and threshold.applicable else None,
+                             metric.label if metric else "", metric.definition if metric else "")
 
     means = {name: agg.mean for name, agg in card.overall.items()}
     diagnosis = tuple(diagnose(means, card.hallucinations, outcome.k))

@@ -27,7 +27,8 @@ from rag_assets.report.templating import defined, environment, status_class
 
 @dataclass(frozen=True)
 class MetricSummary:
-    """One metric over a set of items: ``passed`` is None when the metric has no threshold."""
+    """One metric over a set of items: ``passed`` is None when the metric has no threshold; ``label`` and
+    ``definition`` are the registered metric's (empty for a name the registry does not know)."""
 
     name: str
     mean: float | None
@@ -36,6 +37,8 @@ class MetricSummary:
     failures: int = 0
     threshold: float | None = None
     passed: bool | None = None
+    label: str = ""
+    definition: str = ""
 
 
 @dataclass(frozen=True)
