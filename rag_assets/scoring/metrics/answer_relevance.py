@@ -6,12 +6,32 @@ flag on the adversarial items.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from rag_assets.scoring import formulas
+import numpy as np
+
+from rag_assets.scoring.embedding import Embedder, cosine
 from rag_assets.scoring.judge_prompts import ANSWER_RELEVANCE
 from rag_assets.scoring.metrics.context import ItemContext
 from rag_assets.scoring.metrics.registry import JudgeTask, Judgment, Metric
+
+
+def formula(question: str, judgment: Mapping[str, Any], embedder: Embedder) -> float:
+    """Completeness (mean of how fully each part of the question is answered) times focus (share of the
+    answer's statements that address the question); 0 for a noncommittal answer. With a semantic embedder
+    (never the hashing one, which rewards restating the question) the mean of that and the ragas score:
+    the mean cosine similarity of the question to the three questions the answer answers."""
+    if judgment["noncommittal"]:
+        return 0.0
+    parts, statements = judgment["question_parts"], judgment["statements"]
+    completeness = sum(p["answered"] for p in parts) / len(parts)
+    focus = sum(1 for s in statements if s["addresses_question"]) / len(statements) if statements else 0.0
+    score = completeness * focus
+    if getattr(embedder, "semantic", False):
+        ragas = float(np.clip(np.mean(cosine(embedder, question, judgment["questions"])), 0.0, 1.0))
+        score = (score + ragas) / 2
+    return float(score)
 
 
 def _inputs(context: ItemContext) -> dict[str, Any]:
@@ -24,7 +44,7 @@ TASK = JudgeTask("answer_relevance", ANSWER_RELEVANCE, _inputs)
 def _score(context: ItemContext, judgment: Judgment) -> float:
     if context.embedder is None:
         raise ValueError("answer relevance needs the evaluation's embedder")
-    return formulas.answer_relevance(context.item.question, judgment, context.embedder)
+    return formula(context.item.question, judgment, context.embedder)
 
 
 def reason(judgment: Judgment) -> str:

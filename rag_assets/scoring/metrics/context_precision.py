@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from rag_assets.scoring import formulas
+import numpy as np
+
 from rag_assets.scoring.item_scores import ItemScores
 from rag_assets.scoring.judge_prompts import CONTEXT_PRECISION
 from rag_assets.scoring.metrics.context import ItemContext
 from rag_assets.scoring.metrics.registry import JudgeTask, Judgment, Metric
+
+
+def formula(useful: Sequence[float]) -> float:
+    """Rank-aware: sum over ranks k of precision@k for each useful chunk, over the useful count
+    (average precision of the usefulness verdicts); 0 when no chunk is useful or none was retrieved.
+    A verdict may be graded (a usefulness in [0, 1], True and False counting 1 and 0): each rank then
+    weighs its grade and precision@k is the mean grade of the first k chunks, so one chunk alone scores
+    its grade and two chunks of different quality do not tie."""
+    grades = np.asarray(useful, dtype=float)
+    if not grades.sum() > 0:
+        return 0.0
+    return float(np.sum(grades * np.cumsum(grades) / np.arange(1, grades.size + 1)) / grades.sum())
 
 
 def _inputs(context: ItemContext) -> dict[str, Any]:
@@ -20,7 +34,7 @@ TASK = JudgeTask("context_precision", CONTEXT_PRECISION, _inputs)
 
 def _score(context: ItemContext, judgment: Judgment) -> float:
     grades = {v["chunk_id"]: v["useful"] if v.get("score") is None else v["score"] for v in judgment["verdicts"]}
-    return formulas.context_precision([grades.get(c, 0.0) for c in context.retrieved_ids])
+    return formula([grades.get(c, 0.0) for c in context.retrieved_ids])
 
 
 def _record(context: ItemContext, judgment: Judgment, scores: ItemScores) -> None:

@@ -6,13 +6,19 @@ them gets no call.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any
 
-from rag_assets.scoring import formulas
 from rag_assets.scoring.judge_prompts import CONTEXT_RECALL
 from rag_assets.scoring.metrics.context import ItemContext
 from rag_assets.scoring.metrics.reasons import quoted
 from rag_assets.scoring.metrics.registry import JudgeTask, Judgment, Metric
+
+
+def formula(attributed: Sequence[bool]) -> float:
+    """Attributed reference statements / all statements (NaN without statements)."""
+    return math.nan if not attributed else sum(attributed) / len(attributed)
 
 
 def _inputs(context: ItemContext) -> dict[str, Any] | None:
@@ -36,7 +42,7 @@ METRIC = Metric(
     name="context_recall", label="Context recall", kind="judge", task=TASK,
     definition=("Share of the reference answer's statements that the retrieved contexts support: whether retrieval "
                 "found everything the answer needs. Undefined without reference statements."),
-    score=lambda context, judgment: formulas.context_recall([s["attributed"] for s in judgment["statements"]]),
+    score=lambda context, judgment: formula([s["attributed"] for s in judgment["statements"]]),
     reason=reason, headline=True,
     thresholds={"general": 0.70, "high_stakes": 0.85, "developer": 0.50, "offline": 0.70},
 )

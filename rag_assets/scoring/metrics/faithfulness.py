@@ -6,14 +6,29 @@ task); citation accuracy and temporal faithfulness read the same answer at no ex
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
-from rag_assets.scoring import formulas
 from rag_assets.scoring.item_scores import ItemScores
 from rag_assets.scoring.judge_prompts import FAITHFULNESS
 from rag_assets.scoring.metrics.context import ItemContext
 from rag_assets.scoring.metrics.reasons import quoted
 from rag_assets.scoring.metrics.registry import JudgeTask, Judgment, Metric
+
+
+VERDICTS = ("grounded", "out_of_context", "inconsistency", "fabrication")
+
+
+def formula(judgment: Mapping[str, Any]) -> tuple[float, dict[str, int]]:
+    """Grounded claims / all claims. An answer with no claim (a decline) claims nothing unsupported: 1.0.
+    A claim may carry a graded ``support`` in [0, 1] (the offline judge's): it then counts that instead of
+    1 or 0, so two answers whose unsupported claims are unsupported to different degrees do not tie."""
+    counts = Counter(c["verdict"] for c in judgment["claims"])
+    total = sum(counts.values())
+    credit = sum(float(c["verdict"] == "grounded") if c.get("support") is None else c["support"]
+                 for c in judgment["claims"])
+    return (1.0 if total == 0 else credit / total), {v: counts.get(v, 0) for v in VERDICTS}
 
 
 def _inputs(context: ItemContext) -> dict[str, Any]:
@@ -25,7 +40,7 @@ TASK = JudgeTask("faithfulness", FAITHFULNESS, _inputs)
 
 def _record(context: ItemContext, judgment: Judgment, scores: ItemScores) -> None:
     """The claims and the count of each hallucination type (every verdict but grounded)."""
-    counts = formulas.faithfulness(judgment)[1]
+    counts = formula(judgment)[1]
     scores.hallucinations = {v: n for v, n in counts.items() if v != "grounded"}
     scores.claims = [dict(claim) for claim in judgment["claims"]]
 
@@ -46,7 +61,7 @@ METRIC = Metric(
                 "atomic claims and gives each a verdict: grounded, out_of_context (not in the contexts), "
                 "inconsistency (contradicts them) or fabrication (invents specifics); a graded support counts in "
                 "between. An answer with no claim (a decline) scores 1."),
-    score=lambda context, judgment: formulas.faithfulness(judgment)[0],
+    score=lambda context, judgment: formula(judgment)[0],
     record=_record, reason=reason, headline=True, allowed_drop=0.03,
     thresholds={"general": 0.85, "high_stakes": 0.95, "developer": 0.70, "offline": 0.90},
 )
