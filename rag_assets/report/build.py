@@ -76,7 +76,9 @@ def item_details(card: Scorecard, items: Sequence[GoldenItem], responses: Mappin
 def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, gates: Gates,
                  outcome: EvaluationOutcome, items: Sequence[GoldenItem], history: Sequence,
                  responses: Mapping[str, RagResponse] | None = None, baseline: EvaluationDiff | None = None,
-                 calibration: Mapping[str, str] | None = None) -> Report:
+                 calibration: Mapping[str, str] | None = None, probes: Mapping[str, str] | None = None) -> Report:
+    """The report of one evaluation; ``calibration`` and ``probes``: per metric its judge's agreement with the
+    experts (kappa with its interval) and its judge probes' pass rates, shown beside it."""
     minimum = {t.metric: t for t in gates.thresholds}
 
     def summary(name: str, agg) -> MetricSummary:
@@ -115,6 +117,7 @@ def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, 
         items=item_details(card, items, responses or {}),
         baseline=baseline,
         calibration=dict(calibration or {}),
+        probes=dict(probes or {}),
         cost={"judge calls": outcome.judge_calls, "API requests": stats.requests, "cache hits": stats.cache_hits,
               "input tokens": stats.input_tokens, "output tokens": stats.output_tokens,
               "cost (USD)": round(stats.cost_usd, 4)},

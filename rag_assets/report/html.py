@@ -62,6 +62,7 @@ class ReportData:
     items: Sequence[ItemDetail] = ()  # every item, worst first: the drill-down
     baseline: EvaluationDiff | None = None  # this evaluation (B) against its baseline (A)
     calibration: Mapping[str, str] = field(default_factory=dict)  # metric -> its judge's agreement with the experts
+    probes: Mapping[str, str] = field(default_factory=dict)  # metric -> its judge probes' pass rates
 
     @property
     def offline(self) -> bool:

@@ -216,6 +216,17 @@ def probe_verdict(results: Sequence[ProbeResult], min_pass_rate: float) -> tuple
     return not parts, line
 
 
+def probe_lines(rates: Mapping[str, float], evaluation_id: str) -> dict[str, str]:
+    """Per metric the line the report shows beside it: the pass rate of each probe that reads it (``rates``: probe
+    name -> pass rate, the probes that could be tested), and the evaluation they ran on. The probes run after an
+    evaluation, so an evaluation's report shows those of the evaluation before it."""
+    parts: dict[str, list[str]] = {}
+    for probe in PROBES:
+        if probe.name in rates:
+            parts.setdefault(probe.metric, []).append(f"{probe.name} {rates[probe.name]:.2f}")
+    return {metric: f"judge probes on {evaluation_id}: {', '.join(shown)}" for metric, shown in parts.items()}
+
+
 def self_preference(judge_provider: str, judge_model: str, generators: Mapping[str, str | None]) -> list[str]:
     """The steps (``generators``: step -> the model that wrote its text, None when unknown) whose text the judge's
     own model wrote: an LLM judge tends to prefer its own writing, so its figures there are suspect. The offline

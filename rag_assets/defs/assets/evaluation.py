@@ -13,6 +13,7 @@ from rag_assets.calibration.models import calibration_lines
 from rag_assets.console import terminal_progress
 from rag_assets.defs.assets.calibration import calibrations, send_judge_review
 from rag_assets.defs.assets.corpus import OWNERS
+from rag_assets.defs.assets.probes import last_probe_lines
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata, provider_label
@@ -252,7 +253,8 @@ def _merged(context: dg.OpExecutionContext, config: EvaluationConfig, store: Sto
             {name: agg.mean for name, agg in card.overall.items()})
         written.extend(Path(str(judge_review[label].value)) for label in REVIEW_FILES if label in judge_review)
         report = build_report(evaluation_id, version, run, card, gates, outcome, items, repo.history(lineage),
-                              responses, against, calibration)
+                              responses, against, calibration,
+                              last_probe_lines(context.instance, context.asset_key, version))
         path = store.report_dir() / f"{evaluation_id}.html"
         written.append(path)
         report.write(path)
