@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from pydantic import BaseModel
 
 import rag_assets
 from rag_assets.llm.templates import PromptTemplate
+from rag_assets.scoring.diagnosis import diagnose
 from rag_assets.scoring.metrics import REGISTRY, Metric, Registry
 from rag_assets.scoring.metrics.context import ItemContext
 from rag_assets.scoring.metrics.registry import JudgeTask
@@ -173,3 +175,12 @@ def test_a_metric_scores_once_per_item_what_its_family_computes():
     context = ItemContext(item=None, response=None, versions={})  # type: ignore[arg-type]
     assert (context.shared("f", family)["a"], context.shared("f", family)["b"]) == (1.0, 2.0)
     assert len(computed) == 1
+
+
+def test_a_low_metric_with_advice_of_its_own_gets_it_in_the_diagnosis():
+    advice = "Answers are too long: ask for one sentence."
+    assert diagnose({"short_answer": 0.2}) == ["No metric pattern points at a specific weakness."]
+    with REGISTRY.registered(replace(SHORT, when_low=advice)):
+        assert diagnose({"short_answer": 0.2, "decline_accuracy": 0.9}) == [advice]
+        assert diagnose({"short_answer": 0.7}) == ["No metric pattern points at a specific weakness."]
+    assert diagnose({"decline_accuracy": 0.5})[0].startswith("The system answers questions the documentation cannot")

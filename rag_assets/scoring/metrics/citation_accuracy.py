@@ -57,4 +57,6 @@ METRIC = Metric(
                 "Undefined for an answer without citations."),
     score=lambda context, judgment: _accuracy(context, judgment)[0], record=_record,
     thresholds={"high_stakes": 0.95},
+    when_low=("Citations often point at chunks that do not support the sentence: cite per sentence, and validate "
+              "cited ids against the retrieved set."),
 )

@@ -11,4 +11,6 @@ METRIC = Metric(
                 "noncommittal, by the answer-relevance judgment, 0 when it answers anyway."),
     score=lambda context, judgment: 1.0 if judgment["noncommittal"] else 0.0,
     thresholds={"high_stakes": 0.95, "offline": 0.80},
+    when_low=("The system answers questions the documentation cannot answer: add an explicit 'decline when the "
+              "context does not answer' instruction and a support threshold."),
 )

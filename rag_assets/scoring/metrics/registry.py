@@ -67,6 +67,7 @@ class Metric:
     higher_is_better: bool = True
     at_k: bool = False
     headline: bool = False  # one of the figures shown beside each evaluation (status, summaries)
+    when_low: str = ""  # what the diagnosis says when its mean is low, whatever the other metrics say
     record: Callable[[ItemContext, Judgment, ItemScores], None] | None = None
     reason: Callable[[Judgment], str] | None = None
 

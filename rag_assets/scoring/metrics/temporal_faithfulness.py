@@ -44,4 +44,6 @@ METRIC = Metric(
     score=lambda context, judgment: formula(context.item.question, context.retrieved_versions,
                                                                    judgment),
     thresholds={"high_stakes": 0.95},
+    when_low=("Answers use outdated documents when newer ones were retrieved: prefer the newest version (metadata "
+              "filter or recency boost) and say which version an answer is for."),
 )
