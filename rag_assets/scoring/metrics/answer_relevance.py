@@ -63,4 +63,8 @@ METRIC = Metric(
                 "to three questions the answer answers (ragas)."),
     score=_score, reason=reason, headline=True,
     thresholds={"general": 0.80, "high_stakes": 0.85, "developer": 0.60, "offline": 0.20},
+    production_drift=(
+        "answers miss the question: declines, padding, or users asking new kinds of questions",
+        "read the lowest-scoring answers of the day; check decline rates and the coverage gaps of the golden set",
+    ),
 )

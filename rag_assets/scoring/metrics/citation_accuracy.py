@@ -59,4 +59,8 @@ METRIC = Metric(
     thresholds={"high_stakes": 0.95},
     when_low=("Citations often point at chunks that do not support the sentence: cite per sentence, and validate "
               "cited ids against the retrieved set."),
+    production_drift=(
+        "citations point at chunks that do not support the claim (prompt or chunk ids changed)",
+        "check cited ids against the retrieved set on the day's samples; re-validate the citation prompt",
+    ),
 )

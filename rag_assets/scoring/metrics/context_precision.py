@@ -54,4 +54,8 @@ METRIC = Metric(
                 "weighs each rank by its usefulness; 0 when no context is useful."),
     score=_score, record=_record, reason=reason, headline=True,
     thresholds={"general": 0.75, "high_stakes": 0.85, "developer": 0.50, "offline": 0.40},
+    production_drift=(
+        "retrieval returns more noise (index rebuilt, chunking or k changed, corpus grew)",
+        "diff the retrieval settings and the corpus version against the last good day; re-run the golden set",
+    ),
 )

@@ -64,4 +64,8 @@ METRIC = Metric(
     score=lambda context, judgment: formula(judgment)[0],
     record=_record, reason=reason, headline=True, allowed_drop=0.03,
     thresholds={"general": 0.85, "high_stakes": 0.95, "developer": 0.70, "offline": 0.90},
+    production_drift=(
+        "the generator strays from the context (prompt, model or temperature changed)",
+        "compare a day's unfaithful answers with their retrieved chunks; roll back the last generator change",
+    ),
 )

@@ -44,6 +44,8 @@ def _section(metric: Metric) -> str:
         facts.append("gated only where some item has a value")
     if metric.reason is not None:
         facts.append("reviewed by your experts in the judge review")
+    if metric.production_drift:
+        facts.append(f"scored on production traffic; a drop there likely means: {metric.production_drift[0]}")
     if metric.when_low:
         facts.append(f"when low, the diagnosis says: {metric.when_low}")
     return (f"## {metric.name}\n\n**{metric.label}** (`{_name(metric)}`). {metric.definition}\n\n"

@@ -68,6 +68,8 @@ class Metric:
     at_k: bool = False
     headline: bool = False  # one of the figures shown beside each evaluation (status, summaries)
     when_low: str = ""  # what the diagnosis says when its mean is low, whatever the other metrics say
+    #: Scored on production traffic (reference-free): what a drop there likely means, and the first action.
+    production_drift: tuple[str, str] | None = None
     record: Callable[[ItemContext, Judgment, ItemScores], None] | None = None
     reason: Callable[[Judgment], str] | None = None
 
