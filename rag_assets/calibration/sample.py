@@ -26,7 +26,7 @@ def review_item(scores: ItemScores, item: GoldenItem, response: RagResponse) -> 
     values = {m: scores.values.get(m) for m in REVIEWED_METRICS}
     reasons = {}
     for metric in map(REGISTRY.get, REVIEWED_METRICS):
-        name, task = metric.name, metric.task.name if metric.task else name
+        name, task = metric.name, metric.task.name if metric.task else metric.name
         if name in scores.failures:
             reasons[name] = f"the judge failed: {scores.failures[name]}"
         elif values[name] is not None and task in scores.outputs and metric.reason is not None:

@@ -152,6 +152,8 @@ def test_the_registry_refuses_what_the_gates_or_the_evaluation_could_not_use():
         registry.add(_toy(name="bad", thresholds={"strict": 0.5}))
     with pytest.raises(ValueError, match="^metric bad: the gates read minimums"):
         registry.add(_toy(name="bad", higher_is_better=False))
+    with pytest.raises(ValueError, match="^metric bad: a reason text tells the judge's answer"):
+        registry.add(_toy(name="bad", reason=lambda judgment: "why"))
     with pytest.raises(ValueError, match="^metric bad: kind must be one of judge, retrieval, deterministic"):
         registry.add(_toy(name="bad", kind="vibes"))
     assert [m.name for m in registry] == ["toy"]

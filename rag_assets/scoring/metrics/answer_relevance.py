@@ -10,10 +10,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, Field
 
+from rag_assets.llm.templates import PromptTemplate
+from rag_assets.scoring import offline_judge
 from rag_assets.scoring.embedding import Embedder, cosine
-from rag_assets.scoring.judge_prompts import ANSWER_RELEVANCE
 from rag_assets.scoring.metrics.context import ItemContext
+from rag_assets.scoring.metrics.judge_text import RUBRIC
 from rag_assets.scoring.metrics.registry import JudgeTask, Judgment, Metric
 
 
@@ -38,7 +41,45 @@ def _inputs(context: ItemContext) -> dict[str, Any]:
     return {"question": context.item.question, "answer": context.response.answer or ""}
 
 
-TASK = JudgeTask("answer_relevance", ANSWER_RELEVANCE, _inputs)
+class QuestionPart(BaseModel):
+    part: str = Field(description="One thing the question asks (the whole question if it asks one thing).")
+    answered: float = Field(ge=0.0, le=1.0, description=(
+        "1 if the answer fully answers this part with the kind of answer it asks for (a date or time for 'when', "
+        "a number for 'how many', yes or no, a reason for 'why', the steps for 'how do I'); 0.5 if only partly; "
+        "0 if not. Whether the answer is true does not matter here."))
+
+
+class StatementRelevance(BaseModel):
+    statement: str = Field(description="One statement of the answer.")
+    addresses_question: bool = Field(description="True if the statement helps answer the question asked.")
+
+
+class RelevanceJudgment(BaseModel):
+    question_parts: list[QuestionPart] = Field(min_length=1, description="The parts of the question, in order.")
+    statements: list[StatementRelevance] = Field(description="The answer's statements, in order.")
+    noncommittal: bool = Field(description="True if the answer is evasive, vague or declines to answer.")
+    questions: list[str] = Field(min_length=3, max_length=3, description=(
+        "Three questions the answer answers, written as if the question were unknown."))
+
+
+TEMPLATE = PromptTemplate(
+    id="judge_answer_relevance", version="3",
+    system=("You judge whether an answer answers the question it was asked.\n"
+            "Step 1: split the question into the parts it asks (one part if it asks one thing) and say how fully "
+            "the answer answers each, with the kind of answer the part asks for (a date for 'when', a number "
+            "for 'how many', yes or no, a reason for 'why', the steps for 'how do I'): 1, 0.5 or 0.\n"
+            "Step 2: split the answer into its statements and say of each whether it addresses the question "
+            "(not whether it is true).\n"
+            "Step 3: say whether the answer is noncommittal (evasive, vague, or declining to answer).\n"
+            "Step 4: write three different questions that this answer answers, as if you had not seen the question."),
+    rules=RUBRIC, user=lambda i: f"Question: {i['question']}\n\nAnswer:\n{i['answer']}",
+    output_model=RelevanceJudgment, offline=offline_judge.answer_relevance,
+    tool_description="Record the question's parts, the answer's statements, the noncommittal flag and three "
+                     "reverse questions.", max_tokens=1024,
+)
+
+
+TASK = JudgeTask("answer_relevance", TEMPLATE, _inputs)
 
 
 def _score(context: ItemContext, judgment: Judgment) -> float:

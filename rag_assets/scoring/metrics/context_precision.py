@@ -6,10 +6,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, Field
 
+from rag_assets.llm.templates import PromptTemplate
+from rag_assets.scoring import offline_judge
 from rag_assets.scoring.item_scores import ItemScores
-from rag_assets.scoring.judge_prompts import CONTEXT_PRECISION
 from rag_assets.scoring.metrics.context import ItemContext
+from rag_assets.scoring.metrics.judge_text import RUBRIC, retrieved
 from rag_assets.scoring.metrics.registry import JudgeTask, Judgment, Metric
 
 
@@ -29,7 +32,28 @@ def _inputs(context: ItemContext) -> dict[str, Any]:
     return {"question": context.item.question, "reference": context.item.reference_answer, "chunks": context.chunks}
 
 
-TASK = JudgeTask("context_precision", CONTEXT_PRECISION, _inputs)
+class ChunkVerdict(BaseModel):
+    chunk_id: str
+    useful: bool = Field(description="True if the chunk helps to arrive at the reference answer.")
+    score: float | None = Field(default=None, ge=0.0, le=1.0, description=(
+        "Optional: how much the chunk helps, from 0 to 1; leave it out to let the verdict alone count."))
+
+
+class ContextPrecisionJudgment(BaseModel):
+    verdicts: list[ChunkVerdict] = Field(description="One verdict per chunk, in the order given.")
+
+
+TEMPLATE = PromptTemplate(
+    id="judge_context_precision", version="3",
+    system=("You judge whether each retrieved chunk helps answer a question: for EVERY chunk, in order, say whether "
+            "it is useful for arriving at the reference answer."),
+    rules=RUBRIC, user=lambda i: f"Question: {i['question']}\n\nReference answer: {i['reference']}",
+    context=retrieved, output_model=ContextPrecisionJudgment, offline=offline_judge.context_precision,
+    tool_description="Record one usefulness verdict per retrieved chunk, in rank order.", max_tokens=1024,
+)
+
+
+TASK = JudgeTask("context_precision", TEMPLATE, _inputs)
 
 
 def _score(context: ItemContext, judgment: Judgment) -> float:

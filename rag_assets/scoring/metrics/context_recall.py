@@ -10,8 +10,12 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from rag_assets.scoring.judge_prompts import CONTEXT_RECALL
+from pydantic import BaseModel, Field
+
+from rag_assets.llm.templates import PromptTemplate
+from rag_assets.scoring import offline_judge
 from rag_assets.scoring.metrics.context import ItemContext
+from rag_assets.scoring.metrics.judge_text import RUBRIC, retrieved
 from rag_assets.scoring.metrics.reasons import quoted
 from rag_assets.scoring.metrics.registry import JudgeTask, Judgment, Metric
 
@@ -27,7 +31,27 @@ def _inputs(context: ItemContext) -> dict[str, Any] | None:
     return {"statements": list(context.statements), "chunks": context.chunks}
 
 
-TASK = JudgeTask("context_recall", CONTEXT_RECALL, _inputs)
+class StatementAttribution(BaseModel):
+    statement: str
+    attributed: bool = Field(description="True if the chunks support the statement.")
+    chunk_id: str | None = None
+
+
+class ContextRecallJudgment(BaseModel):
+    statements: list[StatementAttribution] = Field(description="One entry per statement, in the order given.")
+
+
+TEMPLATE = PromptTemplate(
+    id="judge_context_recall", version="3",
+    system=("You check which statements of a reference answer the retrieved chunks support: for EVERY statement, in "
+            "order, say whether the chunks support it and which chunk does."),
+    rules=RUBRIC, user=lambda i: "Statements:\n" + "\n".join(f"{n}. {s}" for n, s in enumerate(i["statements"], start=1)),
+    context=retrieved, output_model=ContextRecallJudgment, offline=offline_judge.context_recall,
+    tool_description="Record, per statement, whether the retrieved chunks support it.", max_tokens=1024,
+)
+
+
+TASK = JudgeTask("context_recall", TEMPLATE, _inputs)
 
 
 def reason(judgment: Judgment) -> str:

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
+from pydantic import BaseModel, Field
+
+from rag_assets.llm.templates import PromptTemplate
+from rag_assets.scoring import offline_judge
 from rag_assets.scoring.item_scores import ItemScores
-from rag_assets.scoring.judge_prompts import FAITHFULNESS
 from rag_assets.scoring.metrics.context import ItemContext
+from rag_assets.scoring.metrics.judge_text import RUBRIC, retrieved
 from rag_assets.scoring.metrics.reasons import quoted
 from rag_assets.scoring.metrics.registry import JudgeTask, Judgment, Metric
 
@@ -35,7 +39,32 @@ def _inputs(context: ItemContext) -> dict[str, Any]:
     return {"question": context.item.question, "answer": context.response.answer or "", "chunks": context.chunks}
 
 
-TASK = JudgeTask("faithfulness", FAITHFULNESS, _inputs)
+class ClaimVerdict(BaseModel):
+    claim: str = Field(description="One atomic factual claim of the answer, as a standalone sentence.")
+    verdict: Literal["grounded", "out_of_context", "inconsistency", "fabrication"] = Field(description=(
+        "grounded: stated in or directly implied by the chunks; out_of_context: not in the chunks and not "
+        "contradicting them (outside knowledge or extrapolation); inconsistency: contradicts the chunks; "
+        "fabrication: invents specifics (numbers, names, settings, features) found nowhere in the chunks."))
+    supporting_chunk_ids: list[str] = Field(default_factory=list, description="Chunks that support a grounded claim.")
+    support: float | None = Field(default=None, ge=0.0, le=1.0, description=(
+        "Optional: how much of the claim the chunks state, from 0 to 1; leave it out to let the verdict alone count."))
+
+
+class FaithfulnessJudgment(BaseModel):
+    claims: list[ClaimVerdict] = Field(description="Empty when the answer makes no factual claim (e.g. it declines).")
+
+
+TEMPLATE = PromptTemplate(
+    id="judge_faithfulness", version="3",
+    system=("You check a RAG answer against the retrieved chunks it was given: split the answer into atomic factual "
+            "claims and give each a verdict and its supporting chunks."),
+    rules=RUBRIC, user=lambda i: f"Question: {i['question']}\n\nAnswer:\n{i['answer']}",
+    context=retrieved, output_model=FaithfulnessJudgment, offline=offline_judge.faithfulness,
+    tool_description="Record every claim of the answer with its verdict and supporting chunk ids.", max_tokens=2048,
+)
+
+
+TASK = JudgeTask("faithfulness", TEMPLATE, _inputs)
 
 
 def _record(context: ItemContext, judgment: Judgment, scores: ItemScores) -> None:

@@ -93,6 +93,8 @@ def _check(metric: Metric) -> None:
         raise ValueError(f"metric {metric.name}: kind must be one of {', '.join(KINDS)}, got {metric.kind!r}")
     if (metric.kind == "judge") != (metric.task is not None):
         raise ValueError(f"metric {metric.name}: a judge metric names its judge task, and only a judge metric does")
+    if metric.reason is not None and metric.task is None:
+        raise ValueError(f"metric {metric.name}: a reason text tells the judge's answer, so only a judge metric has one")
     if not metric.higher_is_better:
         raise ValueError(f"metric {metric.name}: the gates read minimums, so a metric must be higher-is-better "
                          "(score 1 - the figure instead)")
