@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rag_assets.app.evaluation import Gating, assess, evaluate_golden, evaluated_metrics, render_report, scorecard
+from rag_assets.app.evaluation import Gating, assess, evaluate_golden, render_report, scorecard
 from rag_assets.console import terminal_progress
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.golden.models import GoldenItem
@@ -27,6 +27,7 @@ from rag_assets.rag.models import RagResponse
 from rag_assets.report.build import judge_label
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.evaluate import UNMAPPED_SHARE, EvaluationOutcome
+from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates, Scorecard
 from rag_assets.scoring.single import default_judge
 from rag_assets.scoring.thresholds import AUTO, load_thresholds, resolve_profile
@@ -61,7 +62,7 @@ class EvaluationResult:
 
     @property
     def metrics(self) -> tuple[str, ...]:
-        return evaluated_metrics(self.outcome.k)
+        return REGISTRY.names(k=self.outcome.k)
 
     @property
     def scorecard(self) -> Scorecard:

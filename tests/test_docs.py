@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from rag_assets.scoring.metrics.reference import page as metrics_page
 from tests.conftest import PROJECT_ROOT
 
 
@@ -46,3 +47,11 @@ def test_the_environment_variable_page_is_the_one_the_settings_model_generates()
     generated = subprocess.run([sys.executable, "scripts/environment-reference", "--check"], cwd=PROJECT_ROOT,
                                capture_output=True, text=True, timeout=120)
     assert generated.returncode == 0, "docs/environment.md is stale: run scripts/environment-reference"
+
+
+def test_the_metrics_page_is_the_one_the_registry_generates():
+    committed = (PROJECT_ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+    assert committed == metrics_page(), "stale: python -m rag_assets.scoring.metrics.reference docs/metrics.md"
+    generated = subprocess.run([sys.executable, "-m", "rag_assets.scoring.metrics.reference", "--check",
+                                "docs/metrics.md"], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+    assert generated.returncode == 0, generated.stderr

@@ -12,7 +12,8 @@ from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.system import RagSystem, answer_items
 from rag_assets.scoring.ab import ABComparison, compare_systems
 from rag_assets.scoring.embedding import Embedder
-from rag_assets.scoring.evaluate import JUDGE_METRICS, retrieval_metric_names, score_answers
+from rag_assets.scoring.evaluate import score_answers
+from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.scorecard import Scorecard
 
 
@@ -46,7 +47,7 @@ def compare_contenders(store: Store, version: str, current: Contender, candidate
     chunks = store.corpus().snapshot_chunks(version)
     documents = store.corpus().documents(version)
     snapshot = SnapshotChunks.of(chunks, documents)
-    metrics = (*JUDGE_METRICS, *retrieval_metric_names(k))
+    metrics = REGISTRY.names(k=k)
     values, types = {}, {}
     for role, contender in (("current", current), ("candidate", candidate)):
         try:

@@ -34,7 +34,8 @@ from rag_assets.report.build import Report, build_report
 from rag_assets.report.compare import EvaluationDiff, diff_evaluations
 from rag_assets.report.publish import publish_report
 from rag_assets.scoring.embedding import Embedder
-from rag_assets.scoring.evaluate import JUDGE_METRICS, EvaluationOutcome, retrieval_metric_names, score_answers
+from rag_assets.scoring.evaluate import EvaluationOutcome, score_answers
+from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates, Scorecard, score_gates
 from rag_assets.scoring.statements import extract_statements
 from rag_assets.settings import current_settings
@@ -57,11 +58,6 @@ class RunLabel(Protocol):
     system_name: str
     system_config_hash: str
     golden_version: int
-
-
-def evaluated_metrics(k: int) -> tuple[str, ...]:
-    """The metrics an evaluation scores: the judge's, then the retrieval metrics at ``k``."""
-    return (*JUDGE_METRICS, *retrieval_metric_names(k))
 
 
 def judge_answers(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], chunks: Sequence[SnapshotChunk],
@@ -149,7 +145,7 @@ class Assessment:
 
 def scorecard(outcome: EvaluationOutcome) -> Scorecard:
     """The aggregates of every evaluated metric, overall and per question type."""
-    return Scorecard.build(outcome, evaluated_metrics(outcome.k))
+    return Scorecard.build(outcome, REGISTRY.names(k=outcome.k))
 
 
 def assess(outcome: EvaluationOutcome, gating: Gating, baseline: Baseline | None = None) -> Assessment:
@@ -163,17 +159,19 @@ def assess(outcome: EvaluationOutcome, gating: Gating, baseline: Baseline | None
 
 def render_report(name: str, corpus_version: str, run: RunLabel, assessment: Assessment, items: Sequence[GoldenItem],
                   responses: Mapping[str, RagResponse], history: Sequence = (), against: EvaluationDiff | None = None,
-                  calibration: Mapping[str, str] | None = None) -> Report:
-    """The HTML report of an assessment (``history``: earlier evaluations of the lineage, plotted)."""
+                  calibration: Mapping[str, str] | None = None, probes: Mapping[str, str] | None = None) -> Report:
+    """The HTML report of an assessment (``history``: earlier evaluations of the lineage, plotted; ``calibration``
+    and ``probes``: per metric the judge's agreement with the experts and its probes' pass rates)."""
     return build_report(name, corpus_version, run, assessment.scorecard, assessment.gates, assessment.outcome, items,
-                        history, responses, against, calibration)
+                        history, responses, against, calibration, probes)
 
 
 @dataclass(frozen=True)
 class EvaluationRequest:
     """One stored evaluation of a RAG run: the corpus version it belongs to, k, the gating, the judge's
-    configuration, a pinned baseline (None: the lineage's previous passing evaluation of the same system) and
-    the size of the judge review sent to the experts (0: none)."""
+    configuration, a pinned baseline (None: the lineage's previous passing evaluation of the same system), the
+    size of the judge review sent to the experts (0: none) and per metric the line on the judge's probes shown in
+    the report (the newest probes of the corpus version, which ran after an earlier evaluation)."""
 
     corpus_version: str
     rag_run_id: str
@@ -182,6 +180,7 @@ class EvaluationRequest:
     judge: JudgeConfig
     baseline_id: str | None = None
     review_size: int = DEFAULT_SAMPLE_SIZE
+    probes: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -255,13 +254,13 @@ def evaluate_run(store: Store, calibrations: SqlCalibrationRepository, shards: S
             current, types = card.values()
             against = diff_evaluations(baseline.evaluation_id, evaluation_id, baseline.values, current, types,
                                        baseline.answers, {i: r.answer for i, r in responses.items()},
-                                       request.gating.thresholds, evaluated_metrics(request.k))
+                                       request.gating.thresholds, REGISTRY.names(k=request.k))
         review = send_judge_review(calibrations, places.outbox, evaluation_id, request.judge, outcome.items, items,
                                    responses, request.review_size)
         written.extend(review.files or ())
         report = render_report(evaluation_id, request.corpus_version, run, assessment, items, responses,
                                repo.history(store.corpus().lineage(request.corpus_version)), against,
-                               review.calibration)
+                               review.calibration, request.probes)
         path = places.report_dir / f"{evaluation_id}.html"
         written.append(path)
         report.write(path)

@@ -8,10 +8,9 @@ from pathlib import Path
 from rag_assets.app.store import Store
 from rag_assets.curation.inbox import inbox_files
 from rag_assets.store.evaluation_repository import EvaluationRecord
+from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.store.golden_repository import GoldenVersion
 
-#: The figures shown beside each evaluation, when it has them.
-KEY_METRICS = ("faithfulness", "answer_relevance", "context_precision", "context_recall", "hit_rate@5")
 
 
 @dataclass
@@ -26,8 +25,9 @@ class Status:
 
 
 def key_figures(record: EvaluationRecord) -> dict[str, float]:
+    """The headline metrics' means (``Metric.headline``) the evaluation has, shown beside it."""
     overall = record.aggregates.get("overall", {})
-    return {m: overall[m]["mean"] for m in KEY_METRICS if isinstance(overall.get(m), dict)
+    return {m: overall[m]["mean"] for m in REGISTRY.headline(record.k) if isinstance(overall.get(m), dict)
             and overall[m].get("mean") is not None}
 
 

@@ -8,10 +8,11 @@ from dataclasses import asdict, dataclass
 
 from rag_assets.corpus.models import sha256_hex
 from rag_assets.scoring.agreement import THRESHOLD
-from rag_assets.scoring.evaluate import CORE_METRICS
+from rag_assets.scoring.metrics import REGISTRY
 
-#: The metrics experts review: the judge's own verdicts (retrieval metrics come from golden labels).
-REVIEWED_METRICS = CORE_METRICS
+#: The metrics experts review: the judge's own verdicts (retrieval metrics come from golden labels), the
+#: registered metrics with a reason text; the review file's columns are made of them.
+REVIEWED_METRICS = tuple(m.name for m in REGISTRY.reviewed())
 PASS, FAIL = "pass", "fail"
 
 

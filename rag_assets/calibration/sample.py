@@ -19,63 +19,24 @@ from rag_assets.calibration.models import REVIEWED_METRICS, ReviewItem, verdict
 from rag_assets.golden.models import GoldenItem
 from rag_assets.rag.models import RagResponse
 from rag_assets.scoring.evaluate import ItemScores
+from rag_assets.scoring.metrics import REGISTRY
 
 DEFAULT_SAMPLE_SIZE = 30
 DEFAULT_SEED = 0
-
-
-def _quoted(texts: Sequence[str], limit: int = 3) -> str:
-    shown = "; ".join(texts[:limit])
-    return shown + (f" (+{len(texts) - limit} more)" if len(texts) > limit else "")
-
-
-def _faithfulness(output: Mapping) -> str:
-    claims = output.get("claims", [])
-    if not claims:
-        return "the answer makes no factual claim"
-    off = [c for c in claims if c["verdict"] != "grounded"]
-    text = f"{len(claims) - len(off)} of {len(claims)} claims grounded in the contexts"
-    shown = _quoted([f"\"{c['claim']}\" ({c['verdict']})" for c in off])
-    return text + (f"; not grounded: {shown}" if off else "")
-
-
-def _relevance(output: Mapping) -> str:
-    parts = "; ".join(f"\"{p['part']}\" answered {p['answered']:g}" for p in output.get("question_parts", []))
-    statements = output.get("statements", [])
-    addressing = sum(1 for s in statements if s["addresses_question"])
-    noncommittal = ", noncommittal" if output.get("noncommittal") else ""
-    return f"question parts: {parts}; {addressing} of {len(statements)} statements address the question{noncommittal}"
-
-
-def _precision(output: Mapping) -> str:
-    verdicts = output.get("verdicts", [])
-    useful = [v["chunk_id"] for v in verdicts if v["useful"]]
-    return f"{len(useful)} of {len(verdicts)} retrieved chunks useful" + (f": {', '.join(useful)}" if useful else "")
-
-
-def _recall(output: Mapping) -> str:
-    statements = output.get("statements", [])
-    missing = [s["statement"] for s in statements if not s["attributed"]]
-    text = f"{len(statements) - len(missing)} of {len(statements)} reference statements supported by the contexts"
-    shown = _quoted([f"\"{m}\"" for m in missing])
-    return text + (f"; unsupported: {shown}" if missing else "")
-
-
-_REASONS = {"faithfulness": _faithfulness, "answer_relevance": _relevance, "context_precision": _precision,
-            "context_recall": _recall}
 
 
 def review_item(scores: ItemScores, item: GoldenItem, response: RagResponse) -> ReviewItem:
     """The item with the judge's score and reasons per reviewed metric (a failed call's reason is its error)."""
     values = {m: scores.values.get(m) for m in REVIEWED_METRICS}
     reasons = {}
-    for metric in REVIEWED_METRICS:
-        if metric in scores.failures:
-            reasons[metric] = f"the judge failed: {scores.failures[metric]}"
-        elif values[metric] is not None and metric in scores.outputs:
-            reasons[metric] = _REASONS[metric](scores.outputs[metric])
+    for metric in map(REGISTRY.get, REVIEWED_METRICS):
+        name, task = metric.name, metric.task.name if metric.task else metric.name
+        if name in scores.failures:
+            reasons[name] = f"the judge failed: {scores.failures[name]}"
+        elif values[name] is not None and task in scores.outputs and metric.reason is not None:
+            reasons[name] = metric.reason(scores.outputs[task])
         else:
-            reasons[metric] = "not judged for this item"
+            reasons[name] = "not judged for this item"
     return ReviewItem(item.item_id, item.question_type, item.question, response.answer or "",
                       tuple(r.text for r in response.retrieved), values, reasons)
 

@@ -27,6 +27,7 @@ from rag_assets.cli.system import importable_from_here, system_run_config
 from rag_assets.console import event_log
 from rag_assets.defs.orphaned_runs import fail_orphaned_runs, process_tags
 from rag_assets.errors import RagAssetsError
+from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.settings import CORPUS_ROOT_ENV, Settings, SettingsError, current_settings, environment
 
 DESCRIPTION = ("Run the lifecycle of a RAG golden set (corpus snapshot, candidate questions, expert review, "
@@ -92,8 +93,7 @@ KEY_FACTS: dict[str, tuple[str, ...]] = {
     "curated_decisions": ("files_applied", "files_rejected", "decisions"),
     "golden_set": ("golden_version", "items", "added", "removed", "changed", "stale"),
     "rag_answers": ("system", "answered", "errors", "declined", "contexts_unmapped_share", "latency_p95_ms"),
-    "evaluation": ("faithfulness", "answer_relevance", "context_precision", "context_recall", "hit_rate@5",
-                   "judge_calls_per_item", "thresholds"),
+    "evaluation": (*REGISTRY.headline(), "judge_calls_per_item", "thresholds"),  # the headline metrics at k = 5
     "judge_probes": ("items_probed", "share_of_evaluation_calls"),
     "ab_comparison": ("recommendation", "current", "candidate", "delta_faithfulness", "delta_recall@5"),
     "production_sample": ("records", "sample_size", "bad_lines", "faithfulness", "context_precision",
@@ -478,11 +478,11 @@ def status(target: Driven) -> int:
 def compare(target: Driven, a_id: str, b_id: str, out: str | None) -> int:
     """Print (or write) what changed from evaluation A to evaluation B, item by item."""
     from rag_assets.report.compare import diff_from_store
-    from rag_assets.scoring.evaluate import JUDGE_METRICS, retrieval_metric_names
+    from rag_assets.scoring.metrics import DEFAULT_K
 
     store = target.resource("store")
     first = store.evaluations().get(a_id)
-    metrics = (*JUDGE_METRICS, *retrieval_metric_names(first.k if first else 5))
+    metrics = REGISTRY.names(k=first.k if first else DEFAULT_K)
     try:
         text = diff_from_store(store.evaluations(), store.rag(), a_id, b_id, metrics).markdown()
     except KeyError as missing:

@@ -26,26 +26,12 @@ from statistics import NormalDist
 
 import numpy as np
 
+from rag_assets.scoring.metrics import REGISTRY
 
-#: metric -> (likely cause of a drop, first action); the drift counterpart of scoring.diagnosis.
-DIAGNOSIS: dict[str, tuple[str, str]] = {
-    "faithfulness": (
-        "the generator strays from the context (prompt, model or temperature changed)",
-        "compare a day's unfaithful answers with their retrieved chunks; roll back the last generator change",
-    ),
-    "answer_relevance": (
-        "answers miss the question: declines, padding, or users asking new kinds of questions",
-        "read the lowest-scoring answers of the day; check decline rates and the coverage gaps of the golden set",
-    ),
-    "context_precision": (
-        "retrieval returns more noise (index rebuilt, chunking or k changed, corpus grew)",
-        "diff the retrieval settings and the corpus version against the last good day; re-run the golden set",
-    ),
-    "citation_accuracy": (
-        "citations point at chunks that do not support the claim (prompt or chunk ids changed)",
-        "check cited ids against the retrieved set on the day's samples; re-validate the citation prompt",
-    ),
-}
+
+#: metric -> (likely cause of a drop, first action): each production metric's own (``Metric.production_drift``);
+#: the drift counterpart of scoring.diagnosis.
+DIAGNOSIS: dict[str, tuple[str, str]] = {m.name: m.production_drift for m in REGISTRY if m.production_drift}
 
 
 def _t_quantile(q: float, df: int) -> float:

@@ -19,8 +19,10 @@ from rag_assets.llm.client import LLMClient
 from rag_assets.production.logs import ProductionQuery
 from rag_assets.scoring.embedding import Embedder
 from rag_assets.scoring.evaluate import EvaluationOutcome, evaluate
+from rag_assets.scoring.metrics import REGISTRY
 
-PRODUCTION_METRICS = ("faithfulness", "answer_relevance", "context_precision", "citation_accuracy")
+#: The reference-free metrics, those the registry gives a production drift advice (``Metric.production_drift``).
+PRODUCTION_METRICS = tuple(m.name for m in REGISTRY if m.production_drift)
 PRODUCTION_TYPE = "production"
 PRODUCTION_CORPUS = "production"
 

@@ -13,7 +13,8 @@ from rag_assets.report.compare import EvaluationDiff
 from rag_assets.report.html import MetricSummary, ReportData, write_report
 from rag_assets.report.items import Claim, Context, ItemDetail
 from rag_assets.scoring.diagnosis import diagnose
-from rag_assets.scoring.evaluate import CORE_METRICS, EvaluationOutcome, ItemScores
+from rag_assets.scoring.evaluate import EvaluationOutcome, ItemScores
+from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.scorecard import Gates, Scorecard
 from rag_assets.text.markdown import escape_markdown, markdown_list, markdown_table
 
@@ -30,13 +31,18 @@ class Report:
         return write_report(self.data, path)
 
 
+def _core() -> list[str]:
+    """The judge's own verdicts (``Registry.reviewed``): what ranks the worst items and gets a distribution."""
+    return [m.name for m in REGISTRY.reviewed()]
+
+
 def _badness(item: ItemScores) -> float:
-    return sum(1 - item.values[m] for m in CORE_METRICS if m in item.values) + 0.5 * sum(item.hallucinations.values())
+    return sum(1 - item.values[m] for m in _core() if m in item.values) + 0.5 * sum(item.hallucinations.values())
 
 
 def _why(item: ItemScores) -> str:
     parts = [f"{verdict} x{count}" for verdict, count in sorted(item.hallucinations.items()) if count]
-    parts += [f"{m} {item.values[m]:.2f}" for m in CORE_METRICS if m in item.values and item.values[m] < 0.5]
+    parts += [f"{m} {item.values[m]:.2f}" for m in _core() if m in item.values and item.values[m] < 0.5]
     return "; ".join(parts) or "lowest scores overall"
 
 
@@ -44,7 +50,7 @@ def worst_items(card: Scorecard, items: Sequence[GoldenItem], limit: int = WORST
     question = {i.item_id: i.question for i in items}
     ranked = sorted((i for i in card.items if i.rag_error is None and i.values), key=lambda i: (-_badness(i), i.item_id))
     return [{"item_id": i.item_id, "question_type": i.question_type, "question": question.get(i.item_id, ""),
-             **{m: round(i.values[m], 3) for m in CORE_METRICS if m in i.values}, "why": _why(i)}
+             **{m: round(i.values[m], 3) for m in _core() if m in i.values}, "why": _why(i)}
             for i in ranked[:limit] if _badness(i) > 0]
 
 
@@ -70,20 +76,24 @@ def item_details(card: Scorecard, items: Sequence[GoldenItem], responses: Mappin
 def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, gates: Gates,
                  outcome: EvaluationOutcome, items: Sequence[GoldenItem], history: Sequence,
                  responses: Mapping[str, RagResponse] | None = None, baseline: EvaluationDiff | None = None,
-                 calibration: Mapping[str, str] | None = None) -> Report:
+                 calibration: Mapping[str, str] | None = None, probes: Mapping[str, str] | None = None) -> Report:
+    """The report of one evaluation; ``calibration`` and ``probes``: per metric its judge's agreement with the
+    experts (kappa with its interval) and its judge probes' pass rates, shown beside it."""
     minimum = {t.metric: t for t in gates.thresholds}
 
     def summary(name: str, agg) -> MetricSummary:
         threshold = minimum.get(name)
+        metric = REGISTRY.find(name)
         return MetricSummary(name, agg.mean, agg.std, agg.n, agg.failures,
                              threshold.minimum if threshold else None,
-                             threshold.passed if threshold and threshold.applicable else None)
+                             threshold.passed if threshold and threshold.applicable else None,
+                             metric.label if metric else "", metric.definition if metric else "")
 
     means = {name: agg.mean for name, agg in card.overall.items()}
     diagnosis = tuple(diagnose(means, card.hallucinations, outcome.k))
     worst = tuple(worst_items(card, items))
     rows = [{"label": h.evaluation_id[-6:], "created_at": h.created_at,
-             **{m: (h.aggregates.get("overall", {}).get(m) or {}).get("mean") for m in CORE_METRICS}} for h in history]
+             **{m: (h.aggregates.get("overall", {}).get(m) or {}).get("mean") for m in _core()}} for h in history]
     stats = outcome.stats
     data = ReportData(
         title=f"Evaluation {evaluation_id}",
@@ -94,7 +104,7 @@ def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, 
         judge=judge_label(stats.provider, stats.model),
         metrics=[summary(name, agg) for name, agg in card.overall.items()],
         per_type={t: [summary(name, agg) for name, agg in aggs.items()] for t, aggs in card.per_type.items()},
-        distributions={m: [i.values[m] for i in card.items if m in i.values] for m in CORE_METRICS},
+        distributions={m: [i.values[m] for i in card.items if m in i.values] for m in _core()},
         history=rows,
         worst_items=list(worst),
         diagnosis=list(diagnosis),
@@ -107,6 +117,7 @@ def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, 
         items=item_details(card, items, responses or {}),
         baseline=baseline,
         calibration=dict(calibration or {}),
+        probes=dict(probes or {}),
         cost={"judge calls": outcome.judge_calls, "API requests": stats.requests, "cache hits": stats.cache_hits,
               "input tokens": stats.input_tokens, "output tokens": stats.output_tokens,
               "cost (USD)": round(stats.cost_usd, 4)},
@@ -133,7 +144,7 @@ def summary_markdown(card: Scorecard, gates: Gates, report: Report) -> str:
                              [(m, _fmt(a.mean), _fmt(a.std), a.n, a.failures) for m, a in card.overall.items()], limit=100)
     types = sorted(card.per_type)
     per_type = markdown_table(["metric", *types], [
-        (m, *(_fmt(card.per_type[t][m].mean) for t in types)) for m in CORE_METRICS], limit=100)
+        (m, *(_fmt(card.per_type[t][m].mean) for t in types)) for m in _core()], limit=100)
     gate_rows = markdown_table(["gate", "status", "detail"], [(g["gate"], g["status"], g["detail"]) for g in report.data.gates])
     worst = worst_markdown(report)
     diagnosis = markdown_list(report.diagnosis)

@@ -27,7 +27,8 @@ from rag_assets.report.templating import defined, environment, status_class
 
 @dataclass(frozen=True)
 class MetricSummary:
-    """One metric over a set of items: ``passed`` is None when the metric has no threshold."""
+    """One metric over a set of items: ``passed`` is None when the metric has no threshold; ``label`` and
+    ``definition`` are the registered metric's (empty for a name the registry does not know)."""
 
     name: str
     mean: float | None
@@ -36,6 +37,8 @@ class MetricSummary:
     failures: int = 0
     threshold: float | None = None
     passed: bool | None = None
+    label: str = ""
+    definition: str = ""
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class ReportData:
     items: Sequence[ItemDetail] = ()  # every item, worst first: the drill-down
     baseline: EvaluationDiff | None = None  # this evaluation (B) against its baseline (A)
     calibration: Mapping[str, str] = field(default_factory=dict)  # metric -> its judge's agreement with the experts
+    probes: Mapping[str, str] = field(default_factory=dict)  # metric -> its judge probes' pass rates
 
     @property
     def offline(self) -> bool:

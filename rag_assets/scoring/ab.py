@@ -7,7 +7,7 @@ both. Each metric is compared overall and within each question type that has at 
 run once in each direction (is the candidate worse? is it better?).
 
 A comparison is a *significant regression* when the candidate's mean dropped by more than the
-metric's allowed drop (``thresholds.ALLOWED_DROPS``, overridable) and ``p_worse < alpha``; a
+metric's allowed drop (``Metric.allowed_drop`` in the registry, overridable) and ``p_worse < alpha``; a
 *significant improvement* when the mean rose and ``p_better < alpha``.
 
 Recommendation, first rule that applies:
@@ -32,7 +32,7 @@ import numpy as np
 
 from rag_assets.scoring.gates import OVERALL, ItemKey, paired_scopes
 from rag_assets.scoring.significance import paired_drop_test
-from rag_assets.scoring.thresholds import ALLOWED_DROPS, DEFAULT_ALLOWED_DROP
+from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.text.markdown import escape_markdown, markdown_table
 
 APPROVE = "APPROVE"
@@ -128,11 +128,11 @@ def compare_systems(
     Scopes with fewer than ``min_items`` paired items are left out: a permutation test on two or
     three items cannot reach significance, and a table row for it would only invite guessing.
     """
-    limits = {**ALLOWED_DROPS, **(allowed or {})}
+    limits = allowed or {}
     comparisons: list[MetricComparison] = []
     moved: list[tuple[str, str, float, float]] = []
     for metric in metrics:
-        limit = limits.get(metric, DEFAULT_ALLOWED_DROP)
+        limit = limits.get(metric, REGISTRY.allowed_drop(metric))
         scopes = paired_scopes(current, candidate, types, metric, 1)
         keys = scopes.get(OVERALL, [])
         for scope, scoped in scopes.items():

@@ -23,8 +23,14 @@ from rag_assets.errors import ConfigError
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
 from rag_assets.scoring.agreement import Agreement, label_agreement, paired_agreement
-from rag_assets.scoring.evaluate import CORE_METRICS
+from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.single import Case, as_chunks, judge_cases
+
+
+
+def _reviewed() -> tuple[str, ...]:
+    """The metrics a labelled row may label: the judge's own verdicts (see ``Registry.reviewed``)."""
+    return tuple(m.name for m in REGISTRY.reviewed())
 
 
 @dataclass(frozen=True)
@@ -54,9 +60,9 @@ def _problems_of(row: Any) -> list[str]:
             problems.append(f"contexts: {exc}")
     if row.get("reference") is not None and not isinstance(row["reference"], str):
         problems.append("reference: a string or null is required")
-    metrics = [m for m in CORE_METRICS if m in row]
+    metrics = [m for m in _reviewed() if m in row]
     if not metrics:
-        problems.append(f"no label: give at least one of {', '.join(CORE_METRICS)}")
+        problems.append(f"no label: give at least one of {', '.join(_reviewed())}")
     for metric in metrics:
         value = row[metric]
         pair = isinstance(value, dict) and isinstance(value.get("pair"), str) and value["pair"] and \
@@ -88,8 +94,8 @@ def load_labelled(path: Path) -> list[Labelled]:
         problems.extend(f"{path}:{number}: {p}" for p in found)
         if found:
             continue
-        labels = {m: int(row[m]) for m in CORE_METRICS if m in row and not isinstance(row[m], dict)}
-        pairs = {m: (row[m]["pair"], row[m]["label"] == "good") for m in CORE_METRICS if isinstance(row.get(m), dict)}
+        labels = {m: int(row[m]) for m in _reviewed() if m in row and not isinstance(row[m], dict)}
+        pairs = {m: (row[m]["pair"], row[m]["label"] == "good") for m in _reviewed() if isinstance(row.get(m), dict)}
         rows.append(Labelled(number, Case(row["question"], row["answer"], row["contexts"], row.get("reference")),
                              labels, pairs))
     problems.extend(_pair_problems(path, rows))
@@ -146,7 +152,7 @@ class CalibrationReport:
 def agreements(rows: Sequence[Labelled], scores: Sequence[Mapping[str, Any]]) -> list[MetricAgreement]:
     """Per metric labelled in the rows: the judge's agreement (labels and pairs apart, pairs first)."""
     out = []
-    for metric in CORE_METRICS:
+    for metric in _reviewed():
         labelled = [(r, s) for r, s in zip(rows, scores) if metric in r.labels]
         paired: dict[str, dict[bool, tuple[Labelled, Any]]] = {}
         for row, score in zip(rows, scores):

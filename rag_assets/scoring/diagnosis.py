@@ -1,8 +1,13 @@
-"""What a pattern of metrics says is wrong, and what to try first (the design sources' table)."""
+"""What a pattern of metrics says is wrong, and what to try first (the design sources' table).
+
+The patterns of several metrics are here; what one low metric alone says is its own (``Metric.when_low``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+
+from rag_assets.scoring.metrics import REGISTRY
 
 LOW, HIGH = 0.6, 0.8
 
@@ -34,15 +39,7 @@ def diagnose(means: Mapping[str, float | None], hallucinations: Mapping[str, int
     if low("answer_relevance") and high("faithfulness"):
         notes.append("Answers are grounded but miss the question (incomplete, padded or declined): make the prompt "
                      "answer the question asked, and check declines on answerable questions.")
-    if low("citation_accuracy"):
-        notes.append("Citations often point at chunks that do not support the sentence: cite per sentence, and "
-                     "validate cited ids against the retrieved set.")
-    if low("temporal_faithfulness"):
-        notes.append("Answers use outdated documents when newer ones were retrieved: prefer the newest version "
-                     "(metadata filter or recency boost) and say which version an answer is for.")
-    if low("decline_accuracy"):
-        notes.append("The system answers questions the documentation cannot answer: add an explicit 'decline when "
-                     "the context does not answer' instruction and a support threshold.")
+    notes += [metric.when_low for metric in REGISTRY if metric.when_low and low(metric.key(k))]
     fabricated = (hallucinations or {}).get("fabrication", 0)
     if fabricated:
         notes.append(f"{fabricated} fabricated claim(s): the generator invents specifics (numbers, names, settings); "

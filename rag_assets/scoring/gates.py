@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rag_assets.scoring.significance import paired_drop_test
-from rag_assets.scoring.thresholds import ALLOWED_DROPS, DEFAULT_ALLOWED_DROP
+from rag_assets.scoring.metrics import REGISTRY
 
 ItemKey = tuple[str, int]  # (item_id, revision)
 
@@ -63,14 +63,14 @@ def regression_gate(
     allowed: Mapping[str, float] | None = None,
     min_items: int = 3,
 ) -> list[RegressionResult]:
-    allowed = {**ALLOWED_DROPS, **(allowed or {})}
+    allowed = allowed or {}
     results = []
     for metric in metrics:
         for scope, keys in paired_scopes(baseline, current, types, metric, min_items).items():
             before = np.array([baseline[k][metric] for k in keys])
             after = np.array([current[k][metric] for k in keys])
             test = paired_drop_test(before, after)
-            limit = allowed.get(metric, DEFAULT_ALLOWED_DROP)
+            limit = allowed.get(metric, REGISTRY.allowed_drop(metric))
             failed = test.mean_drop > limit and test.p_value < alpha
             worse = sorted(((k[0], float(b), float(a)) for k, b, a in zip(keys, before, after) if a < b),
                            key=lambda w: w[2] - w[1])

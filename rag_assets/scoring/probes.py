@@ -30,7 +30,8 @@ from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import OFFLINE
 from rag_assets.rag.models import RagResponse
 from rag_assets.scoring.embedding import Embedder
-from rag_assets.scoring.evaluate import ADVERSARIAL, judge_calls, score_item
+from rag_assets.scoring.evaluate import ADVERSARIAL, planned_calls, score_item
+from rag_assets.scoring.metrics.context import ItemContext
 from rag_assets.text.tokens import content_words
 
 FABRICATED_CLAIM = ("It also keeps a second copy of every record on a research station in Antarctica for 400 years, "
@@ -169,10 +170,11 @@ def _run_probe(probe: Probe, items: Sequence[GoldenItem], responses: Mapping[str
         after = probe.change(item, responses[item.item_id], [r for r in answered if r.item_id != item.item_id])
         if after is not None:
             changed[item.item_id] = (item, after)
-    calls = [call for item, response in changed.values() for call in judge_calls(item, response, versions, ())
-             if call.key.endswith(f"|{probe.metric}")]
+    planned = {p.call.key: p for item, response in changed.values()
+               for p in planned_calls(ItemContext(item, response, versions)) if p.task == probe.metric}
+    calls = [p.call for p in planned.values()]
     for result in judge.run(calls, cache if probe.cached else None):
-        item, response = changed[result.key.rpartition("|")[0]]
+        item, response = changed[planned[result.key].item_id]
         if not result.ok:
             outcome.judge_failures += 1
             continue
@@ -212,6 +214,17 @@ def probe_verdict(results: Sequence[ProbeResult], min_pass_rate: float) -> tuple
     if idle:
         line += f"; not applicable (no item could show it): {', '.join(idle)}"
     return not parts, line
+
+
+def probe_lines(rates: Mapping[str, float], evaluation_id: str) -> dict[str, str]:
+    """Per metric the line the report shows beside it: the pass rate of each probe that reads it (``rates``: probe
+    name -> pass rate, the probes that could be tested), and the evaluation they ran on. The probes run after an
+    evaluation, so an evaluation's report shows those of the evaluation before it."""
+    parts: dict[str, list[str]] = {}
+    for probe in PROBES:
+        if probe.name in rates:
+            parts.setdefault(probe.metric, []).append(f"{probe.name} {rates[probe.name]:.2f}")
+    return {metric: f"judge probes on {evaluation_id}: {', '.join(shown)}" for metric, shown in parts.items()}
 
 
 def self_preference(judge_provider: str, judge_model: str, generators: Mapping[str, str | None]) -> list[str]:

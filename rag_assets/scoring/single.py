@@ -22,7 +22,8 @@ from rag_assets.llm.client import LLMClient
 from rag_assets.llm.factory import make_llm_client
 from rag_assets.rag.models import RagResponse, RetrievedChunk
 from rag_assets.scoring.embedding import make_embedder
-from rag_assets.scoring.evaluate import CORE_METRICS, ItemScores, evaluate
+from rag_assets.scoring.evaluate import ItemScores, evaluate
+from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.settings import API_KEY_ENV, environment
 
 CORPUS = "judged"  # the corpus version the judged cases, as golden items, name
@@ -102,7 +103,8 @@ def judge_cases(cases: Sequence[Case], llm: LLMClient | None = None, *, embedder
 
 
 def _result(scores: ItemScores, has_reference: bool, has_statements: bool, label: str) -> dict[str, Any]:
-    metrics = CORE_METRICS if has_reference else tuple(m for m in CORE_METRICS if m != "context_recall")
+    reviewed = tuple(m.name for m in REGISTRY.reviewed())
+    metrics = reviewed if has_reference else tuple(m for m in reviewed if m != "context_recall")
     failures = {m: why for m, why in scores.failures.items() if m in metrics}
     if has_reference and not has_statements:
         failures["context_recall"] = NO_STATEMENTS

@@ -9,7 +9,8 @@ accuracy 1.0, hit rate 0.83, with the lexical offline judge of docs/judge.md; it
 is graded per chunk, hence lower than the former yes/no verdicts' 0.77). These minimums guard the
 pipeline, not answer quality. ``auto``
 (the default) is ``general`` with a model judge and ``offline`` with the offline one. Metrics a
-profile does not name are reported without a gate.
+profile does not name are reported without a gate. Each metric's module states its minimum in each
+profile (``Metric.thresholds``); a profile is read from the registry.
 """
 
 from __future__ import annotations
@@ -23,24 +24,14 @@ import yaml
 
 from rag_assets.errors import ConfigError
 from rag_assets.scoring.aggregate import Aggregate
+from rag_assets.scoring.metrics import REGISTRY
+from rag_assets.scoring.metrics.registry import PROFILES
 
-PROFILES: dict[str, dict[str, float]] = {
-    "general": {"faithfulness": 0.85, "answer_relevance": 0.80, "context_precision": 0.75, "context_recall": 0.70},
-    "high_stakes": {"faithfulness": 0.95, "answer_relevance": 0.85, "context_precision": 0.85, "context_recall": 0.85,
-                    "citation_accuracy": 0.95, "temporal_faithfulness": 0.95, "decline_accuracy": 0.95},
-    "developer": {"faithfulness": 0.70, "answer_relevance": 0.60, "context_precision": 0.50, "context_recall": 0.50},
-    "offline": {"faithfulness": 0.90, "answer_relevance": 0.20, "context_precision": 0.40, "context_recall": 0.70,
-                "decline_accuracy": 0.80, "hit_rate@5": 0.75},
-}
 AUTO = "auto"
 
 
 def resolve_profile(profile: str, judge_is_offline: bool) -> str:
     return ("offline" if judge_is_offline else "general") if profile == AUTO else profile
-
-# How far a metric may drop against the baseline before the regression gate looks at significance.
-DEFAULT_ALLOWED_DROP = 0.05
-ALLOWED_DROPS: dict[str, float] = {"faithfulness": 0.03}
 
 
 def load_thresholds(profile: str, path: str | None = None) -> dict[str, float]:
@@ -58,7 +49,7 @@ def load_thresholds(profile: str, path: str | None = None) -> dict[str, float]:
         return {str(k): float(v) for k, v in data.items()}
     if profile not in PROFILES:
         raise ConfigError(f"threshold profile must be one of {', '.join([AUTO, *PROFILES])}, got {profile!r}")
-    return dict(PROFILES[profile])
+    return REGISTRY.profile(profile)
 
 
 @dataclass(frozen=True)
@@ -74,24 +65,18 @@ class ThresholdResult:
         return "not applicable" if not self.applicable else "pass" if self.passed else "FAIL"
 
 
-# Which items a metric scores. An adversarial item is judged on declining, the others on answering and on
-# their evidence; faithfulness judges every answer. Citation accuracy and temporal faithfulness score only
-# answers with citations and corpora with document versions: they apply where they produced a value or a
-# failure.
-_ONLY_ADVERSARIAL = frozenset({"decline_accuracy"})
-_EVERY_TYPE = frozenset({"faithfulness"})
-_WHERE_DATA_HAS_IT = frozenset({"citation_accuracy", "temporal_faithfulness"})
-
-
 def applies(metric: str, aggregate: Aggregate | None, question_types: Collection[str]) -> bool:
-    """Whether ``metric`` is one the evaluation's items (of ``question_types``, errored ones included) call for."""
+    """Whether ``metric`` is one the evaluation's items (of ``question_types``, errored ones included) call for:
+    the question types it scores (``Metric.items``; an adversarial item is judged on declining, the others on
+    answering and on their evidence); a metric that scores only where the data has it (citations, document
+    versions: ``Metric.only_where_data``) applies where it produced a value or a failure. A name the registry
+    does not know is taken to score the answerable items."""
     if aggregate is None or aggregate.n > 0 or aggregate.failures > 0:
         return True  # measured, failed, or a name the evaluation never computed: gated (the last fails)
-    if metric in _WHERE_DATA_HAS_IT:
-        return False
-    if metric in _ONLY_ADVERSARIAL:
-        return "adversarial" in question_types
-    return metric in _EVERY_TYPE or any(t != "adversarial" for t in question_types)
+    found = REGISTRY.find(metric)
+    if found is None:
+        return any(t != "adversarial" for t in question_types)
+    return not found.only_where_data and found.called_for(question_types)
 
 
 def check_thresholds(aggregates: Mapping[str, Aggregate], thresholds: Mapping[str, float],

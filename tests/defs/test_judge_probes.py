@@ -39,6 +39,11 @@ def test_the_offline_judge_passes_its_probes_and_a_lenient_claude_judge_fails_th
                                     resources=resources, raise_on_error=False,
                                     run_config={"ops": {"evaluation": {"config": {"judge_review_sample": 0}}}})
             assert metadata(scored, "evaluation")["judge"] == "anthropic / claude-haiku-4-5", "its gates may fail"
+            report = Path(metadata(scored, "evaluation")["report"]).read_text(encoding="utf-8")
+            probed = metadata(result, "evaluation")["evaluation_id"]
+            line = report[report.index('<small class="probes">'):].split("</small>")[0]
+            assert line.startswith(f'<small class="probes">judge probes on {probed}: fabricated_claim 1.00, ')
+            assert line.endswith(", repeat 1.00"), "the report shows the probes of the evaluation before it"
             judged = dg.materialize([judge_probes], partition_key=version, instance=instance, resources=resources)
         lenient = check_evaluations(judged)[PROBES_CHECK]
         assert not lenient.passed and lenient.severity == dg.AssetCheckSeverity.WARN

@@ -15,7 +15,8 @@ from rag_assets.llm.cache import cache_key
 from rag_assets.llm.pricing import Price, cost_usd
 from rag_assets.llm.results import LLMStats
 from rag_assets.scoring.evaluate import judge_calls
-from rag_assets.scoring.judge_prompts import ANSWER_RELEVANCE, FAITHFULNESS, RUBRIC
+from rag_assets.scoring.judge_prompts import ANSWER_RELEVANCE, FAITHFULNESS
+from rag_assets.scoring.metrics.judge_text import RUBRIC
 from rag_assets.store.engine import get_engine
 from rag_assets.store.llm_batch_repository import SqlBatchJournal
 from rag_assets.store.llm_cache_repository import SqlLLMCache

@@ -444,3 +444,11 @@ def test_each_metric_shows_its_judge_calibration_beside_it() -> None:
     assert '<br><small class="calibration">judge agreement with your experts κ=0.72, n=40</small>' in row
     assert '<strong>answer_relevance</strong><br><small class="calibration">judge not calibrated' in page
     assert page.count('class="calibration"') == 2  # retrieval metrics have no judge to calibrate
+
+
+def test_each_metric_shows_its_judge_probes_beside_it():
+    data = replace(sample_data(), probes={"faithfulness": "judge probes on ev-7: fabricated_claim 1.00, repeat 1.00"})
+    page = render_report(data)
+    row = page[page.index("<strong>faithfulness</strong>"):].split("</tr>")[0]
+    assert '<br><small class="probes">judge probes on ev-7: fabricated_claim 1.00, repeat 1.00</small>' in row
+    assert page.count('class="probes"') == 1

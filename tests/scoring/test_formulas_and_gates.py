@@ -10,12 +10,12 @@ import pytest
 
 from rag_assets.errors import ConfigError
 from rag_assets.rag.models import Citation
-from rag_assets.scoring import formulas
+from rag_assets.scoring import metrics
 from rag_assets.scoring.aggregate import aggregate, aggregate_by_type
 from rag_assets.scoring.evaluate import ItemScores
 from rag_assets.scoring.gates import regression_gate
 from rag_assets.scoring.significance import paired_drop_test
-from rag_assets.scoring.thresholds import PROFILES, check_thresholds, load_thresholds
+from rag_assets.scoring.thresholds import check_thresholds, load_thresholds
 
 
 def _claim(text: str, verdict: str, chunks: list[str] | None = None) -> dict:
@@ -25,20 +25,20 @@ def _claim(text: str, verdict: str, chunks: list[str] | None = None) -> dict:
 def test_faithfulness_counts_grounded_claims_and_a_decline_claims_nothing():
     judgment = {"claims": [_claim("a", "grounded"), _claim("b", "fabrication"), _claim("c", "grounded"),
                            _claim("d", "inconsistency")]}
-    score, counts = formulas.faithfulness(judgment)
+    score, counts = metrics.faithfulness.formula(judgment)
     assert score == 0.5 and counts == {"grounded": 2, "out_of_context": 0, "inconsistency": 1, "fabrication": 1}
-    assert formulas.faithfulness({"claims": []})[0] == 1.0
+    assert metrics.faithfulness.formula({"claims": []})[0] == 1.0
 
 
 def test_context_precision_is_rank_aware_average_precision():
-    assert formulas.context_precision([True, False, True]) == pytest.approx((1 / 1 + 2 / 3) / 2)
-    assert formulas.context_precision([False, False, True]) == pytest.approx(1 / 3)
-    assert formulas.context_precision([False, False]) == 0.0 and formulas.context_precision([]) == 0.0
+    assert metrics.context_precision.formula([True, False, True]) == pytest.approx((1 / 1 + 2 / 3) / 2)
+    assert metrics.context_precision.formula([False, False, True]) == pytest.approx(1 / 3)
+    assert metrics.context_precision.formula([False, False]) == 0.0 and metrics.context_precision.formula([]) == 0.0
 
 
 def test_context_recall_is_the_attributed_share():
-    assert formulas.context_recall([True, False, True, True]) == 0.75
-    assert math.isnan(formulas.context_recall([]))
+    assert metrics.context_recall.formula([True, False, True, True]) == 0.75
+    assert math.isnan(metrics.context_recall.formula([]))
 
 
 class _AxisEmbedder:
@@ -57,28 +57,28 @@ def test_answer_relevance_is_completeness_times_focus_and_zero_for_noncommittal(
     judgment = {"question_parts": [{"part": "a", "answered": 1.0}, {"part": "b", "answered": 0.5}],
                 "statements": [{"statement": s, "addresses_question": s != "aside"} for s in ("x", "y", "aside", "z")],
                 "noncommittal": False, "questions": [question, "Which port?", "What size?"]}
-    assert formulas.answer_relevance(question, judgment, HashingEmbedder()) == pytest.approx(0.75 * 0.75)
-    assert formulas.answer_relevance(question, {**judgment, "noncommittal": True}, HashingEmbedder()) == 0.0
-    semantic = formulas.answer_relevance(question, judgment, _AxisEmbedder())
+    assert metrics.answer_relevance.formula(question, judgment, HashingEmbedder()) == pytest.approx(0.75 * 0.75)
+    assert metrics.answer_relevance.formula(question, {**judgment, "noncommittal": True}, HashingEmbedder()) == 0.0
+    semantic = metrics.answer_relevance.formula(question, judgment, _AxisEmbedder())
     assert semantic == pytest.approx((0.75 * 0.75 + 2 / 3) / 2), "only a semantic embedder adds the ragas score"
 
 
 def test_citation_accuracy_checks_support_and_counts_unretrieved_chunks_as_fabricated():
     judgment = {"claims": [_claim("The limit is 15 GB.", "grounded", ["c1"]), _claim("Port 7443 is used.", "grounded", ["c2"])]}
     citations = [Citation("The limit is 15 GB.", "c1"), Citation("Port 7443 is used.", "c1"), Citation("x", "c9")]
-    accuracy, fabricated = formulas.citation_accuracy(citations, {"c1", "c2"}, judgment)
+    accuracy, fabricated = metrics.citation_accuracy.formula(citations, {"c1", "c2"}, judgment)
     assert accuracy == pytest.approx(1 / 3) and fabricated == 1
-    assert math.isnan(formulas.citation_accuracy([], {"c1"}, judgment)[0])
+    assert math.isnan(metrics.citation_accuracy.formula([], {"c1"}, judgment)[0])
 
 
 def test_temporal_faithfulness_wants_the_newest_or_the_named_version():
     versions = {"old": "1.6", "new": "2.0"}
     uses = lambda chunk: {"claims": [_claim("x", "grounded", [chunk])]}  # noqa: E731
-    assert formulas.temporal_faithfulness("What is the limit?", versions, uses("new")) == 1.0
-    assert formulas.temporal_faithfulness("What is the limit?", versions, uses("old")) == 0.0
-    assert formulas.temporal_faithfulness("What was the limit in 1.6?", versions, uses("old")) == 1.0
-    assert math.isnan(formulas.temporal_faithfulness("q", {"a": "2.0", "b": "2.0"}, uses("a")))
-    assert math.isnan(formulas.temporal_faithfulness("q", versions, {"claims": []}))
+    assert metrics.temporal_faithfulness.formula("What is the limit?", versions, uses("new")) == 1.0
+    assert metrics.temporal_faithfulness.formula("What is the limit?", versions, uses("old")) == 0.0
+    assert metrics.temporal_faithfulness.formula("What was the limit in 1.6?", versions, uses("old")) == 1.0
+    assert math.isnan(metrics.temporal_faithfulness.formula("q", {"a": "2.0", "b": "2.0"}, uses("a")))
+    assert math.isnan(metrics.temporal_faithfulness.formula("q", versions, {"claims": []}))
 
 
 def test_aggregates_are_mean_sample_std_and_n_with_failures_apart():
@@ -121,7 +121,8 @@ def test_a_small_noisy_drop_is_not_significant():
 
 
 def test_thresholds_come_from_a_profile_or_a_file_and_a_missing_metric_fails(tmp_path: Path):
-    assert load_thresholds("general") == PROFILES["general"]
+    assert load_thresholds("general") == {"faithfulness": 0.85, "answer_relevance": 0.80, "context_precision": 0.75,
+                                          "context_recall": 0.70}
     file = tmp_path / "t.yaml"
     file.write_text("faithfulness: 0.9\ncontext_recall: 0.5\n")
     assert load_thresholds("general", str(file)) == {"faithfulness": 0.9, "context_recall": 0.5}

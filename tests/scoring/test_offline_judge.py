@@ -25,7 +25,7 @@ import yaml
 
 from rag_assets.corpus.models import ChunkerConfig, SnapshotChunk
 from rag_assets.corpus.snapshot import snapshot_corpus
-from rag_assets.scoring import formulas, offline_judge
+from rag_assets.scoring import metrics, offline_judge
 from rag_assets.scoring.embedding import HashingEmbedder
 from rag_assets.scoring.judge_prompts import (
     ANSWER_RELEVANCE,
@@ -109,7 +109,7 @@ def test_faithful_answers_score_higher_on_faithfulness(corpus_chunks):
         for answer in (pair["faithful"], pair["unfaithful"]):
             inputs = {"question": pair["question"], "answer": _cite(answer, context), "chunks": context}
             judgment = FAITHFULNESS.output_model.model_validate(offline_judge.faithfulness(inputs)).model_dump()
-            values.append(formulas.faithfulness(judgment)[0])
+            values.append(metrics.faithfulness.formula(judgment)[0])
         return values[0], values[1]
 
     accuracy, failures = _accuracy(PAIRS["faithfulness"], score)
@@ -126,7 +126,7 @@ def test_relevant_answers_score_higher_on_answer_relevance():
         for answer in (pair["relevant"], pair["worse"]):
             judgment = ANSWER_RELEVANCE.output_model.model_validate(
                 offline_judge.answer_relevance({"question": pair["question"], "answer": answer})).model_dump()
-            values.append(formulas.answer_relevance(pair["question"], judgment, embedder))
+            values.append(metrics.answer_relevance.formula(pair["question"], judgment, embedder))
         return values[0], values[1]
 
     accuracy, failures = _accuracy(PAIRS["answer_relevance"], score)
@@ -144,7 +144,7 @@ def test_focused_contexts_score_higher_on_context_precision(corpus_chunks):
             output = offline_judge.context_precision(inputs)
             judgment = CONTEXT_PRECISION.output_model.model_validate(output).model_dump()
             grades = {v["chunk_id"]: v["score"] for v in judgment["verdicts"]}
-            values.append(formulas.context_precision([grades[c["chunk_id"]] for c in context]))
+            values.append(metrics.context_precision.formula([grades[c["chunk_id"]] for c in context]))
         return values[0], values[1]
 
     accuracy, failures = _accuracy(PAIRS["context_precision"], score)
@@ -241,9 +241,10 @@ def test_faithfulness_gives_each_claim_a_verdict_and_a_graded_support():
 def test_faithfulness_counts_graded_support_and_keeps_the_verdict_count_for_a_model_judge():
     claims = [{"claim": "x", "verdict": "grounded", "support": 1.0},
               {"claim": "y", "verdict": "out_of_context", "support": 0.25}]
-    assert formulas.faithfulness({"claims": claims}) == (0.625, {"grounded": 1, "out_of_context": 1,
-                                                                  "inconsistency": 0, "fabrication": 0})
-    assert formulas.faithfulness({"claims": [{k: v for k, v in c.items() if k != "support"} for c in claims]})[0] == 0.5
+    assert metrics.faithfulness.formula({"claims": claims}) == (0.625, {"grounded": 1, "out_of_context": 1,
+                                                                        "inconsistency": 0, "fabrication": 0})
+    unsupported = [{k: v for k, v in c.items() if k != "support"} for c in claims]
+    assert metrics.faithfulness.formula({"claims": unsupported})[0] == 0.5
 
 
 def test_answer_relevance_covers_each_part_and_halves_a_part_without_the_kind_of_answer_it_asks():
@@ -294,11 +295,11 @@ def test_context_precision_grades_each_chunk_so_different_contexts_do_not_tie():
 
 
 def test_graded_context_precision_is_average_precision_of_the_grades():
-    assert formulas.context_precision([True, False, True]) == pytest.approx((1 + 2 / 3) / 2), "yes/no: AP"
-    assert formulas.context_precision([0.4]) == pytest.approx(0.4), "one chunk scores its grade"
-    assert formulas.context_precision([0.0, 0.4]) == pytest.approx(0.2), "at rank 2: half of it"
-    assert formulas.context_precision([0.8, 0.2]) == pytest.approx((0.8 * 0.8 + 0.2 * 0.5) / 1.0)
-    assert formulas.context_precision([0.0, 0.0]) == 0.0 and formulas.context_precision([]) == 0.0
+    assert metrics.context_precision.formula([True, False, True]) == pytest.approx((1 + 2 / 3) / 2), "yes/no: AP"
+    assert metrics.context_precision.formula([0.4]) == pytest.approx(0.4), "one chunk scores its grade"
+    assert metrics.context_precision.formula([0.0, 0.4]) == pytest.approx(0.2), "at rank 2: half of it"
+    assert metrics.context_precision.formula([0.8, 0.2]) == pytest.approx((0.8 * 0.8 + 0.2 * 0.5) / 1.0)
+    assert metrics.context_precision.formula([0.0, 0.0]) == 0.0 and metrics.context_precision.formula([]) == 0.0
 
 
 def test_reference_statements_and_context_recall_attribute_each_statement_to_its_best_chunk():

@@ -12,7 +12,8 @@ from rag_assets.rag.models import RagResponse, RetrievedChunk
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.evaluate import evaluate
 from rag_assets.scoring.probes import (FABRICATED_CLAIM, PROBES, ProbeResult, probe_sample_size, probe_verdict,
-                                       run_probes, self_preference, stratified_sample)
+                                       probe_lines, run_probes, self_preference,
+                                       stratified_sample)
 
 LIMITS = "The API allows 50 requests per minute for each key."
 ROTATE = "To rotate a key, create a new key and then delete the old key."
@@ -109,3 +110,12 @@ def test_self_preference_names_what_the_judges_own_model_wrote_and_never_blames_
     assert self_preference("anthropic", "claude-haiku-4-5", generators) == ["rag_answers"]
     assert self_preference("anthropic", "claude-opus-4-1", generators) == []
     assert self_preference("offline", "offline-heuristics-v1", {"rag_answers": "offline-heuristics-v1"}) == []
+
+
+def test_the_report_line_of_each_metric_gives_its_probes_pass_rates_and_the_evaluation_they_ran_on():
+    lines = probe_lines({"fabricated_claim": 1.0, "reversed_contexts": 0.95, "noncommittal": 0.5, "repeat": 1.0,
+                         "not_a_probe": 0.1}, "ev-7")
+    assert lines == {
+        "faithfulness": "judge probes on ev-7: fabricated_claim 1.00, reversed_contexts 0.95, repeat 1.00",
+        "answer_relevance": "judge probes on ev-7: noncommittal 0.50"}
+    assert probe_lines({}, "ev-7") == {}

@@ -15,6 +15,7 @@ from rag_assets.calibration.models import calibration_lines
 from rag_assets.console import terminal_progress
 from rag_assets.defs.assets.calibration import calibrations, judge_review_metadata
 from rag_assets.defs.assets.corpus import OWNERS
+from rag_assets.defs.assets.probes import last_probe_lines
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata, provider_label
@@ -30,6 +31,7 @@ from rag_assets.report.build import summary_markdown, worst_markdown
 from rag_assets.scoring.embedding import Embedder, make_embedder
 from rag_assets.scoring.evaluate import EvaluationOutcome
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
+from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.reuse import fingerprint, item_digest
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
@@ -208,7 +210,8 @@ def _merged(context: dg.OpExecutionContext, config: EvaluationConfig, store: Sto
     request = EvaluationRequest(
         version, plan.rag_run_id, config.k, Gating(judging.thresholds, config.max_judge_failure_rate, config.alpha,
                                                    config.allowed_drops),
-        judging.config, config.baseline, config.judge_review_sample)
+        judging.config, config.baseline, config.judge_review_sample,
+        last_probe_lines(context.instance, context.asset_key, version))
     try:
         done = evaluate_run(store, calibrations(store), plan.outcomes(store.judged_shards(), run_key(context)),
                             request, places)

@@ -13,11 +13,13 @@ from rag_assets.defs.resources import LLM_POOL
 from rag_assets.defs.reuse import last_materialization
 from rag_assets.llm.client import LLMClient
 from rag_assets.scoring.embedding import make_embedder
-from rag_assets.scoring.probes import DEFAULT_MIN_PASS_RATE, DEFAULT_SAMPLE, PROBES, probe_verdict, self_preference
+from rag_assets.scoring.probes import (DEFAULT_MIN_PASS_RATE, DEFAULT_SAMPLE, PROBES, probe_lines, probe_verdict,
+                                       self_preference)
 from rag_assets.settings import current_settings
 from rag_assets.text.markdown import markdown_table
 
 PROBES_CHECK = "judge_probes"
+PASS_RATE = "pass_rate/"  # + the probe's name: a metadata label the UI plots
 SELF_PREFERENCE_CHECK = "judge_self_preference"
 #: The assets whose text an LLM may have written, and the metadata naming its model.
 GENERATORS = ("question_candidates", "rag_answers")
@@ -38,9 +40,20 @@ def _metadata(outcome: ProbeOutcome) -> dict[str, dg.MetadataValue]:
         "probe_calls": dg.MetadataValue.int(outcome.probe_calls),
         "evaluation_judge_calls": dg.MetadataValue.int(outcome.evaluation_calls),
         "share_of_evaluation_calls": dg.MetadataValue.float(round(outcome.call_share, 4)),
-        **{f"pass_rate/{r.name}": dg.MetadataValue.float(r.pass_rate) for r in outcome.results if r.tested},
+        **{f"{PASS_RATE}{r.name}": dg.MetadataValue.float(r.pass_rate) for r in outcome.results if r.tested},
         "probes": dg.MetadataValue.md(markdown_table(["probe", "metric", "must", "tested", "passed", "pass rate"], rows)),
     }
+
+
+def last_probe_lines(instance: dg.DagsterInstance, evaluation: dg.AssetKey, partition: str) -> dict[str, str]:
+    """Per metric its probes' pass rates from the newest judge_probes of ``partition`` beside ``evaluation`` (none
+    yet: no line), for the report (see ``probe_lines``)."""
+    record = last_materialization(instance, dg.AssetKey([*evaluation.path[:-1], "judge_probes"]), partition)
+    if record is None:
+        return {}
+    shown = record.asset_materialization.metadata
+    rates = {label[len(PASS_RATE):]: float(value.value) for label, value in shown.items() if label.startswith(PASS_RATE)}
+    return probe_lines(rates, str(shown["evaluation_id"].value))
 
 
 def _self_preference(context: dg.AssetExecutionContext, lifecycle: Lifecycle, judge: LLMClient) -> dg.AssetCheckResult:

@@ -8,7 +8,7 @@
   before that addressed it (a continued topic: "It also...").
 - Noncommittal: every sentence declines or hedges, or the answer adds no stem the question lacks (it only
   restates the question).
-- Three stand-in reverse questions (only a semantic embedder reads them, see ``formulas.answer_relevance``):
+- Three stand-in reverse questions (only a semantic embedder reads them, see ``metrics.answer_relevance.formula``):
   the answer's first statements, cycled to three.
 """
 

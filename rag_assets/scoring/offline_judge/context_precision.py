@@ -8,7 +8,7 @@ A chunk's score (0..1) is the mean of two readings, or the first alone when ther
   sentence gives each.
 
 The verdict ``useful`` is the score above one half; the score goes out beside it (``ChunkVerdict.score``)
-and the metric reads it (see ``formulas.context_precision``).
+and the metric reads it (see ``rag_assets.scoring.metrics.context_precision.formula``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ claims. In this order:
 - grounded: a sentence supports it; the supporting chunks are those of every sentence that does;
 - out_of_context: otherwise.
 
-Each claim also carries its graded ``support`` (see ``formulas.faithfulness``): 1 when grounded, 0 when
+Each claim also carries its graded ``support`` (see ``metrics.faithfulness.formula``): 1 when grounded, 0 when
 fabricated or inconsistent, and the best sentence's support (at most one half) when out of context.
 """
 

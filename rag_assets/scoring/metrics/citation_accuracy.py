@@ -1,0 +1,66 @@
+"""Citation accuracy: the share of the answer's citations whose chunk supports the cited claim."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rag_assets.rag.models import Citation
+from rag_assets.scoring.item_scores import ItemScores
+from rag_assets.scoring.metrics import faithfulness
+from rag_assets.scoring.metrics.context import ItemContext
+from rag_assets.scoring.metrics.registry import Judgment, Metric
+from rag_assets.text.tokens import content_words, jaccard
+
+
+def _best_claim(text: str, claims: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    words = content_words(re.sub(r"\[[0-9a-f]{8,}\]", " ", text))
+    scored = [(jaccard(words, content_words(c["claim"])), i) for i, c in enumerate(claims)]
+    best = max(scored, default=(0.0, -1))
+    return claims[best[1]] if best[0] > 0 else None
+
+
+def formula(citations: Sequence[Citation], retrieved_ids: set[str],
+            judgment: Mapping[str, Any]) -> tuple[float, int]:
+    """Share of citations whose chunk supports the cited claim, by the faithfulness judgment.
+
+    A citation of a chunk that was not retrieved counts as fabricated (wrong). Returns
+    (accuracy, fabricated citations); NaN accuracy when the answer cites nothing.
+    """
+    if not citations:
+        return math.nan, 0
+    correct = fabricated = 0
+    for citation in citations:
+        if citation.chunk_id not in retrieved_ids:
+            fabricated += 1
+            continue
+        claim = _best_claim(citation.claim, judgment["claims"])
+        correct += int(claim is not None and citation.chunk_id in claim.get("supporting_chunk_ids", []))
+    return correct / len(citations), fabricated
+
+
+def _accuracy(context: ItemContext, judgment: Judgment) -> tuple[float, int]:
+    return formula(context.response.citations, set(context.retrieved_ids), judgment)
+
+
+def _record(context: ItemContext, judgment: Judgment, scores: ItemScores) -> None:
+    scores.fabricated_citations = _accuracy(context, judgment)[1]
+
+
+METRIC = Metric(
+    name="citation_accuracy", label="Citation accuracy", kind="judge", task=faithfulness.TASK, items="every",
+    only_where_data=True,
+    definition=("Share of the answer's citations whose chunk supports the claim it is attached to, by the "
+                "faithfulness judgment; a citation of a chunk that was not retrieved is fabricated and wrong. "
+                "Undefined for an answer without citations."),
+    score=lambda context, judgment: _accuracy(context, judgment)[0], record=_record,
+    thresholds={"high_stakes": 0.95},
+    when_low=("Citations often point at chunks that do not support the sentence: cite per sentence, and validate "
+              "cited ids against the retrieved set."),
+    production_drift=(
+        "citations point at chunks that do not support the claim (prompt or chunk ids changed)",
+        "check cited ids against the retrieved set on the day's samples; re-validate the citation prompt",
+    ),
+)

@@ -1,0 +1,100 @@
+"""Faithfulness: the share of the answer's claims grounded in the retrieved contexts.
+
+One judge call per item extracts the answer's claims and verifies all of them (the ``faithfulness``
+task); citation accuracy and temporal faithfulness read the same answer at no extra call.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from rag_assets.llm.templates import PromptTemplate
+from rag_assets.scoring import offline_judge
+from rag_assets.scoring.item_scores import ItemScores
+from rag_assets.scoring.metrics.context import ItemContext
+from rag_assets.scoring.metrics.judge_text import RUBRIC, retrieved
+from rag_assets.scoring.metrics.reasons import quoted
+from rag_assets.scoring.metrics.registry import JudgeTask, Judgment, Metric
+
+
+VERDICTS = ("grounded", "out_of_context", "inconsistency", "fabrication")
+
+
+def formula(judgment: Mapping[str, Any]) -> tuple[float, dict[str, int]]:
+    """Grounded claims / all claims. An answer with no claim (a decline) claims nothing unsupported: 1.0.
+    A claim may carry a graded ``support`` in [0, 1] (the offline judge's): it then counts that instead of
+    1 or 0, so two answers whose unsupported claims are unsupported to different degrees do not tie."""
+    counts = Counter(c["verdict"] for c in judgment["claims"])
+    total = sum(counts.values())
+    credit = sum(float(c["verdict"] == "grounded") if c.get("support") is None else c["support"]
+                 for c in judgment["claims"])
+    return (1.0 if total == 0 else credit / total), {v: counts.get(v, 0) for v in VERDICTS}
+
+
+def _inputs(context: ItemContext) -> dict[str, Any]:
+    return {"question": context.item.question, "answer": context.response.answer or "", "chunks": context.chunks}
+
+
+class ClaimVerdict(BaseModel):
+    claim: str = Field(description="One atomic factual claim of the answer, as a standalone sentence.")
+    verdict: Literal["grounded", "out_of_context", "inconsistency", "fabrication"] = Field(description=(
+        "grounded: stated in or directly implied by the chunks; out_of_context: not in the chunks and not "
+        "contradicting them (outside knowledge or extrapolation); inconsistency: contradicts the chunks; "
+        "fabrication: invents specifics (numbers, names, settings, features) found nowhere in the chunks."))
+    supporting_chunk_ids: list[str] = Field(default_factory=list, description="Chunks that support a grounded claim.")
+    support: float | None = Field(default=None, ge=0.0, le=1.0, description=(
+        "Optional: how much of the claim the chunks state, from 0 to 1; leave it out to let the verdict alone count."))
+
+
+class FaithfulnessJudgment(BaseModel):
+    claims: list[ClaimVerdict] = Field(description="Empty when the answer makes no factual claim (e.g. it declines).")
+
+
+TEMPLATE = PromptTemplate(
+    id="judge_faithfulness", version="3",
+    system=("You check a RAG answer against the retrieved chunks it was given: split the answer into atomic factual "
+            "claims and give each a verdict and its supporting chunks."),
+    rules=RUBRIC, user=lambda i: f"Question: {i['question']}\n\nAnswer:\n{i['answer']}",
+    context=retrieved, output_model=FaithfulnessJudgment, offline=offline_judge.faithfulness,
+    tool_description="Record every claim of the answer with its verdict and supporting chunk ids.", max_tokens=2048,
+)
+
+
+TASK = JudgeTask("faithfulness", TEMPLATE, _inputs)
+
+
+def _record(context: ItemContext, judgment: Judgment, scores: ItemScores) -> None:
+    """The claims and the count of each hallucination type (every verdict but grounded)."""
+    counts = formula(judgment)[1]
+    scores.hallucinations = {v: n for v, n in counts.items() if v != "grounded"}
+    scores.claims = [dict(claim) for claim in judgment["claims"]]
+
+
+def reason(judgment: Judgment) -> str:
+    claims = judgment.get("claims", [])
+    if not claims:
+        return "the answer makes no factual claim"
+    off = [c for c in claims if c["verdict"] != "grounded"]
+    text = f"{len(claims) - len(off)} of {len(claims)} claims grounded in the contexts"
+    shown = quoted([f"\"{c['claim']}\" ({c['verdict']})" for c in off])
+    return text + (f"; not grounded: {shown}" if off else "")
+
+
+METRIC = Metric(
+    name="faithfulness", label="Faithfulness", kind="judge", task=TASK, items="every",
+    definition=("Share of the answer's claims that the retrieved contexts support. The judge splits the answer into "
+                "atomic claims and gives each a verdict: grounded, out_of_context (not in the contexts), "
+                "inconsistency (contradicts them) or fabrication (invents specifics); a graded support counts in "
+                "between. An answer with no claim (a decline) scores 1."),
+    score=lambda context, judgment: formula(judgment)[0],
+    record=_record, reason=reason, headline=True, allowed_drop=0.03,
+    thresholds={"general": 0.85, "high_stakes": 0.95, "developer": 0.70, "offline": 0.90},
+    production_drift=(
+        "the generator strays from the context (prompt, model or temperature changed)",
+        "compare a day's unfaithful answers with their retrieved chunks; roll back the last generator change",
+    ),
+)
