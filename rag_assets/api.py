@@ -101,7 +101,7 @@ class EvaluationResult:
             return {str(metric): float(minimum) for metric, minimum in profile_or_thresholds.items()}
         if _is_file(profile_or_thresholds):
             return load_thresholds(AUTO, str(profile_or_thresholds))
-        return load_thresholds(resolve_profile(profile_or_thresholds, self.judge_offline))
+        return load_thresholds(resolve_profile(profile_or_thresholds, self.judge_offline), k=self.outcome.k)
 
     def thresholds_label(self, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO) -> str:
         """Where the minimums come from, as a failure message names it."""

@@ -139,6 +139,15 @@ def test_assert_quality_lists_the_failing_metrics_with_their_worst_items_and_pas
         assert_quality(result, "auto")  # the offline judge's own profile
 
 
+def test_at_k_3_the_profile_gates_hit_rate_at_3_not_a_cut_off_the_evaluation_never_computed():
+    frame = pd.DataFrame([{"item_id": "limits", "user_input": "What is the rate limit?",
+                           "reference": "50 requests per minute.", "reference_contexts": [LIMITS]}])
+    result = rag_assets.evaluate(frame, _system, k=3)
+    assert result.thresholds("offline")["hit_rate@3"] == 0.75 and "hit_rate@5" not in result.thresholds("offline")
+    assert [(g.metric, g.applicable) for g in result.gates("offline").thresholds if "@" in g.metric] == [
+        ("hit_rate@3", True)]
+
+
 def test_with_claude_as_judge_a_spent_failure_budget_fails_assert_quality_and_failures_are_per_item(
         monkeypatch: pytest.MonkeyPatch):
     frame = pd.DataFrame({"item_id": ["limits"], "user_input": ["What is the rate limit?"],

@@ -25,7 +25,7 @@ import yaml
 from rag_assets.errors import ConfigError
 from rag_assets.scoring.aggregate import Aggregate
 from rag_assets.scoring.metrics import REGISTRY
-from rag_assets.scoring.metrics.registry import PROFILES
+from rag_assets.scoring.metrics.registry import DEFAULT_K, PROFILES
 
 AUTO = "auto"
 
@@ -34,7 +34,8 @@ def resolve_profile(profile: str, judge_is_offline: bool) -> str:
     return ("offline" if judge_is_offline else "general") if profile == AUTO else profile
 
 
-def load_thresholds(profile: str, path: str | None = None) -> dict[str, float]:
+def load_thresholds(profile: str, path: str | None = None, k: int = DEFAULT_K) -> dict[str, float]:
+    """The minimums of a thresholds file (as written), or of a profile with its @k metrics at ``k``."""
     if path:
         file = Path(path)
         try:
@@ -49,7 +50,7 @@ def load_thresholds(profile: str, path: str | None = None) -> dict[str, float]:
         return {str(k): float(v) for k, v in data.items()}
     if profile not in PROFILES:
         raise ConfigError(f"threshold profile must be one of {', '.join([AUTO, *PROFILES])}, got {profile!r}")
-    return REGISTRY.profile(profile)
+    return REGISTRY.profile(profile, k)
 
 
 @dataclass(frozen=True)

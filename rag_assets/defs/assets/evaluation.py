@@ -96,7 +96,7 @@ class _Judging:
             budget = llm.budget(run_id, "evaluation", config.max_cost_usd, store.llm_spend())
             self.judge: LLMClient = llm.judge_client(journal=store.llm_batches(), budget=budget)
             self.profile = resolve_profile(config.profile, self.judge.provider == OFFLINE)
-            self.thresholds = load_thresholds(self.profile, config.thresholds_file)
+            self.thresholds = load_thresholds(self.profile, config.thresholds_file, config.k)
             self.embedder: Embedder = make_embedder(config.embedder)
         except (RagAssetsError, ValueError) as exc:
             raise dg.Failure(description=f"invalid evaluation config: {exc}") from exc

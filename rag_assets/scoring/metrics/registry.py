@@ -173,11 +173,12 @@ class Registry:
     def readers(self, task: JudgeTask) -> tuple[Metric, ...]:
         return tuple(m for m in self._metrics.values() if m.task is not None and m.task.name == task.name)
 
-    def profile(self, profile: str) -> dict[str, float]:
-        """A profile's minimums by stored name (@k metrics at ``DEFAULT_K``)."""
+    def profile(self, profile: str, k: int = DEFAULT_K) -> dict[str, float]:
+        """A profile's minimums by stored name, the @k metrics at the evaluation's ``k`` (a minimum on a cut-off the
+        evaluation never computed would fail a metric that does not apply)."""
         if profile not in PROFILES:
             raise KeyError(profile)
-        return {m.key(): m.thresholds[profile] for m in self._metrics.values() if profile in m.thresholds}
+        return {m.key(k): m.thresholds[profile] for m in self._metrics.values() if profile in m.thresholds}
 
     def allowed_drop(self, key: str) -> float:
         metric = self.find(key)
