@@ -16,8 +16,8 @@ HEADER = """# Metrics
 
 Every metric an evaluation computes, with what it measures, the items it scores, its minimum in each threshold
 profile (empty: not gated by that profile) and the drop the regression gate and the A/B comparison allow before
-they test significance. Metrics named `@k` take the evaluation's k (5 by default; a profile's `@k` minimum is for
-k = 5). Each metric is one module of `rag_assets/scoring/metrics/`; this page is generated from them by
+they test significance. Metrics named `@k` take the evaluation's k (5 by default; a profile's `@k` minimum applies
+at the evaluation's k). Each metric is one module of `rag_assets/scoring/metrics/`; this page is generated from them by
 `python -m rag_assets.scoring.metrics.reference docs/metrics.md`: edit the metric, not this page. How to read
 the figures: [reading the evaluation](evaluation.md); the judge behind the judge metrics: [the judge](judge.md).
 
