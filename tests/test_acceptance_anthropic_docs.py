@@ -72,6 +72,9 @@ def test_a_public_corpus_then_its_100_questions_then_a_langchain_chain_every_ite
     assert (answers["system"], answers["items"], answers["answered"], answers["errors"]) == (
         "team_chain:build_chain", 100, 100, 0)
     assert evaluation["items"] == 100 and evaluation["hit_rate@5"] >= 0.5
+    (ab,) = assets["ab_comparison"].values()
+    assert ab["recommendation"] == "SKIPPED", "the team's chain is the only system: nothing to compare it with"
+    assert "ab_comparison" in out and "reason=only one system is configured (team_chain:build_chain)" in out
     assert all(isinstance(evaluation[m], float) for m in ("faithfulness", "answer_relevance", "context_precision",
                                                          "context_recall", "hit_rate@5"))
 
