@@ -97,7 +97,9 @@ def test_accept_all_builds_a_golden_set_labelled_unreviewed_everywhere_until_an_
     assert origins == {file_format: [UNREVIEWED] * pending for file_format in FORMATS}
 
     assert main(["status"]) == 0
-    assert f"{pending} candidate questions of " in capsys.readouterr().out, "they still wait for an expert"
+    waiting = capsys.readouterr().out.split("waiting:")[1]
+    assert f"{pending} candidate questions of {golden['corpus_version']} have no review decision yet" in waiting
+    assert f"; {pending} of them are in the golden set unreviewed (--accept-all)" in waiting, "they wait for an expert"
 
     # an expert reviews two of them: accept drops the label, reject takes the item out
     version = golden["corpus_version"]
