@@ -96,6 +96,11 @@ def test_accept_all_builds_a_golden_set_labelled_unreviewed_everywhere_until_an_
     origins = _exported_origins(tmp_path)
     assert origins == {file_format: [UNREVIEWED] * pending for file_format in FORMATS}
 
+    assert main(["run", "--corpus", str(team_docs), "--no-production"]) == 0
+    again = capsys.readouterr().out
+    assert "every asset is up to date" in again, "the trial's results hold for a plain run"
+    assert f"\n{note}" in again, "and still say they are unreviewed"
+
     assert main(["status"]) == 0
     waiting = capsys.readouterr().out.split("waiting:")[1]
     assert f"{pending} candidate questions of {golden['corpus_version']} have no review decision yet" in waiting
