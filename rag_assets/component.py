@@ -67,7 +67,8 @@ class LLMSpec(dg.Model):
 
 class RagEvaluationScaffolder(dg.Scaffolder):
     """``dg scaffold defs rag_assets.RagEvaluation <path>``: a named instance (the folder's name) over a corpus
-    folder beside its defs.yaml, the reference system and the offline LLM unless ANTHROPIC_API_KEY is set."""
+    folder beside its defs.yaml (made empty, for the product's documents), the reference system and the offline
+    LLM unless ANTHROPIC_API_KEY is set."""
 
     def scaffold(self, request: dg.ScaffoldRequest) -> None:
         name = re.sub(r"[^a-z0-9_]", "_", request.target_path.name.lower()).lstrip("_0123456789") or "rag"
@@ -79,6 +80,9 @@ class RagEvaluationScaffolder(dg.Scaffolder):
             "evaluation_cron": DEFAULT_EVALUATION_CRON,
             "llm": {"provider": "auto", "api_key": "${ANTHROPIC_API_KEY}"},
         })
+        corpus = request.target_path / "corpus"  # where the product's documents go (corpus_root above)
+        corpus.mkdir(parents=True, exist_ok=True)
+        (corpus / ".gitkeep").touch()  # git keeps the empty folder; the corpus reader skips dot files
 
 
 @dg.scaffold_with(RagEvaluationScaffolder)

@@ -55,3 +55,12 @@ def test_the_metrics_page_is_the_one_the_registry_generates():
     generated = subprocess.run([sys.executable, "-m", "rag_assets.scoring.metrics.reference", "--check",
                                 "docs/metrics.md"], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
     assert generated.returncode == 0, generated.stderr
+
+
+def test_the_command_line_page_is_the_one_the_parser_generates():
+    generated = subprocess.run([sys.executable, "scripts/cli_reference.py", "--check"], cwd=PROJECT_ROOT,
+                               capture_output=True, text=True, timeout=120)
+    assert generated.returncode == 0, "docs/cli.md is stale: run scripts/cli_reference.py"
+    page = (PROJECT_ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert "| `--accept-all` | trial mode: build the golden set" in page, "generated from the parser's own help"
+    assert "| `--port PORT`, `-p PORT` | the webserver's port (default: 3000). |" in page

@@ -14,6 +14,7 @@ from rag_assets.corpus.models import sha256_hex
 from rag_assets.curation.inbox import CurationFolders, ImportResult, declared_corpus_version, import_review_file, inbox_files
 from rag_assets.curation.models import ReviewLimits
 from rag_assets.curation.review_file import read_review_file
+from rag_assets.curation.accept_all import trial_candidates
 from rag_assets.curation.agreement import ReviewerAgreement
 from rag_assets.store.curation_repository import Conflict, SqlCurationRepository
 
@@ -32,13 +33,15 @@ def review_files(folders: CurationFolders, version: str, names: list[str]) -> li
 
 @dataclass
 class DecisionImport:
-    """One import: each file's result, the files named but gone, and the version's standing after it."""
+    """One import: each file's result, the files named but gone, the version's standing after it, and how many
+    candidates a trial (``accept_all``) made golden items without review."""
 
     results: list[ImportResult]
     missing: list[Path]
     conflicts: list[Conflict]
     agreement: list[ReviewerAgreement]
     applied: str
+    accepted_unreviewed: int = 0
 
     @property
     def rejected(self) -> list[ImportResult]:
@@ -59,13 +62,17 @@ class DecisionImport:
 
 
 def import_decisions(store: Store, folders: CurationFolders, limits: ReviewLimits, version: str,
-                     names: list[str]) -> DecisionImport:
-    """Validate, apply and file away each review file (a file applied before is recognised by its hash)."""
+                     names: list[str], accept_all: bool = False) -> DecisionImport:
+    """Validate, apply and file away each review file (a file applied before is recognised by its hash); then,
+    with ``accept_all`` (trial mode, :mod:`rag_assets.curation.accept_all`), make every candidate still pending
+    a golden item labelled unreviewed."""
     files = review_files(folders, version, names)
     missing = [path for path in files if not path.exists()]  # before the import moves the others away
     repo = store.curation()
     known = store.candidates().corpus_versions_by_id()
     results = [import_review_file(path, folders, known, read_review_file, repo.apply_review, limits, repo.is_applied)
                for path in files if path not in missing]
+    trial = repo.accept_unreviewed(trial_candidates(store.candidates().for_version(version, status="pending"))
+                                   ) if accept_all else 0
     return DecisionImport(results, missing, repo.conflicts(version),
-                          repo.reviewer_agreement(version), applied_files_digest(repo, version))
+                          repo.reviewer_agreement(version), applied_files_digest(repo, version), trial)

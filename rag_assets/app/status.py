@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag_assets.app.store import Store
+from rag_assets.curation.accept_all import unreviewed
 from rag_assets.curation.inbox import inbox_files
 from rag_assets.store.evaluation_repository import EvaluationRecord
 from rag_assets.scoring.metrics import REGISTRY
@@ -41,7 +42,9 @@ def store_status(store: Store, curation_root: Path, limit: int = 20) -> Status:
         newest = corpus_versions[-1][0]
         pending = len(store.candidates().for_version(newest, status="pending"))
         outbox = curation_root / "outbox" / f"review-{newest}.csv"
+        trial = len(unreviewed(store.golden().accepted_items(store.corpus().lineage(newest) or [newest])))
         if pending:
             waiting.append(f"{pending} candidate questions of {newest} have no review decision yet"
-                           + (f" (review file: {outbox})" if outbox.exists() else ""))
+                           + (f" (review file: {outbox})" if outbox.exists() else "")
+                           + (f"; {trial} of them are in the golden set unreviewed (--accept-all)" if trial else ""))
     return Status(corpus_versions, store.golden().versions(), store.evaluations().history(limit=limit), waiting)

@@ -24,6 +24,7 @@ from rag_assets.cli.door import argument_problems
 from rag_assets.cli.instance import Driven, driven
 from rag_assets.cli.summary import RunState, Shown, run_state, write_summary_json
 from rag_assets.cli.system import importable_from_here, system_run_config
+from rag_assets.cli.trial import accept_all_ops, unreviewed_lines
 from rag_assets.console import event_log
 from rag_assets.defs.orphaned_runs import fail_orphaned_runs, process_tags
 from rag_assets.errors import RagAssetsError
@@ -90,12 +91,12 @@ KEY_FACTS: dict[str, tuple[str, ...]] = {
     "corpus_snapshot": ("documents", "chunks", "documents_changed", "skipped_files"),
     "question_candidates": ("candidates", "new_candidates", "requeued_stale_items", "llm"),
     "curation_queue": ("pending",),
-    "curated_decisions": ("files_applied", "files_rejected", "decisions"),
-    "golden_set": ("golden_version", "items", "added", "removed", "changed", "stale"),
+    "curated_decisions": ("files_applied", "files_rejected", "decisions", "accepted_unreviewed"),
+    "golden_set": ("golden_version", "items", "added", "removed", "changed", "stale", "unreviewed"),
     "rag_answers": ("system", "answered", "errors", "declined", "contexts_unmapped_share", "latency_p95_ms"),
     "evaluation": (*REGISTRY.headline(), "judge_calls_per_item", "thresholds"),  # the headline metrics at k = 5
     "judge_probes": ("items_probed", "share_of_evaluation_calls"),
-    "ab_comparison": ("recommendation", "current", "candidate", "delta_faithfulness", "delta_recall@5"),
+    "ab_comparison": ("recommendation", "reason", "current", "candidate", "delta_faithfulness", "delta_recall@5"),
     "production_sample": ("records", "sample_size", "bad_lines", "faithfulness", "context_precision",
                           "citation_accuracy", "drift_alerts", "coverage_gaps", "queued_candidates"),
 }
@@ -222,13 +223,13 @@ def _next_step(version: str, target: Driven) -> str:
             "Or `rag-assets import-golden FILE` a golden set you already have.")
 
 
-def _evaluation_config(thresholds: str | None, profile: str | None, target: Driven) -> dict:
-    """The evaluation's gate settings for this run (printed, so nobody wonders which applied)."""
+def _evaluation_ops(thresholds: str | None, profile: str | None, target: Driven) -> dict:
+    """The evaluation's gate settings for this run as ``ops`` run config (printed, so nobody wonders which applied)."""
     if not (thresholds or profile):
         return {}
     config = {"thresholds_file": str(Path(thresholds).absolute())} if thresholds else {"profile": profile}
     print(f"evaluation thresholds: {config}")
-    return {"ops": {target.defs.resolve_assets_def(target.key("evaluation")).node_def.name: {"config": config}}}
+    return {target.defs.resolve_assets_def(target.key("evaluation")).node_def.name: {"config": config}}
 
 
 def _logged_days(folder: Path, production_days: dg.PartitionsDefinition) -> list[str]:
@@ -289,16 +290,16 @@ def _report_failures(results: Sequence[dg.ExecuteInProcessResult]) -> None:
 
 def run(target: Driven, settings: Settings, review: str | None, use_sample_review: bool, thresholds: str | None = None,
         profile: str | None = None, verbose: bool = False, production: bool = True, system: dict | None = None,
-        summary_json: str | None = None) -> int:
+        summary_json: str | None = None, accept_all: bool = False) -> int:
     terminal = sys.stderr
     with event_log(settings.home, stream=verbose) as log:
         return _run(target, settings, review, use_sample_review, thresholds, profile, verbose, production, system,
-                    summary_json, log, terminal)
+                    summary_json, log, terminal, accept_all)
 
 
 def _run(target: Driven, settings: Settings, review: str | None, use_sample_review: bool, thresholds: str | None,
          profile: str | None, verbose: bool, production: bool, system: dict | None, summary_json: str | None,
-         log: Path | None, out: TextIO) -> int:
+         log: Path | None, out: TextIO, accept_all: bool) -> int:
     """The run itself; ``out`` is the terminal's stderr, while sys.stderr may be the event log."""
     from rag_assets.defs.jobs import build_lifecycle_job
     from rag_assets.store.lock import store_run_lock
@@ -315,15 +316,17 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
             instance.add_dynamic_partitions(partitions, [version])
         waiting = _review_waiting(version, target)
         selection = _changed_assets(instance, target, version, waiting, forced=[
-            *([evaluation] if thresholds or profile else []), *([target.key("rag_answers")] if system else [])])
-        first_review = _review_first(version, waiting, target)
+            *([evaluation] if thresholds or profile else []), *([target.key("rag_answers")] if system else []),
+            *([target.key("curated_decisions")] if accept_all else [])])
+        first_review = not accept_all and _review_first(version, waiting, target)
         if first_review:
             selection = [key for key in selection if key in {target.key(name) for name in REVIEW_FIRST}]
+        ops = {**(_evaluation_ops(thresholds, profile, target) if evaluation in selection else {}),
+               **(accept_all_ops(target) if accept_all else {})}
         result = target.job("lifecycle").execute_in_process(
             partition_key=version, instance=instance, raise_on_error=False, asset_selection=selection,
             tags={"rag_assets/trigger": "cli", **process_tags()},
-            run_config={**target.run_config((system or {}).get("resources", {})),
-                        **(_evaluation_config(thresholds, profile, target) if evaluation in selection else {})}
+            run_config={**target.run_config((system or {}).get("resources", {})), **({"ops": ops} if ops else {})}
         ) if selection else None
         if result is None:
             print(f"corpus version {version}: every asset is up to date (same code versions, same input data "
@@ -359,6 +362,8 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
         return 1
     if first_review:
         print(_next_step(version, target))
+    for line in unreviewed_lines(state, _curation_root(target) / "outbox"):
+        print(line)
     done = (f"run {result.run_id} succeeded for corpus version {version}" if result else
             f"nothing to run for corpus version {version} (results marked 'earlier run' still hold)")
     print(f"\n{done}" + (f"; {len(day_runs)} production days scored" if day_runs else ""))
@@ -528,7 +533,8 @@ def _port(value: str) -> int:
     return int(value)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """Every command and option (docs/cli.md is generated from it by scripts/cli_reference.py)."""
     parser = argparse.ArgumentParser(prog="rag-assets", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"rag-assets {importlib.metadata.version('rag_assets')}")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -553,22 +559,26 @@ def main(argv: Sequence[str] | None = None) -> int:
                             help="an HTTP header for --system-url whose value is read from the environment variable "
                                  "ENVVAR (repeatable; the value is never printed)")
     run_parser.add_argument("--summary-json", metavar="FILE", help="also write the summary as JSON (for CI)")
+    run_parser.add_argument("--accept-all", action="store_true",
+                            help="trial mode: build the golden set from every generated candidate nobody has reviewed "
+                                 "yet, labelled unreviewed (origin generated:unreviewed) everywhere it shows")
     simulate_parser = commands.add_parser("simulate-review", parents=[instance], help="decide the review queue as a simulated expert")
     simulate_parser.add_argument("--out", help="where to write the reviewed CSV (default: the bundled sample path)")
     simulate_parser.add_argument("--corpus", help=CORPUS_HELP)
     import_parser = commands.add_parser("import-golden", parents=[instance], help="import an existing golden set as accepted items")
-    import_parser.add_argument("path")
+    import_parser.add_argument(
+        "path", help="the golden set file (anthropic_docs JSON, or a ragas test set as .jsonl or .csv)")
     import_parser.add_argument("--format", required=True, choices=["anthropic_docs", "ragas"], dest="file_format")
     import_parser.add_argument("--chunks", help="anthropic_docs format: the corpus chunks JSON")
     import_parser.add_argument("--corpus", help=CORPUS_HELP)
     calibrate_parser = commands.add_parser("calibrate", parents=[instance], help="check the configured judge against labelled answers (JSONL)")
-    calibrate_parser.add_argument("path")
+    calibrate_parser.add_argument("path", help="the labelled answers (JSONL)")
     calibrate_parser.add_argument("--embedder", default="hashing", help="as the evaluation config's embedder")
     calibrate_parser.add_argument("--min-kappa", type=_kappa, metavar="X",
                                   help="exit 1 when a labelled metric's Cohen's kappa is below X (or undefined)")
     corpus_parser = commands.add_parser("corpus-from-json", help="turn a pre-chunked JSON corpus into a corpus folder")
-    corpus_parser.add_argument("chunks_json")
-    corpus_parser.add_argument("out_dir")
+    corpus_parser.add_argument("chunks_json", help="a JSON list of {chunk_link, chunk_heading, text}")
+    corpus_parser.add_argument("out_dir", help="the folder to write one Markdown file per chunk into")
     ui_parser = commands.add_parser("ui", help="start dagster dev on the runs this CLI made (its DAGSTER_HOME)")
     ui_parser.add_argument("--port", "-p", type=_port, help="the webserver's port (default: 3000)")
     ui_parser.add_argument("--host", help="the webserver's host (default: 127.0.0.1)")
@@ -580,10 +590,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     export_parser.add_argument("--out", help="the file to write (default: golden-v<N>.<format> here)")
     commands.add_parser("status", parents=[instance], help="list corpus versions, golden versions, evaluations and what waits for you")
     compare_parser = commands.add_parser("compare", parents=[instance], help="what changed from evaluation A to B, item by item")
-    compare_parser.add_argument("eval_a")
-    compare_parser.add_argument("eval_b")
+    compare_parser.add_argument("eval_a", help="the earlier evaluation's id (`rag-assets status` lists them)")
+    compare_parser.add_argument("eval_b", help="the later evaluation's id")
     compare_parser.add_argument("--out", help="write the markdown here instead of printing it")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
         settings = current_settings()
     except SettingsError as exc:
@@ -648,7 +662,7 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "run":
         system = system_run_config(args.system, args.system_url, args.system_header)
         return run(target, settings, args.review, not args.no_review, args.thresholds, args.profile, args.verbose,
-                   not args.no_production, system, args.summary_json)
+                   not args.no_production, system, args.summary_json, args.accept_all)
     if args.command == "simulate-review":
         return simulate(target, args.out)
     if args.command == "export":

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from rag_assets.corpus.models import sha256_hex
-from rag_assets.golden.models import GoldenItem
+from rag_assets.golden.models import UNREVIEWED_ORIGIN, GoldenItem
 from rag_assets.golden.repin import PinTarget, StaleItem, pin_items
 
 
@@ -56,6 +56,8 @@ def content_hash(corpus_version: str, items: Sequence[GoldenItem]) -> str:
          [[r.chunk_id, r.content_hash] for r in i.relevant_chunks]]
         # Evidence spans enter only where an item has its own, so versions made before spans keep their hash.
         + ([[e.to_json() for e in i.evidence]] if i.evidence else [])
+        # So does the unreviewed label: an expert's accept of a trial's item makes a version without it.
+        + ([i.origin] if i.origin == UNREVIEWED_ORIGIN else [])
         for i in sorted(items, key=lambda i: i.item_id)
     ]
     return sha256_hex(json.dumps(payload, ensure_ascii=False))

@@ -135,7 +135,7 @@ def write_golden(items: Sequence[GoldenItem], path: Path, file_format: str, chun
         write_ragas_testset([{
             "item_id": i.item_id, "question": i.question, "reference_answer": i.reference_answer,
             "question_type": i.question_type, "relevant_chunk_ids": [r.chunk_id for r in i.relevant_chunks],
-            "reference_contexts": _reference_contexts(i, chunk_texts, evidence_texts or {}),
+            "reference_contexts": _reference_contexts(i, chunk_texts, evidence_texts or {}), "origin": i.origin,
         } for i in items], path)
         return path
     records = golden_records(items)

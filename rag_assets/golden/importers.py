@@ -236,7 +236,8 @@ def content_id(prefix: str, question: str, reference: str) -> str:
 RAGAS_COLUMNS = ("user_input", "reference_contexts", "reference", "synthesizer_name")
 #: The file types a ragas test set is read from and written to.
 RAGAS_SUFFIXES = (".csv", ".jsonl")
-EXTRA_COLUMNS = ("item_id", "question_type", "relevant_chunk_ids")
+#: ``origin`` is where the item comes from (``generated``, ``generated:unreviewed``, ``imported:...``), where known.
+EXTRA_COLUMNS = ("item_id", "question_type", "relevant_chunk_ids", "origin")
 
 # What we write for our own types; read back through ``question_type_from_synthesizer`` (or the
 # ``question_type`` extra column, which wins, so types ragas has no name for survive a round trip).
@@ -427,6 +428,7 @@ def _row_for_ragas(path: Path, index: int, row: Mapping[str, Any]) -> dict[str, 
         "item_id": row["item_id"],
         "question_type": row["question_type"],
         "relevant_chunk_ids": lists["relevant_chunk_ids"],
+        **({"origin": row["origin"]} if row.get("origin") else {}),
     }
 
 
@@ -434,9 +436,9 @@ def write_ragas_testset(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
     """Write rows in the ragas test-set format (``.csv`` or ``.jsonl``), replacing ``path`` atomically.
 
     A row has ``item_id``, ``question``, ``reference_answer``, ``question_type``,
-    ``relevant_chunk_ids`` (list) and ``reference_contexts`` (list of texts). Columns are ragas'
-    (``user_input``, ``reference_contexts``, ``reference``, ``synthesizer_name``) plus ``item_id``,
-    ``question_type`` and ``relevant_chunk_ids``; in CSV the lists are JSON strings and formula cells are
+    ``relevant_chunk_ids`` (list) and ``reference_contexts`` (list of texts), and may have ``origin``. Columns
+    are ragas' (``user_input``, ``reference_contexts``, ``reference``, ``synthesizer_name``) plus ``item_id``,
+    ``question_type``, ``relevant_chunk_ids`` and ``origin``; in CSV the lists are JSON strings and formula cells are
     neutralised (:mod:`rag_assets.text.spreadsheet`).
     ``read_ragas_testset`` reads the file back to the same items.
     """

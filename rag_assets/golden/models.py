@@ -8,6 +8,12 @@ from rag_assets.corpus.models import ChunkRef
 from rag_assets.evidence.spans import EvidenceSpan
 
 
+#: The origin of a generated item an expert accepted (or edited).
+REVIEWED_ORIGIN = "generated"
+#: The origin of a generated item accepted without review (trial mode, :mod:`rag_assets.curation.accept_all`).
+UNREVIEWED_ORIGIN = "generated:unreviewed"
+
+
 @dataclass(frozen=True)
 class ExternalItem:
     """A question from a golden set made elsewhere (anthropic_docs format, ragas test set).
@@ -38,7 +44,7 @@ class GoldenItem:
     reference_answer: str
     relevant_chunks: tuple[ChunkRef, ...]
     corpus_version: str
-    origin: str = "generated"
+    origin: str = REVIEWED_ORIGIN
     reference_statements: tuple[str, ...] = field(default=())
     # Where the answer is, as spans of the pinned revision; empty: the spans of ``relevant_chunks``.
     evidence: tuple[EvidenceSpan, ...] = field(default=())

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rag_assets.curation.accept_all import unreviewed, unreviewed_note
 from rag_assets.golden.models import GoldenItem
 from rag_assets.rag.models import RagResponse
 from rag_assets.report.compare import EvaluationDiff
@@ -118,6 +119,7 @@ def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, 
         baseline=baseline,
         calibration=dict(calibration or {}),
         probes=dict(probes or {}),
+        unreviewed=unreviewed_note(len(trial), len(items)) if (trial := unreviewed(items)) else "",
         cost={"judge calls": outcome.judge_calls, "API requests": stats.requests, "cache hits": stats.cache_hits,
               "input tokens": stats.input_tokens, "output tokens": stats.output_tokens,
               "cost (USD)": round(stats.cost_usd, 4)},

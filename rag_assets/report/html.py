@@ -63,6 +63,7 @@ class ReportData:
     baseline: EvaluationDiff | None = None  # this evaluation (B) against its baseline (A)
     calibration: Mapping[str, str] = field(default_factory=dict)  # metric -> its judge's agreement with the experts
     probes: Mapping[str, str] = field(default_factory=dict)  # metric -> its judge probes' pass rates
+    unreviewed: str = ""  # the banner's line when golden items were accepted without review (trial mode)
 
     @property
     def offline(self) -> bool:

@@ -23,6 +23,7 @@ from pathlib import Path
 from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
+from rag_assets.curation.accept_all import REVIEWED_ORIGIN, UNREVIEWED_ORIGIN
 from rag_assets.curation.agreement import ADJUDICATOR_PREFIX, Content, ReviewerAgreement, agreed, pairwise_agreement, standing
 from rag_assets.curation.models import Decision, ReviewFile, ReviewProblem, ReviewRow
 from rag_assets.curation.review_file import read_only_edits
@@ -33,7 +34,7 @@ from rag_assets.golden.pinning import PinnedItem
 from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import chunk_evidence
 from rag_assets.store.engine import retry_transaction
-from rag_assets.store.golden_repository import add_revision, current_content, item_state, set_status
+from rag_assets.store.golden_repository import add_revision, current_content, item_state, set_origin, set_status
 from rag_assets.store.tables import CandidateRow, ReviewDecisionRow, ReviewImportRow
 
 CANDIDATE = CandidateRow.__table__
@@ -168,6 +169,24 @@ class SqlCurationRepository:
 
         return retry_transaction(self.engine, work)
 
+    def accept_unreviewed(self, candidates: Sequence[Candidate]) -> int:
+        """Trial mode (:mod:`rag_assets.curation.accept_all`): each candidate becomes a golden item of origin
+        ``generated:unreviewed`` with no review decision, and stays pending for the experts. Idempotent: a
+        candidate whose item exists (accepted before, or rejected by an expert) is left as it is. Returns how
+        many items were new."""
+
+        def work(conn: Connection) -> int:
+            new = [c for c in candidates if item_state(conn, c.candidate_id) is None]
+            for candidate in new:
+                add_revision(conn, candidate.candidate_id, question=candidate.question,
+                             answer=candidate.reference_answer, refs=candidate.relevant_chunks,
+                             corpus_version=candidate.corpus_version, decision_id=None,
+                             question_type=candidate.question_type, origin=UNREVIEWED_ORIGIN,
+                             evidence=_chunk_spans(conn, candidate))
+            return len(new)
+
+        return retry_transaction(self.engine, work)
+
 
 def _chunk_spans(conn: Connection, candidate: Candidate) -> tuple[EvidenceSpan, ...]:
     """A generated item's evidence: the spans of its relevant chunks, pinned to their bodies, so that a later
@@ -213,6 +232,8 @@ def _apply_row(conn: Connection, row: ReviewRow, candidate: Candidate, decision_
     common = {"refs": candidate.relevant_chunks, "corpus_version": candidate.corpus_version,
               "decision_id": decision_id, "question_type": candidate.question_type, "origin": "generated",
               "evidence": _chunk_spans(conn, candidate)}
+    if state is not None and state["origin"] == UNREVIEWED_ORIGIN:  # an expert has now seen the trial's item
+        set_origin(conn, item_id, REVIEWED_ORIGIN)
     if state is None or candidate.origin_item_id:
         add_revision(conn, item_id, question=candidate.question, answer=candidate.reference_answer, **common)
         added += 1

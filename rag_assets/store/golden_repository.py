@@ -77,6 +77,11 @@ def set_status(conn: Connection, item_id: str, status: str, current_revision: in
     conn.execute(update(ITEM).where(ITEM.c.item_id == item_id).values(**values))
 
 
+def set_origin(conn: Connection, item_id: str, origin: str) -> None:
+    """Where an item comes from, as it changes: a trial's unreviewed item once an expert decided it."""
+    conn.execute(update(ITEM).where(ITEM.c.item_id == item_id).values(origin=origin, updated_at=utcnow()))
+
+
 def _item_query():
     return (select(ITEM.c.item_id, ITEM.c.question_type, ITEM.c.origin, REVISION.c.revision, REVISION.c.question,
                    REVISION.c.reference_answer, REVISION.c.relevant_chunks_json, REVISION.c.corpus_version,

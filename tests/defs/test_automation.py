@@ -78,11 +78,14 @@ def test_every_sensor_and_the_schedule_start_running():
 
 def test_the_schedule_reevaluates_the_newest_corpus_partition():
     tick = datetime.datetime(2026, 11, 30, 6, 0, tzinfo=datetime.timezone.utc)
+    # each context in a with block: one opens its own instance from the ref, and that stays the process's current
+    # one (Dagster's defs-state context variable) until the context is closed, for every later test of the worker
     with dg.instance_for_test() as instance:
-        context = dg.build_schedule_context(instance=instance, scheduled_execution_time=tick)
-        assert isinstance(reevaluation_schedule(context), dg.SkipReason)
+        with dg.build_schedule_context(instance=instance, scheduled_execution_time=tick) as context:
+            assert isinstance(reevaluation_schedule(context), dg.SkipReason)
         instance.add_dynamic_partitions(corpus_versions.name, ["cv-000000000001", "cv-000000000002"])
-        request = reevaluation_schedule(dg.build_schedule_context(instance=instance, scheduled_execution_time=tick))
+        with dg.build_schedule_context(instance=instance, scheduled_execution_time=tick) as context:
+            request = reevaluation_schedule(context)
         assert request.partition_key == "cv-000000000002"
         assert request.run_key == "reevaluate:cv-000000000002:2026-11-30T06:00:00+00:00"
 

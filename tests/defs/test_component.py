@@ -205,7 +205,8 @@ def test_dg_scaffolds_an_instance_that_loads(tmp_path: Path):
     assert written["type"] == "rag_assets.RagEvaluation"
     assert written["attributes"]["name"] == "support_docs"
     assert written["attributes"]["llm"]["api_key"] == "${ANTHROPIC_API_KEY}"
-    shutil.copytree(EXAMPLE / "library_corpus", folder / "corpus")
+    assert sorted(p.name for p in (folder / "corpus").iterdir()) == [".gitkeep"], "the corpus folder the docs promise"
+    shutil.copytree(EXAMPLE / "library_corpus", folder / "corpus", dirs_exist_ok=True)
     loaded = subprocess.run(
         [sys.executable, "-c", "import dagster as dg, pathlib; d = dg.load_from_defs_folder(path_within_project="
                                "pathlib.Path('.')); print(sorted(k.to_user_string() for k in "

@@ -213,6 +213,13 @@ def test_offline_judge_is_very_visible() -> None:
     assert 'class="offline-banner"' not in online and "OFFLINE JUDGE" not in online
 
 
+def test_a_golden_set_nobody_reviewed_is_said_in_a_banner_and_only_then() -> None:
+    assert "UNREVIEWED" not in render_report(sample_data())
+    page = render_report(replace(sample_data(), unreviewed="UNREVIEWED: 3 of 4 golden items were accepted <without> review"))
+    assert ('<div class="unreviewed-banner"><strong>UNREVIEWED GOLDEN SET</strong> — UNREVIEWED: 3 of 4 golden '
+            "items were accepted &lt;without&gt; review</div>") in page
+
+
 def test_empty_sections_render_a_note() -> None:
     empty = ReportData(title="empty", generated_at="now", corpus_version="cv-0", golden_version=1,
                        rag_system="none", judge="offline")

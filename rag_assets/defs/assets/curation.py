@@ -91,9 +91,11 @@ curation_queue = build_curation_queue(BUNDLED)
 
 class DecisionImportConfig(dg.Config):
     """Which inbox files to import (names in the inbox, or absolute paths); empty means every inbox
-    file that declares this corpus version."""
+    file that declares this corpus version. ``accept_all`` is trial mode (``rag-assets run --accept-all``):
+    every candidate still pending becomes a golden item labelled ``generated:unreviewed``."""
 
     files: list[str] = []
+    accept_all: bool = False
 
 
 def decisions_metadata(done: DecisionImport) -> dict[str, dg.MetadataValue]:
@@ -111,6 +113,7 @@ def decisions_metadata(done: DecisionImport) -> dict[str, dg.MetadataValue]:
              for a in agreement])),
         **({"cohens_kappa": dg.MetadataValue.float(round(agreement[0].kappa, 4))}
            if len(agreement) == 1 and agreement[0].kappa is not None else {}),
+        "accepted_unreviewed": dg.MetadataValue.int(done.accepted_unreviewed),
         "files": dg.MetadataValue.int(len(results)),
         "files_applied": dg.MetadataValue.int(sum(1 for r in results if r.status == "applied")),
         "files_rejected": dg.MetadataValue.int(len(done.rejected)),
@@ -144,7 +147,7 @@ def build_curated_decisions(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     def curated_decisions(context: dg.AssetExecutionContext, config: DecisionImportConfig):
         services = lifecycle.services(context)
         done = import_decisions(services.store, services.curation.folders(), services.curation.limits(),
-                                context.partition_key, config.files)
+                                context.partition_key, config.files, config.accept_all)
         if done.missing:
             context.log.warning(f"not in the inbox any more (already imported?): {', '.join(map(str, done.missing))}")
         rejected = done.rejected

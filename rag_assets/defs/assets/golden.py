@@ -5,6 +5,7 @@ import functools
 import dagster as dg
 
 from rag_assets.app.golden import GoldenOutcome, SnapshotMissing, build_golden_version
+from rag_assets.curation.accept_all import unreviewed, unreviewed_note
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import golden_set_condition
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
@@ -54,6 +55,9 @@ def golden_metadata(outcome: GoldenOutcome) -> dict[str, dg.MetadataValue]:
         "export_jsonl": dg.MetadataValue.path(str(jsonl)),
         "export_ragas": dg.MetadataValue.path(str(ragas)),
         "statements_extracted": dg.MetadataValue.int(outcome.statements),
+        **({"unreviewed": dg.MetadataValue.int(len(trial)),
+            "unreviewed_note": dg.MetadataValue.text(unreviewed_note(len(trial), len(outcome.items)))}
+           if (trial := unreviewed(outcome.items)) else {}),
         **accepted,
         **(llm_metadata(outcome.stats) if outcome.stats else {}),
     }
