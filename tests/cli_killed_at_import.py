@@ -19,7 +19,9 @@ from rag_assets.curation import inbox
 def _hold_after(file_away, barrier: Path):
     def filed_away_then_hold(*args, **kwargs):
         result = file_away(*args, **kwargs)
-        barrier.write_text(str(result.moved_to), encoding="utf-8")
+        written = barrier.with_name(barrier.name + ".part")  # renamed whole: the waiting test never reads it half written
+        written.write_text(str(result.moved_to), encoding="utf-8")
+        written.replace(barrier)
         while True:
             time.sleep(1)
 
