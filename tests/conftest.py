@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import shutil
 import socket
+import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -115,3 +116,13 @@ def fake_claude() -> Iterator[FakeAnthropicServer]:
     """The fake Messages API on 127.0.0.1, answering the generation prompt like a model would."""
     with FakeAnthropicServer(generation_responder) as server:
         yield server
+
+
+@pytest.fixture
+def forget_module() -> Iterator[Callable[[str], None]]:
+    """Names a module a test's run imports from a folder of its own (a team's chain): removed from sys.modules
+    afterwards, so no later test of the worker imports that test's module instead of its own."""
+    names: list[str] = []
+    yield names.append
+    for name in names:
+        sys.modules.pop(name, None)

@@ -9,8 +9,7 @@ Reads ../shared/data/anthropic_docs_rag beside the checkout (see ../shared/data/
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -44,15 +43,8 @@ def build_chain():
 LENIENT = "hit_rate@5: 0.5\n"
 
 
-@pytest.fixture
-def forget_the_chain() -> Iterator[None]:
-    """The chain's module is imported by the run: forgotten afterwards, so no later test finds it."""
-    yield
-    sys.modules.pop(CHAIN, None)
-
-
 def test_a_public_corpus_then_its_100_questions_then_a_langchain_chain_every_item_answered_and_scored(
-        project_env: Path, forget_the_chain: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+        project_env: Path, forget_module: Callable[[str], None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
     corpus = tmp_path / "anthropic-docs"
     assert main(["corpus-from-json", str(CHUNKS), str(corpus)]) == 0
     assert len(list(corpus.glob("*.md"))) == 232
@@ -67,6 +59,7 @@ def test_a_public_corpus_then_its_100_questions_then_a_langchain_chain_every_ite
 
     team = tmp_path / "team"
     team.mkdir()
+    forget_module(CHAIN)
     (team / f"{CHAIN}.py").write_text(TEAM_CHAIN.format(root=str(corpus)))
     monkeypatch.chdir(team)
     summary, thresholds = tmp_path / "summary.json", tmp_path / "thresholds.yaml"

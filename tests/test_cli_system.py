@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -74,9 +75,11 @@ def build_chain():
 
 
 def test_a_function_that_builds_a_langchain_chain_answers_every_item(
-        checkout: Path, sample_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+        checkout: Path, sample_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        forget_module: Callable[[str], None]):
     team = tmp_path / "team"
     team.mkdir()
+    forget_module("team_chain")
     (team / "team_chain.py").write_text(TEAM_CHAIN)
     monkeypatch.chdir(team)
     monkeypatch.syspath_prepend(str(tmp_path / "elsewhere"))
