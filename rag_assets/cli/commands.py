@@ -405,25 +405,13 @@ def simulate(target: Driven, out: str | None) -> int:
 
 def import_golden(target: Driven, path: str, file_format: str, chunks: str | None) -> int:
     """Import an existing golden set as accepted items pinned to the current corpus version."""
-    from rag_assets.golden.importers import read_anthropic_docs_dataset, read_ragas_testset
-    from rag_assets.golden.pinning import pin_external_items
-    from rag_assets.curation.inbox import file_sha256
+    from rag_assets.app.golden_import import import_golden_file
 
-    items = (read_anthropic_docs_dataset(Path(path), Path(chunks)) if file_format == "anthropic_docs"
-             else read_ragas_testset(Path(path)))
-    store = target.resource("store")
-    if not store.made():
-        print(f"error: {store.describe()} holds no corpus snapshot yet; run `rag-assets run` first", file=sys.stderr)
-        return 2
-    version = _plan_version(target)
-    snapshot_chunks = store.corpus().snapshot_chunks(version)
-    if not snapshot_chunks:
-        print(f"error: corpus version {version} has no snapshot yet; run `rag-assets run` first", file=sys.stderr)
-        return 2
-    pinned, unmapped = pin_external_items(items, store.corpus().documents(version), snapshot_chunks)
-    new = store.curation().import_items(pinned, version, file_format, Path(path).name, file_sha256(Path(path)))
-    print(f"{len(items)} items read, {len(pinned)} located in corpus {version}, {new} new golden items imported")
-    for item, reason in unmapped:
+    done = import_golden_file(target.resource("store"), Path(path), file_format, Path(chunks) if chunks else None,
+                              lambda: _plan_version(target))
+    print(f"{done.read} items read, {len(done.pinned)} located in corpus {done.corpus_version}, "
+          f"{done.new} new golden items imported")
+    for item, reason in done.unmapped:
         print(f"  not imported: {item.external_id}: {reason}", file=sys.stderr)
     print("`rag-assets run` (or materializing golden_set) makes a golden-set version with them")
     return 0
