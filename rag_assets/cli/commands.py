@@ -419,23 +419,11 @@ def import_golden(target: Driven, path: str, file_format: str, chunks: str | Non
 
 def export(target: Driven, file_format: str, number: int | None, out: str | None) -> int:
     """Write a golden-set version (the newest by default) in one of the export formats."""
-    from rag_assets.golden.export import FORMATS, write_golden
+    from rag_assets.app.golden_export import export_golden_version
 
-    store = target.resource("store")
-    versions = {v.number: v for v in store.golden().versions()} if store.made() else {}
-    if not versions or (number is not None and number not in versions):
-        known = f"versions: {', '.join(map(str, versions))}" if versions else "no version yet; run `rag-assets run`"
-        wanted = "version" if number is None else f"version {number}"
-        print(f"error: no golden-set {wanted} in {store.describe()} ({known})", file=sys.stderr)
-        return 2
-    chosen = versions[number if number is not None else max(versions)]
-    items = store.golden().version_items(chosen.number)
-    ids = {r.chunk_id for item in items for r in item.relevant_chunks}
-    texts = {chunk_id: text for chunk_id, (_, text) in store.corpus().chunk_texts(ids).items()}
-    written = Path(out) if out else Path(f"golden-v{chosen.number}{FORMATS[file_format]}")
-    write_golden(items, written, file_format, texts,
-                 store.corpus().evidence_texts({e for item in items for e in item.evidence}))
-    print(f"golden set v{chosen.number} ({len(items)} items, corpus {chosen.corpus_version}) written to {written}")
+    done = export_golden_version(target.resource("store"), file_format, number, Path(out) if out else None)
+    print(f"golden set v{done.version.number} ({done.items} items, corpus {done.version.corpus_version}) "
+          f"written to {done.path}")
     return 0
 
 

@@ -3,6 +3,7 @@ tmp_path, with a snapshot of a two-document corpus."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,17 @@ from rag_assets.store.rag_repository import SqlRagRepository
 
 LIMITS = "The API allows 50 requests per minute per key. Requests above the limit get status 429."
 ROTATE = "To rotate a key, create a new key in the console, move your clients to it, then delete the old key."
+#: A ragas test set of two items, one answered by each document of ``corpus_dir``.
+ROWS = [{"id": "limit", "user_input": "What is the rate limit?", "reference": "50 requests per minute per key.",
+         "reference_contexts": [LIMITS]},
+        {"id": "rotate", "user_input": "How do I rotate a key?", "reference": "Create a new key, then delete the old one.",
+         "reference_contexts": [ROTATE]}]
+
+
+def write_ragas(path: Path, rows: list[dict]) -> Path:
+    """``rows`` as a ragas JSONL file at ``path``."""
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
 
 
 class SqliteStore:

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from rag_assets.app.golden_import import ImportImpossible, import_golden_file
 from rag_assets.golden.importers import ExternalDataError
-from tests.app.conftest import LIMITS, ROTATE, SqliteStore
-
-ROWS = [{"id": "limit", "user_input": "What is the rate limit?", "reference": "50 requests per minute per key.",
-         "reference_contexts": [LIMITS]},
-        {"id": "rotate", "user_input": "How do I rotate a key?", "reference": "Create a new key, then delete the old one.",
-         "reference_contexts": [ROTATE]}]
-
-
-def _ragas(path: Path, rows: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return path
+from tests.app.conftest import ROWS, SqliteStore, write_ragas
 
 
 def _never() -> str:
@@ -29,7 +18,7 @@ def _never() -> str:
 def test_a_two_item_ragas_file_pins_both_items_as_accepted_and_a_second_import_adds_none(
         snapshotted: tuple[SqliteStore, str], tmp_path: Path):
     store, version = snapshotted
-    team = _ragas(tmp_path / "team.jsonl", ROWS)
+    team = write_ragas(tmp_path / "team.jsonl", ROWS)
 
     done = import_golden_file(store, team, "ragas", None, lambda: version)
 
@@ -50,7 +39,7 @@ def test_an_item_whose_context_is_not_in_the_corpus_is_left_out_with_why(
     store, version = snapshotted
     elsewhere = {**ROWS[1], "id": "billing", "reference_contexts": ["Invoices are sent on the first day of each month."]}
 
-    done = import_golden_file(store, _ragas(tmp_path / "team.jsonl", [ROWS[0], elsewhere]), "ragas", None,
+    done = import_golden_file(store, write_ragas(tmp_path / "team.jsonl", [ROWS[0], elsewhere]), "ragas", None,
                               lambda: version)
 
     assert (done.read, done.item_ids, done.new) == (2, ["ragas:limit"], 1)
@@ -60,11 +49,11 @@ def test_an_item_whose_context_is_not_in_the_corpus_is_left_out_with_why(
 
 def test_without_a_store_the_bad_file_is_told_first_then_the_missing_snapshot_and_no_store_is_made(
         store: SqliteStore, tmp_path: Path):
-    bad = _ragas(tmp_path / "bad.jsonl", [{"user_input": "Q?", "reference": "A."}])
+    bad = write_ragas(tmp_path / "bad.jsonl", [{"user_input": "Q?", "reference": "A."}])
     with pytest.raises(ExternalDataError, match=r"bad.jsonl: row 1: field 'reference_contexts' is missing"):
         import_golden_file(store, bad, "ragas", None, _never)
     with pytest.raises(ImportImpossible) as told:
-        import_golden_file(store, _ragas(tmp_path / "team.jsonl", ROWS), "ragas", None, _never)
+        import_golden_file(store, write_ragas(tmp_path / "team.jsonl", ROWS), "ragas", None, _never)
     assert str(told.value) == f"sqlite:///{tmp_path / 'store.db'} holds no corpus snapshot yet; run `rag-assets run` first"
     assert not store.made()
 
@@ -73,5 +62,5 @@ def test_a_corpus_version_without_a_snapshot_is_refused_before_anything_is_impor
         snapshotted: tuple[SqliteStore, str], tmp_path: Path):
     store, _ = snapshotted
     with pytest.raises(ImportImpossible, match=r"^corpus version cv-none has no snapshot yet; run `rag-assets run` first$"):
-        import_golden_file(store, _ragas(tmp_path / "team.jsonl", ROWS), "ragas", None, lambda: "cv-none")
+        import_golden_file(store, write_ragas(tmp_path / "team.jsonl", ROWS), "ragas", None, lambda: "cv-none")
     assert store.golden().accepted_items(["cv-none"]) == []
