@@ -10,7 +10,6 @@ import argparse
 import contextlib
 import errno
 import importlib.metadata
-import json
 import os
 import shutil
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from rag_assets.app.review_simulation import sample_review_path
 from rag_assets.cli.door import argument_problems
 from rag_assets.cli.instance import Driven, driven
 from rag_assets.cli.summary import RunState, Shown, run_state, write_summary_json
@@ -36,7 +36,6 @@ DESCRIPTION = ("Run the lifecycle of a RAG golden set (corpus snapshot, candidat
 EPILOG = ("Settings come from environment variables (RAG_ASSETS_HOME, RAG_ASSETS_CORPUS_ROOT, ANTHROPIC_API_KEY, ...; "
           "docs/environment.md lists them all). Each is checked before anything is written.")
 
-SAMPLE_REVIEWS = "sample"
 CORPUS_HELP = f"corpus root (default: the instance's; ${CORPUS_ROOT_ENV} or ./data/corpus for the unnamed one)"
 INSTANCE_HELP = "the RagEvaluation instance of the code location to drive (default: the unnamed one)"
 
@@ -163,7 +162,7 @@ def _stage_review(review: str | None, version: str, target: Driven) -> None:
     not a file whose bytes were applied already (importing it again could change nothing)."""
     from rag_assets.curation.inbox import file_sha256
 
-    source = Path(review) if review else _curation_root(target) / SAMPLE_REVIEWS / f"review-{version}.csv"
+    source = Path(review) if review else sample_review_path(_curation_root(target), version)
     if not source.exists():  # a --review file exists (cli.door checked it); the bundled one only in a checkout
         return
     if target.resource("store").curation().is_applied(file_sha256(source)):
@@ -386,20 +385,11 @@ def _run_calibration(instance: dg.DagsterInstance, target: Driven) -> dg.Execute
 
 def simulate(target: Driven, out: str | None) -> int:
     """Decide the current version's review queue as the simulated expert would."""
-    from rag_assets.curation.review_writer import write_review_files
-    from rag_assets.curation.simulate import simulate_review
+    from rag_assets.app.review_simulation import simulate_review_queue
 
     version = _plan_version(target)
-    queue = _curation_root(target) / "outbox" / f"review-{version}.jsonl"
-    if not queue.exists():
-        print(f"error: no review queue {queue}; run `rag-assets run --no-review` first", file=sys.stderr)
-        return 2
-    rows = simulate_review([json.loads(line) for line in queue.read_text(encoding="utf-8").splitlines() if line.strip()])
-    written = Path(out) if out else _curation_root(target) / SAMPLE_REVIEWS / f"review-{version}.csv"
-    written.parent.mkdir(parents=True, exist_ok=True)
-    write_review_files(rows, written, written.with_suffix(".jsonl"))
-    written.with_suffix(".jsonl").unlink()
-    print(f"simulated review of {len(rows)} candidates written to {written}")
+    done = simulate_review_queue(_curation_root(target), version, Path(out) if out else None)
+    print(f"simulated review of {done.rows} candidates written to {done.path}")
     return 0
 
 
