@@ -448,17 +448,9 @@ def status(target: Driven) -> int:
 
 def compare(target: Driven, a_id: str, b_id: str, out: str | None) -> int:
     """Print (or write) what changed from evaluation A to evaluation B, item by item."""
-    from rag_assets.report.compare import diff_from_store
-    from rag_assets.scoring.metrics import DEFAULT_K
+    from rag_assets.app.comparison import compare_evaluations
 
-    store = target.resource("store")
-    first = store.evaluations().get(a_id)
-    metrics = REGISTRY.names(k=first.k if first else DEFAULT_K)
-    try:
-        text = diff_from_store(store.evaluations(), store.rag(), a_id, b_id, metrics).markdown()
-    except KeyError as missing:
-        print(f"error: {missing.args[0]}", file=sys.stderr)
-        return 2
+    text = compare_evaluations(target.resource("store"), a_id, b_id).markdown
     if out:
         Path(out).write_text(text, encoding="utf-8")
         print(f"comparison written to {out}")
