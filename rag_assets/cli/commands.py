@@ -633,9 +633,9 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
         return status(target)
     if args.command == "calibrate":
         return calibrate(target, args.path, args.embedder, args.min_kappa)
-    from rag_assets.golden.importers import json_chunks_to_corpus
+    from rag_assets.app.corpus_from_json import corpus_from_json
 
-    written = json_chunks_to_corpus(Path(args.chunks_json), Path(args.out_dir))
+    written = corpus_from_json(Path(args.chunks_json), Path(args.out_dir))
     print(f"{len(written)} documents written to {args.out_dir}")
     return 0
 
