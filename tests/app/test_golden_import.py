@@ -64,3 +64,14 @@ def test_a_corpus_version_without_a_snapshot_is_refused_before_anything_is_impor
     with pytest.raises(ImportImpossible, match=r"^corpus version cv-none has no snapshot yet; run `rag-assets run` first$"):
         import_golden_file(store, write_ragas(tmp_path / "team.jsonl", ROWS), "ragas", None, lambda: "cv-none")
     assert store.golden().accepted_items(["cv-none"]) == []
+
+
+def test_an_anthropic_docs_dataset_without_its_chunks_file_is_refused_before_the_store_is_read(
+        store: SqliteStore, tmp_path: Path):
+    dataset = tmp_path / "docs_evaluation_dataset.json"
+    dataset.write_text("[]", encoding="utf-8")
+    with pytest.raises(ImportImpossible) as told:
+        import_golden_file(store, dataset, "anthropic_docs", None, _never)
+    assert str(told.value) == (f"{dataset}: an anthropic_docs dataset is read with its corpus chunks JSON; "
+                               "for example chunks=Path('anthropic_docs.json')")
+    assert not store.made()
