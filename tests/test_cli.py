@@ -125,6 +125,12 @@ def test_run_on_a_missing_corpus_says_so_and_exits_2(project_env: Path, tmp_path
     assert not project_env.exists(), "a bad argument leaves no home behind"
 
 
+def test_compare_of_evaluations_not_in_the_store_names_them_and_exits_2(project_env: Path,
+                                                                       capsys: pytest.CaptureFixture[str]):
+    assert main(["compare", "ev-a", "ev-b"]) == 2
+    assert capsys.readouterr().err == "error: no evaluation ev-a, ev-b\n"
+
+
 @pytest.mark.parametrize(("variable", "value", "expected"), [
     ("RAG_ASSETS_SENSOR_INTERVAL", "5s", "RAG_ASSETS_SENSOR_INTERVAL='5s' is not a whole number of seconds above 0; "
                                          "for example RAG_ASSETS_SENSOR_INTERVAL=30"),

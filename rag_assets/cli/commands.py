@@ -10,7 +10,6 @@ import argparse
 import contextlib
 import errno
 import importlib.metadata
-import json
 import os
 import shutil
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from rag_assets.app.review_simulation import sample_review_path
 from rag_assets.cli.door import argument_problems
 from rag_assets.cli.instance import Driven, driven
 from rag_assets.cli.summary import RunState, Shown, run_state, write_summary_json
@@ -36,7 +36,6 @@ DESCRIPTION = ("Run the lifecycle of a RAG golden set (corpus snapshot, candidat
 EPILOG = ("Settings come from environment variables (RAG_ASSETS_HOME, RAG_ASSETS_CORPUS_ROOT, ANTHROPIC_API_KEY, ...; "
           "docs/environment.md lists them all). Each is checked before anything is written.")
 
-SAMPLE_REVIEWS = "sample"
 CORPUS_HELP = f"corpus root (default: the instance's; ${CORPUS_ROOT_ENV} or ./data/corpus for the unnamed one)"
 INSTANCE_HELP = "the RagEvaluation instance of the code location to drive (default: the unnamed one)"
 
@@ -163,7 +162,7 @@ def _stage_review(review: str | None, version: str, target: Driven) -> None:
     not a file whose bytes were applied already (importing it again could change nothing)."""
     from rag_assets.curation.inbox import file_sha256
 
-    source = Path(review) if review else _curation_root(target) / SAMPLE_REVIEWS / f"review-{version}.csv"
+    source = Path(review) if review else sample_review_path(_curation_root(target), version)
     if not source.exists():  # a --review file exists (cli.door checked it); the bundled one only in a checkout
         return
     if target.resource("store").curation().is_applied(file_sha256(source)):
@@ -386,44 +385,23 @@ def _run_calibration(instance: dg.DagsterInstance, target: Driven) -> dg.Execute
 
 def simulate(target: Driven, out: str | None) -> int:
     """Decide the current version's review queue as the simulated expert would."""
-    from rag_assets.curation.review_writer import write_review_files
-    from rag_assets.curation.simulate import simulate_review
+    from rag_assets.app.review_simulation import simulate_review_queue
 
     version = _plan_version(target)
-    queue = _curation_root(target) / "outbox" / f"review-{version}.jsonl"
-    if not queue.exists():
-        print(f"error: no review queue {queue}; run `rag-assets run --no-review` first", file=sys.stderr)
-        return 2
-    rows = simulate_review([json.loads(line) for line in queue.read_text(encoding="utf-8").splitlines() if line.strip()])
-    written = Path(out) if out else _curation_root(target) / SAMPLE_REVIEWS / f"review-{version}.csv"
-    written.parent.mkdir(parents=True, exist_ok=True)
-    write_review_files(rows, written, written.with_suffix(".jsonl"))
-    written.with_suffix(".jsonl").unlink()
-    print(f"simulated review of {len(rows)} candidates written to {written}")
+    done = simulate_review_queue(_curation_root(target), version, Path(out) if out else None)
+    print(f"simulated review of {done.rows} candidates written to {done.path}")
     return 0
 
 
 def import_golden(target: Driven, path: str, file_format: str, chunks: str | None) -> int:
     """Import an existing golden set as accepted items pinned to the current corpus version."""
-    from rag_assets.golden.importers import read_anthropic_docs_dataset, read_ragas_testset
-    from rag_assets.golden.pinning import pin_external_items
-    from rag_assets.curation.inbox import file_sha256
+    from rag_assets.app.golden_import import import_golden_file
 
-    items = (read_anthropic_docs_dataset(Path(path), Path(chunks)) if file_format == "anthropic_docs"
-             else read_ragas_testset(Path(path)))
-    store = target.resource("store")
-    if not store.made():
-        print(f"error: {store.describe()} holds no corpus snapshot yet; run `rag-assets run` first", file=sys.stderr)
-        return 2
-    version = _plan_version(target)
-    snapshot_chunks = store.corpus().snapshot_chunks(version)
-    if not snapshot_chunks:
-        print(f"error: corpus version {version} has no snapshot yet; run `rag-assets run` first", file=sys.stderr)
-        return 2
-    pinned, unmapped = pin_external_items(items, store.corpus().documents(version), snapshot_chunks)
-    new = store.curation().import_items(pinned, version, file_format, Path(path).name, file_sha256(Path(path)))
-    print(f"{len(items)} items read, {len(pinned)} located in corpus {version}, {new} new golden items imported")
-    for item, reason in unmapped:
+    done = import_golden_file(target.resource("store"), Path(path), file_format, Path(chunks) if chunks else None,
+                              lambda: _plan_version(target))
+    print(f"{done.read} items read, {len(done.pinned)} located in corpus {done.corpus_version}, "
+          f"{done.new} new golden items imported")
+    for item, reason in done.unmapped:
         print(f"  not imported: {item.external_id}: {reason}", file=sys.stderr)
     print("`rag-assets run` (or materializing golden_set) makes a golden-set version with them")
     return 0
@@ -431,23 +409,11 @@ def import_golden(target: Driven, path: str, file_format: str, chunks: str | Non
 
 def export(target: Driven, file_format: str, number: int | None, out: str | None) -> int:
     """Write a golden-set version (the newest by default) in one of the export formats."""
-    from rag_assets.golden.export import FORMATS, write_golden
+    from rag_assets.app.golden_export import export_golden_version
 
-    store = target.resource("store")
-    versions = {v.number: v for v in store.golden().versions()} if store.made() else {}
-    if not versions or (number is not None and number not in versions):
-        known = f"versions: {', '.join(map(str, versions))}" if versions else "no version yet; run `rag-assets run`"
-        wanted = "version" if number is None else f"version {number}"
-        print(f"error: no golden-set {wanted} in {store.describe()} ({known})", file=sys.stderr)
-        return 2
-    chosen = versions[number if number is not None else max(versions)]
-    items = store.golden().version_items(chosen.number)
-    ids = {r.chunk_id for item in items for r in item.relevant_chunks}
-    texts = {chunk_id: text for chunk_id, (_, text) in store.corpus().chunk_texts(ids).items()}
-    written = Path(out) if out else Path(f"golden-v{chosen.number}{FORMATS[file_format]}")
-    write_golden(items, written, file_format, texts,
-                 store.corpus().evidence_texts({e for item in items for e in item.evidence}))
-    print(f"golden set v{chosen.number} ({len(items)} items, corpus {chosen.corpus_version}) written to {written}")
+    done = export_golden_version(target.resource("store"), file_format, number, Path(out) if out else None)
+    print(f"golden set v{done.version.number} ({done.items} items, corpus {done.version.corpus_version}) "
+          f"written to {done.path}")
     return 0
 
 
@@ -482,17 +448,9 @@ def status(target: Driven) -> int:
 
 def compare(target: Driven, a_id: str, b_id: str, out: str | None) -> int:
     """Print (or write) what changed from evaluation A to evaluation B, item by item."""
-    from rag_assets.report.compare import diff_from_store
-    from rag_assets.scoring.metrics import DEFAULT_K
+    from rag_assets.app.comparison import compare_evaluations
 
-    store = target.resource("store")
-    first = store.evaluations().get(a_id)
-    metrics = REGISTRY.names(k=first.k if first else DEFAULT_K)
-    try:
-        text = diff_from_store(store.evaluations(), store.rag(), a_id, b_id, metrics).markdown()
-    except KeyError as missing:
-        print(f"error: {missing.args[0]}", file=sys.stderr)
-        return 2
+    text = compare_evaluations(target.resource("store"), a_id, b_id).markdown
     if out:
         Path(out).write_text(text, encoding="utf-8")
         print(f"comparison written to {out}")
@@ -675,9 +633,9 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
         return status(target)
     if args.command == "calibrate":
         return calibrate(target, args.path, args.embedder, args.min_kappa)
-    from rag_assets.golden.importers import json_chunks_to_corpus
+    from rag_assets.app.corpus_from_json import corpus_from_json
 
-    written = json_chunks_to_corpus(Path(args.chunks_json), Path(args.out_dir))
+    written = corpus_from_json(Path(args.chunks_json), Path(args.out_dir))
     print(f"{len(written)} documents written to {args.out_dir}")
     return 0
 

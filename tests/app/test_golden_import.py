@@ -1,0 +1,77 @@
+"""The import-golden use case without Dagster: a ragas file of two items over a two-document corpus, in SQLite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rag_assets.app.golden_import import ImportImpossible, import_golden_file
+from rag_assets.golden.importers import ExternalDataError
+from tests.app.conftest import ROWS, SqliteStore, write_ragas
+
+
+def _never() -> str:
+    raise AssertionError("the version is planned only once the store holds a snapshot")
+
+
+def test_a_two_item_ragas_file_pins_both_items_as_accepted_and_a_second_import_adds_none(
+        snapshotted: tuple[SqliteStore, str], tmp_path: Path):
+    store, version = snapshotted
+    team = write_ragas(tmp_path / "team.jsonl", ROWS)
+
+    done = import_golden_file(store, team, "ragas", None, lambda: version)
+
+    assert (done.corpus_version, done.read, done.new, done.unmapped) == (version, 2, 2, ())
+    assert done.item_ids == ["ragas:limit", "ragas:rotate"]
+    paths = {c.chunk_id: c.path for c in store.corpus().snapshot_chunks(version)}
+    assert [[paths[r.chunk_id] for r in p.refs] for p in done.pinned] == [["limits.md"], ["keys.md"]]
+    accepted = store.golden().accepted_items([version])
+    assert sorted(i.item_id for i in accepted) == ["ragas:limit", "ragas:rotate"]
+    assert {i.item_id: i.question for i in accepted}["ragas:rotate"] == "How do I rotate a key?"
+
+    again = import_golden_file(store, team, "ragas", None, lambda: version)
+    assert (again.read, len(again.pinned), again.new) == (2, 2, 0)
+
+
+def test_an_item_whose_context_is_not_in_the_corpus_is_left_out_with_why(
+        snapshotted: tuple[SqliteStore, str], tmp_path: Path):
+    store, version = snapshotted
+    elsewhere = {**ROWS[1], "id": "billing", "reference_contexts": ["Invoices are sent on the first day of each month."]}
+
+    done = import_golden_file(store, write_ragas(tmp_path / "team.jsonl", [ROWS[0], elsewhere]), "ragas", None,
+                              lambda: version)
+
+    assert (done.read, done.item_ids, done.new) == (2, ["ragas:limit"], 1)
+    assert [(item.external_id, reason.split(" (")[0]) for item, reason in done.unmapped] == [
+        ("billing", "reference_contexts[0] is not in any document")]
+
+
+def test_without_a_store_the_bad_file_is_told_first_then_the_missing_snapshot_and_no_store_is_made(
+        store: SqliteStore, tmp_path: Path):
+    bad = write_ragas(tmp_path / "bad.jsonl", [{"user_input": "Q?", "reference": "A."}])
+    with pytest.raises(ExternalDataError, match=r"bad.jsonl: row 1: field 'reference_contexts' is missing"):
+        import_golden_file(store, bad, "ragas", None, _never)
+    with pytest.raises(ImportImpossible) as told:
+        import_golden_file(store, write_ragas(tmp_path / "team.jsonl", ROWS), "ragas", None, _never)
+    assert str(told.value) == f"sqlite:///{tmp_path / 'store.db'} holds no corpus snapshot yet; run `rag-assets run` first"
+    assert not store.made()
+
+
+def test_a_corpus_version_without_a_snapshot_is_refused_before_anything_is_imported(
+        snapshotted: tuple[SqliteStore, str], tmp_path: Path):
+    store, _ = snapshotted
+    with pytest.raises(ImportImpossible, match=r"^corpus version cv-none has no snapshot yet; run `rag-assets run` first$"):
+        import_golden_file(store, write_ragas(tmp_path / "team.jsonl", ROWS), "ragas", None, lambda: "cv-none")
+    assert store.golden().accepted_items(["cv-none"]) == []
+
+
+def test_an_anthropic_docs_dataset_without_its_chunks_file_is_refused_before_the_store_is_read(
+        store: SqliteStore, tmp_path: Path):
+    dataset = tmp_path / "docs_evaluation_dataset.json"
+    dataset.write_text("[]", encoding="utf-8")
+    with pytest.raises(ImportImpossible) as told:
+        import_golden_file(store, dataset, "anthropic_docs", None, _never)
+    assert str(told.value) == (f"{dataset}: an anthropic_docs dataset is read with its corpus chunks JSON; "
+                               "for example chunks=Path('anthropic_docs.json')")
+    assert not store.made()
