@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from rag_assets.curation.inbox import CurationFolders
+from rag_assets.curation.queue import outbox_paths
 from rag_assets.curation.review_writer import write_review_files
 from rag_assets.curation.simulate import simulate_review
 from rag_assets.errors import RagAssetsError
@@ -38,7 +40,7 @@ def sample_review_path(curation_root: Path, version: str) -> Path:
 def simulate_review_queue(curation_root: Path, version: str, out: Path | None = None) -> SimulatedReview:
     """Decide every row of ``version``'s queue in the outbox and write them as a review CSV to ``out`` (by
     default :func:`sample_review_path`); only the CSV is kept, as an expert returns one file."""
-    queue = curation_root / "outbox" / f"review-{version}.jsonl"
+    queue = outbox_paths(CurationFolders(curation_root).outbox, version)[1]
     if not queue.exists():
         raise NoReviewQueue(f"no review queue {queue}; run `rag-assets run --no-review` first")
     rows = simulate_review([json.loads(line) for line in queue.read_text(encoding="utf-8").splitlines() if line.strip()])

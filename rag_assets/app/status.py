@@ -7,7 +7,8 @@ from pathlib import Path
 
 from rag_assets.app.store import Store
 from rag_assets.curation.accept_all import unreviewed
-from rag_assets.curation.inbox import inbox_files
+from rag_assets.curation.inbox import CurationFolders, inbox_files
+from rag_assets.curation.queue import outbox_paths
 from rag_assets.store.evaluation_repository import EvaluationRecord
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.store.golden_repository import GoldenVersion
@@ -37,11 +38,11 @@ def store_status(store: Store, curation_root: Path, limit: int = 20) -> Status:
     the inbox and candidates of the newest corpus version without a decision (production traffic adds some)."""
     corpus_versions = store.corpus().versions()
     waiting = [f"review file in the inbox, to import with `rag-assets run`: {path}"
-               for path in inbox_files(curation_root / "inbox")]
+               for path in inbox_files(CurationFolders(curation_root).inbox)]
     if corpus_versions:
         newest = corpus_versions[-1][0]
         pending = len(store.candidates().for_version(newest, status="pending"))
-        outbox = curation_root / "outbox" / f"review-{newest}.csv"
+        outbox = outbox_paths(CurationFolders(curation_root).outbox, newest)[0]
         trial = len(unreviewed(store.golden().accepted_items(store.corpus().lineage(newest) or [newest])))
         if pending:
             waiting.append(f"{pending} candidate questions of {newest} have no review decision yet"

@@ -16,9 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from rag_assets.generation.models import Candidate
-from rag_assets.golden.models import REVIEWED_ORIGIN, UNREVIEWED_ORIGIN, GoldenItem
-
-__all__ = ["REVIEWED_ORIGIN", "UNREVIEWED_ORIGIN", "trial_candidates", "unreviewed", "unreviewed_note"]
+from rag_assets.golden.models import UNREVIEWED_ORIGIN, GoldenItem
 
 
 def trial_candidates(pending: Iterable[Candidate]) -> list[Candidate]:

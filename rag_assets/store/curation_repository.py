@@ -23,13 +23,13 @@ from pathlib import Path
 from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from rag_assets.curation.accept_all import REVIEWED_ORIGIN, UNREVIEWED_ORIGIN
 from rag_assets.curation.agreement import ADJUDICATOR_PREFIX, Content, ReviewerAgreement, agreed, pairwise_agreement, standing
 from rag_assets.curation.models import Decision, ReviewFile, ReviewProblem, ReviewRow
 from rag_assets.curation.review_file import read_only_edits
 from rag_assets.errors import ReviewFileRejected
 from rag_assets.evidence.spans import EvidenceSpan
 from rag_assets.generation.models import Candidate
+from rag_assets.golden.models import REVIEWED_ORIGIN, UNREVIEWED_ORIGIN
 from rag_assets.golden.pinning import PinnedItem
 from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import chunk_evidence

@@ -4,7 +4,8 @@ candidates stay pending; an expert's later decision is an ordinary first decisio
 from __future__ import annotations
 
 from rag_assets.corpus.models import ChunkRef
-from rag_assets.curation.accept_all import UNREVIEWED_ORIGIN, trial_candidates
+from rag_assets.curation.accept_all import trial_candidates
+from rag_assets.golden.models import UNREVIEWED_ORIGIN
 from rag_assets.generation.models import Candidate
 from rag_assets.store.curation_repository import SqlCurationRepository
 from rag_assets.store.golden_repository import item_state
