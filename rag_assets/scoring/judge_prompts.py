@@ -26,6 +26,7 @@ from rag_assets.llm.templates import PromptTemplate
 from rag_assets.scoring import offline_judge
 from rag_assets.scoring.metrics import JUDGE_SUITE
 
+
 class ReferenceStatements(BaseModel):
     statements: list[str] = Field(description="The atomic statements of the reference answer.")
 
