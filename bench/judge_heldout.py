@@ -1,6 +1,7 @@
 """The offline judge beside the lexical baseline on held-out human-labelled samples, and on its dev set.
 
-    python scripts/make_heldout_samples.py --qags <qags>/data --squad dev-v2.0.json   # once
+    python scripts/make_heldout_samples.py --qags <qags>/data --squad dev-v2.0.json \\
+        [--begin <BEGIN>] [--lfqa <LFQA-Verification>/data]   # once
     python bench/judge_heldout.py [--heldout tests/scoring/heldout] [--dev tests/scoring/judge_dev]
 
 Every answer goes through ``rag_assets.scoring.single.judge_cases`` (what ``rag_assets.judge`` runs) with
@@ -8,7 +9,9 @@ the offline judge. The lexical baseline is support: the share of the answer's co
 contexts. Pairwise sets print accuracy, the share of pairs whose better member scores higher, a TIE
 COUNTING HALF (ties are printed too); detection sets print ROC-AUC (a consistent answer outscoring a
 hallucinated one; ties half). Intervals: 95% percentile bootstrap over pairs or answers (2,000 draws,
-seed 0). The dev set's labels come from construction, not people: its figures are dev figures.
+seed 0). Detection on a set with more than two labels scores the two it names and prints every label's
+mean score beside it. BEGIN and LFQA-Verification are optional: without their samples their rows are
+skipped with a note. The dev set's labels come from construction, not people: its figures are dev figures.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ class Measured:
     baseline: Estimate
     judge_ties: int = 0
     baseline_ties: int = 0
+    by_label: tuple[tuple[str, int, float, float], ...] = ()  # label, n, judge's mean, baseline's mean
 
 
 def _judged(cases: Sequence[Case], metric: str) -> np.ndarray:
@@ -64,12 +68,20 @@ def _pairwise(name: str, good: Sequence[Case], bad: Sequence[Case], metric: str)
                     int((judge_good == judge_bad).sum()), int((base_good == base_bad).sum()))
 
 
-def _detection(name: str, cases: Sequence[Case], consistent: Sequence[bool]) -> Measured:
-    labels = np.asarray(consistent, dtype=int)
+def _detection(name: str, cases: Sequence[Case], labels: Sequence[str], good: str, bad: str) -> Measured:
+    """ROC-AUC of ``good`` against ``bad`` answers; any other label is left out of it and only shown in the
+    per-label means (printed when there are more than two labels)."""
     judged = _judged(cases, "faithfulness")
     base = np.array([support(c.answer, c.contexts) for c in cases])
-    return Measured(name, "ROC-AUC", len(cases), bootstrap(len(cases), lambda i: roc_auc(judged[i], labels[i])),
-                    bootstrap(len(cases), lambda i: roc_auc(base[i], labels[i])))
+    label_of = np.array(labels)
+    named = (label_of == good) | (label_of == bad)
+    positive, judged_named, base_named = (label_of == good)[named], judged[named], base[named]
+    by_label = tuple((label, int(mask.sum()), float(np.nanmean(judged[mask])), float(base[mask].mean()))
+                     for label in sorted(set(labels)) for mask in [label_of == label])
+    return Measured(name, "ROC-AUC", len(positive),
+                    bootstrap(len(positive), lambda i: roc_auc(judged_named[i], positive[i])),
+                    bootstrap(len(positive), lambda i: roc_auc(base_named[i], positive[i])),
+                    by_label=by_label if len(by_label) > 2 else ())
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
@@ -91,8 +103,42 @@ def heldout(directory: Path) -> list[Measured]:
         rows = _rows(directory / file)
         out.append(_detection(f"{name}: hallucination detection (faithfulness)",
                               [Case(r["question"], r["answer"], [r["context"]]) for r in rows],
-                              [not r["hallucinated"] for r in rows]))
+                              ["hallucinated" if r["hallucinated"] else "consistent" for r in rows],
+                              "consistent", "hallucinated"))
     return out
+
+
+def begin(directory: Path) -> list[Measured]:
+    """BEGIN: dialogue responses against their knowledge snippet (Wizard of Wikipedia test; CMU-DoG and
+    TopicalChat dev, whose snippets are several paragraphs long)."""
+    pairs = _rows(directory / "begin_wow_pairs.jsonl")
+    out = [_pairwise("BEGIN WoW: fully vs not fully attributable response to one turn (faithfulness)",
+                     [Case(p["question"], p["good"], [p["context"]]) for p in pairs],
+                     [Case(p["question"], p["bad"], [p["context"]]) for p in pairs], "faithfulness")]
+    for name, file in (("BEGIN WoW (test)", "begin_wow.jsonl"), ("BEGIN CMU-DoG (dev)", "begin_cmu.jsonl"),
+                       ("BEGIN TopicalChat (dev)", "begin_tc.jsonl")):
+        rows = _rows(directory / file)
+        out.append(_detection(f"{name} responses: fully vs not fully attributable (faithfulness)",
+                              [Case(r["question"], r["answer"], [r["context"]]) for r in rows],
+                              [r["label"] for r in rows], "Fully attributable", "Not fully attributable"))
+    return out
+
+
+def lfqa(directory: Path) -> list[Measured]:
+    """LFQA-Verification: long-answer sentences against the four documents the answer was written from."""
+    pairs = _rows(directory / "lfqa_pairs.jsonl")
+    rows = _rows(directory / "lfqa_sentences.jsonl")
+    return [_pairwise("LFQA-Verification: supported vs not-supported sentence of one answer (faithfulness)",
+                      [Case(p["question"], p["good"], p["contexts"]) for p in pairs],
+                      [Case(p["question"], p["bad"], p["contexts"]) for p in pairs], "faithfulness"),
+            _detection("LFQA-Verification answer sentences: supported vs not supported (faithfulness)",
+                       [Case(r["question"], r["answer"], r["contexts"]) for r in rows], [r["label"] for r in rows],
+                       "supported", "not_supported")]
+
+
+#: the optional held-out sets: title, the sample whose absence skips them, how to build it, their rows
+OPTIONAL = (("BEGIN", "begin_wow.jsonl", "--begin", begin),
+            ("LFQA-Verification", "lfqa_sentences.jsonl", "--lfqa", lfqa))
 
 
 def dev(directory: Path) -> list[Measured]:
@@ -116,6 +162,8 @@ def _print(title: str, measured: Sequence[Measured]) -> None:
     for m in measured:
         ties = f"  (ties: judge {m.judge_ties}, baseline {m.baseline_ties})" if m.statistic != "ROC-AUC" else ""
         print(f"{m.name}\n  n={m.n}  {m.statistic}: offline judge {m.judge}   lexical baseline {m.baseline}{ties}")
+        for label, n, judge, baseline in m.by_label:
+            print(f"    {label}: n={n}  mean offline judge {judge:.3f}   mean lexical baseline {baseline:.3f}")
 
 
 def main() -> None:
@@ -127,6 +175,11 @@ def main() -> None:
         sys.exit(f"--heldout {args.heldout}: no samples there; build them with scripts/make_heldout_samples.py "
                  "(e.g. --qags qags/data --squad dev-v2.0.json --out tests/scoring/heldout)")
     _print("Held-out, human-labelled (ties count half)", heldout(args.heldout))
+    for title, sample, flag, measure in OPTIONAL:
+        if (args.heldout / sample).is_file():
+            _print(f"Held-out, {title} (human-labelled; ties count half)", measure(args.heldout))
+        else:
+            print(f"\n{title}: no {sample} in {args.heldout}; skipped (build it with make_heldout_samples.py {flag})")
     _print("Dev set (labels by construction; DEV figures, looked at while building)", dev(args.dev))
 
 
