@@ -37,7 +37,9 @@ from rag_assets.scoring.judge_prompts import (
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
 from rag_assets.scoring.offline_judge.support import Evidence
-from rag_assets.scoring.offline_judge.text import is_decline, names, numbers, statements, stems
+from rag_assets.scoring.offline_judge.text import (
+    is_decline, names, numbers, numbers_stated, polarity_conflict, statements, stems,
+)
 from tests.conftest import PROJECT_ROOT, SAMPLE_CORPUS
 
 PAIRS = yaml.safe_load((Path(__file__).parent / "judge_pairs.yaml").read_text(encoding="utf-8"))
@@ -186,7 +188,7 @@ def test_the_judge_is_deterministic_whatever_the_hash_seed(corpus_chunks):
 BACKUPS = {"chunk_id": "a", "text": "Backups run every night. Logs are kept for 30 days."}
 ENCRYPTED = {"chunk_id": "b", "text": "Backups are encrypted with AES."}
 # sentences: {backup, run, everi, night}, {log, kept, 30, day}, {backup, encrypt, ae}; N = 3
-SHARED, ONCE, NOWHERE = math.log(4 / 2.5), math.log(4 / 1.5), math.log(4 / 0.5)  # df 2 (backup), 1, 0
+SHARED, ONCE = math.log(4 / 2.5), math.log(4 / 1.5)  # df 2 (backup), 1; a stem in no sentence weighs as df 1
 
 
 def _claims(answer: str, *chunks: Mapping[str, str], question: str = "How do backups work?") -> list[tuple]:
@@ -212,9 +214,9 @@ def test_text_is_read_as_stemmed_content_words_numbers_names_and_statements():
 
 def test_support_is_the_idf_weighted_share_held_by_the_best_single_sentence():
     evidence = Evidence([BACKUPS, ENCRYPTED])
-    assert evidence.weight("backup") == pytest.approx(SHARED) and evidence.weight("zzz") == pytest.approx(NOWHERE)
+    assert evidence.weight("backup") == pytest.approx(SHARED) and evidence.weight("zzz") == pytest.approx(ONCE)
     score, best = evidence.best("Backups run every night in the cloud.")  # backup, run, everi, night, cloud
-    assert score == pytest.approx((SHARED + 3 * ONCE) / (SHARED + 3 * ONCE + NOWHERE))
+    assert score == pytest.approx((SHARED + 3 * ONCE) / (SHARED + 4 * ONCE))
     assert [s.text for s in best] == ["Backups run every night."]
     score, _ = evidence.best("Encrypted logs are kept.")  # encrypt, log, kept: no sentence holds all three
     assert score == pytest.approx(2 * ONCE / (3 * ONCE)), "pooled words of two sentences are not support"
@@ -234,8 +236,32 @@ def test_faithfulness_gives_each_claim_a_verdict_and_a_graded_support():
     [(_, verdict, chunks, support)] = _claims("Backups need a weekly restore test.", BACKUPS, ENCRYPTED)
     # backup, need, week, restor, test: only "backup" is held, by two sentences of df 2
     assert (verdict, chunks) == ("out_of_context", []) and support == pytest.approx(
-        SHARED / (SHARED + 4 * NOWHERE), abs=1e-6)
+        SHARED / (SHARED + 4 * ONCE), abs=1e-6)
+    [(_, verdict, chunks, support)] = _claims("Backups run every night in the cloud.", BACKUPS, ENCRYPTED)
+    assert (verdict, chunks) == ("grounded", ["a"]) and support == pytest.approx(
+        (SHARED + 3 * ONCE) / (SHARED + 4 * ONCE), abs=1e-6), "grounded, less than one with a word no chunk holds"
     assert _claims("I cannot answer this from the documentation.", BACKUPS) == [], "a decline claims nothing"
+
+
+def test_a_negation_flips_a_claim_only_in_the_clause_that_states_it():
+    chunk = {"chunk_id": "d", "text": "The service is characterized by fast restores, small backups, or sync that is not "
+                                      "available offline."}
+    assert _claims("The service is characterized by fast restores.", chunk)[0][1] == "grounded", \
+        "the 'not' belongs to another clause of the sentence"
+    assert _claims("The service is not characterized by fast restores.", chunk)[0][1] == "inconsistency"
+    plain = {"chunk_id": "f", "text": "The service is characterized by fast restores and small backups."}
+    assert _claims("I have not tried it, but the service is characterized by fast restores and small backups.", plain
+                   )[0][1] == "grounded", "the claim's own 'not' sits in a clause the chunk does not state"
+    assert polarity_conflict("Sync is not available offline.", "Sync is available offline.")
+    assert not polarity_conflict("Sync is available.", "Backups are small, and restores are not slow.")
+
+
+def test_a_claims_digit_is_found_in_a_number_the_chunk_writes_in_words():
+    chunk = {"chunk_id": "e", "text": "The single reached number one and stayed there for three weeks."}
+    assert _claims("The single reached number 1 for 3 weeks.", chunk)[0][1] == "grounded"
+    assert _claims("The single reached number 2 for 3 weeks.", chunk)[0][1] == "inconsistency"
+    assert numbers_stated("number one for twenty weeks, 40 days") == {"1", "20", "40"}
+    assert numbers("the one that counts") == frozenset(), "a claim's words are not read as numbers"
 
 
 def test_faithfulness_counts_graded_support_and_keeps_the_verdict_count_for_a_model_judge():
@@ -289,9 +315,8 @@ def test_context_precision_grades_each_chunk_so_different_contexts_do_not_tie():
     half = offline_judge.context_precision({"question": "Are logs or reports kept?", "reference": "",
                                             "chunks": [{"chunk_id": "x", "text": "Logs are kept."},
                                                        {"chunk_id": "y", "text": "Nothing here."}]})
-    # log, kept df 1 of N=2: ln(3/1.5); report df 0: ln(3/0.5); x holds log and kept
-    expected = 2 * math.log(2) / (2 * math.log(2) + math.log(6))
-    assert [v["score"] for v in half["verdicts"]] == [pytest.approx(expected, abs=1e-6), 0.0]
+    # log, kept df 1 of N=2, and report (df 0, weighed as df 1): each ln(3/1.5); x holds log and kept
+    assert [v["score"] for v in half["verdicts"]] == [pytest.approx(2 / 3, abs=1e-6), 0.0]
 
 
 def test_graded_context_precision_is_average_precision_of_the_grades():

@@ -6,13 +6,15 @@ claims. In this order:
 - a number of the claim in no chunk: inconsistency when a sentence that supports the rest of the claim
   (see ``support.SUPPORTED``) gives a number of its own (a changed value), fabrication otherwise;
 - fabrication: a proper name of the claim is in no chunk;
-- inconsistency: a sentence supports the claim but gives other numbers, or says the opposite (one of the
-  two is negated);
+- inconsistency: a sentence supports the claim but gives other numbers, or says the opposite (a clause of
+  one is negated where the matching clause of the other is not, see ``text.polarity_conflict``);
 - grounded: a sentence supports it; the supporting chunks are those of every sentence that does;
 - out_of_context: otherwise.
 
-Each claim also carries its graded ``support`` (see ``metrics.faithfulness.formula``): 1 when grounded, 0 when
-fabricated or inconsistent, and the best sentence's support (at most one half) when out of context.
+Each claim also carries its graded ``support`` (see ``metrics.faithfulness.formula``): 0 when fabricated or
+inconsistent, else the best sentence's support, above one half when grounded and at most one half out of
+context. A grounded claim holding a word that no supporting sentence holds thus counts less than one the
+chunks state in full: flattening every grounded claim to 1 made a one-word swap tie with the original.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 from rag_assets.scoring.offline_judge.support import SUPPORTED, Evidence
 from rag_assets.scoring.offline_judge.text import (
-    is_decline, names, negated, numbers, statements, stems, without_numbers,
+    is_decline, names, numbers, polarity_conflict, statements, stems, without_numbers,
 )
 
 
@@ -40,11 +42,11 @@ def verdict(claim: str, evidence: Evidence) -> tuple[str, list[str], float]:
         return "out_of_context", [], round(score, 6)
     if claimed and not any(claimed <= s.numbers for s in best):
         return "inconsistency", [], 0.0
-    if not any(s.negated == negated(claim) for s in best):
+    if all(polarity_conflict(claim, s.text) for s in best):
         return "inconsistency", [], 0.0
     wanted = stems(claim)
     supporting = {s.chunk_id for s in evidence.sentences if evidence.coverage(wanted, s.stems) > SUPPORTED}
-    return "grounded", [c for c in dict.fromkeys(evidence.chunk_ids) if c in supporting], 1.0
+    return "grounded", [c for c in dict.fromkeys(evidence.chunk_ids) if c in supporting], round(score, 6)
 
 
 def faithfulness(inputs: Mapping[str, Any]) -> dict[str, Any]:

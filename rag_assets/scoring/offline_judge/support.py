@@ -2,7 +2,7 @@
 
 The chunks at hand are cut into sentences (see ``text.sentences``); each content stem weighs its inverse
 document frequency over those sentences, ``ln((N + 1) / (df + 0.5))``, so a stem the chunks repeat
-everywhere (the topic) counts less than one that pins a fact, and a stem found nowhere weighs most. A
+everywhere (the topic) counts less than one that pins a fact; a stem found nowhere weighs as one found once. A
 statement's support by a sentence is the weight of its stems that the sentence holds over the weight of
 all its stems. Support is read from the best single sentence, not from the chunks' pooled vocabulary: a
 statement whose words are scattered over unrelated sentences is not supported.
@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rag_assets.scoring.offline_judge.text import negated, numbers, sentences, stems
+from rag_assets.scoring.offline_judge.text import numbers_stated, sentences, stems
 
 #: a statement is supported when one sentence holds more than half of its weight (a fixed, round cut-off)
 SUPPORTED = 0.5
@@ -28,7 +28,6 @@ class Sentence:
     text: str
     stems: frozenset[str]
     numbers: frozenset[str]
-    negated: bool
 
 
 class Evidence:
@@ -36,14 +35,17 @@ class Evidence:
 
     def __init__(self, chunks: Sequence[Mapping[str, Any]]):
         self.chunk_ids = [str(c["chunk_id"]) for c in chunks]
-        self.sentences = [Sentence(str(c["chunk_id"]), s, frozenset(stems(s)), numbers(s), negated(s))
+        self.sentences = [Sentence(str(c["chunk_id"]), s, frozenset(stems(s)), numbers_stated(s))
                           for c in chunks for s in sentences(str(c.get("text") or ""))]
         self._df = Counter(w for s in self.sentences for w in s.stems)
         self.stems = frozenset(self._df)
         self.numbers = frozenset(n for s in self.sentences for n in s.numbers)
 
     def weight(self, stem: str) -> float:
-        return math.log((len(self.sentences) + 1) / (self._df[stem] + 0.5))
+        """A stem the chunks never use weighs as the rarest one they do (a document frequency of one):
+        absence says nothing of a word's importance, and at zero over one short chunk a single stray word
+        ("yes", "oh") would outweigh five of the chunk's words and unsupport a sentence quoted verbatim."""
+        return math.log((len(self.sentences) + 1) / (max(self._df[stem], 1) + 0.5))
 
     def coverage(self, wanted: Iterable[str], held: frozenset[str]) -> float:
         """The weighted share of ``wanted`` stems that ``held`` contains (0 when nothing is wanted)."""

@@ -21,6 +21,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
 #: a clause that is a statement of its own: after a semicolon, or after ", and/but/while/whereas"
 _CLAUSE = re.compile(r";\s+|,\s+(?:and|but|while|whereas)\s+")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*")
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())} | {w: str(n) for n, w in zip(
+        range(30, 100, 10), "thirty forty fifty sixty seventy eighty ninety".split())}
+#: where a sentence's clauses part: punctuation inside it, and the conjunctions that join two statements
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\s+(?:but|while|whereas|although|though)\s+", re.IGNORECASE)
 _NEGATION = frozenset({"not", "no", "never", "none", "nothing", "neither", "nor", "cannot", "without"})
 #: words that shape a question without naming what it is about ("how many", "explain", "what kind of")
 _ASKING = frozenset(_STEMMER.stemWords("many much long often kind type sort way explain describe tell list give "
@@ -56,6 +62,12 @@ def numbers(text: str) -> frozenset[str]:
     return frozenset(re.sub(r"(?<=\d),(?=\d{3}\b)", "", n) for n in _NUMBER.findall(text))
 
 
+def numbers_stated(text: str) -> frozenset[str]:
+    """The numbers a text states in digits or in words up to ninety ("number one hit" states 1): what a claim's
+    digits are looked up in. A claim's own words are not read as numbers ("the one that"), only its digits."""
+    return numbers(text) | frozenset(_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS)
+
+
 def without_numbers(text: str) -> str:
     return _NUMBER.sub(" ", text)
 
@@ -74,6 +86,20 @@ def asked(question: str) -> list[str]:
 
 def negated(text: str) -> bool:
     return any(w in _NEGATION or w.endswith("n't") for w in tokenize(text))
+
+
+def polarity_conflict(claim: str, sentence: str) -> bool:
+    """Whether the sentence says the opposite of the claim: some clause of the claim and the clause of the
+    sentence holding most of its words (at least half) differ in negation. Read clause by clause, so that a
+    "not" elsewhere in either ("..., which is not appropriate"; "I don't remember, but ...") flips nothing."""
+    parts = [c for c in _CLAUSE_BREAK.split(sentence) if c and c.strip()]
+    for clause in (c for c in _CLAUSE_BREAK.split(claim) if c and stems(c)):
+        wanted = set(stems(clause))
+        shared, closest = max(((len(wanted & set(stems(p))), p) for p in parts), default=(0, ""),
+                              key=lambda pair: pair[0])
+        if 2 * shared >= len(wanted) and negated(clause) != negated(closest):
+            return True
+    return False
 
 
 def strip_citations(text: str) -> str:
