@@ -3,8 +3,9 @@
 The samples are built locally by scripts/make_heldout_samples.py from fetched public data and are not
 committed, so these tests skip where they are absent. The figures are those bench/judge_heldout.py prints
 (pairwise accuracy with ties counting half; ROC-AUC for detection), computed on the built files. The judge
-reaches the baseline on the two pairwise sets; on the two detection sets it stays below it, inside the
-baseline's interval: that is asserted as measured, not hidden.
+passes the baseline on the two pairwise sets and on CNN/DM detection; on XSum detection it stays below it,
+inside the baseline's interval: that is asserted as measured, not hidden. These sets were measured before and
+after changes to the judge, so they are no longer cleanly held out (see docs/judge.md).
 """
 
 from __future__ import annotations
@@ -28,28 +29,55 @@ def measured():
     bench = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = bench  # its dataclass looks its module up there
     spec.loader.exec_module(bench)
-    return {m.name.split(":")[0]: m for m in bench.heldout(HELDOUT)}
+    return bench, {m.name.split(":")[0]: m for m in bench.heldout(HELDOUT)}
 
 
 def test_the_samples_hold_the_counts_the_script_writes(measured):
+    _, measured = measured
     assert {name: m.n for name, m in measured.items()} == {
         "QAGS CNN/DM": 108, "SQuAD 2.0": 96, "QAGS CNN/DM summaries": 235, "QAGS XSum summaries": 239}
 
 
 def test_on_the_pairwise_sets_the_judge_is_at_least_the_baseline(measured):
+    _, measured = measured
     faithfulness, context = measured["QAGS CNN/DM"], measured["SQuAD 2.0"]
-    assert (round(faithfulness.judge.value, 3), round(faithfulness.baseline.value, 3)) == (0.574, 0.542)
-    assert (round(context.judge.value, 3), round(context.baseline.value, 3)) == (0.969, 0.927)
+    assert (round(faithfulness.judge.value, 3), round(faithfulness.baseline.value, 3)) == (0.736, 0.542)
+    assert (round(context.judge.value, 3), round(context.baseline.value, 3)) == (0.974, 0.927)
     assert faithfulness.judge.value >= faithfulness.baseline.value and context.judge.value >= context.baseline.value
 
 
 def test_context_relevance_no_longer_ties(measured):
+    _, measured = measured
     context = measured["SQuAD 2.0"]
-    assert (context.judge_ties, context.baseline_ties) == (2, 12), "2 of 96 pairs tie (both contexts score 0)"
+    assert (context.judge_ties, context.baseline_ties) == (3, 12), "3 of 96 pairs tie (both contexts score 0)"
 
 
-def test_on_detection_the_judge_stays_inside_the_baselines_interval_but_below_it(measured):
-    for name, judge, baseline in (("QAGS CNN/DM summaries", 0.590, 0.594), ("QAGS XSum summaries", 0.671, 0.677)):
-        m = measured[name]
-        assert (round(m.judge.value, 3), round(m.baseline.value, 3)) == (judge, baseline), name
-        assert m.baseline.low < m.judge.value < m.baseline.value, name
+def test_on_cnndm_detection_the_judge_passes_the_baseline(measured):
+    _, measured = measured
+    m = measured["QAGS CNN/DM summaries"]
+    assert (round(m.judge.value, 3), round(m.baseline.value, 3)) == (0.641, 0.594)
+
+
+def test_on_xsum_detection_the_judge_stays_inside_the_baselines_interval_but_below_it(measured):
+    _, measured = measured
+    m = measured["QAGS XSum summaries"]
+    assert (round(m.judge.value, 3), round(m.baseline.value, 3)) == (0.669, 0.677)
+    assert m.baseline.low < m.judge.value < m.baseline.value
+
+
+@pytest.mark.skipif(not (HELDOUT / "begin_wow.jsonl").is_file() or not (HELDOUT / "lfqa_sentences.jsonl").is_file(),
+                    reason="BEGIN and LFQA samples not built (make_heldout_samples.py --begin, --lfqa)")
+def test_on_begin_and_lfqa_the_judge_stays_below_the_baseline(measured):
+    """Measured on sets first met after the judge was built (PROVENANCE.txt): the baseline leads on every row,
+    beyond the intervals on BEGIN, where a reply that asks back claims nothing and so scores 1."""
+    bench, _ = measured
+    rows = {m.name.split(":")[0]: m for m in [*bench.begin(HELDOUT), *bench.lfqa(HELDOUT)]}
+    figures = {name: (m.n, round(m.judge.value, 3), round(m.baseline.value, 3)) for name, m in rows.items()}
+    assert figures == {
+        "BEGIN WoW": (199, 0.907, 0.942),
+        "BEGIN WoW (test) responses": (999, 0.869, 0.912),
+        "BEGIN CMU-DoG (dev) responses": (337, 0.815, 0.959),
+        "BEGIN TopicalChat (dev) responses": (381, 0.723, 0.907),
+        "LFQA-Verification": (81, 0.765, 0.784),
+        "LFQA-Verification answer sentences": (917, 0.869, 0.910),
+    }
