@@ -24,6 +24,13 @@ def applied_files_digest(repo: SqlCurationRepository, version: str) -> str:
     return sha256_hex("\n".join(repo.applied_files(version)) or version)[:16]
 
 
+def decisions_digest(repo: SqlCurationRepository, version: str) -> str:
+    """curated_decisions' data version: the review files applied for ``version`` and the items a trial
+    (``accept_all``) made without review, so that either changing marks the golden set stale in the UI."""
+    unreviewed = [f"unreviewed:{item}" for item in repo.unreviewed_items(version)]
+    return sha256_hex("\n".join(repo.applied_files(version) + unreviewed) or version)[:16]
+
+
 def review_files(folders: CurationFolders, version: str, names: list[str]) -> list[Path]:
     """``names`` (in the inbox, or absolute paths); none: every inbox file that declares ``version``."""
     if names:
@@ -33,14 +40,16 @@ def review_files(folders: CurationFolders, version: str, names: list[str]) -> li
 
 @dataclass
 class DecisionImport:
-    """One import: each file's result, the files named but gone, the version's standing after it, and how many
-    candidates a trial (``accept_all``) made golden items without review."""
+    """One import: each file's result, the files named but gone, the version's standing after it (``applied``:
+    the digest of its applied files, which recovery compares; ``data_version``: that and its trial items), and
+    how many candidates a trial (``accept_all``) made golden items without review."""
 
     results: list[ImportResult]
     missing: list[Path]
     conflicts: list[Conflict]
     agreement: list[ReviewerAgreement]
     applied: str
+    data_version: str
     accepted_unreviewed: int = 0
 
     @property
@@ -75,4 +84,5 @@ def import_decisions(store: Store, folders: CurationFolders, limits: ReviewLimit
     trial = repo.accept_unreviewed(trial_candidates(store.candidates().for_version(version, status="pending"))
                                    ) if accept_all else 0
     return DecisionImport(results, missing, repo.conflicts(version),
-                          repo.reviewer_agreement(version), applied_files_digest(repo, version), trial)
+                          repo.reviewer_agreement(version), applied_files_digest(repo, version),
+                          decisions_digest(repo, version), trial)

@@ -34,7 +34,7 @@ from rag_assets.golden.pinning import PinnedItem
 from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import chunk_evidence
 from rag_assets.store.engine import retry_transaction
-from rag_assets.store.golden_repository import add_revision, current_content, item_state, set_origin, set_status
+from rag_assets.store.golden_repository import ITEM, add_revision, current_content, item_state, set_origin, set_status
 from rag_assets.store.tables import CandidateRow, ReviewDecisionRow, ReviewImportRow
 
 CANDIDATE = CandidateRow.__table__
@@ -83,6 +83,15 @@ class SqlCurationRepository:
         with self.engine.connect() as conn:
             return list(conn.execute(select(IMPORT.c.sha256).where(IMPORT.c.corpus_version == corpus_version)
                                      .order_by(IMPORT.c.sha256)).scalars())
+
+    def unreviewed_items(self, corpus_version: str) -> list[str]:
+        """The items that trial mode made from ``corpus_version``'s candidates and no expert has decided
+        yet (origin ``generated:unreviewed``), sorted."""
+        query = (select(ITEM.c.item_id).join(CANDIDATE, CANDIDATE.c.candidate_id == ITEM.c.item_id)
+                 .where(CANDIDATE.c.corpus_version == corpus_version, ITEM.c.origin == UNREVIEWED_ORIGIN)
+                 .order_by(ITEM.c.item_id))
+        with self.engine.connect() as conn:
+            return list(conn.execute(query).scalars())
 
     def apply_review(self, review: ReviewFile) -> ApplyOutcome:
         """Apply every decided row of a validated file in one transaction."""

@@ -189,3 +189,24 @@ def test_two_reviewers_who_disagree_leave_conflicts_in_the_queue_and_a_kappa_in_
         assert metadata(queued, "curation_queue")["conflicts"] == 2
     notes = [row["chunk_excerpt"] for row in outbox_rows(version) if row["chunk_excerpt"].startswith("CONFLICT")]
     assert notes and all("ana: accept; bob: reject" in note for note in notes) and len(notes) == 2
+
+
+def _decisions_data_version(result: dg.ExecuteInProcessResult) -> str:
+    for event in result.get_asset_materialization_events():
+        materialization = event.step_materialization_data.materialization
+        if materialization.asset_key.to_user_string() == "curated_decisions":
+            return materialization.tags["dagster/data_version"]
+    raise AssertionError("curated_decisions was not materialized")
+
+
+def test_a_trial_import_gives_curated_decisions_a_new_data_version_once(project_env: Path):
+    """``--accept-all`` changes what the golden set is built from without any review file, so the data version
+    Dagster compares for staleness must change with it; running the trial again changes nothing."""
+    version = current_version()
+    trial = {"ops": {"curated_decisions": {"config": {"accept_all": True}}}}
+    with dg.instance_for_test() as instance:
+        before = _decisions_data_version(run_job(instance, "lifecycle", version, expect_success=False))
+        tried = run_job(instance, "lifecycle", version, run_config=trial)
+        again = run_job(instance, "lifecycle", version, run_config=trial)
+    assert metadata(tried, "curated_decisions")["accepted_unreviewed"] > 0
+    assert before != _decisions_data_version(tried) == _decisions_data_version(again)

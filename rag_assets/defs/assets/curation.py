@@ -153,7 +153,7 @@ def build_curated_decisions(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         rejected = done.rejected
         yield dg.MaterializeResult(
             metadata=decisions_metadata(done),
-            data_version=dg.DataVersion(done.applied),
+            data_version=dg.DataVersion(done.data_version),
             check_results=[dg.AssetCheckResult(
                 check_name=REVIEW_FILES_CHECK,
                 passed=not rejected,
