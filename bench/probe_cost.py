@@ -1,21 +1,23 @@
 """Benchmark what the judge probes cost beside the evaluation they probe: judge calls and wall time.
 
     python bench/probe_cost.py [--items 500] [--corpus data/corpus] [--judge fake|offline]
-        [--latency 0.2] [--concurrency 8]
+        [--latency 0.2] [--concurrency 8] [--again]
 
 ``items`` synthetic factual golden items are made from ``corpus`` (a folder or a ``.tar.gz``) as
 bench/scale.py makes them: one per chunk, every n-th chunk, its opening words as the reference. The
 bundled sample has 309 chunks, so 500 items and more need a larger corpus such as
 ../shared/data/cpp_docs.tar.gz (the offline question generator bench/judge_calls.py uses yields only
 268 distinct factual items from the sample and 220 from cpp_docs). They are imported, built into the
-golden set and answered once by the offline reference system. Then the evaluation asset and the judge_probes asset are
-materialized, in that order, with Dagster on a store in a temporary folder: the code path of a deployment.
+golden set and answered once by the offline reference system. Then the evaluation asset and the
+judge_probes asset are materialized, in that order, with Dagster on a store in a temporary folder: the
+code path of a deployment.
 
 ``fake`` judges with the real anthropic SDK against the project's fake Messages API on 127.0.0.1
 (answering after ``latency`` seconds), and calls are counted at that server: what Claude would bill.
 ``offline`` judges with the offline heuristics; its calls are the evaluation's LLM cache misses and the
 probes' own count. Beside the measured share, the asset's own figure (its calls over the evaluation's
-planned calls) is printed.
+planned calls) is printed. ``--again`` materializes both once more, unchanged: what a re-run bills when
+the LLM cache has the answers (the ``repeat`` probe alone bypasses it).
 """
 
 from __future__ import annotations
@@ -119,17 +121,19 @@ def _measure(version: str, llm: LLMResource, count: Callable[[], int] | None, sh
                     probed["share_of_evaluation_calls"])
 
 
-def _report(args: argparse.Namespace, row: Measured, loads: tuple[float, float]) -> None:
+def _report(args: argparse.Namespace, rows: list[Measured], loads: tuple[float, float]) -> None:
     how = (f"calls counted at the fake Messages API (latency {args.latency * 1000:.0f} ms, concurrency "
            f"{args.concurrency})" if args.judge == "fake" else "offline judge: judgments computed")
-    print(f"{row.items} items from {args.corpus}, judge {row.judge}; {how}")
+    print(f"{rows[0].items} items from {args.corpus}, judge {rows[0].judge}; {how}")
     print(f"{os.cpu_count()} cores, 1-minute load average {loads[0]:.2f} at the start, {loads[1]:.2f} at the end")
-    print(f"evaluation judge calls   {row.evaluation_calls:>7}   wall {row.evaluation_seconds:.2f} s")
-    print(f"probe items              {row.probe_items:>7}")
-    print(f"probe judge calls        {row.probe_calls:>7}   wall {row.probe_seconds:.2f} s")
-    print(f"measured share           {row.share:>7.2%}   (limit 15% at 500 items or more)")
-    print(f"the asset's own figure   {row.asset_share:>7.2%}   ({row.asset_probe_calls} probe calls over "
-          f"{row.planned_calls} planned evaluation calls)")
+    for label, row in zip(("", "unchanged re-run: "), rows):
+        print(f"{label}evaluation judge calls   {row.evaluation_calls:>7}   wall {row.evaluation_seconds:.2f} s")
+        print(f"{label}probe items              {row.probe_items:>7}")
+        print(f"{label}probe judge calls        {row.probe_calls:>7}   wall {row.probe_seconds:.2f} s")
+        share = f"{row.share:>7.2%}" if row.evaluation_calls else f"{'n/a':>7}"
+        print(f"{label}measured share           {share}   (limit 15% at 500 items or more)")
+        print(f"{label}the asset's own figure   {row.asset_share:>7.2%}   ({row.asset_probe_calls} probe calls over "
+              f"{row.planned_calls} planned evaluation calls)")
 
 
 def main() -> None:
@@ -140,6 +144,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--shard-size", type=int, default=250)
+    parser.add_argument("--again", action="store_true", help="then both again, unchanged (answers in the LLM cache)")
     args = parser.parse_args()
 
     load = os.getloadavg()[0]
@@ -157,14 +162,15 @@ def main() -> None:
         version, chunks = _golden(corpus, args.items, args.shard_size, scratch)
         seconds = time.perf_counter() - started
         print(f"golden set of {args.items} items over {chunks} chunks, answered in {seconds:.1f} s", flush=True)
+        runs = 2 if args.again else 1
         if args.judge == "offline":
-            row = _measure(version, LLMResource(provider="offline"), None, args.shard_size)
+            rows = [_measure(version, LLMResource(provider="offline"), None, args.shard_size) for _ in range(runs)]
         else:
             with FakeAnthropicServer(judge_responder, latency=args.latency) as server:
                 llm = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url,
                                   max_concurrency=args.concurrency)
-                row = _measure(version, llm, server.count, args.shard_size)
-    _report(args, row, (load, os.getloadavg()[0]))
+                rows = [_measure(version, llm, server.count, args.shard_size) for _ in range(runs)]
+    _report(args, rows, (load, os.getloadavg()[0]))
 
 
 if __name__ == "__main__":
