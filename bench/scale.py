@@ -28,6 +28,10 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import dagster as dg
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -71,21 +75,25 @@ def _peak_rss_mb() -> int:
                  / 1024)
 
 
-def _setup(corpus_root: str, items: int, shard_size: int) -> dict:
-    """Snapshot the corpus, import the synthetic golden set, answer it once with the offline reference system."""
+def synthetic_golden(corpus_root: str, items: int, shard_size: int, instance: dg.DagsterInstance,
+                     export_dir: Path) -> tuple[str, int, int]:
+    """Snapshot the corpus, import the synthetic golden set (one factual question per chunk, every n-th chunk,
+    its opening words as the reference), build it (the golden_set asset's use case, statements by the offline
+    judge, exports under ``export_dir``) and answer it once with the offline reference system (rag_answers in
+    ``instance``); the corpus version, its chunks and the golden items."""
     import dagster as dg
 
+    from rag_assets.app.golden import build_golden_version
     from rag_assets.corpus.models import ChunkerConfig
     from rag_assets.corpus.snapshot import snapshot_corpus
     from rag_assets.defs.assets.rag import rag_answers
     from rag_assets.defs.partitions import corpus_versions
     from rag_assets.defs.resources import RESOURCES, LLMResource
-    from rag_assets.golden.build import build_golden, diff_golden
+    from rag_assets.evidence.spans import DEFAULT_MIN_OVERLAP
     from rag_assets.golden.models import ExternalItem
     from rag_assets.golden.pinning import PinnedItem
 
-    store = RESOURCES["store"]
-    started = time.perf_counter()
+    store, offline = RESOURCES["store"], LLMResource(provider="offline")
     version = snapshot_corpus(corpus_root, ChunkerConfig(), store.corpus()).version_id
     chunks = store.corpus().snapshot_chunks(version)
     picked = chunks[:: max(1, len(chunks) // items)][:items]
@@ -95,16 +103,21 @@ def _setup(corpus_root: str, items: int, shard_size: int) -> dict:
         question = f"What does {chunk.title or chunk.path} say about {' '.join(words[:8])}? (#{index})"
         mapped.append(PinnedItem(ExternalItem(f"{index:05d}", question, " ".join(words[:40])), (chunk.ref,), ()))
     store.curation().import_items(mapped, version, "bench", "synthetic", "0" * 64)
-    golden = store.golden()
-    build = build_golden(version, golden.accepted_items([version]), {c.chunk_id: c.content_hash for c in chunks})
-    golden.save_version(build, None, diff_golden({}, build))
-    golden.set_reference_statements({(i.item_id, i.revision): [i.reference_answer] for i in build.items})
-    instance = dg.DagsterInstance.get()
+    built = build_golden_version(store, version, offline.judge_client, export_dir, DEFAULT_MIN_OVERLAP)
     instance.add_dynamic_partitions(corpus_versions.name, [version])
-    dg.materialize([rag_answers], partition_key=version, instance=instance,
-                   resources={**RESOURCES, "llm": LLMResource(provider="offline")},
+    dg.materialize([rag_answers], partition_key=version, instance=instance, resources={**RESOURCES, "llm": offline},
                    run_config={"ops": {"rag_answers": {"config": {"shard_size": shard_size}}}})
-    return {"version": version, "chunks": len(chunks), "items": len(build.items),
+    return version, len(chunks), len(built.items)
+
+
+def _setup(corpus_root: str, items: int, shard_size: int) -> dict:
+    """The synthetic golden set, answered, timed."""
+    import dagster as dg
+
+    started = time.perf_counter()
+    version, chunks, golden = synthetic_golden(corpus_root, items, shard_size, dg.DagsterInstance.get(),
+                                               Path(os.environ["BENCH_SCRATCH"]) / "golden")
+    return {"version": version, "chunks": chunks, "items": golden,
             "seconds": round(time.perf_counter() - started, 1), "peak_rss_mb": _peak_rss_mb()}
 
 
