@@ -80,14 +80,14 @@ def test_judge_review_round_trip_calibration_and_the_check_on_threshold_and_judg
         result, cursor = _calibrate(instance, also=("curation_import", version))
         (Settings.from_env().curation_root / "inbox" / f"review-{version}.csv").unlink()
         calibration = metadata(result, "judge_calibration")
-        # answer relevance on the 28 non-adversarial items: the judge passes 12 and fails 16; the expert passes 11.
+        # answer relevance on the 28 non-adversarial items: the judge passes 13 and fails 15; the expert passes 12.
         #   expert \ judge  pass fail
-        #   pass             11    0
-        #   fail              1   16      p_o = 27/28; p_e = (12/28)(11/28) + (16/28)(17/28) = 404/784
-        # kappa = (756/784 - 404/784) / (1 - 404/784) = 352/380 = 88/95 = 0.9263
+        #   pass             12    0
+        #   fail              1   15      p_o = 27/28; p_e = (13/28)(12/28) + (15/28)(16/28) = 396/784
+        # kappa = (756/784 - 396/784) / (1 - 396/784) = 360/388 = 90/97 = 0.9278
         assert "| jc-" in calibration["calibration"] and "| answer_relevance | 28 | 0.964 |" in calibration["calibration"]
-        assert "| 11 / 0 | 1 / 16 |" in calibration["calibration"]
-        assert calibration["kappa_answer_relevance"] == round(88 / 95, 4)
+        assert "| 12 / 0 | 1 / 15 |" in calibration["calibration"]
+        assert calibration["kappa_answer_relevance"] == round(90 / 97, 4)
         assert calibration["kappa_context_precision"] == 1.0 and "kappa_faithfulness" not in calibration
         assert calibration["disagreements"].count("| answer_relevance |") == 1
         assert (workbook.parent.parent / "processed" / workbook.name).exists() and not workbook.exists()
