@@ -19,16 +19,20 @@ from rag_assets.curation.agreement import ReviewerAgreement
 from rag_assets.store.curation_repository import Conflict, SqlCurationRepository
 
 
+def _digest(lines: list[str], version: str) -> str:
+    return sha256_hex("\n".join(lines) or version)[:16]
+
+
 def applied_files_digest(repo: SqlCurationRepository, version: str) -> str:
-    """A digest of the review files applied for ``version`` (by hash): curated_decisions' data version."""
-    return sha256_hex("\n".join(repo.applied_files(version)) or version)[:16]
+    """A digest of the review files applied for ``version`` (by hash): what crash recovery compares."""
+    return _digest(repo.applied_files(version), version)
 
 
 def decisions_digest(repo: SqlCurationRepository, version: str) -> str:
     """curated_decisions' data version: the review files applied for ``version`` and the items a trial
     (``accept_all``) made without review, so that either changing marks the golden set stale in the UI."""
     unreviewed = [f"unreviewed:{item}" for item in repo.unreviewed_items(version)]
-    return sha256_hex("\n".join(repo.applied_files(version) + unreviewed) or version)[:16]
+    return _digest(repo.applied_files(version) + unreviewed, version)
 
 
 def review_files(folders: CurationFolders, version: str, names: list[str]) -> list[Path]:

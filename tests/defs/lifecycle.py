@@ -43,6 +43,15 @@ def metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict:
     raise AssertionError(f"{asset} was not materialized")
 
 
+def data_version(result: dg.ExecuteInProcessResult, asset: str) -> str:
+    """The data version ``asset``'s materialization in ``result`` recorded."""
+    for event in result.get_asset_materialization_events():
+        materialization = event.step_materialization_data.materialization
+        if materialization.asset_key.to_user_string() == asset:
+            return materialization.tags["dagster/data_version"]
+    raise AssertionError(f"{asset} was not materialized")
+
+
 def outbox_rows(version: str) -> list[dict]:
     path = Settings.from_env().curation_root / "outbox" / f"review-{version}.csv"
     with path.open(encoding="utf-8-sig", newline="") as handle:

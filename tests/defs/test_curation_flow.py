@@ -12,7 +12,8 @@ from rag_assets.settings import Settings
 from rag_assets.store.engine import get_engine
 from rag_assets.store.golden_repository import SqlGoldenRepository
 from tests.defs.lifecycle import (
-    current_version, golden_export, inbox_tick, metadata, outbox_rows, review_as_expert, run_job, run_sensor_requests,
+    current_version, data_version, golden_export, inbox_tick, metadata, outbox_rows, review_as_expert, run_job,
+    run_sensor_requests,
 )
 
 
@@ -191,22 +192,14 @@ def test_two_reviewers_who_disagree_leave_conflicts_in_the_queue_and_a_kappa_in_
     assert notes and all("ana: accept; bob: reject" in note for note in notes) and len(notes) == 2
 
 
-def _decisions_data_version(result: dg.ExecuteInProcessResult) -> str:
-    for event in result.get_asset_materialization_events():
-        materialization = event.step_materialization_data.materialization
-        if materialization.asset_key.to_user_string() == "curated_decisions":
-            return materialization.tags["dagster/data_version"]
-    raise AssertionError("curated_decisions was not materialized")
-
-
 def test_a_trial_import_gives_curated_decisions_a_new_data_version_once(project_env: Path):
     """``--accept-all`` changes what the golden set is built from without any review file, so the data version
     Dagster compares for staleness must change with it; running the trial again changes nothing."""
     version = current_version()
     trial = {"ops": {"curated_decisions": {"config": {"accept_all": True}}}}
     with dg.instance_for_test() as instance:
-        before = _decisions_data_version(run_job(instance, "lifecycle", version, expect_success=False))
+        before = data_version(run_job(instance, "lifecycle", version, expect_success=False), "curated_decisions")
         tried = run_job(instance, "lifecycle", version, run_config=trial)
         again = run_job(instance, "lifecycle", version, run_config=trial)
     assert metadata(tried, "curated_decisions")["accepted_unreviewed"] > 0
-    assert before != _decisions_data_version(tried) == _decisions_data_version(again)
+    assert before != data_version(tried, "curated_decisions") == data_version(again, "curated_decisions")

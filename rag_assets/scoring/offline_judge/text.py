@@ -65,7 +65,8 @@ def numbers(text: str) -> frozenset[str]:
 def numbers_stated(text: str) -> frozenset[str]:
     """The numbers a text states in digits or in words up to ninety ("number one hit" states 1): what a claim's
     digits are looked up in. A claim's own words are not read as numbers ("the one that"), only its digits."""
-    return numbers(text) | frozenset(_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS)
+    words = re.findall(r"[a-z]+", text.lower())
+    return numbers(text) | frozenset(_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS)
 
 
 def without_numbers(text: str) -> str:
@@ -92,10 +93,10 @@ def polarity_conflict(claim: str, sentence: str) -> bool:
     """Whether the sentence says the opposite of the claim: some clause of the claim and the clause of the
     sentence holding most of its words (at least half) differ in negation. Read clause by clause, so that a
     "not" elsewhere in either ("..., which is not appropriate"; "I don't remember, but ...") flips nothing."""
-    parts = [c for c in _CLAUSE_BREAK.split(sentence) if c and c.strip()]
+    parts = [(set(stems(part)), part) for part in _CLAUSE_BREAK.split(sentence) if part and part.strip()]
     for clause in (c for c in _CLAUSE_BREAK.split(claim) if c and stems(c)):
         wanted = set(stems(clause))
-        shared, closest = max(((len(wanted & set(stems(p))), p) for p in parts), default=(0, ""),
+        shared, closest = max(((len(wanted & held), part) for held, part in parts), default=(0, ""),
                               key=lambda pair: pair[0])
         if 2 * shared >= len(wanted) and negated(clause) != negated(closest):
             return True
