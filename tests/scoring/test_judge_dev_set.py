@@ -2,7 +2,7 @@
 
 Dev figures, not quality claims (see judge_dev/PROVENANCE.txt): the lexical offline judge was looked at
 on this set while it was built (the held-out, human-labelled figures are tests/scoring/heldout's). The test
-asserts its figures as measured (pairwise agreement, a tie counting half: 0.902 relevance, 0.888
+asserts its figures as measured (pairwise agreement, a tie counting half: 0.902 relevance, 0.941
 faithfulness), that both beat "the longer answer wins" beyond the bootstrap noise, and that the set is
 rebuilt byte for byte by scripts/make_judge_dev_set.py from the public data.
 """
@@ -41,7 +41,7 @@ def test_offline_answer_relevance_beats_the_longer_answer_beyond_the_noise(repor
 def test_offline_faithfulness_prefers_the_grounded_answer_more_often_than_the_longer_one(report):
     [faithfulness] = [m for m in report.metrics if m.metric == "faithfulness"]
     assert faithfulness.judge.n == 76 and faithfulness.judge.roc_auc.low > 0.5
-    assert round(faithfulness.judge.agreement.value, 3) == 0.888
+    assert round(faithfulness.judge.agreement.value, 3) == 0.941
     assert faithfulness.judge.agreement.low > faithfulness.longer_answer.agreement.high
 
 

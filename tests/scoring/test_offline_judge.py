@@ -38,7 +38,7 @@ from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
 from rag_assets.scoring.offline_judge.support import Evidence
 from rag_assets.scoring.offline_judge.text import (
-    is_decline, names, numbers, numbers_stated, polarity_conflict, statements, stems,
+    is_decline, names, numbers, numbers_stated, statements, stems,
 )
 from tests.conftest import PROJECT_ROOT, SAMPLE_CORPUS
 
@@ -200,6 +200,8 @@ def _claims(answer: str, *chunks: Mapping[str, str], question: str = "How do bac
 def test_text_is_read_as_stemmed_content_words_numbers_names_and_statements():
     assert stems("The files were linked nightly") == ["file", "link", "night"]
     assert numbers("1,200 requests in 2.0 during the 1050s") == {"1200", "2.0", "1050"}
+    assert numbers("You need to 1) write tests, and 2) run them (version 3) daily.") == {"3"}, \
+        "inline list markers are no numbers; a number closing parentheses is"
     assert names("Backups go to Amazon Glacier daily.") == {"amazon", "glacier"}, "the opening word is no name"
     assert statements("The agent uploads changed files every hour; the server keeps old versions for thirty days. "
                       "Is it fast? It is [1].") == ["The agent uploads changed files every hour",
@@ -230,7 +232,8 @@ def test_faithfulness_gives_each_claim_a_verdict_and_a_graded_support():
     assert _claims("Backups run every 90 minutes.", ENCRYPTED)[0][1:] == ("fabrication", [], 0.0), \
         "90 is in no chunk, and no sentence with a number supports the rest"
     assert _claims("Backups are copied to Glacier.", BACKUPS)[0][1] == "fabrication", "a name found in no chunk"
-    assert _claims("Backups do not run every night.", BACKUPS)[0][1:] == ("inconsistency", [], 0.0), "negated"
+    assert _claims("Backups do not run every night.", BACKUPS)[0][1] == "grounded", \
+        "negation is not read (see offline_judge.faithfulness): a model judge's job"
     with_days = {"chunk_id": "c", "text": "Logs are kept for 30 days. Reports take 7 days."}
     assert _claims("Logs are kept for 7 days.", with_days)[0][1] == "inconsistency", "another value of the chunks"
     [(_, verdict, chunks, support)] = _claims("Backups need a weekly restore test.", BACKUPS, ENCRYPTED)
@@ -243,17 +246,14 @@ def test_faithfulness_gives_each_claim_a_verdict_and_a_graded_support():
     assert _claims("I cannot answer this from the documentation.", BACKUPS) == [], "a decline claims nothing"
 
 
-def test_a_negation_flips_a_claim_only_in_the_clause_that_states_it():
-    chunk = {"chunk_id": "d", "text": "The service is characterized by fast restores, small backups, or sync that is not "
-                                      "available offline."}
-    assert _claims("The service is characterized by fast restores.", chunk)[0][1] == "grounded", \
-        "the 'not' belongs to another clause of the sentence"
-    assert _claims("The service is not characterized by fast restores.", chunk)[0][1] == "inconsistency"
-    plain = {"chunk_id": "f", "text": "The service is characterized by fast restores and small backups."}
-    assert _claims("I have not tried it, but the service is characterized by fast restores and small backups.", plain
-                   )[0][1] == "grounded", "the claim's own 'not' sits in a clause the chunk does not state"
-    assert polarity_conflict("Sync is not available offline.", "Sync is available offline.")
-    assert not polarity_conflict("Sync is available.", "Backups are small, and restores are not slow.")
+def test_a_name_or_number_the_question_gives_is_not_invented_by_the_answer():
+    assert _claims("Backups to Glacier run every night.", BACKUPS)[0][1] == "fabrication"
+    assert _claims("Backups to Glacier run every night.", BACKUPS, question="Do backups to Glacier run nightly?"
+                   )[0][1] == "grounded", "the user named Glacier"
+    assert _claims("Version 4 backups run every night.", BACKUPS, question="Do version 4 backups run nightly?"
+                   )[0][1] == "grounded", "the user gave the 4"
+    assert _claims("You need to 1) check that backups run every night.", BACKUPS)[0][1] == "grounded", \
+        "a list marker is no number the chunks must hold"
 
 
 def test_a_claims_digit_is_found_in_a_number_the_chunk_writes_in_words():

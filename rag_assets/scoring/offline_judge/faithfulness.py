@@ -6,8 +6,7 @@ claims. In this order:
 - a number of the claim in no chunk: inconsistency when a sentence that supports the rest of the claim
   (see ``support.SUPPORTED``) gives a number of its own (a changed value), fabrication otherwise;
 - fabrication: a proper name of the claim is in no chunk;
-- inconsistency: a sentence supports the claim but gives other numbers, or says the opposite (a clause of
-  one is negated where the matching clause of the other is not, see ``text.polarity_conflict``);
+- inconsistency: a sentence supports the claim but gives other numbers;
 - grounded: a sentence supports it; the supporting chunks are those of every sentence that does;
 - out_of_context: otherwise.
 
@@ -15,6 +14,12 @@ Each claim also carries its graded ``support`` (see ``metrics.faithfulness.formu
 inconsistent, else the best sentence's support, above one half when grounded and at most one half out of
 context. A grounded claim holding a word that no supporting sentence holds thus counts less than one the
 chunks state in full: flattening every grounded claim to 1 made a one-word swap tie with the original.
+
+Negation is not read: a claim that negates its supporting sentence is grounded. A rule that flipped a claim
+whose clause differed in negation from the matching clause of its best sentence fired as often on claims
+people judged supported as on unsupported ones (QAGS CNN/DM 17 and 15, LFQA-Verification 24 and 5) and
+lowered every held-out figure it touched ("not only ... but also", "no other ... is as famous", dashes as
+clause breaks); contradictions are a model judge's job (see docs/judge.md).
 """
 
 from __future__ import annotations
@@ -24,25 +29,24 @@ from typing import Any
 
 from rag_assets.scoring.offline_judge.support import SUPPORTED, Evidence
 from rag_assets.scoring.offline_judge.text import (
-    is_decline, names, numbers, polarity_conflict, statements, stems, without_numbers,
+    is_decline, names, numbers, numbers_stated, statements, stems, without_numbers,
 )
 
 
-def verdict(claim: str, evidence: Evidence) -> tuple[str, list[str], float]:
-    """The claim's verdict, the ids of the chunks that support it when grounded, and its graded support."""
-    claimed = numbers(claim)
+def verdict(claim: str, evidence: Evidence, asked: str = "") -> tuple[str, list[str], float]:
+    """The claim's verdict, the ids of the chunks that support it when grounded, and its graded support.
+    A name or number that the question gives (``asked``) is the user's, not invented by the answer."""
+    claimed = numbers(claim) - numbers_stated(asked)
     if not claimed <= evidence.numbers:
         score, best = evidence.best(without_numbers(claim))
         changed = score > SUPPORTED and any(s.numbers for s in best)
         return ("inconsistency" if changed else "fabrication"), [], 0.0
-    if not names(claim) <= evidence.stems:
+    if not names(claim) - set(stems(asked)) <= evidence.stems:
         return "fabrication", [], 0.0
     score, best = evidence.best(claim)
     if score <= SUPPORTED:
         return "out_of_context", [], round(score, 6)
     if claimed and not any(claimed <= s.numbers for s in best):
-        return "inconsistency", [], 0.0
-    if all(polarity_conflict(claim, s.text) for s in best):
         return "inconsistency", [], 0.0
     wanted = stems(claim)
     supporting = {s.chunk_id for s in evidence.sentences if evidence.coverage(wanted, s.stems) > SUPPORTED}
@@ -55,6 +59,6 @@ def faithfulness(inputs: Mapping[str, Any]) -> dict[str, Any]:
     for claim in statements(str(inputs.get("answer") or "")):
         if is_decline(claim):
             continue
-        label, supporting, support = verdict(claim, evidence)
+        label, supporting, support = verdict(claim, evidence, str(inputs.get("question") or ""))
         claims.append({"claim": claim, "verdict": label, "supporting_chunk_ids": supporting, "support": support})
     return {"claims": claims}

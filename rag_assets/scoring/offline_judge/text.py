@@ -21,13 +21,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
 #: a clause that is a statement of its own: after a semicolon, or after ", and/but/while/whereas"
 _CLAUSE = re.compile(r";\s+|,\s+(?:and|but|while|whereas)\s+")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*")
+#: an inline list marker ("you need to 1) write tests, and 2) run them"): it numbers the answer's own steps
+_LIST_MARKER = re.compile(r"(?:^|(?<=[\s:;,]))\d{1,2}\)(?=\s)")
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())} | {w: str(n) for n, w in zip(
         range(30, 100, 10), "thirty forty fifty sixty seventy eighty ninety".split())}
-#: where a sentence's clauses part: punctuation inside it, and the conjunctions that join two statements
-_CLAUSE_BREAK = re.compile(r"[,;:()]|\s+(?:but|while|whereas|although|though)\s+", re.IGNORECASE)
-_NEGATION = frozenset({"not", "no", "never", "none", "nothing", "neither", "nor", "cannot", "without"})
 #: words that shape a question without naming what it is about ("how many", "explain", "what kind of")
 _ASKING = frozenset(_STEMMER.stemWords("many much long often kind type sort way explain describe tell list give "
                                        "name mean happen please know".split()))
@@ -58,8 +57,12 @@ def stems(text: str) -> list[str]:
 
 
 def numbers(text: str) -> frozenset[str]:
-    """The numbers written with digits, thousands separators dropped ("1,000" and "1000" are one)."""
-    return frozenset(re.sub(r"(?<=\d),(?=\d{3}\b)", "", n) for n in _NUMBER.findall(text))
+    """The numbers written with digits, thousands separators dropped ("1,000" and "1000" are one). Inline list
+    markers are not numbers the text states; a "2)" inside parentheses ("(version 2)") is."""
+    def marker(match: re.Match[str]) -> str:
+        inside = "(" in text[:match.start()].rsplit(")", 1)[-1]
+        return match.group() if inside else " "
+    return frozenset(re.sub(r"(?<=\d),(?=\d{3}\b)", "", n) for n in _NUMBER.findall(_LIST_MARKER.sub(marker, text)))
 
 
 def numbers_stated(text: str) -> frozenset[str]:
@@ -83,24 +86,6 @@ def names(text: str) -> frozenset[str]:
 def asked(question: str) -> list[str]:
     """The stems a question asks about: its content stems less the words that only shape a question."""
     return [w for w in stems(question) if w not in _ASKING]
-
-
-def negated(text: str) -> bool:
-    return any(w in _NEGATION or w.endswith("n't") for w in tokenize(text))
-
-
-def polarity_conflict(claim: str, sentence: str) -> bool:
-    """Whether the sentence says the opposite of the claim: some clause of the claim and the clause of the
-    sentence holding most of its words (at least half) differ in negation. Read clause by clause, so that a
-    "not" elsewhere in either ("..., which is not appropriate"; "I don't remember, but ...") flips nothing."""
-    parts = [(set(stems(part)), part) for part in _CLAUSE_BREAK.split(sentence) if part and part.strip()]
-    for clause in (c for c in _CLAUSE_BREAK.split(claim) if c and stems(c)):
-        wanted = set(stems(clause))
-        shared, closest = max(((len(wanted & held), part) for held, part in parts), default=(0, ""),
-                              key=lambda pair: pair[0])
-        if 2 * shared >= len(wanted) and negated(clause) != negated(closest):
-            return True
-    return False
 
 
 def strip_citations(text: str) -> str:
