@@ -99,6 +99,10 @@ def heldout(directory: Path) -> list[Measured]:
     out.append(_pairwise("SQuAD 2.0: paragraph the question was written on vs top lexical distractor "
                          "(context precision)", [Case(p["question"], p["answer"], [p["good"]]) for p in pairs],
                          [Case(p["question"], p["answer"], [p["bad"]]) for p in pairs], "context_precision"))
+    out.append(_pairwise("SQuAD 2.0 padded (by construction): the paragraph alone vs followed by the distractor "
+                         "in one chunk (context precision)", [Case(p["question"], p["answer"], [p["good"]]) for p in pairs],
+                         [Case(p["question"], p["answer"], [f"{p['good']} {p['bad']}"]) for p in pairs],
+                         "context_precision"))
     for name, file in (("QAGS CNN/DM summaries", "qags_cnndm.jsonl"), ("QAGS XSum summaries", "qags_xsum.jsonl")):
         rows = _rows(directory / file)
         out.append(_detection(f"{name}: hallucination detection (faithfulness)",

@@ -305,8 +305,9 @@ def test_context_precision_grades_each_chunk_so_different_contexts_do_not_tie():
               "chunks": [BACKUPS, ENCRYPTED]}
     output = offline_judge.context_precision(inputs)
     CONTEXT_PRECISION.output_model.model_validate(output)
-    # question: log, kept (each df 1); reference: its sentence is chunk a's second sentence
-    assert output["verdicts"] == [{"chunk_id": "a", "useful": True, "score": 1.0},
+    # question: log, kept (each df 1), held by chunk a's second sentence alone: relevance (0 + 1) / 2;
+    # reference: that same sentence supports it fully; grade (1/2 + 1) / 2
+    assert output["verdicts"] == [{"chunk_id": "a", "useful": True, "score": 0.75},
                                   {"chunk_id": "b", "useful": False, "score": 0.0}]
     alone = offline_judge.context_precision({"question": "How long are logs kept?", "reference": "",
                                              "chunks": [{"chunk_id": "a", "text": "Logs are kept."}]})
@@ -317,6 +318,10 @@ def test_context_precision_grades_each_chunk_so_different_contexts_do_not_tie():
                                                        {"chunk_id": "y", "text": "Nothing here."}]})
     # log, kept df 1 of N=2, and report (df 0, weighed as df 1): each ln(3/1.5); x holds log and kept
     assert [v["score"] for v in half["verdicts"]] == [pytest.approx(2 / 3, abs=1e-6), 0.0]
+    padded = offline_judge.context_precision({"question": "Are logs kept?", "reference": "", "chunks": [
+        {"chunk_id": "p", "text": "Logs are kept. Backups run nightly. Keys rotate yearly. Disks are small."}]})
+    # read sentence by sentence: one of four sentences holds log and kept
+    assert padded["verdicts"] == [{"chunk_id": "p", "useful": False, "score": 0.25}], "padding lowers the grade"
 
 
 def test_graded_context_precision_is_average_precision_of_the_grades():
