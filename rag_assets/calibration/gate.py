@@ -23,6 +23,21 @@ def _changes(before: JudgeConfig, now: JudgeConfig) -> str:
     return ", ".join(f"{field} {old[field]} -> {new[field]}" for field in old if old[field] != new[field])
 
 
+NOT_MEASURABLE = ("judge agreement not measurable: on every metric the judge and the experts gave each item one and "
+                  "the same verdict; review a sample that holds the judge's fails")
+
+
+def kappa_shortfalls(kappas: Mapping[str, float | None], min_kappa: float) -> list[str]:
+    """Why these kappas (``None`` where undefined) fail ``min_kappa``: each metric below it; else, when no metric
+    has a kappa, that nothing was measurable. An undefined kappa beside defined ones fails nothing: the judge and
+    the experts gave every item one and the same verdict there, and a gate does not fail on what does not apply.
+    The asset check and ``rag-assets calibrate --min-kappa`` both decide by this rule."""
+    low = [f"{metric} κ={kappa:.3f}" for metric, kappa in sorted(kappas.items()) if kappa is not None and kappa < min_kappa]
+    if low:
+        return low
+    return [NOT_MEASURABLE] if all(kappa is None for kappa in kappas.values()) else []
+
+
 def calibration_gate(current: JudgeConfig | None, last: JudgeConfig | None, calibration: Mapping[str, StoredCalibration],
                      min_kappa: float = DEFAULT_MIN_KAPPA) -> GateResult:
     """Fails when no evaluation sent a sample yet, when the judge was never calibrated, when the judge in use
@@ -40,7 +55,7 @@ def calibration_gate(current: JudgeConfig | None, last: JudgeConfig | None, cali
     if current.key != last.key:
         return GateResult(False, f"the judge configuration changed since the last calibration ({_changes(last, current)}); "
                                  "its agreement with your experts is unknown until a judge review comes back", [])
-    rows, low, unmeasurable = [], [], []
+    rows, unmeasurable = [], []
     for metric, found in sorted(calibration.items()):
         kappa = found.kappa
         interval = f" [{found.kappa_low:.3f}, {found.kappa_high:.3f}]" if found.kappa_low is not None else ""
@@ -49,12 +64,10 @@ def calibration_gate(current: JudgeConfig | None, last: JudgeConfig | None, cali
             rows.append((metric, str(found.n), "undefined", "not measurable: one verdict on both sides"))
             continue
         rows.append((metric, str(found.n), f"{kappa:.3f}{interval}", "ok" if kappa >= min_kappa else "below"))
-        if kappa < min_kappa:
-            low.append(f"{metric} κ={kappa:.2f}")
-    if low:
-        return GateResult(False, f"judge agreement with your experts below κ={min_kappa:g}: {', '.join(low)}", rows)
-    if len(unmeasurable) == len(rows):
-        return GateResult(False, "judge agreement not measurable: on every metric the judge and the experts gave "
-                                 "each item one and the same verdict; review a sample that holds the judge's fails", rows)
+    shortfalls = kappa_shortfalls({metric: found.kappa for metric, found in calibration.items()}, min_kappa)
+    if shortfalls == [NOT_MEASURABLE]:
+        return GateResult(False, NOT_MEASURABLE, rows)
+    if shortfalls:
+        return GateResult(False, f"judge agreement with your experts below κ={min_kappa:g}: {', '.join(shortfalls)}", rows)
     skipped = f" ({', '.join(unmeasurable)} not measurable: one verdict on both sides)" if unmeasurable else ""
     return GateResult(True, f"every calibrated metric at or above κ={min_kappa:g} for {current.label()}{skipped}", rows)

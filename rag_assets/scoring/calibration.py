@@ -130,13 +130,11 @@ class CalibrationReport:
     answers: int
     metrics: list[MetricAgreement]
 
-    def below(self, min_kappa: float) -> list[str]:
-        """Why the judge fails a least kappa: each labelled metric whose kappa is under it, or undefined (both
-        sides gave one verdict throughout: no agreement beyond chance is shown). Pairs have no kappa: they
-        never fail it."""
-        return [f"{m.metric}: kappa {'undefined' if math.isnan(m.judge.kappa.value) else f'{m.judge.kappa.value:.3f}'}"
-                f" < {min_kappa}" for m in self.metrics if m.judge.kind == "labels"
-                and (math.isnan(m.judge.kappa.value) or m.judge.kappa.value < min_kappa)]
+    def kappas(self) -> dict[str, float | None]:
+        """Cohen's kappa per labelled metric, ``None`` where undefined (both sides gave one verdict throughout).
+        Pairs have no kappa and are left out."""
+        return {m.metric: None if math.isnan(m.judge.kappa.value) else m.judge.kappa.value
+                for m in self.metrics if m.judge.kind == "labels"}
 
     def markdown(self) -> str:
         lines = [f"judge {self.judge}, {self.answers} labelled answers", "",

@@ -77,7 +77,7 @@ def test_the_gate_passes_at_the_threshold_and_fails_below_it_or_when_nothing_is_
     low = calibration_gate(OFFLINE, OFFLINE, {"faithfulness": _stored("faithfulness", 0.72),
                                               "answer_relevance": _stored("answer_relevance", 7 / 12)}, 0.6)
     assert not low.passed
-    assert low.description == "judge agreement with your experts below κ=0.6: answer_relevance κ=0.58"
+    assert low.description == "judge agreement with your experts below κ=0.6: answer_relevance κ=0.583"
     only_undefined = calibration_gate(OFFLINE, OFFLINE, {"faithfulness": _stored("faithfulness", None)}, 0.6)
     assert not only_undefined.passed and only_undefined.description.startswith("judge agreement not measurable")
     assert only_undefined.rows == [("faithfulness", "30", "undefined", "not measurable: one verdict on both sides")]
@@ -90,7 +90,7 @@ def test_a_metric_whose_verdicts_are_all_one_class_on_both_sides_is_not_measurab
     assert mixed.description.endswith("(faithfulness not measurable: one verdict on both sides)")
     low = calibration_gate(OFFLINE, OFFLINE, {"faithfulness": _stored("faithfulness", None),
                                               "answer_relevance": _stored("answer_relevance", 0.5)}, 0.6)
-    assert not low.passed and low.description == "judge agreement with your experts below κ=0.6: answer_relevance κ=0.50"
+    assert not low.passed and low.description == "judge agreement with your experts below κ=0.6: answer_relevance κ=0.500"
 
 
 def test_the_gate_fails_when_the_judge_model_changed_since_the_last_calibration_or_was_never_calibrated():

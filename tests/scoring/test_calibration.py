@@ -70,14 +70,28 @@ def test_min_kappa_fails_the_run_on_a_labelled_metric_below_it_and_passes_it_abo
         project_env: Path, tmp_path: Path, capsys):
     labelled = str(_write(tmp_path / "labelled.jsonl", ROWS))
     assert main(["calibrate", labelled, "--min-kappa", "0.6"]) == 1, "faithfulness kappa is 0.5"
-    assert capsys.readouterr().err == "judge below --min-kappa: faithfulness: kappa 0.500 < 0.6\n"
+    assert capsys.readouterr().err == "judge fails --min-kappa 0.6: faithfulness κ=0.500\n"
     assert main(["calibrate", labelled, "--min-kappa", "0.4"]) == 0, "answer relevance has pairs: no kappa to fail"
     inverted = [{**row, "faithfulness": 1 - row["faithfulness"]} if "faithfulness" in row else row for row in ROWS]
     assert main(["calibrate", str(_write(tmp_path / "inverted.jsonl", inverted)), "--min-kappa", "0.4"]) == 1
-    assert "faithfulness: kappa -0.500 < 0.4" in capsys.readouterr().err
+    assert "judge fails --min-kappa 0.4: faithfulness κ=-0.500" in capsys.readouterr().err
     with pytest.raises(SystemExit) as stopped:
         main(["calibrate", labelled, "--min-kappa", "high"])
     assert stopped.value.code == 2 and "'high' is not a number; e.g. --min-kappa 0.6" in capsys.readouterr().err
+
+
+def test_min_kappa_decides_an_undefined_kappa_as_the_judge_agreement_check_does(
+        project_env: Path, tmp_path: Path, capsys):
+    """Kappa is undefined where the judge and the expert gave every item one verdict (here: both pass the two
+    grounded answers). Beside a measured metric that passes, that fails nothing; alone, nothing was measured."""
+    agreed = [ROWS[0], ROWS[2]]
+    recall = [{"question": "What is the maximum file size?", "answer": "Files can be at most 15 GB.",
+               "contexts": contexts, "reference": "Files can be at most 15 GB.", "context_recall": label}
+              for contexts, label in ((LIMIT, 1), (["Backups run nightly."], 0))]
+    assert main(["calibrate", str(_write(tmp_path / "mixed.jsonl", agreed + recall)), "--min-kappa", "0.6"]) == 0
+    assert "| faithfulness | labels | 2 |" in capsys.readouterr().out
+    assert main(["calibrate", str(_write(tmp_path / "agreed.jsonl", agreed)), "--min-kappa", "0.6"]) == 1
+    assert capsys.readouterr().err.startswith("judge fails --min-kappa 0.6: judge agreement not measurable")
 
 
 def test_a_bad_file_is_rejected_whole_naming_line_and_field(project_env: Path, tmp_path: Path, capsys):
