@@ -536,7 +536,8 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate_parser.add_argument("path", help="the labelled answers (JSONL)")
     calibrate_parser.add_argument("--embedder", default="hashing", help="as the evaluation config's embedder")
     calibrate_parser.add_argument("--min-kappa", type=_kappa, metavar="X",
-                                  help="exit 1 when a labelled metric's Cohen's kappa is below X (or undefined)")
+                                  help=("exit 1 when a labelled metric's Cohen's kappa is below X, or when no labelled metric "
+                                        "has a kappa (the judge_agreement check's rule)"))
     corpus_parser = commands.add_parser("corpus-from-json", help="turn a pre-chunked JSON corpus into a corpus folder")
     corpus_parser.add_argument("chunks_json", help="a JSON list of {chunk_link, chunk_heading, text}")
     corpus_parser.add_argument("out_dir", help="the folder to write one Markdown file per chunk into")
