@@ -40,6 +40,9 @@ def main() -> None:
         engine = get_engine(f"sqlite:///{scratch}/bench.db")
         world = judge_world(engine, args.items)
         items = world.items
+        if len(items) < args.items:
+            print(f"--items {args.items}: the sample corpus gives {len(items)} distinct items offline; measuring those "
+                  "(bench/probe_cost.py builds larger synthetic sets)")
         cache = SqlLLMCache(engine)
         with FakeAnthropicServer(judge_responder, latency=args.latency) as server:
             judge = AnthropicClient("fake-key-for-the-local-fake-server", "claude-sonnet-5-5", base_url=server.base_url,
