@@ -1,7 +1,8 @@
 """The offline judge beside the lexical baseline on held-out human-labelled samples, and on its dev set.
 
     python scripts/make_heldout_samples.py --qags <qags>/data --squad dev-v2.0.json \\
-        [--begin <BEGIN>] [--lfqa <LFQA-Verification>/data]   # once
+        [--begin <BEGIN>] [--lfqa <LFQA-Verification>/data] \\
+        [--wikiqa WikiQA-test.tsv] [--llmbar <LLMBar>/Dataset]   # once
     python bench/judge_heldout.py [--heldout tests/scoring/heldout] [--dev tests/scoring/judge_dev]
 
 Every answer goes through ``rag_assets.scoring.single.judge_cases`` (what ``rag_assets.judge`` runs) with
@@ -10,8 +11,11 @@ contexts. Pairwise sets print accuracy, the share of pairs whose better member s
 COUNTING HALF (ties are printed too); detection sets print ROC-AUC (a consistent answer outscoring a
 hallucinated one; ties half). Intervals: 95% percentile bootstrap over pairs or answers (2,000 draws,
 seed 0). Detection on a set with more than two labels scores the two it names and prints every label's
-mean score beside it. BEGIN and LFQA-Verification are optional: without their samples their rows are
-skipped with a note. The dev set's labels come from construction, not people: its figures are dev figures.
+mean score beside it. Answer relevance (WikiQA, LLMBar, MT-Bench) has no contexts to support, so its
+lexical baseline is the share of the answer's content words found in the question, printed beside the share
+of the question's content words found in the answer and "the longer answer wins" (words; ties half).
+BEGIN, LFQA-Verification, WikiQA and LLMBar are optional: without their samples their rows are skipped with
+a note. The dev set's labels come from construction, not people: its figures are dev figures.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ class Measured:
     judge_ties: int = 0
     baseline_ties: int = 0
     by_label: tuple[tuple[str, int, float, float], ...] = ()  # label, n, judge's mean, baseline's mean
+    others: tuple[tuple[str, Estimate, int], ...] = ()  # further comparators: name, estimate, ties
 
 
 def _judged(cases: Sequence[Case], metric: str) -> np.ndarray:
@@ -66,6 +71,25 @@ def _pairwise(name: str, good: Sequence[Case], bad: Sequence[Case], metric: str)
                     bootstrap(len(good), lambda i: pair_agreement(judge_good[i], judge_bad[i])),
                     bootstrap(len(good), lambda i: pair_agreement(base_good[i], base_bad[i])),
                     int((judge_good == judge_bad).sum()), int((base_good == base_bad).sum()))
+
+
+def _compared(good: np.ndarray, bad: np.ndarray) -> tuple[Estimate, int]:
+    return bootstrap(len(good), lambda i: pair_agreement(good[i], bad[i])), int((good == bad).sum())
+
+
+def _preferred(name: str, pairs: Sequence[dict[str, Any]]) -> Measured:
+    """Answer relevance of the preferred answer against the other one to the same question, beside the two
+    lexical overlaps of answer and question and the answer's length (answer relevance reads no context)."""
+    good, bad = ([Case(p["question"], p[side], []) for p in pairs] for side in ("good", "bad"))
+    scored = _judged([*good, *bad], "answer_relevance")
+    judge, judge_ties = _compared(scored[:len(good)], scored[len(good):])
+    measures = (lambda c: support(c.answer, [c.question]), lambda c: support(c.question, [c.answer]),
+                lambda c: len(c.answer.split()))
+    (baseline, baseline_ties), coverage, length = (
+        _compared(np.array([f(c) for c in good], dtype=float), np.array([f(c) for c in bad], dtype=float))
+        for f in measures)
+    return Measured(name, "pairwise accuracy", len(good), judge, baseline, judge_ties, baseline_ties,
+                    others=(("question's words in the answer", *coverage), ("longer answer wins", *length)))
 
 
 def _detection(name: str, cases: Sequence[Case], labels: Sequence[str], good: str, bad: str) -> Measured:
@@ -140,9 +164,32 @@ def lfqa(directory: Path) -> list[Measured]:
                        "supported", "not_supported")]
 
 
+def wikiqa(directory: Path) -> list[Measured]:
+    """WikiQA: a sentence crowd workers marked as answering the question against one they did not, both from
+    the Wikipedia summary the question led to."""
+    return [_preferred("WikiQA test: answering vs non-answering sentence of one page (answer relevance)",
+                       _rows(directory / "wikiqa_pairs.jsonl"))]
+
+
+#: LLMBar's samples: file, what the worse output of a pair is
+LLMBAR = (("llmbar_natural.jsonl", "LLMBar Natural: the better of two outputs to one instruction"),
+          ("llmbar_neighbor.jsonl", "LLMBar Adversarial Neighbor: vs an output to a neighbouring instruction"),
+          ("llmbar_gptinst.jsonl", "LLMBar Adversarial GPTInst: vs an output to a GPT-4-altered instruction"),
+          ("llmbar_gptout.jsonl", "LLMBar Adversarial GPTOut: vs a superficially good GPT-4 output"),
+          ("llmbar_manual.jsonl", "LLMBar Adversarial Manual: vs a hand-made superficially good output"),
+          ("mtbench_human.jsonl", "MT-Bench (first turn): expert majority preference, ties removed"))
+
+
+def llmbar(directory: Path) -> list[Measured]:
+    """LLMBar's pairs and its 200 MT-Bench pairs with human expert votes: the better output first."""
+    return [_preferred(f"{name} (answer relevance)", _rows(directory / file)) for file, name in LLMBAR]
+
+
 #: the optional held-out sets: title, the sample whose absence skips them, how to build it, their rows
 OPTIONAL = (("BEGIN", "begin_wow.jsonl", "--begin", begin),
-            ("LFQA-Verification", "lfqa_sentences.jsonl", "--lfqa", lfqa))
+            ("LFQA-Verification", "lfqa_sentences.jsonl", "--lfqa", lfqa),
+            ("WikiQA", "wikiqa_pairs.jsonl", "--wikiqa", wikiqa),
+            ("LLMBar and MT-Bench", "llmbar_natural.jsonl", "--llmbar", llmbar))
 
 
 def dev(directory: Path) -> list[Measured]:
@@ -166,6 +213,8 @@ def _print(title: str, measured: Sequence[Measured]) -> None:
     for m in measured:
         ties = f"  (ties: judge {m.judge_ties}, baseline {m.baseline_ties})" if m.statistic != "ROC-AUC" else ""
         print(f"{m.name}\n  n={m.n}  {m.statistic}: offline judge {m.judge}   lexical baseline {m.baseline}{ties}")
+        for other, estimate, tied in m.others:
+            print(f"    {other}: {estimate}  (ties {tied})")
         for label, n, judge, baseline in m.by_label:
             print(f"    {label}: n={n}  mean offline judge {judge:.3f}   mean lexical baseline {baseline:.3f}")
 

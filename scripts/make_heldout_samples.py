@@ -1,7 +1,7 @@
 """Write the offline judge's held-out samples (tests/scoring/heldout/) from public human-labelled data.
 
-Four sources, each read as fetched (see tests/scoring/heldout/PROVENANCE.txt for repository, commit, file
-and licence); the last two are optional:
+Six sources, each read as fetched (see tests/scoring/heldout/PROVENANCE.txt for repository, commit, file
+and licence); the last four are optional:
 
 * QAGS (Wang et al., 2020; ``data/mturk_cnndm.jsonl`` and ``data/mturk_xsum.jsonl``): model summaries of
   news articles, each summary sentence judged by three crowd workers "is it supported by the article?".
@@ -26,13 +26,22 @@ and licence); the last two are optional:
   those documents: "supported", "partially" or "not_supported". ``lfqa_sentences.jsonl``: a seeded sample
   of the sentences with their majority label ("none" without one; detection). ``lfqa_pairs.jsonl``:
   within one answer, its first supported and first not-supported sentence (pairwise faithfulness).
+* WikiQA (Yang et al., 2015; the test split with its labels, ``WikiQA-test.tsv`` or a copy of it): Bing
+  questions, each with the sentences of the Wikipedia summary it led to, crowd workers marking the sentences
+  that answer it. ``wikiqa_pairs.jsonl``: per question, its first answering and first non-answering sentence
+  (pairwise answer relevance: both come from the page the question led to).
+* LLMBar (Zeng et al., 2024; ``Dataset/``): an instruction with two outputs and which one is better, checked
+  by the authors; in the Adversarial subsets the worse output answers a nearby instruction (Neighbor,
+  GPTInst) or is superficially better (GPTOut, Manual). Its ``Processed/MT-Bench`` holds 200 first-turn
+  MT-Bench pairs with the majority vote of its expert human judges, ties removed. ``llmbar_*.jsonl`` and
+  ``mtbench_human.jsonl``: every pair, the better output first (pairwise answer relevance).
 
 Run from the repository root (rows keep their source order; a sample is drawn with a fixed seed and
 keeps source order too)::
 
     python scripts/make_heldout_samples.py --qags <qags checkout>/data --squad dev-v2.0.json \\
         [--begin <BEGIN checkout>] [--lfqa <LFQA-Verification checkout>/data] \\
-        --out tests/scoring/heldout
+        [--wikiqa WikiQA-test.tsv] [--llmbar <LLMBar checkout>/Dataset] --out tests/scoring/heldout
 """
 
 from __future__ import annotations
@@ -55,6 +64,10 @@ SUPPORTED, NOT_SUPPORTED = "supported", "not_supported"
 BEGIN_FILES = {"begin_wow.jsonl": "wow/begin_test_wow.tsv", "begin_cmu.jsonl": "cmu-dog/begin_dev_cmu.tsv",
                "begin_tc.jsonl": "topicalchat/begin_dev_tc.tsv"}  # sample: the BEGIN file it is drawn from
 LFQA_SETS = ("gpt3_wdoc", "alpaca_wdoc")  # the answers written from the documents they are judged against
+LLMBAR_SETS = {"llmbar_natural.jsonl": "LLMBar/Natural", "llmbar_neighbor.jsonl": "LLMBar/Adversarial/Neighbor",
+               "llmbar_gptinst.jsonl": "LLMBar/Adversarial/GPTInst", "llmbar_gptout.jsonl": "LLMBar/Adversarial/GPTOut",
+               "llmbar_manual.jsonl": "LLMBar/Adversarial/Manual",
+               "mtbench_human.jsonl": "Processed/MT-Bench"}  # sample: the LLMBar folder holding its dataset.json
 
 
 def _consistent(sentence: dict[str, Any]) -> bool:
@@ -156,6 +169,28 @@ def lfqa_pairs(answers: Sequence[dict[str, Any]]) -> Iterator[dict[str, Any]]:
                    "good": pair[0], "bad": pair[1]}
 
 
+def wikiqa_pairs(path: Path) -> Iterator[dict[str, Any]]:
+    """Per question (in file order), its first sentence labelled 1 and its first labelled 0, if it has both."""
+    with path.open(encoding="utf-8", newline="") as file:
+        records = list(csv.DictReader(file, delimiter="\t", quoting=csv.QUOTE_NONE))
+    questions: dict[str, list[dict[str, str]]] = {}
+    for record in records:
+        questions.setdefault(record["QuestionID"], []).append(record)
+    for qid, sentences in questions.items():
+        pair = first_pair([(s["Sentence"], s["Label"]) for s in sentences], "1", "0")
+        if pair:
+            yield {"id": f"wikiqa-{qid}", "question": sentences[0]["Question"], "title": sentences[0]["DocumentTitle"],
+                   "good": pair[0], "bad": pair[1]}
+
+
+def llmbar_pairs(path: Path, source: str) -> Iterator[dict[str, Any]]:
+    """An LLMBar ``dataset.json``: its pairs with the output its label names as better first."""
+    for n, row in enumerate(json.loads(path.read_text(encoding="utf-8"))):
+        better = row["label"]
+        yield {"id": f"{source}-{n}", "question": row["input"], "good": row[f"output_{better}"],
+               "bad": row[f"output_{3 - better}"]}
+
+
 def write(rows: Sequence[dict[str, Any]], path: Path) -> None:
     path.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
 
@@ -166,6 +201,8 @@ def main() -> None:
     parser.add_argument("--squad", type=Path, required=True, help="a SQuAD 2.0 dev JSON file (its first article)")
     parser.add_argument("--begin", type=Path, help="a BEGIN checkout (optional)")
     parser.add_argument("--lfqa", type=Path, help="LFQA-Verification's data/ folder (optional)")
+    parser.add_argument("--wikiqa", type=Path, help="WikiQA's labelled test TSV (optional)")
+    parser.add_argument("--llmbar", type=Path, help="LLMBar's Dataset/ folder (optional)")
     parser.add_argument("--out", type=Path, default=Path("tests/scoring/heldout"))
     args = parser.parse_args()
     cnndm = list(qags_rows(args.qags / "mturk_cnndm.jsonl", "qags-cnndm"))
@@ -193,6 +230,15 @@ def main() -> None:
         write(drawn, args.out / "lfqa_sentences.jsonl")
         write(pairs, args.out / "lfqa_pairs.jsonl")
         print(f"{len(drawn)} of {len(sentences)} LFQA answer sentences, {len(pairs)} LFQA pairs -> {args.out}")
+    if args.wikiqa:
+        pairs = list(wikiqa_pairs(args.wikiqa))
+        write(pairs, args.out / "wikiqa_pairs.jsonl")
+        print(f"{len(pairs)} WikiQA pairs -> {args.out}")
+    if args.llmbar:
+        for name, folder in LLMBAR_SETS.items():
+            pairs = list(llmbar_pairs(args.llmbar / folder / "dataset.json", name.removesuffix(".jsonl")))
+            write(pairs, args.out / name)
+            print(f"{len(pairs)} LLMBar pairs ({folder}) -> {args.out / name}")
 
 
 if __name__ == "__main__":

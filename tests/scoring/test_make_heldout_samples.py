@@ -1,4 +1,4 @@
-"""scripts/make_heldout_samples.py's BEGIN and LFQA-Verification readers on tiny hand-made inputs.
+"""scripts/make_heldout_samples.py's BEGIN, LFQA-Verification, WikiQA and LLMBar readers on tiny hand-made inputs.
 
 The real sources are fetched, not committed (tests/scoring/heldout/PROVENANCE.txt); these inputs copy their
 layout so the reading, the labels, the pairing and the seeded sample are checked without them.
@@ -69,6 +69,40 @@ def test_lfqa_sentences_take_the_majority_label_and_pairs_the_first_of_each(scri
     assert len(sentences) == 6 and sentences[0]["contexts"] == ["Doc one.", "Doc two."]
     assert [(p["id"], p["good"], p["bad"]) for p in script.lfqa_pairs(answers)] == [
         ("lfqa-gpt3_wdoc-7", "A.", "B."), ("lfqa-alpaca_wdoc-7", "A.", "B.")]
+
+
+WIKIQA_TSV = "\n".join("\t".join(row) for row in [
+    ("QuestionID", "Question", "DocumentID", "DocumentTitle", "SentenceID", "Sentence", "Label"),
+    ("Q1", "how are glacier caves formed?", "D1", "Glacier cave", "D1-0", "Glacier caves are often called ice caves .",
+     "0"),
+    ("Q1", "how are glacier caves formed?", "D1", "Glacier cave", "D1-1", "A glacier cave is a cave formed within the "
+     "ice of a glacier .", "1"),
+    ("Q1", "how are glacier caves formed?", "D1", "Glacier cave", "D1-2", "Water flows through the ice .", "0"),
+    ("Q2", "how much is 1 tablespoon of water", "D2", "Tablespoon", "D2-0", "This tablespoon is about 15 ml .", "1"),
+    ("Q3", "who wrote it?", "D3", "Novel", "D3-0", "A novel is long .", "0"),
+    ("Q3", "who wrote it?", "D3", "Novel", "D3-1", "It was written by \"Ann\" .", "1"),
+]) + "\n"
+
+
+def test_wikiqa_pairs_one_question_s_first_answering_and_first_other_sentence(script, tmp_path):
+    """A question without a non-answering sentence (Q2) gives no pair; quotes inside a sentence stay as written."""
+    (tmp_path / "wikiqa.tsv").write_text(WIKIQA_TSV, encoding="utf-8")
+    assert list(script.wikiqa_pairs(tmp_path / "wikiqa.tsv")) == [
+        {"id": "wikiqa-Q1", "question": "how are glacier caves formed?", "title": "Glacier cave",
+         "good": "A glacier cave is a cave formed within the ice of a glacier .",
+         "bad": "Glacier caves are often called ice caves ."},
+        {"id": "wikiqa-Q3", "question": "who wrote it?", "title": "Novel", "good": 'It was written by "Ann" .',
+         "bad": "A novel is long ."}]
+
+
+def test_llmbar_pairs_put_the_labelled_output_first(script, tmp_path):
+    rows = [{"input": "Convert 15 C to F.", "output_1": "77 F", "output_2": "59 F", "label": 2},
+            {"input": "Name a card game.", "output_1": "Poker.", "output_2": "Tag.", "label": 1}]
+    (tmp_path / "dataset.json").write_text(json.dumps(rows), encoding="utf-8")
+    assert list(script.llmbar_pairs(tmp_path / "dataset.json", "llmbar_natural")) == [
+        {"id": "llmbar_natural-0", "question": "Convert 15 C to F.", "good": "59 F", "bad": "77 F"},
+        {"id": "llmbar_natural-1", "question": "Name a card game.", "good": "Poker.", "bad": "Tag."}]
+    assert set(script.LLMBAR_SETS) >= {"llmbar_natural.jsonl", "llmbar_neighbor.jsonl", "mtbench_human.jsonl"}
 
 
 def test_the_sample_is_seeded_and_keeps_source_order(script):
