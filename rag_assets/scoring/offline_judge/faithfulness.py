@@ -4,8 +4,12 @@ The answer's statements (``text.statements``; declines and hedges dropped: they 
 claims. In this order:
 
 - a number of the claim in no chunk: inconsistency when a sentence that supports the rest of the claim
-  (see ``support.SUPPORTED``) gives a number of its own (a changed value), fabrication otherwise;
-- fabrication: a proper name of the claim is in no chunk;
+  (see ``support.SUPPORTED``) gives a number of its own (a changed value), fabrication otherwise, unless the
+  question gives that number;
+- fabrication: a proper name of the claim is in no chunk and not in the question;
+- out_of_context, at most: a name or number the claim takes from the question but no chunk holds. The answer
+  did not invent it, and the chunks do not say it: "Does it sync to Dropbox?" "Yes, it syncs to Dropbox." is
+  not grounded in a chunk that names Google Drive;
 - inconsistency: a sentence supports the claim but gives other numbers;
 - grounded: a sentence supports it; the supporting chunks are those of every sentence that does;
 - out_of_context: otherwise.
@@ -29,23 +33,26 @@ from typing import Any
 
 from rag_assets.scoring.offline_judge.support import SUPPORTED, Evidence
 from rag_assets.scoring.offline_judge.text import (
-    is_decline, names, numbers, numbers_stated, statements, stems, without_numbers,
+    is_decline, names, numbers, statements, stems, without_numbers,
 )
 
 
-def verdict(claim: str, evidence: Evidence, asked: str = "") -> tuple[str, list[str], float]:
-    """The claim's verdict, the ids of the chunks that support it when grounded, and its graded support.
-    A name or number that the question gives (``asked``) is the user's, not invented by the answer."""
-    claimed = numbers(claim) - numbers_stated(asked)
-    if not claimed <= evidence.numbers:
+def verdict(claim: str, evidence: Evidence, question: str = "") -> tuple[str, list[str], float]:
+    """The claim's verdict, the ids of the chunks that support it when grounded, and its graded support."""
+    claimed = numbers(claim)
+    unheld_numbers = claimed - evidence.numbers
+    if unheld_numbers:
         score, best = evidence.best(without_numbers(claim))
-        changed = score > SUPPORTED and any(s.numbers for s in best)
-        return ("inconsistency" if changed else "fabrication"), [], 0.0
-    if not names(claim) - set(stems(asked)) <= evidence.stems:
+        if score > SUPPORTED and any(s.numbers for s in best):
+            return "inconsistency", [], 0.0
+        if not unheld_numbers <= numbers(question):
+            return "fabrication", [], 0.0
+    unheld_names = names(claim) - evidence.stems
+    if not unheld_names <= set(stems(question)):
         return "fabrication", [], 0.0
     score, best = evidence.best(claim)
-    if score <= SUPPORTED:
-        return "out_of_context", [], round(score, 6)
+    if score <= SUPPORTED or unheld_numbers or unheld_names:
+        return "out_of_context", [], round(min(score, SUPPORTED), 6)
     if claimed and not any(claimed <= s.numbers for s in best):
         return "inconsistency", [], 0.0
     wanted = stems(claim)

@@ -22,7 +22,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
 _CLAUSE = re.compile(r";\s+|,\s+(?:and|but|while|whereas)\s+")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*")
 #: an inline list marker ("you need to 1) write tests, and 2) run them"): it numbers the answer's own steps
-_LIST_MARKER = re.compile(r"(?:^|(?<=[\s:;,]))\d{1,2}\)(?=\s)")
+_LIST_MARKER = re.compile(r"(?:^|(?<=[\s:;,]))(?<!\d[:,.])\(?\d{1,2}\)(?=\s|$)")
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())} | {w: str(n) for n, w in zip(
@@ -58,7 +58,8 @@ def stems(text: str) -> list[str]:
 
 def numbers(text: str) -> frozenset[str]:
     """The numbers written with digits, thousands separators dropped ("1,000" and "1000" are one). Inline list
-    markers are not numbers the text states; a "2)" inside parentheses ("(version 2)") is."""
+    markers ("1) ...", "(2) ...") are not numbers the text states; a "2)" closing parentheses ("(version 2)") is,
+    and so is the tail of a time or ratio ("10:30)")."""
     def marker(match: re.Match[str]) -> str:
         inside = "(" in text[:match.start()].rsplit(")", 1)[-1]
         return match.group() if inside else " "
