@@ -64,3 +64,15 @@ def test_the_command_line_page_is_the_one_the_parser_generates():
     page = (PROJECT_ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     assert "| `--accept-all` | trial mode: build the golden set" in page, "generated from the parser's own help"
     assert "| `--port PORT`, `-p PORT` | the webserver's port (default: 3000). |" in page
+
+
+def test_the_judge_page_opens_with_what_its_example_prints(project_env: Path):
+    """docs/judge.md's first example, run without a key (the offline judge), prints what the page shows."""
+    from rag_assets import judge
+
+    page = (PROJECT_ROOT / "docs" / "judge.md").read_text(encoding="utf-8")
+    scores = judge("What is the maximum file size in 2.0?", "In 2.0 a file can be up to 15 GB [1].",
+                   ["Files can be at most 15 GB in Kestrel 2.0.", "Bandwidth schedules apply different caps at night."],
+                   reference="The maximum file size in 2.0 is 15 GB.")
+    shown = re.search(r"# (\{'faithfulness'.*?\})\n", page.replace("\n#  ", " "), re.DOTALL).group(1)
+    assert shown == repr(scores)

@@ -127,11 +127,14 @@ class Gating:
 
 @dataclass(frozen=True)
 class Baseline:
-    """A stored evaluation a new one is compared with: its id, its per-item values and its run's answers."""
+    """A stored evaluation a new one is compared with: its id, its per-item values and its run's answers.
+    ``other_judge``: the key of the judge configuration that scored it when that is not the one scoring now;
+    its values then hold only the retrieval metrics, which no judge reads (see ``_baseline``)."""
 
     evaluation_id: str
     values: Mapping[tuple[str, int], Mapping[str, float]]
     answers: Mapping[str, str | None]
+    other_judge: str | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,9 @@ def assess(outcome: EvaluationOutcome, gating: Gating, baseline: Baseline | None
     gates = score_gates(card, gating.thresholds, baseline.evaluation_id if baseline else None,
                         baseline.values if baseline else None, gating.alpha, gating.allowed_drops,
                         gating.max_judge_failure_rate)
+    if baseline is not None and baseline.other_judge:
+        gates.notes.append(f"judge-scored metrics not compared: {baseline.evaluation_id} was judged by another "
+                           f"judge configuration ({baseline.other_judge}); retrieval metrics compared")
     return Assessment(outcome, card, gates)
 
 
@@ -212,7 +218,12 @@ class StoredEvaluation:
         return self.assessment.outcome
 
 
-def _baseline(store: Store, request: EvaluationRequest, run: RagRun) -> Baseline | None:
+def _baseline(store: Store, calibrations: SqlCalibrationRepository, request: EvaluationRequest,
+              run: RagRun) -> Baseline | None:
+    """The pinned or latest passing evaluation. A judge's scores are comparable only with the same judge's: when
+    another judge configuration (another model, prompt, embedder, or offline heuristics' version) scored the
+    baseline, only the retrieval metrics are compared, so that a change of judge never fails the regression gate
+    as a change of the system would."""
     repo = store.evaluations()
     if request.baseline_id:
         record = repo.get(request.baseline_id)
@@ -223,7 +234,13 @@ def _baseline(store: Store, request: EvaluationRequest, run: RagRun) -> Baseline
     if record is None:
         return None
     answers = {r.item_id: r.answer for r in store.rag().results(record.rag_run_id)}
-    return Baseline(record.evaluation_id, repo.item_values(record.evaluation_id)[0], answers)
+    values = repo.item_values(record.evaluation_id)[0]
+    sampled = calibrations.sample(record.evaluation_id)
+    if sampled is None or sampled[0] == request.judge.key:
+        return Baseline(record.evaluation_id, values, answers)
+    retrieval = set(REGISTRY.names("retrieval", k=request.k))
+    kept = {key: {m: v for m, v in scored.items() if m in retrieval} for key, scored in values.items()}
+    return Baseline(record.evaluation_id, kept, answers, other_judge=sampled[0])
 
 
 def evaluate_run(store: Store, calibrations: SqlCalibrationRepository, shards: Sequence[EvaluationOutcome],
@@ -236,7 +253,7 @@ def evaluate_run(store: Store, calibrations: SqlCalibrationRepository, shards: S
         raise EvaluationImpossible(f"RAG run {request.rag_run_id} is not in the store")
     items = store.golden().version_items(run.golden_version)
     outcome = EvaluationOutcome.merge(shards, request.k)
-    baseline = _baseline(store, request, run)
+    baseline = _baseline(store, calibrations, request, run)
     assessment = assess(outcome, request.gating, baseline)
     card, gates, repo = assessment.scorecard, assessment.gates, store.evaluations()
     evaluation_id = repo.save(

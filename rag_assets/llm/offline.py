@@ -38,7 +38,10 @@ def code_version() -> str:
 
 class OfflineClient(LLMClient):
     provider = OFFLINE
-    model = "offline-heuristics-v1"
+    #: the heuristics' version, part of the judge configuration: raised when their scores change (v2: no negation
+    #: rule, question-given names, focus in context precision), so that a calibration or a regression baseline
+    #: made with older scores is not taken for this judge's
+    model = "offline-heuristics-v2"
 
     def run(self, calls: Sequence[LLMCall], cache: LLMCache | None = None,
             progress: Callable[[int, int], None] | None = None) -> list[LLMResult]:

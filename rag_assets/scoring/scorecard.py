@@ -96,11 +96,12 @@ class Gates:
         if self.baseline_id is None:
             return "no baseline yet: the first passing evaluation becomes it"
         failed = [r for r in self.regressions if r.failed]
+        noted = "".join(f"; {note}" for note in self.notes)
         if not failed:
-            return f"no significant regression against {self.baseline_id} ({len(self.regressions)} comparisons)"
+            return f"no significant regression against {self.baseline_id} ({len(self.regressions)} comparisons){noted}"
         return "significant drops: " + "; ".join(
             f"{r.metric} ({r.scope}) {r.baseline_mean:.3f} -> {r.current_mean:.3f}, p={r.p_value:.4f}, "
-            f"worse: {', '.join(w[0] for w in r.worse_items[:5])}" for r in failed)
+            f"worse: {', '.join(w[0] for w in r.worse_items[:5])}" for r in failed) + noted
 
     def regression_markdown(self) -> str:
         return markdown_table(

@@ -4,11 +4,11 @@ The profiles follow the design sources: ``general`` for a typical internal assis
 ``high_stakes`` where a wrong answer costs (legal, medical, finance), ``developer`` while a system
 is being built. They are calibrated for a model as judge. ``offline`` is the offline judge's own
 scale: the offline reference system on the sample corpus, a margin below its measured level
-(faithfulness 0.99, answer relevance 0.39, context precision 0.35, context recall 0.79, decline
+(faithfulness 0.99, answer relevance 0.39, context precision 0.40, context recall 0.79, decline
 accuracy 1.0, hit rate 0.83, with the lexical offline judge of docs/judge.md; its context precision
-is graded per chunk and reads a chunk's relevance sentence by sentence, so a chunk of several sentences
-of which one answers grades low: 0.49 before that reading, 0.77 with the former yes/no verdicts, and
-the minimum follows the scale, 0.30). These minimums guard the
+is graded per chunk and weighs how much of a chunk bears on the question, so a chunk of several
+sentences of which one answers grades lower: 0.51 before that reading, 0.77 with the former yes/no
+verdicts, and the minimum follows the scale, 0.30). These minimums guard the
 pipeline, not answer quality. ``auto``
 (the default) is ``general`` with a model judge and ``offline`` with the offline one. Metrics a
 profile does not name are reported without a gate. Each metric's module states its minimum in each

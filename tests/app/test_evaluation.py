@@ -23,6 +23,7 @@ from rag_assets.corpus.models import ChunkRef, SnapshotChunk
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.offline import OfflineClient
 from rag_assets.rag.models import RagQuery, RagResponse, RetrievedChunk
+from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.store.calibration_repository import SqlCalibrationRepository
 from rag_assets.store.engine import get_engine
@@ -181,6 +182,33 @@ def test_evaluate_run_saves_gates_reviews_and_reports_then_compares_the_next_wit
         evaluate_run(store, calibrations, [scores.outcome],
                      EvaluationRequest("cv-1", run.run_id, 2, Gating({}), OFFLINE, baseline_id="ev-missing"), places)
     assert len(store.evaluations().history(["cv-1"])) == 2
+
+
+def test_a_baseline_scored_by_another_judge_is_compared_on_retrieval_metrics_only(tmp_path: Path):
+    """The judge changed (here its model), not the system: its scores are not comparable with the new judge's,
+    so the regression gate compares the retrieval metrics, which no judge reads, and says why."""
+    scores = _scored()
+    store = _Store(f"sqlite:///{tmp_path / 'store.db'}", scores.items)
+    run = store.rag().save_run("cv-1", 1, scores.system_name, scores.system_config_hash, {},
+                               list(scores.responses.values()), {i.item_id: i.revision for i in scores.items})
+    places = Destinations(tmp_path / "reports", tmp_path / "outbox")
+    calibrations = SqlCalibrationRepository(store.engine)
+    first = evaluate_run(store, calibrations, [scores.outcome], EvaluationRequest("cv-1", run.run_id, 2, Gating({}),
+                                                                                  OFFLINE), places)
+    same = evaluate_run(store, calibrations, [scores.outcome], EvaluationRequest("cv-1", run.run_id, 2, Gating({}),
+                                                                                 OFFLINE), places)
+    assert {r.metric for r in same.assessment.gates.regressions} >= {"faithfulness", "recall@2"}
+
+    other = JudgeConfig("offline", "offline-heuristics-v0", "judge_faithfulness@3", "hashing")
+    changed = evaluate_run(store, calibrations, [scores.outcome],
+                           EvaluationRequest("cv-1", run.run_id, 2, Gating({}), other), places)
+    gates = changed.assessment.gates
+    assert changed.baseline_id == same.evaluation_id != first.evaluation_id
+    compared = {r.metric for r in gates.regressions}
+    assert "recall@2" in compared and compared <= set(REGISTRY.names("retrieval", k=2)) and "faithfulness" not in compared
+    assert gates.regression_text().endswith(
+        f"judge-scored metrics not compared: {same.evaluation_id} was judged by another judge configuration "
+        f"({OFFLINE.key}); retrieval metrics compared")
 
 
 def test_a_failure_after_the_save_leaves_no_evaluation_and_no_file(tmp_path: Path):

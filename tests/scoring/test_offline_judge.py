@@ -313,9 +313,9 @@ def test_context_precision_grades_each_chunk_so_different_contexts_do_not_tie():
               "chunks": [BACKUPS, ENCRYPTED]}
     output = offline_judge.context_precision(inputs)
     CONTEXT_PRECISION.output_model.model_validate(output)
-    # question: log, kept (each df 1), held by chunk a's second sentence alone: relevance (0 + 1) / 2;
-    # reference: that same sentence supports it fully; grade (1/2 + 1) / 2
-    assert output["verdicts"] == [{"chunk_id": "a", "useful": True, "score": 0.75},
+    # question: log, kept (each df 1), held by chunk a's second sentence alone: coverage 1, focus (0 + 1) / 2,
+    # relevance sqrt(1 * 1/2); reference: that same sentence supports it fully; grade (sqrt(1/2) + 1) / 2
+    assert output["verdicts"] == [{"chunk_id": "a", "useful": True, "score": round((math.sqrt(0.5) + 1) / 2, 6)},
                                   {"chunk_id": "b", "useful": False, "score": 0.0}]
     alone = offline_judge.context_precision({"question": "How long are logs kept?", "reference": "",
                                              "chunks": [{"chunk_id": "a", "text": "Logs are kept."}]})
@@ -328,8 +328,8 @@ def test_context_precision_grades_each_chunk_so_different_contexts_do_not_tie():
     assert [v["score"] for v in half["verdicts"]] == [pytest.approx(2 / 3, abs=1e-6), 0.0]
     padded = offline_judge.context_precision({"question": "Are logs kept?", "reference": "", "chunks": [
         {"chunk_id": "p", "text": "Logs are kept. Backups run nightly. Keys rotate yearly. Disks are small."}]})
-    # read sentence by sentence: one of four sentences holds log and kept
-    assert padded["verdicts"] == [{"chunk_id": "p", "useful": False, "score": 0.25}], "padding lowers the grade"
+    # coverage 1 (log, kept), focus 1/4 (one of four sentences holds them): grade sqrt(1/4); still useful
+    assert padded["verdicts"] == [{"chunk_id": "p", "useful": True, "score": 0.5}], "padding lowers the grade"
 
 
 def test_graded_context_precision_is_average_precision_of_the_grades():

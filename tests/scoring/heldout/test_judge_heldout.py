@@ -59,7 +59,7 @@ def test_a_context_padded_with_another_paragraph_scores_lower(measured):
     27."""
     _, measured = measured
     m = measured["SQuAD 2.0 padded (by construction)"]
-    assert (round(m.judge.value, 3), round(m.baseline.value, 3), m.judge_ties) == (0.927, 0.495, 0)
+    assert (round(m.judge.value, 3), round(m.baseline.value, 3), m.judge_ties) == (0.833, 0.495, 0)
 
 
 def test_on_cnndm_detection_the_judge_passes_the_baseline(measured):
@@ -89,7 +89,7 @@ def test_on_begin_and_lfqa_the_judge_stays_below_the_baseline(measured):
         "BEGIN CMU-DoG (dev) responses": (337, 0.825, 0.959),
         "BEGIN TopicalChat (dev) responses": (381, 0.742, 0.907),
         "LFQA-Verification": (81, 0.778, 0.784),
-        "LFQA-Verification answer sentences": (917, 0.892, 0.910),
+        "LFQA-Verification answer sentences": (917, 0.890, 0.910),
     }
 
 
