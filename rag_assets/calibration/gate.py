@@ -27,15 +27,36 @@ NOT_MEASURABLE = ("judge agreement not measurable: on every metric the judge and
                   "the same verdict; review a sample that holds the judge's fails")
 
 
-def kappa_shortfalls(kappas: Mapping[str, float | None], min_kappa: float) -> list[str]:
-    """Why these kappas (``None`` where undefined) fail ``min_kappa``: each metric below it; else, when no metric
-    has a kappa, that nothing was measurable. An undefined kappa beside defined ones fails nothing: the judge and
-    the experts gave every item one and the same verdict there, and a gate does not fail on what does not apply.
-    The asset check and ``rag-assets calibrate --min-kappa`` both decide by this rule."""
-    low = [f"{metric} κ={kappa:.3f}" for metric, kappa in sorted(kappas.items()) if kappa is not None and kappa < min_kappa]
-    if low:
-        return low
-    return [NOT_MEASURABLE] if all(kappa is None for kappa in kappas.values()) else []
+@dataclass(frozen=True)
+class KappaStanding:
+    """Kappas against a least kappa: the metrics below it (as "metric κ=0.583"), those whose kappa is undefined,
+    and the minimum itself."""
+
+    low: tuple[str, ...]
+    unmeasurable: tuple[str, ...]
+    measured: bool
+    min_kappa: float
+
+    @property
+    def failed(self) -> bool:
+        """Some metric is below the minimum, or none has a kappa (nothing was measured). An undefined kappa beside
+        defined ones fails nothing: the judge and the experts gave every item one and the same verdict there, and
+        a gate does not fail on what does not apply."""
+        return bool(self.low) or not self.measured
+
+    def reason(self) -> str:
+        if self.low:
+            return f"judge agreement with your experts below κ={self.min_kappa:g}: {', '.join(self.low)}"
+        return "" if self.measured else NOT_MEASURABLE
+
+
+def kappa_standing(kappas: Mapping[str, float | None], min_kappa: float) -> KappaStanding:
+    """How these kappas (``None`` where undefined) stand against ``min_kappa``: the one rule by which both the
+    ``judge_agreement`` check and ``rag-assets calibrate --min-kappa`` decide."""
+    ordered = sorted(kappas.items())
+    return KappaStanding(tuple(f"{metric} κ={kappa:.3f}" for metric, kappa in ordered if kappa is not None and kappa < min_kappa),
+                         tuple(metric for metric, kappa in ordered if kappa is None),
+                         any(kappa is not None for _, kappa in ordered), min_kappa)
 
 
 def calibration_gate(current: JudgeConfig | None, last: JudgeConfig | None, calibration: Mapping[str, StoredCalibration],
@@ -55,19 +76,17 @@ def calibration_gate(current: JudgeConfig | None, last: JudgeConfig | None, cali
     if current.key != last.key:
         return GateResult(False, f"the judge configuration changed since the last calibration ({_changes(last, current)}); "
                                  "its agreement with your experts is unknown until a judge review comes back", [])
-    rows, unmeasurable = [], []
+    rows = []
     for metric, found in sorted(calibration.items()):
         kappa = found.kappa
         interval = f" [{found.kappa_low:.3f}, {found.kappa_high:.3f}]" if found.kappa_low is not None else ""
         if kappa is None:
-            unmeasurable.append(metric)
             rows.append((metric, str(found.n), "undefined", "not measurable: one verdict on both sides"))
-            continue
-        rows.append((metric, str(found.n), f"{kappa:.3f}{interval}", "ok" if kappa >= min_kappa else "below"))
-    shortfalls = kappa_shortfalls({metric: found.kappa for metric, found in calibration.items()}, min_kappa)
-    if shortfalls == [NOT_MEASURABLE]:
-        return GateResult(False, NOT_MEASURABLE, rows)
-    if shortfalls:
-        return GateResult(False, f"judge agreement with your experts below κ={min_kappa:g}: {', '.join(shortfalls)}", rows)
+        else:
+            rows.append((metric, str(found.n), f"{kappa:.3f}{interval}", "ok" if kappa >= min_kappa else "below"))
+    standing = kappa_standing({metric: found.kappa for metric, found in calibration.items()}, min_kappa)
+    if standing.failed:
+        return GateResult(False, standing.reason(), rows)
+    unmeasurable = standing.unmeasurable
     skipped = f" ({', '.join(unmeasurable)} not measurable: one verdict on both sides)" if unmeasurable else ""
     return GateResult(True, f"every calibrated metric at or above κ={min_kappa:g} for {current.label()}{skipped}", rows)

@@ -462,18 +462,21 @@ def compare(target: Driven, a_id: str, b_id: str, out: str | None) -> int:
 def calibrate(target: Driven, path: str, embedder: str, min_kappa: float | None = None) -> int:
     """Print the configured judge's agreement with a labelled file (rag_assets.scoring.calibration); exit 1
     when ``min_kappa`` is given and the labelled metrics fail it by the judge_agreement check's own rule
-    (``calibration.gate.kappa_shortfalls``). A file with pairs only has no kappa: nothing to fail."""
-    from rag_assets.calibration.gate import kappa_shortfalls
+    (``calibration.gate.kappa_standing``), printing the check's own reason. A file with pairs only has no kappa:
+    nothing to fail."""
+    from rag_assets.calibration.gate import kappa_standing
     from rag_assets.scoring.calibration import calibrate as run_calibration
 
     report = run_calibration(Path(path), target.resource("llm").judge_client(), embedder=embedder,
                              cache=target.resource("store").llm_cache())
     print(report.markdown())
     kappas = report.kappas()
-    failed = kappa_shortfalls(kappas, min_kappa) if min_kappa is not None and kappas else []
-    for reason in failed:
-        print(f"judge fails --min-kappa {min_kappa:g}: {reason}", file=sys.stderr)
-    return 1 if failed else 0
+    if min_kappa is None or not kappas:
+        return 0
+    standing = kappa_standing(kappas, min_kappa)
+    if standing.failed:
+        print(f"--min-kappa {min_kappa:g}: {standing.reason()}", file=sys.stderr)
+    return 1 if standing.failed else 0
 
 
 def _kappa(value: str) -> float:

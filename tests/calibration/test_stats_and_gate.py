@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from rag_assets.calibration.gate import calibration_gate
+from rag_assets.calibration.gate import calibration_gate, kappa_standing
 from rag_assets.calibration.models import ExpertVerdict, JudgeConfig, ReviewItem
 from rag_assets.calibration.sample import stratified_sample
 from rag_assets.calibration.stats import calibrate_metric
@@ -109,3 +109,15 @@ def test_the_line_beside_a_metric_gives_kappa_with_its_interval_when_there_is_on
     with_interval = StoredCalibration(OFFLINE, "faithfulness", 27, 0.96, 0.913, 0.741, 1.0, "2026-12-01T00:00:00")
     assert with_interval.describe() == "judge agreement with your experts κ=0.91 (95% interval 0.74 to 1.00), n=27"
     assert _stored("faithfulness", None).describe() == "judge agreement with your experts κ=undefined, n=30"
+
+
+def test_kappa_standing_is_the_one_rule_of_the_check_and_the_cli():
+    below = kappa_standing({"faithfulness": 0.5, "answer_relevance": None, "context_recall": 0.9}, 0.6)
+    assert below.failed and below.low == ("faithfulness κ=0.500",) and below.unmeasurable == ("answer_relevance",)
+    assert below.reason() == "judge agreement with your experts below κ=0.6: faithfulness κ=0.500"
+    beside = kappa_standing({"faithfulness": None, "context_recall": 0.6}, 0.6)
+    assert not beside.failed and beside.reason() == "", "undefined beside a measured kappa at the minimum: passes"
+    nothing = kappa_standing({"faithfulness": None}, 0.6)
+    assert nothing.failed and nothing.reason().startswith("judge agreement not measurable")
+    assert kappa_standing({}, 0.6).failed, "no kappa at all: nothing measured"
+

@@ -80,14 +80,14 @@ def test_judge_review_round_trip_calibration_and_the_check_on_threshold_and_judg
         result, cursor = _calibrate(instance, also=("curation_import", version))
         (Settings.from_env().curation_root / "inbox" / f"review-{version}.csv").unlink()
         calibration = metadata(result, "judge_calibration")
-        # answer relevance on the 27 non-adversarial items: the judge passes 12 and fails 15; the expert passes 11.
+        # answer relevance on the 27 non-adversarial items: the judge passes 10 and fails 17; the expert passes 9.
         #   expert \ judge  pass fail
-        #   pass             11    0
-        #   fail              1   15      p_o = 26/27; p_e = (12/27)(11/27) + (15/27)(16/27) = 372/729
-        # kappa = (702/729 - 372/729) / (1 - 372/729) = 330/357 = 110/119 = 0.9244
+        #   pass              9    0
+        #   fail              1   17      p_o = 26/27; p_e = (10/27)(9/27) + (17/27)(18/27) = 396/729
+        # kappa = (702/729 - 396/729) / (1 - 396/729) = 306/333 = 34/37 = 0.9189
         assert "| jc-" in calibration["calibration"] and "| answer_relevance | 27 | 0.963 |" in calibration["calibration"]
-        assert "| 11 / 0 | 1 / 15 |" in calibration["calibration"]
-        assert calibration["kappa_answer_relevance"] == round(110 / 119, 4)
+        assert "| 9 / 0 | 1 / 17 |" in calibration["calibration"]
+        assert calibration["kappa_answer_relevance"] == round(34 / 37, 4)
         assert calibration["kappa_context_precision"] == 1.0 and "kappa_faithfulness" not in calibration
         assert calibration["disagreements"].count("| answer_relevance |") == 1
         assert (workbook.parent.parent / "processed" / workbook.name).exists() and not workbook.exists()

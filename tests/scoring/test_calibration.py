@@ -70,11 +70,12 @@ def test_min_kappa_fails_the_run_on_a_labelled_metric_below_it_and_passes_it_abo
         project_env: Path, tmp_path: Path, capsys):
     labelled = str(_write(tmp_path / "labelled.jsonl", ROWS))
     assert main(["calibrate", labelled, "--min-kappa", "0.6"]) == 1, "faithfulness kappa is 0.5"
-    assert capsys.readouterr().err == "judge fails --min-kappa 0.6: faithfulness κ=0.500\n"
+    assert capsys.readouterr().err == (
+        "--min-kappa 0.6: judge agreement with your experts below κ=0.6: faithfulness κ=0.500\n")
     assert main(["calibrate", labelled, "--min-kappa", "0.4"]) == 0, "answer relevance has pairs: no kappa to fail"
     inverted = [{**row, "faithfulness": 1 - row["faithfulness"]} if "faithfulness" in row else row for row in ROWS]
     assert main(["calibrate", str(_write(tmp_path / "inverted.jsonl", inverted)), "--min-kappa", "0.4"]) == 1
-    assert "judge fails --min-kappa 0.4: faithfulness κ=-0.500" in capsys.readouterr().err
+    assert "below κ=0.4: faithfulness κ=-0.500" in capsys.readouterr().err
     with pytest.raises(SystemExit) as stopped:
         main(["calibrate", labelled, "--min-kappa", "high"])
     assert stopped.value.code == 2 and "'high' is not a number; e.g. --min-kappa 0.6" in capsys.readouterr().err
@@ -91,7 +92,7 @@ def test_min_kappa_decides_an_undefined_kappa_as_the_judge_agreement_check_does(
     assert main(["calibrate", str(_write(tmp_path / "mixed.jsonl", agreed + recall)), "--min-kappa", "0.6"]) == 0
     assert "| faithfulness | labels | 2 |" in capsys.readouterr().out
     assert main(["calibrate", str(_write(tmp_path / "agreed.jsonl", agreed)), "--min-kappa", "0.6"]) == 1
-    assert capsys.readouterr().err.startswith("judge fails --min-kappa 0.6: judge agreement not measurable")
+    assert capsys.readouterr().err.startswith("--min-kappa 0.6: judge agreement not measurable")
 
 
 def test_a_bad_file_is_rejected_whole_naming_line_and_field(project_env: Path, tmp_path: Path, capsys):
