@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import sys
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,17 +22,79 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_CORPUS = PROJECT_ROOT / "data" / "corpus"
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
 PG_HOST, PG_PORT, PG_USER = "127.0.0.1", 5432, "postgres"
+MEMORY_TEMP_ROOT, MEMORY_TEMP_MIN_FREE = Path("/dev/shm"), 4 * 2**30
+
+
+def _temp_in_memory() -> None:
+    """Put every temporary file of the suite (pytest's tmp_path, Dagster's test instances, the servers' homes,
+    and those of every subprocess, which inherit TMPDIR) on tmpfs when the machine has one with room to spare.
+
+    Most of the suite writes SQLite files: Dagster's event log opens, commits and closes a connection per event
+    (hundreds per run), and every commit and close syncs to disk. On a virtual disk shared with other work those
+    syncs took about a tenth of an idle run and far more under load; on tmpfs they cost nothing. What the tests
+    write and read is the same; only where the bytes live changes. A small /dev/shm (a container's 64 MB
+    default) is left alone."""
+    if os.environ.get("TMPDIR") or not MEMORY_TEMP_ROOT.is_dir():
+        return
+    usage = shutil.disk_usage(MEMORY_TEMP_ROOT)
+    if usage.free < MEMORY_TEMP_MIN_FREE or not os.access(MEMORY_TEMP_ROOT, os.W_OK):
+        return
+    os.environ["TMPDIR"] = str(MEMORY_TEMP_ROOT)
+    tempfile.tempdir = None  # gettempdir() looks again, now at TMPDIR
+
+
+_temp_in_memory()
+
+
+# The test files that take longest, longest first: seconds a file's tests took in one run of the CI command
+# (`-n 4` on 2 cores, 2026-12-05, `--durations`/`--junitxml` summed per file). Only the order matters, and
+# only for the tail: a file missing here, renamed or grown merely starts later.
+LONGEST_FILES = (
+    "e2e/test_lifecycle.py",  # 252
+    "defs/test_curation_flow.py",  # 101
+    "deploy/test_postgres_deployment.py",  # 79
+    "store/test_migrations.py",  # 78
+    "defs/test_shards.py",  # 64
+    "defs/test_rag_asset.py",  # 63
+    "defs/test_component.py",  # 58
+    "defs/test_production_asset.py",  # 54
+    "defs/test_celery.py",  # 52
+    "defs/test_budget_asset.py",  # 43
+    "store/test_concurrency.py",  # 41
+    "defs/test_reexecution.py",  # 40
+    "test_cli_rerun.py",  # 39
+    "defs/test_automation.py",  # 39
+    "defs/test_evaluation_reuse.py",  # 38
+    "defs/test_ab_asset.py",  # 37
+    "defs/test_curation_inbox.py",  # 35
+    "test_cli_system.py",  # 35
+    "test_cli.py",  # 34
+    "corpus/test_snapshot.py",  # 31
+    "test_acceptance_anthropic_docs.py",  # 30
+    "defs/test_corpus_asset.py",  # 28
+    "defs/test_evaluation_asset.py",  # 28
+    "defs/test_judge_calibration.py",  # 28
+    "rag/test_own_systems.py",  # 26
+    "store/test_store_lock.py",  # 24
+    "test_cli_judge_review.py",  # 22
+    "test_machine_faults.py",  # 22
+    "test_cli_accept_all.py",  # 20
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Start the longest tests first: the webserver's end-to-end lifecycle (minutes, mostly waiting for
-    the daemon), then the other files with ``slow`` tests, then the rest in collection order.
+    """Start the longest files first (``LONGEST_FILES``: the webserver's end-to-end lifecycle, minutes mostly
+    waiting for the daemon, then the files that run whole lifecycles), then any other file with ``slow`` tests,
+    then the rest in collection order.
 
-    xdist hands out whole files (``--dist loadfile``) in this order (``--no-loadscope-reorder``), so the
-    long waits overlap the rest of the suite instead of starting when it is nearly done. Order decides
-    only when a test runs, never what it sees: each test makes its own state."""
+    xdist hands out whole files (``--dist loadfile``) in this order (``--no-loadscope-reorder``) to whichever
+    worker runs out first, so the long waits overlap the rest of the suite, and the last files handed out are
+    short: no worker is left running a minute-long file after the others finished. Sorting by collection
+    order alone put the CLI's run-heavy files (tests/test_cli*.py) at the very end. Order decides only when a
+    test runs, never what it sees: each test makes its own state."""
+    rank = {Path(__file__).parent / name: index for index, name in enumerate(LONGEST_FILES)}
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: (item.path.parent.name != "e2e", item.path not in slow_files))
+    items.sort(key=lambda item: (rank.get(item.path, len(rank)), item.path not in slow_files))
 
 
 def _postgres_answers() -> bool:
