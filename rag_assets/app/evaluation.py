@@ -128,13 +128,28 @@ class Gating:
 @dataclass(frozen=True)
 class Baseline:
     """A stored evaluation a new one is compared with: its id, its per-item values and its run's answers.
-    ``other_judge``: the key of the judge configuration that scored it when that is not the one scoring now;
-    its values then hold only the retrieval metrics, which no judge reads (see ``_baseline``)."""
+    ``other_judge``: which judge configuration scored it, when that is not (or not known to be) the one scoring
+    now; it is then compared only on the metrics no judge scores (see ``comparable``)."""
 
     evaluation_id: str
     values: Mapping[tuple[str, int], Mapping[str, float]]
     answers: Mapping[str, str | None]
     other_judge: str | None = None
+
+    def comparable(self, metrics: Sequence[str]) -> list[str]:
+        """The metrics this baseline can be compared on: all, or without the judge's when another judge scored it."""
+        judged = set(REGISTRY.names("judge")) if self.other_judge else set()
+        return [m for m in metrics if m not in judged]
+
+    def values_on(self, metrics: Sequence[str]) -> dict[tuple[str, int], dict[str, float]]:
+        return restricted(self.values, self.comparable(metrics))
+
+
+def restricted(values: Mapping[tuple[str, int], Mapping[str, float]],
+               metrics: Sequence[str]) -> dict[tuple[str, int], dict[str, float]]:
+    """Per-item values on ``metrics`` only."""
+    kept = set(metrics)
+    return {key: {m: v for m, v in scored.items() if m in kept} for key, scored in values.items()}
 
 
 @dataclass(frozen=True)
@@ -155,8 +170,8 @@ def assess(outcome: EvaluationOutcome, gating: Gating, baseline: Baseline | None
     """The threshold and judge-failure gates, and the regression gate when there is a ``baseline``."""
     card = scorecard(outcome)
     gates = score_gates(card, gating.thresholds, baseline.evaluation_id if baseline else None,
-                        baseline.values if baseline else None, gating.alpha, gating.allowed_drops,
-                        gating.max_judge_failure_rate)
+                        baseline.values_on(list(card.overall)) if baseline else None, gating.alpha,
+                        gating.allowed_drops, gating.max_judge_failure_rate)
     if baseline is not None and baseline.other_judge:
         gates.notes.append(f"judge-scored metrics not compared: {baseline.evaluation_id} was judged by another "
                            f"judge configuration ({baseline.other_judge}); retrieval metrics compared")
@@ -236,11 +251,9 @@ def _baseline(store: Store, calibrations: SqlCalibrationRepository, request: Eva
     answers = {r.item_id: r.answer for r in store.rag().results(record.rag_run_id)}
     values = repo.item_values(record.evaluation_id)[0]
     sampled = calibrations.sample(record.evaluation_id)
-    if sampled is None or sampled[0] == request.judge.key:
-        return Baseline(record.evaluation_id, values, answers)
-    retrieval = set(REGISTRY.names("retrieval", k=request.k))
-    kept = {key: {m: v for m, v in scored.items() if m in retrieval} for key, scored in values.items()}
-    return Baseline(record.evaluation_id, kept, answers, other_judge=sampled[0])
+    other = ("unknown: saved before judge configurations were recorded" if sampled is None
+             else None if sampled[0] == request.judge.key else sampled[0])
+    return Baseline(record.evaluation_id, values, answers, other_judge=other)
 
 
 def evaluate_run(store: Store, calibrations: SqlCalibrationRepository, shards: Sequence[EvaluationOutcome],
@@ -269,9 +282,10 @@ def evaluate_run(store: Store, calibrations: SqlCalibrationRepository, shards: S
         against = None
         if baseline is not None:
             current, types = card.values()
-            against = diff_evaluations(baseline.evaluation_id, evaluation_id, baseline.values, current, types,
-                                       baseline.answers, {i: r.answer for i, r in responses.items()},
-                                       request.gating.thresholds, REGISTRY.names(k=request.k))
+            compared = baseline.comparable(REGISTRY.names(k=request.k))
+            against = diff_evaluations(baseline.evaluation_id, evaluation_id, baseline.values_on(compared),
+                                       restricted(current, compared), types, baseline.answers, {i: r.answer for i, r in responses.items()},
+                                       {m: t for m, t in request.gating.thresholds.items() if m in compared}, compared)
         review = send_judge_review(calibrations, places.outbox, evaluation_id, request.judge, outcome.items, items,
                                    responses, request.review_size)
         written.extend(review.files or ())

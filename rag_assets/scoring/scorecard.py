@@ -115,7 +115,7 @@ class Gates:
         return {"passed": self.passed, "thresholds": [asdict(t) for t in self.thresholds],
                 "regressions": [asdict(r) for r in self.regressions if r.failed or r.scope == "overall"],
                 "baseline_id": self.baseline_id, "failure_rate": self.failure_rate,
-                "max_failure_rate": self.max_failure_rate}
+                "max_failure_rate": self.max_failure_rate, "notes": list(self.notes)}
 
 
 def score_gates(card: Scorecard, thresholds: Mapping[str, float], baseline_id: str | None,

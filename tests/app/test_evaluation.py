@@ -209,6 +209,14 @@ def test_a_baseline_scored_by_another_judge_is_compared_on_retrieval_metrics_onl
     assert gates.regression_text().endswith(
         f"judge-scored metrics not compared: {same.evaluation_id} was judged by another judge configuration "
         f"({OFFLINE.key}); retrieval metrics compared")
+    assert changed.report.data.baseline.flips == [], "no pass/fail flip from metrics left out"
+    assert store.evaluations().get(changed.evaluation_id).gates["notes"] == gates.notes != []
+
+    elsewhere = SqlCalibrationRepository(get_engine(f"sqlite:///{tmp_path / 'other.db'}"))
+    unknown = evaluate_run(store, elsewhere, [scores.outcome], EvaluationRequest("cv-1", run.run_id, 2, Gating({}),
+                                                                                 OFFLINE), places)
+    assert "faithfulness" not in {r.metric for r in unknown.assessment.gates.regressions}, \
+        "a baseline whose judge was never recorded is not assumed to be this judge's"
 
 
 def test_a_failure_after_the_save_leaves_no_evaluation_and_no_file(tmp_path: Path):

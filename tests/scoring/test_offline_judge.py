@@ -330,6 +330,12 @@ def test_context_precision_grades_each_chunk_so_different_contexts_do_not_tie():
         {"chunk_id": "p", "text": "Logs are kept. Backups run nightly. Keys rotate yearly. Disks are small."}]})
     # coverage 1 (log, kept), focus 1/4 (one of four sentences holds them): grade sqrt(1/4); still useful
     assert padded["verdicts"] == [{"chunk_id": "p", "useful": True, "score": 0.5}], "padding lowers the grade"
+    assert metrics.context_precision.reason(padded) == "1 of 1 retrieved chunks useful: p (grade 0.50)"
+    spread = offline_judge.context_precision({"question": "Are logs kept?", "reference": "", "chunks": [
+        {"chunk_id": "s", "text": "Logs exist. They are kept."}]})
+    # coverage 1, focus 1/2 (each sentence holds one of two equally weighted stems): grade sqrt(1/2); no sentence
+    # holds more than half of what is asked, so not useful
+    assert spread["verdicts"] == [{"chunk_id": "s", "useful": False, "score": round(math.sqrt(0.5), 6)}]
 
 
 def test_graded_context_precision_is_average_precision_of_the_grades():

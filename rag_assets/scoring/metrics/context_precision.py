@@ -66,8 +66,11 @@ def _record(context: ItemContext, judgment: Judgment, scores: ItemScores) -> Non
 
 
 def reason(judgment: Judgment) -> str:
+    """The useful chunks, each with its grade when the judge gave one: the metric reads the grades, so a useful
+    chunk among much else (a low grade) is shown as such."""
     verdicts = judgment.get("verdicts", [])
-    useful = [v["chunk_id"] for v in verdicts if v["useful"]]
+    useful = [v["chunk_id"] + ("" if v.get("score") is None else f" (grade {v['score']:.2f})")
+              for v in verdicts if v["useful"]]
     return f"{len(useful)} of {len(verdicts)} retrieved chunks useful" + (f": {', '.join(useful)}" if useful else "")
 
 
