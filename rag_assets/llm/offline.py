@@ -40,7 +40,7 @@ class OfflineClient(LLMClient):
     provider = OFFLINE
     #: the heuristics' version, part of the judge configuration: raised when their scores change (v2: no negation
     #: rule, question-given names, focus in context precision), so that a calibration or a regression baseline
-    #: made with older scores is not taken for this judge's
+    #: made with older scores is not taken for this judge's (tests/scoring/test_offline_version.py pins its outputs)
     model = "offline-heuristics-v2"
 
     def run(self, calls: Sequence[LLMCall], cache: LLMCache | None = None,

@@ -1,0 +1,40 @@
+"""The offline heuristics' version names their scores: a change to what they output must raise it.
+
+Calibrations, regression baselines and the judge-review file key on the judge configuration, whose model
+for the offline judge is ``OfflineClient.model``. A change of the heuristics that moves a score but keeps
+that name would let a calibration or a baseline made with the old scores stand for the new ones (the
+context-precision rescaling of offline-heuristics-v2 did exactly that until the name was raised). This test
+pins a digest of what the four judge tasks output on the committed dev set: when it fails, raise the version
+in rag_assets/llm/offline.py and put the new digest here, together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from rag_assets.llm.offline import OfflineClient
+from rag_assets.scoring import offline_judge
+
+DEV_SET = Path(__file__).parent / "judge_dev"
+PINNED = ("offline-heuristics-v2", "6ba240a46e58b813")
+
+
+def outputs_digest() -> str:
+    rows = [json.loads(line) for path in sorted(DEV_SET.glob("*.jsonl"))
+            for line in path.read_text(encoding="utf-8").splitlines()]
+    outputs = []
+    for row in rows:
+        inputs = {"question": row["question"], "answer": row["answer"], "reference": row["answer"],
+                  "chunks": [{"chunk_id": f"c{n}", "text": text} for n, text in enumerate(row["contexts"])]}
+        stated = {**inputs, **offline_judge.reference_statements(inputs)}
+        outputs.append([offline_judge.faithfulness(inputs), offline_judge.answer_relevance(inputs),
+                        offline_judge.context_precision(inputs), offline_judge.context_recall(stated)])
+    return hashlib.sha256(json.dumps(outputs, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def test_the_offline_version_is_raised_whenever_its_outputs_change():
+    assert (OfflineClient.model, outputs_digest()) == PINNED, (
+        "the offline heuristics' outputs changed: raise OfflineClient.model (rag_assets/llm/offline.py) and pin "
+        "the new digest in PINNED")
