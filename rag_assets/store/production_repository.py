@@ -29,6 +29,7 @@ class ProductionDay:
     run_id: str
     day: date
     judge: str
+    judge_key: str | None  # provider:model of the judge (None: scored before it was recorded)
     records: int
     bad_lines: int
     sample_size: int
@@ -39,13 +40,14 @@ class SqlProductionRepository:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def save(self, *, day: date, judge: str, records: int, bad_lines: int, aggregates: Mapping,
+    def save(self, *, day: date, judge: str, judge_key: str, records: int, bad_lines: int, aggregates: Mapping,
              items: Sequence[ItemScores]) -> str:
         run_id = f"pd-{uuid.uuid4().hex[:20]}"
         rows = [{"run_id": run_id, "item_id": row["item_id"], "metric": row["metric"], "value": row["value"],
                  "failure": row["failure"]} for row in score_rows(items)]
         with write_transaction(self.engine) as conn:
-            conn.execute(insert(RUN).values(run_id=run_id, day=day.isoformat(), judge=judge, records=records,
+            conn.execute(insert(RUN).values(run_id=run_id, day=day.isoformat(), judge=judge, judge_key=judge_key,
+                                            records=records,
                                             bad_lines=bad_lines, sample_size=len(items),
                                             aggregates_json=json.dumps(aggregates)))
             for batch in batched(rows):
@@ -59,8 +61,9 @@ class SqlProductionRepository:
                  .order_by(RUN.c.day, RUN.c.created_at))
         with self.engine.connect() as conn:
             newest = {row["day"]: row for row in conn.execute(query).mappings()}
-        return [ProductionDay(r["run_id"], date.fromisoformat(r["day"]), r["judge"], r["records"], r["bad_lines"],
-                              r["sample_size"], json.loads(r["aggregates_json"])) for r in newest.values()]
+        return [ProductionDay(r["run_id"], date.fromisoformat(r["day"]), r["judge"], r["judge_key"], r["records"],
+                              r["bad_lines"], r["sample_size"], json.loads(r["aggregates_json"]))
+                for r in newest.values()]
 
     def values(self, runs: Sequence[ProductionDay], metric: str) -> dict[date, list[float]]:
         """Per day, the defined values of ``metric`` in the given scorings."""
