@@ -283,9 +283,11 @@ def evaluate_run(store: Store, calibrations: SqlCalibrationRepository, shards: S
         if baseline is not None:
             current, types = card.values()
             compared = baseline.comparable(REGISTRY.names(k=request.k))
+            answers = {i: r.answer for i, r in responses.items()}
+            minimums = {m: t for m, t in request.gating.thresholds.items() if m in compared}
             against = diff_evaluations(baseline.evaluation_id, evaluation_id, baseline.values_on(compared),
-                                       restricted(current, compared), types, baseline.answers, {i: r.answer for i, r in responses.items()},
-                                       {m: t for m, t in request.gating.thresholds.items() if m in compared}, compared)
+                                       restricted(current, compared), types, baseline.answers, answers, minimums,
+                                       compared)
         review = send_judge_review(calibrations, places.outbox, evaluation_id, request.judge, outcome.items, items,
                                    responses, request.review_size)
         written.extend(review.files or ())

@@ -12,9 +12,10 @@ from datetime import date
 from pathlib import Path
 
 from rag_assets.app.store import Store
+from rag_assets.calibration.models import JudgeConfig
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.client import LLMClient
-from rag_assets.llm.results import judge_key, provider_label
+from rag_assets.llm.results import provider_label
 from rag_assets.production.coverage import CoverageGap, coverage_gaps, gaps_to_candidates
 from rag_assets.production.drift import DriftResult, detect_drift
 from rag_assets.production.logs import LogRead, day_digests, read_logs
@@ -76,13 +77,13 @@ def score_production_day(store: Store, day: date, folder: Path, judge: LLMClient
                          corpus_root: Path, policy: DayPolicy) -> ProductionDayOutcome:
     """Score ``day`` of the logs in ``folder``; coverage is measured against the newest golden set of the newest
     corpus version of ``corpus_root``, and gaps are queued as its candidates. Drift compares the day with the
-    previous days that the same judge (provider and model) scored: another judge's scores are another scale."""
+    previous days that the same judge configuration scored: another judge's scores are another scale."""
     read = read_logs(folder, day)
     sample = sample_day(read.records, day, policy.sample_size)
     outcome = score_queries(sample, judge, store.llm_cache(), embedder)
     card = Scorecard.build(outcome, PRODUCTION_METRICS)
     repo = store.production()
-    judge_now = judge_key(outcome.stats)
+    judge_now = JudgeConfig.of(judge, embedder.name).key
     previous = [d for d in repo.days(day, policy.baseline_days) if d.judge_key == judge_now]
     run_id = repo.save(day=day, judge=provider_label(outcome.stats), judge_key=judge_now, records=len(read.records),
                        bad_lines=len(read.bad_lines), aggregates={m: a.as_dict() for m, a in card.overall.items()},

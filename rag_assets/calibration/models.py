@@ -7,7 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 from rag_assets.corpus.models import sha256_hex
+from rag_assets.llm.client import LLMClient
 from rag_assets.scoring.agreement import THRESHOLD
+from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES_REF
 from rag_assets.scoring.metrics import REGISTRY
 
 #: The metrics experts review: the judge's own verdicts (retrieval metrics come from golden labels), the
@@ -30,6 +32,11 @@ class JudgeConfig:
     model: str
     templates: str  # the judge templates' refs, e.g. "judge_faithfulness@3+..."
     embedder: str
+
+    @classmethod
+    def of(cls, judge: LLMClient, embedder: str) -> JudgeConfig:
+        """The configuration of ``judge`` judging with the current templates and ``embedder``."""
+        return cls(judge.provider, judge.model, JUDGE_TEMPLATES_REF, embedder)
 
     @property
     def key(self) -> str:

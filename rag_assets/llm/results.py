@@ -161,12 +161,6 @@ class LLMStats:
         }
 
 
-def judge_key(stats: LLMStats) -> str:
-    """Which judge scored, as stored to compare like with like: provider and model (the offline heuristics'
-    version is their model). Scores of two judges are two scales, never one series."""
-    return f"{stats.provider}:{stats.model}"
-
-
 def provider_label(stats: LLMStats) -> str:
     """Who judged or wrote, as a person reads it: the provider and model, or the offline heuristics."""
     if stats.provider == OFFLINE:

@@ -41,3 +41,5 @@ REFERENCE_STATEMENTS = PromptTemplate(
 
 
 JUDGE_TEMPLATES = FAITHFULNESS, ANSWER_RELEVANCE, CONTEXT_PRECISION, CONTEXT_RECALL = JUDGE_SUITE
+#: the judge templates' refs: the code version of the assets that judge, and part of a judge configuration
+JUDGE_TEMPLATES_REF = "+".join(t.ref for t in JUDGE_TEMPLATES)

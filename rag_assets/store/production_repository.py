@@ -29,7 +29,7 @@ class ProductionDay:
     run_id: str
     day: date
     judge: str
-    judge_key: str | None  # provider:model of the judge (None: scored before it was recorded)
+    judge_key: str | None  # the JudgeConfig key (None: scored before it was recorded)
     records: int
     bad_lines: int
     sample_size: int

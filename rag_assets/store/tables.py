@@ -388,7 +388,7 @@ class ProductionRunRow(SQLModel, table=True):
     run_id: str = Field(primary_key=True, max_length=40)
     day: str = Field(index=True, max_length=10)  # ISO date (UTC)
     judge: str
-    judge_key: str | None = Field(default=None, max_length=200)  # provider:model; None before it was recorded
+    judge_key: str | None = Field(default=None, max_length=200)  # JudgeConfig key; None before it was recorded
     records: int
     bad_lines: int
     sample_size: int

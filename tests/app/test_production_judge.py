@@ -6,6 +6,7 @@ from datetime import date
 from pathlib import Path
 
 from rag_assets.app.production import DayPolicy, score_production_day
+from rag_assets.calibration.models import JudgeConfig
 from rag_assets.defs.resources import StoreResource
 from rag_assets.llm.offline import OfflineClient
 from rag_assets.scoring.embedding import make_embedder
@@ -35,4 +36,4 @@ def test_a_day_is_compared_only_with_days_its_own_judge_scored(tmp_path: Path):
     same = score(26, EarlierOffline())
     assert [d.day.day for d in same.previous] == [20, 21, 22, 23, 24, 25]
     assert same.drift["faithfulness"].alert, "the planted bad day, against the same judge's days"
-    assert {d.judge_key for d in same.previous} == {"offline:offline-heuristics-v0"}
+    assert {d.judge_key for d in same.previous} == {JudgeConfig.of(EarlierOffline(), "hashing-v1").key}

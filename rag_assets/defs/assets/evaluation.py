@@ -30,7 +30,7 @@ from rag_assets.llm.results import OFFLINE, LLMStats
 from rag_assets.report.build import summary_markdown, worst_markdown
 from rag_assets.scoring.embedding import Embedder, make_embedder
 from rag_assets.scoring.evaluate import EvaluationOutcome
-from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
+from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES_REF
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.reuse import fingerprint, item_digest
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
@@ -42,7 +42,7 @@ from rag_assets.text.markdown import markdown_table
 THRESHOLDS_CHECK = "evaluation_thresholds"
 REGRESSION_CHECK = "evaluation_regression"
 FAILURE_BUDGET_CHECK = "judge_failure_budget"
-JUDGE_CODE_VERSION = "+".join(t.ref for t in JUDGE_TEMPLATES)
+JUDGE_CODE_VERSION = JUDGE_TEMPLATES_REF
 
 
 class EvaluationConfig(dg.Config):
@@ -100,7 +100,7 @@ class _Judging:
             self.embedder: Embedder = make_embedder(config.embedder)
         except (RagAssetsError, ValueError) as exc:
             raise dg.Failure(description=f"invalid evaluation config: {exc}") from exc
-        self.config = JudgeConfig(self.judge.provider, self.judge.model, JUDGE_CODE_VERSION, config.embedder)
+        self.config = JudgeConfig.of(self.judge, config.embedder)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from rag_assets.errors import RagAssetsError
 from rag_assets.production.drift import DriftResult
 from rag_assets.production.scoring import PRODUCTION_METRICS
 from rag_assets.scoring.embedding import make_embedder
-from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES
+from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES_REF
 from rag_assets.store.production_repository import ProductionDay
 from rag_assets.text.markdown import markdown_table
 
@@ -133,7 +133,7 @@ def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         group_name=lifecycle.named("production"),
         owners=OWNERS,
         kinds={"python", "anthropic"},
-        code_version="+".join(t.ref for t in JUDGE_TEMPLATES),
+        code_version=JUDGE_TEMPLATES_REF,
         pool=LLM_POOL,
         check_specs=_drift_checks(lifecycle),
         description=(

@@ -16,8 +16,8 @@ A chunk's grade (0..1) is the mean of two readings, or the first alone when ther
 The verdict ``useful`` is the yes/no a model judge gives: does the chunk hold what is asked? Its best
 sentence's share of the question is above one half (with a reference: the mean of that share and the support
 of the reference is). A useful chunk among much else thus grades low, and a chunk whose words are spread over
-several sentences can grade above one half without being useful. The grade goes out beside it (``ChunkVerdict.score``) and the
-metric reads the grade (see ``rag_assets.scoring.metrics.context_precision.formula``).
+several sentences can grade above one half without being useful. The grade goes out beside it
+(``ChunkVerdict.score``) and the metric reads the grade (see ``rag_assets.scoring.metrics.context_precision.formula``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A production day's scoring keeps which judge scored it (provider:model), so that drift compares a day only
+"""A production day's scoring keeps which judge configuration scored it (its key), so that drift compares a day only
 with days the same judge scored (null: scored before it was recorded, compared with nothing).
 
 Revision ID: 0005
