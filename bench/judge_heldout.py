@@ -63,18 +63,17 @@ def _judged(cases: Sequence[Case], metric: str) -> np.ndarray:
     return np.array([math.nan if r[metric] is None else r[metric] for r in judge_cases(cases, OfflineClient())])
 
 
+def _compared(good: np.ndarray, bad: np.ndarray) -> tuple[Estimate, int]:
+    """Pairwise accuracy of ``good`` over ``bad`` (ties half) with its interval, and the number of ties."""
+    return bootstrap(len(good), lambda i: pair_agreement(good[i], bad[i])), int((good == bad).sum())
+
+
 def _pairwise(name: str, good: Sequence[Case], bad: Sequence[Case], metric: str) -> Measured:
     scored = _judged([*good, *bad], metric)
-    judge_good, judge_bad = scored[:len(good)], scored[len(good):]
-    base_good, base_bad = (np.array([support(c.answer, c.contexts) for c in cases]) for cases in (good, bad))
-    return Measured(name, "pairwise accuracy", len(good),
-                    bootstrap(len(good), lambda i: pair_agreement(judge_good[i], judge_bad[i])),
-                    bootstrap(len(good), lambda i: pair_agreement(base_good[i], base_bad[i])),
-                    int((judge_good == judge_bad).sum()), int((base_good == base_bad).sum()))
-
-
-def _compared(good: np.ndarray, bad: np.ndarray) -> tuple[Estimate, int]:
-    return bootstrap(len(good), lambda i: pair_agreement(good[i], bad[i])), int((good == bad).sum())
+    judge, judge_ties = _compared(scored[:len(good)], scored[len(good):])
+    baseline, baseline_ties = _compared(*(np.array([support(c.answer, c.contexts) for c in cases])
+                                          for cases in (good, bad)))
+    return Measured(name, "pairwise accuracy", len(good), judge, baseline, judge_ties, baseline_ties)
 
 
 def _preferred(name: str, pairs: Sequence[dict[str, Any]]) -> Measured:
