@@ -131,6 +131,23 @@ def test_compare_of_evaluations_not_in_the_store_names_them_and_exits_2(project_
     assert capsys.readouterr().err == "error: no evaluation ev-a, ev-b\n"
 
 
+def test_compare_written_to_a_file_prints_why_judge_scored_metrics_were_left_out(
+        project_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    from rag_assets.defs.assets.calibration import calibrations
+    from tests.app.test_comparison import A, ANSWERS_A, ANSWERS_B, B, JUDGE, OTHER_JUDGE, stored_evaluation
+
+    store = defs.resources["store"]
+    a = stored_evaluation(store, calibrations(store), A, ANSWERS_A, OTHER_JUDGE)
+    b = stored_evaluation(store, calibrations(store), B, ANSWERS_B, JUDGE)
+    out = tmp_path / "diff.md"
+    assert main(["compare", a, b, "--out", str(out)]) == 0
+    note = (f"judge-scored metrics not compared: {a} and {b} were scored by different judge configurations "
+            f"({OTHER_JUDGE.key}, {JUDGE.key}), and one judge's scores are not comparable with another's; only the "
+            "metrics no judge scores are compared")
+    assert capsys.readouterr().out == f"comparison written to {out}\nnote: {note}\n"
+    assert f"**Note:** {note}\n" in out.read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize(("variable", "value", "expected"), [
     ("RAG_ASSETS_SENSOR_INTERVAL", "5s", "RAG_ASSETS_SENSOR_INTERVAL='5s' is not a whole number of seconds above 0; "
                                          "for example RAG_ASSETS_SENSOR_INTERVAL=30"),

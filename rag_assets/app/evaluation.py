@@ -11,14 +11,14 @@ experts, the report written and published, all discarded together when a step fa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 from rag_assets.app.judge_review import ReviewSent, send_judge_review
 from rag_assets.app.store import Store
-from rag_assets.calibration.models import JudgeConfig
+from rag_assets.calibration.models import UNRECORDED_JUDGE, JudgeConfig, comparable_metrics, same_judge
 from rag_assets.calibration.sample import DEFAULT_SAMPLE_SIZE
 from rag_assets.corpus.models import SnapshotChunk
 from rag_assets.errors import RagAssetsError
@@ -138,11 +138,16 @@ class Baseline:
 
     def comparable(self, metrics: Sequence[str]) -> list[str]:
         """The metrics this baseline can be compared on: all, or without the judge's when another judge scored it."""
-        judged = set(REGISTRY.names("judge")) if self.other_judge else set()
-        return [m for m in metrics if m not in judged]
+        return comparable_metrics(metrics, same=not self.other_judge)
 
     def values_on(self, metrics: Sequence[str]) -> dict[tuple[str, int], dict[str, float]]:
         return restricted(self.values, self.comparable(metrics))
+
+    @property
+    def note(self) -> str:
+        """Why the judge-scored metrics are not compared (the gate's note and the report's diff), "" when they are."""
+        return (f"judge-scored metrics not compared: {self.evaluation_id} was judged by another judge configuration "
+                f"({self.other_judge}); retrieval metrics compared") if self.other_judge else ""
 
 
 def restricted(values: Mapping[tuple[str, int], Mapping[str, float]],
@@ -172,19 +177,20 @@ def assess(outcome: EvaluationOutcome, gating: Gating, baseline: Baseline | None
     gates = score_gates(card, gating.thresholds, baseline.evaluation_id if baseline else None,
                         baseline.values_on(list(card.overall)) if baseline else None, gating.alpha,
                         gating.allowed_drops, gating.max_judge_failure_rate)
-    if baseline is not None and baseline.other_judge:
-        gates.notes.append(f"judge-scored metrics not compared: {baseline.evaluation_id} was judged by another "
-                           f"judge configuration ({baseline.other_judge}); retrieval metrics compared")
+    if baseline is not None and baseline.note:
+        gates.notes.append(baseline.note)
     return Assessment(outcome, card, gates)
 
 
 def render_report(name: str, corpus_version: str, run: RunLabel, assessment: Assessment, items: Sequence[GoldenItem],
                   responses: Mapping[str, RagResponse], history: Sequence = (), against: EvaluationDiff | None = None,
-                  calibration: Mapping[str, str] | None = None, probes: Mapping[str, str] | None = None) -> Report:
-    """The HTML report of an assessment (``history``: earlier evaluations of the lineage, plotted; ``calibration``
+                  calibration: Mapping[str, str] | None = None, probes: Mapping[str, str] | None = None,
+                  judged_elsewhere: Collection[str] = ()) -> Report:
+    """The HTML report of an assessment (``history``: earlier evaluations of the lineage, plotted, those in
+    ``judged_elsewhere``, scored by another judge configuration, without their judge-scored metrics; ``calibration``
     and ``probes``: per metric the judge's agreement with the experts and its probes' pass rates)."""
     return build_report(name, corpus_version, run, assessment.scorecard, assessment.gates, assessment.outcome, items,
-                        history, responses, against, calibration, probes)
+                        history, responses, against, calibration, probes, judged_elsewhere)
 
 
 @dataclass(frozen=True)
@@ -250,9 +256,8 @@ def _baseline(store: Store, calibrations: SqlCalibrationRepository, request: Eva
         return None
     answers = {r.item_id: r.answer for r in store.rag().results(record.rag_run_id)}
     values = repo.item_values(record.evaluation_id)[0]
-    sampled = calibrations.sample(record.evaluation_id)
-    other = ("unknown: saved before judge configurations were recorded" if sampled is None
-             else None if sampled[0] == request.judge.key else sampled[0])
+    recorded = calibrations.judge_keys([record.evaluation_id]).get(record.evaluation_id)
+    other = None if same_judge(recorded, request.judge.key) else recorded or UNRECORDED_JUDGE
     return Baseline(record.evaluation_id, values, answers, other_judge=other)
 
 
@@ -282,18 +287,19 @@ def evaluate_run(store: Store, calibrations: SqlCalibrationRepository, shards: S
         against = None
         if baseline is not None:
             current, types = card.values()
-            compared = baseline.comparable(REGISTRY.names(k=request.k))
             answers = {i: r.answer for i, r in responses.items()}
-            minimums = {m: t for m, t in request.gating.thresholds.items() if m in compared}
-            against = diff_evaluations(baseline.evaluation_id, evaluation_id, baseline.values_on(compared),
-                                       restricted(current, compared), types, baseline.answers, answers, minimums,
-                                       compared)
+            against = diff_evaluations(baseline.evaluation_id, evaluation_id, baseline.values, current, types,
+                                       baseline.answers, answers, request.gating.thresholds,
+                                       baseline.comparable(REGISTRY.names(k=request.k)), baseline.note)
         review = send_judge_review(calibrations, places.outbox, evaluation_id, request.judge, outcome.items, items,
                                    responses, request.review_size)
         written.extend(review.files or ())
-        report = render_report(evaluation_id, request.corpus_version, run, assessment, items, responses,
-                               repo.history(store.corpus().lineage(request.corpus_version)), against,
-                               review.calibration, request.probes)
+        history = repo.history(store.corpus().lineage(request.corpus_version))
+        judges = calibrations.judge_keys([h.evaluation_id for h in history])
+        elsewhere = {h.evaluation_id for h in history
+                     if not same_judge(judges.get(h.evaluation_id), request.judge.key)}
+        report = render_report(evaluation_id, request.corpus_version, run, assessment, items, responses, history,
+                               against, review.calibration, request.probes, elsewhere)
         path = places.report_dir / f"{evaluation_id}.html"
         written.append(path)
         report.write(path)

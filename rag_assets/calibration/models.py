@@ -54,6 +54,24 @@ class JudgeConfig:
         return f"{self.provider} / {self.model}, templates {self.templates}, embedder {self.embedder}"
 
 
+#: Stands for the judge configuration of an evaluation saved before judge configurations were recorded.
+UNRECORDED_JUDGE = "unknown: saved before judge configurations were recorded"
+
+
+def same_judge(scored_by: str | None, judge: str | None) -> bool:
+    """Whether two evaluations' judge-scored metrics are comparable: one recorded judge configuration
+    (``JudgeConfig.key``) scored both. An evaluation whose judge configuration was never recorded is not assumed
+    to share any."""
+    return scored_by is not None and scored_by == judge
+
+
+def comparable_metrics(metrics: Sequence[str], same: bool) -> list[str]:
+    """The metrics two evaluations can be compared on: all when the ``same`` judge configuration scored both, else
+    only those no judge scores, since a change of judge moves the judge's scores as a change of the system would."""
+    judged = set() if same else set(REGISTRY.names("judge"))
+    return [m for m in metrics if m not in judged]
+
+
 @dataclass(frozen=True)
 class ReviewItem:
     """One judged item as the expert sees it: per metric the judge's score (None: not judged) and reasons."""

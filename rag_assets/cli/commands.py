@@ -447,13 +447,19 @@ def status(target: Driven) -> int:
 
 
 def compare(target: Driven, a_id: str, b_id: str, out: str | None) -> int:
-    """Print (or write) what changed from evaluation A to evaluation B, item by item."""
+    """Print (or write) what changed from evaluation A to evaluation B, item by item; written to a file, its note on
+    metrics left out (another judge configuration) is printed too."""
     from rag_assets.app.comparison import compare_evaluations
+    from rag_assets.defs.assets.calibration import calibrations
 
-    text = compare_evaluations(target.resource("store"), a_id, b_id).markdown
+    store = target.resource("store")
+    compared = compare_evaluations(store, calibrations(store), a_id, b_id)
+    text = compared.markdown
     if out:
         Path(out).write_text(text, encoding="utf-8")
         print(f"comparison written to {out}")
+        if compared.diff.note:
+            print(f"note: {compared.diff.note}")
     else:
         print(text)
     return 0

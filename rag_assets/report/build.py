@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rag_assets.calibration.models import comparable_metrics
 from rag_assets.curation.accept_all import unreviewed, unreviewed_note
 from rag_assets.golden.models import GoldenItem
 from rag_assets.rag.models import RagResponse
@@ -74,12 +75,31 @@ def item_details(card: Scorecard, items: Sequence[GoldenItem], responses: Mappin
     return details
 
 
+def trend_rows(history: Sequence, judged_elsewhere: Collection[str]) -> tuple[list[dict], str]:
+    """The trend's rows of the ``history`` (oldest first) and the note on what was left out: an evaluation in
+    ``judged_elsewhere`` (scored by another judge configuration than this one, or by one never recorded) gives no
+    judge-scored value (``comparable_metrics``), so a change of judge is never drawn as a change of the system."""
+    rows = []
+    for h in history:
+        kept = comparable_metrics(_core(), same=h.evaluation_id not in judged_elsewhere)
+        if kept:
+            rows.append({"label": h.evaluation_id[-6:], "created_at": h.created_at,
+                         **{m: (h.aggregates.get("overall", {}).get(m) or {}).get("mean") for m in kept}})
+    left_out = sum(h.evaluation_id in judged_elsewhere for h in history)
+    note = (f"{left_out} earlier evaluation{'s' if left_out != 1 else ''} scored by another judge configuration, or "
+            "by one never recorded, left out of the judge-scored metrics' trend: one judge's scores are not "
+            "comparable with another's." if left_out else "")
+    return rows, note
+
+
 def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, gates: Gates,
                  outcome: EvaluationOutcome, items: Sequence[GoldenItem], history: Sequence,
                  responses: Mapping[str, RagResponse] | None = None, baseline: EvaluationDiff | None = None,
-                 calibration: Mapping[str, str] | None = None, probes: Mapping[str, str] | None = None) -> Report:
+                 calibration: Mapping[str, str] | None = None, probes: Mapping[str, str] | None = None,
+                 judged_elsewhere: Collection[str] = ()) -> Report:
     """The report of one evaluation; ``calibration`` and ``probes``: per metric its judge's agreement with the
-    experts (kappa with its interval) and its judge probes' pass rates, shown beside it."""
+    experts (kappa with its interval) and its judge probes' pass rates, shown beside it; ``judged_elsewhere``: the
+    evaluations of the ``history`` another (or an unrecorded) judge configuration scored (see ``trend_rows``)."""
     minimum = {t.metric: t for t in gates.thresholds}
 
     def summary(name: str, agg) -> MetricSummary:
@@ -93,8 +113,7 @@ def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, 
     means = {name: agg.mean for name, agg in card.overall.items()}
     diagnosis = tuple(diagnose(means, card.hallucinations, outcome.k))
     worst = tuple(worst_items(card, items))
-    rows = [{"label": h.evaluation_id[-6:], "created_at": h.created_at,
-             **{m: (h.aggregates.get("overall", {}).get(m) or {}).get("mean") for m in _core()}} for h in history]
+    rows, history_note = trend_rows(history, judged_elsewhere)
     stats = outcome.stats
     data = ReportData(
         title=f"Evaluation {evaluation_id}",
@@ -107,6 +126,7 @@ def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, 
         per_type={t: [summary(name, agg) for name, agg in aggs.items()] for t, aggs in card.per_type.items()},
         distributions={m: [i.values[m] for i in card.items if m in i.values] for m in _core()},
         history=rows,
+        history_note=history_note,
         worst_items=list(worst),
         diagnosis=list(diagnosis),
         gates=[{"gate": "thresholds", "status": "passed" if gates.thresholds_passed else "failed",

@@ -4,8 +4,10 @@ The per-metric paired tests are the A/B comparison's (:func:`rag_assets.scoring.
 pairing by :func:`rag_assets.scoring.gates.paired_scopes`, test from
 :mod:`rag_assets.scoring.significance`): A is the "current" side, B the "candidate". On top of that,
 per item: every metric's value on both sides, the two answers side by side, and whether the item
-flipped between pass and fail. An item passes when every metric that has a threshold in A's gates
-meets it (a metric the item has no value for does not count).
+flipped between pass and fail. An item passes when every compared metric that has a threshold in A's
+gates meets it (a metric the item has no value for does not count). The metrics compared are the caller's: when
+another judge configuration scored one side, those no judge scores (``calibration.models.comparable_metrics``),
+and the diff's ``note`` says why.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class EvaluationDiff:
     comparison: ABComparison
     items: tuple[ItemChange, ...]
     metrics: tuple[str, ...]
+    note: str = ""  # why some metrics were not compared (judge-scored ones, another judge), "" when none was left out
 
     @property
     def flips(self) -> list[ItemChange]:
@@ -71,6 +74,7 @@ class EvaluationDiff:
         return "\n".join([
             f"# {escape_markdown(self.a_id)} (A) → {escape_markdown(self.b_id)} (B)", "",
             f"{len(self.items)} items, {len(self.changed)} changed, {len(self.flips)} flipped pass/fail.", "",
+            *([f"**Note:** {escape_markdown(self.note)}", ""] if self.note else []),
             self.comparison.markdown().replace("## A/B comparison", "## Paired tests per metric (B vs A)"),
             "## Items that flipped pass/fail", "",
             markdown_table(["item", "type", "A", "B", "metric deltas"], flips, limit=1000) if flips else "_none_", "",
@@ -95,9 +99,11 @@ def item_passes(values: Mapping[str, float], thresholds: Mapping[str, float]) ->
 def diff_evaluations(a_id: str, b_id: str, a_values: Mapping[ItemKey, Mapping[str, float]],
                      b_values: Mapping[ItemKey, Mapping[str, float]], types: Mapping[ItemKey, str],
                      a_answers: Mapping[str, str | None], b_answers: Mapping[str, str | None],
-                     thresholds: Mapping[str, float], metrics: Sequence[str]) -> EvaluationDiff:
-    """Compare B with A: the paired tests per metric and every item's change."""
+                     thresholds: Mapping[str, float], metrics: Sequence[str], note: str = "") -> EvaluationDiff:
+    """Compare B with A on ``metrics`` only: the paired tests per metric and every item's change, an item passing
+    or failing by the ``thresholds`` of those metrics (``note``: why others were left out)."""
     used = tuple(m for m in metrics if any(m in v for v in (*a_values.values(), *b_values.values())))
+    thresholds = {m: minimum for m, minimum in thresholds.items() if m in used}
     comparison = compare_systems(a_values, b_values, types, used)
     items = []
     for key in sorted(set(a_values) | set(b_values)):
@@ -106,15 +112,16 @@ def diff_evaluations(a_id: str, b_id: str, a_values: Mapping[ItemKey, Mapping[st
         items.append(ItemChange(key[0], key[1], types.get(key, ""), values, a_answers.get(key[0]),
                                 b_answers.get(key[0]), None if a is None else item_passes(a, thresholds),
                                 None if b is None else item_passes(b, thresholds)))
-    return EvaluationDiff(a_id, b_id, comparison, tuple(items), used)
+    return EvaluationDiff(a_id, b_id, comparison, tuple(items), used, note)
 
 
 def _answers(rag_repo, run_id: str) -> dict[str, str | None]:
     return {r.item_id: r.answer for r in rag_repo.results(run_id)}
 
 
-def diff_from_store(evaluations, rag_repo, a_id: str, b_id: str, metrics: Sequence[str]) -> EvaluationDiff:
-    """The diff of two stored evaluations; thresholds are A's. Raises KeyError naming a missing one."""
+def diff_from_store(evaluations, rag_repo, a_id: str, b_id: str, metrics: Sequence[str],
+                    note: str = "") -> EvaluationDiff:
+    """The diff of two stored evaluations on ``metrics``; thresholds are A's. Raises KeyError naming a missing one."""
     records = {eid: evaluations.get(eid) for eid in (a_id, b_id)}
     missing = [eid for eid, record in records.items() if record is None]
     if missing:
@@ -124,5 +131,5 @@ def diff_from_store(evaluations, rag_repo, a_id: str, b_id: str, metrics: Sequen
     thresholds = {t["metric"]: t["minimum"] for t in records[a_id].gates.get("thresholds", [])}
     return diff_evaluations(a_id, b_id, a_values, b_values, {**b_types, **a_types},
                             _answers(rag_repo, records[a_id].rag_run_id), _answers(rag_repo, records[b_id].rag_run_id),
-                            thresholds, metrics)
+                            thresholds, metrics, note)
 

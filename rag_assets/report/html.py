@@ -55,6 +55,7 @@ class ReportData:
     per_type: Mapping[str, Sequence[MetricSummary]] = field(default_factory=dict)
     distributions: Mapping[str, Sequence[float]] = field(default_factory=dict)
     history: Sequence[Mapping[str, object]] = ()  # oldest first: {"label", "created_at", <metric>: float|None}
+    history_note: str = ""  # what the trend leaves out and why (evaluations scored by another judge), "" if nothing
     worst_items: Sequence[Mapping[str, object]] = ()  # item_id, question_type, question, <metric>..., why
     diagnosis: Sequence[str] = ()
     gates: Sequence[Mapping[str, object]] = ()  # gate, status (passed/failed/warn), detail
@@ -129,7 +130,8 @@ def _trend(data: ReportData, names: Sequence[str], colors: Mapping[str, str]) ->
     dated = [{**row, **{n: row.get(n) if defined(row.get(n)) else None for n in used}} for row in history]
     first, last = history[0]["created_at"], history[-1]["created_at"]
     return {"spec": trend_chart(dated, used, colors, title="Metric means over evaluations"),
-            "note": f"{len(history)} evaluations, oldest first, from {first} to {last}. Gaps are missing values."}
+            "note": " ".join(filter(None, (f"{len(history)} evaluations, oldest first, from {first} to {last}. Gaps "
+                                           "are missing values.", data.history_note)))}
 
 
 def _worst_metrics(data: ReportData, names: Sequence[str]) -> list[str]:

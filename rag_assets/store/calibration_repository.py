@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -50,6 +50,14 @@ class SqlCalibrationRepository:
         with self.engine.connect() as conn:
             row = conn.execute(select(SAMPLE).where(SAMPLE.c.evaluation_id == evaluation_id)).mappings().first()
         return None if row is None else (row["judge_config"], json.loads(row["items_json"]))
+
+    def judge_keys(self, evaluation_ids: Collection[str]) -> dict[str, str]:
+        """The judge configuration key (``JudgeConfig.key``) each of ``evaluation_ids`` was scored with, as its
+        sample recorded it; an evaluation saved before judge configurations were recorded is not in it."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(SAMPLE.c.evaluation_id, SAMPLE.c.judge_config)
+                                .where(SAMPLE.c.evaluation_id.in_(list(evaluation_ids)))).all()
+        return {evaluation_id: key for evaluation_id, key in rows}
 
     def current_config(self) -> JudgeConfig | None:
         """The judge configuration of the newest evaluation that sent a sample: the one in use now."""

@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markupsafe import escape
 
 from rag_assets.app.evaluation import (Baseline, Destinations, EvaluationImpossible, EvaluationRequest, Gating,
-                                       GoldenScores, assess, evaluate_golden, evaluate_run, render_report)
+                                       GoldenScores, StoredEvaluation, assess, evaluate_golden, evaluate_run,
+                                       render_report)
 from rag_assets.calibration.models import JudgeConfig
 from rag_assets.corpus.models import ChunkRef, SnapshotChunk
 from rag_assets.golden.models import GoldenItem
@@ -184,24 +186,33 @@ def test_evaluate_run_saves_gates_reviews_and_reports_then_compares_the_next_wit
     assert len(store.evaluations().history(["cv-1"])) == 2
 
 
-def test_a_baseline_scored_by_another_judge_is_compared_on_retrieval_metrics_only(tmp_path: Path):
-    """The judge changed (here its model), not the system: its scores are not comparable with the new judge's,
-    so the regression gate compares the retrieval metrics, which no judge reads, and says why."""
+OTHER_JUDGE = JudgeConfig("offline", "offline-heuristics-v0", "judge_faithfulness@3", "hashing")
+
+
+def _judged_by(tmp_path: Path) -> tuple[_Store, Callable[..., StoredEvaluation]]:
+    """A store holding the fixed system's RAG run, and a function evaluating that run again (no gate) with a
+    judge configuration, its samples recorded in ``calibrations`` (the store's when none is given)."""
     scores = _scored()
     store = _Store(f"sqlite:///{tmp_path / 'store.db'}", scores.items)
     run = store.rag().save_run("cv-1", 1, scores.system_name, scores.system_config_hash, {},
                                list(scores.responses.values()), {i.item_id: i.revision for i in scores.items})
     places = Destinations(tmp_path / "reports", tmp_path / "outbox")
-    calibrations = SqlCalibrationRepository(store.engine)
-    first = evaluate_run(store, calibrations, [scores.outcome], EvaluationRequest("cv-1", run.run_id, 2, Gating({}),
-                                                                                  OFFLINE), places)
-    same = evaluate_run(store, calibrations, [scores.outcome], EvaluationRequest("cv-1", run.run_id, 2, Gating({}),
-                                                                                 OFFLINE), places)
+
+    def evaluated(judge: JudgeConfig, calibrations: SqlCalibrationRepository | None = None) -> StoredEvaluation:
+        return evaluate_run(store, calibrations or SqlCalibrationRepository(store.engine), [scores.outcome],
+                            EvaluationRequest("cv-1", run.run_id, 2, Gating({}), judge), places)
+
+    return store, evaluated
+
+
+def test_a_baseline_scored_by_another_judge_is_compared_on_retrieval_metrics_only(tmp_path: Path):
+    """The judge changed (here its model), not the system: its scores are not comparable with the new judge's,
+    so the regression gate compares the retrieval metrics, which no judge reads, and says why."""
+    store, evaluated = _judged_by(tmp_path)
+    first, same = evaluated(OFFLINE), evaluated(OFFLINE)
     assert {r.metric for r in same.assessment.gates.regressions} >= {"faithfulness", "recall@2"}
 
-    other = JudgeConfig("offline", "offline-heuristics-v0", "judge_faithfulness@3", "hashing")
-    changed = evaluate_run(store, calibrations, [scores.outcome],
-                           EvaluationRequest("cv-1", run.run_id, 2, Gating({}), other), places)
+    changed = evaluated(OTHER_JUDGE)
     gates = changed.assessment.gates
     assert changed.baseline_id == same.evaluation_id != first.evaluation_id
     compared = {r.metric for r in gates.regressions}
@@ -210,13 +221,43 @@ def test_a_baseline_scored_by_another_judge_is_compared_on_retrieval_metrics_onl
         f"judge-scored metrics not compared: {same.evaluation_id} was judged by another judge configuration "
         f"({OFFLINE.key}); retrieval metrics compared")
     assert changed.report.data.baseline.flips == [], "no pass/fail flip from metrics left out"
+    assert changed.report.data.baseline.note == gates.notes[-1] and same.report.data.baseline.note == ""
     assert store.evaluations().get(changed.evaluation_id).gates["notes"] == gates.notes != []
 
-    elsewhere = SqlCalibrationRepository(get_engine(f"sqlite:///{tmp_path / 'other.db'}"))
-    unknown = evaluate_run(store, elsewhere, [scores.outcome], EvaluationRequest("cv-1", run.run_id, 2, Gating({}),
-                                                                                 OFFLINE), places)
+    unknown = evaluated(OFFLINE, SqlCalibrationRepository(get_engine(f"sqlite:///{tmp_path / 'other.db'}")))
     assert "faithfulness" not in {r.metric for r in unknown.assessment.gates.regressions}, \
         "a baseline whose judge was never recorded is not assumed to be this judge's"
+
+
+LEFT_OUT = ("scored by another judge configuration, or by one never recorded, left out of the judge-scored "
+            "metrics' trend: one judge's scores are not comparable with another's.")
+
+
+def test_the_trend_draws_the_judge_scored_metrics_of_evaluations_by_this_judge_only(tmp_path: Path):
+    """Every trend metric is a judge's (``Registry.reviewed``): an evaluation by another judge configuration, or
+    by one never recorded, is left out of it and counted in the trend's note."""
+    store, evaluated = _judged_by(tmp_path)
+    first, changed, again = evaluated(OFFLINE), evaluated(OTHER_JUDGE), evaluated(OFFLINE)
+
+    def trend(evaluation) -> list[tuple[str, float, float]]:
+        return [(row["label"], row["faithfulness"], row["context_recall"]) for row in evaluation.report.data.history]
+
+    assert trend(first) == [(first.evaluation_id[-6:], 1.0, pytest.approx(2 / 3))]
+    assert first.report.data.history_note == ""
+    assert trend(changed) == [(changed.evaluation_id[-6:], 1.0, pytest.approx(2 / 3))]
+    assert changed.report.data.history_note == f"1 earlier evaluation {LEFT_OUT}"
+    assert trend(again) == [(first.evaluation_id[-6:], 1.0, pytest.approx(2 / 3)),
+                            (again.evaluation_id[-6:], 1.0, pytest.approx(2 / 3))]
+    assert again.report.data.history_note == f"1 earlier evaluation {LEFT_OUT}"
+    page = again.report_path.read_text(encoding="utf-8")
+    section = page[page.index('<section id="trend">'):page.index("</section>", page.index('<section id="trend">'))]
+    assert (f"2 evaluations, oldest first, from {store.evaluations().get(first.evaluation_id).created_at} to "
+            f"{store.evaluations().get(again.evaluation_id).created_at}. Gaps are missing values. "
+            f"{escape(f'1 earlier evaluation {LEFT_OUT}')}") in section
+
+    unrecorded = evaluated(OFFLINE, SqlCalibrationRepository(get_engine(f"sqlite:///{tmp_path / 'other.db'}")))
+    assert trend(unrecorded) == [(unrecorded.evaluation_id[-6:], 1.0, pytest.approx(2 / 3))]
+    assert unrecorded.report.data.history_note == f"3 earlier evaluations {LEFT_OUT}"
 
 
 def test_a_failure_after_the_save_leaves_no_evaluation_and_no_file(tmp_path: Path):

@@ -63,3 +63,7 @@ def test_report_section_against_the_baseline() -> None:
     assert "2 items changed, 1 flipped pass/fail" in section
     assert "<td><code>q-3</code></td><td>pass → fail</td><td>faithfulness -0.700</td><td>&lt;old&gt;</td><td>new</td>" in section
     assert "No data: no baseline evaluation" in render_report(sample_data())
+    assert '<p class="note">Note' not in section
+    noted = replace(diff, note="judge-scored metrics not compared: <ev-a> was judged by another judge configuration")
+    assert ('<p class="note">Note: judge-scored metrics not compared: &lt;ev-a&gt; was judged by another judge '
+            'configuration.</p>') in render_report(replace(sample_data(), baseline=noted))

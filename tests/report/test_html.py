@@ -194,9 +194,9 @@ def test_data_never_runs_as_code() -> None:
     data = replace(sample_data(), title="T " + evil, items=[item], diagnosis=["D " + evil],
                    gates=[{"gate": "G " + evil, "status": evil, "detail": "E " + evil}],
                    calibration={"faithfulness": "K " + evil}, cost={"note": "N " + evil},
-                   per_type={evil: [MetricSummary("faithfulness", 0.5, n=1)]})
+                   per_type={evil: [MetricSummary("faithfulness", 0.5, n=1)]}, history_note="H " + evil)
     page = render_report(data)
-    for prefix in "TQRACXSFDGEKN":
+    for prefix in "TQRACXSFDGEKNH":
         assert f"{prefix} {shown}" in page, prefix
     assert f'data-type="{shown}"' in page  # in an attribute too
     assert "<script>alert" not in page
@@ -234,6 +234,18 @@ def test_empty_sections_render_a_note() -> None:
     trend = chart_specs(page)["chart-trend"]
     assert trend["mark"] == {"type": "line", "point": True}, "a lone point is drawn as a dot"
     assert "No data: faithfulness" in page
+
+
+def test_the_trend_says_what_it_leaves_out_and_why() -> None:
+    note = "2 earlier evaluations scored by another judge configuration left out of the trend."
+    page = render_report(replace(sample_data(), history_note=note))
+    assert ('<h2>Trend</h2><p class="note">12 evaluations, oldest first, from 2025-05-01T09:00:00Z to '
+            f'2025-05-12T09:00:00Z. Gaps are missing values. {note}</p>') in page
+    alone = render_report(replace(sample_data(), history=[], history_note=note))
+    assert (f'<h2>Trend</h2><p class="note">{note}</p><p class="empty">No data: no earlier evaluation to compare '
+            "with.</p>") in alone
+    assert '<h2>Trend</h2><p class="note">12 evaluations, oldest first, from 2025-05-01T09:00:00Z to ' \
+           '2025-05-12T09:00:00Z. Gaps are missing values.</p>' in render_report(sample_data())
 
 
 def test_long_history_is_on_a_date_axis() -> None:
