@@ -61,7 +61,7 @@ def test_judge_review_round_trip_calibration_and_the_check_on_threshold_and_judg
     with dg.instance_for_test() as instance:
         first = metadata(run_job(instance, "lifecycle", version, {}), "evaluation")
         assert first["judge_review_items"] == 30
-        assert "- answer_relevance 0.391 · judge not calibrated with your experts" in first["judge_calibration"]
+        assert "- answer_relevance 0.400 · judge not calibrated with your experts" in first["judge_calibration"]
 
         # The expert agrees with the judge on answer relevance except on its first "pass", agrees on context
         # precision and recall, and leaves faithfulness (all pass here: no kappa to learn) empty.
@@ -80,14 +80,14 @@ def test_judge_review_round_trip_calibration_and_the_check_on_threshold_and_judg
         result, cursor = _calibrate(instance, also=("curation_import", version))
         (Settings.from_env().curation_root / "inbox" / f"review-{version}.csv").unlink()
         calibration = metadata(result, "judge_calibration")
-        # answer relevance on the 27 non-adversarial items: the judge passes 10 and fails 17; the expert passes 9.
+        # answer relevance on the 27 non-adversarial items: the judge passes 9 and fails 18; the expert passes 8.
         #   expert \ judge  pass fail
-        #   pass              9    0
-        #   fail              1   17      p_o = 26/27; p_e = (10/27)(9/27) + (17/27)(18/27) = 396/729
-        # kappa = (702/729 - 396/729) / (1 - 396/729) = 306/333 = 34/37 = 0.9189
+        #   pass              8    0
+        #   fail              1   18      p_o = 26/27; p_e = (9/27)(8/27) + (18/27)(19/27) = 414/729
+        # kappa = (702/729 - 414/729) / (1 - 414/729) = 288/315 = 32/35 = 0.9143
         assert "| jc-" in calibration["calibration"] and "| answer_relevance | 27 | 0.963 |" in calibration["calibration"]
-        assert "| 9 / 0 | 1 / 17 |" in calibration["calibration"]
-        assert calibration["kappa_answer_relevance"] == round(34 / 37, 4)
+        assert "| 8 / 0 | 1 / 18 |" in calibration["calibration"]
+        assert calibration["kappa_answer_relevance"] == round(32 / 35, 4)
         assert calibration["kappa_context_precision"] == 1.0 and "kappa_faithfulness" not in calibration
         assert calibration["disagreements"].count("| answer_relevance |") == 1
         assert (workbook.parent.parent / "processed" / workbook.name).exists() and not workbook.exists()
@@ -97,7 +97,7 @@ def test_judge_review_round_trip_calibration_and_the_check_on_threshold_and_judg
         # the next evaluation, and its report, show each metric beside its judge's calibration
         again = dg.materialize([evaluation], partition_key=version, instance=instance, resources=RESOURCES)
         shown = metadata(again, "evaluation")
-        line = re.search(r"- answer_relevance 0\.391 · (judge agreement with your experts κ=0\.92 "
+        line = re.search(r"- answer_relevance 0\.400 · (judge agreement with your experts κ=0\.91 "
                          r"\(95% interval 0\.\d\d to 1\.00\), n=27)", shown["judge_calibration"])
         assert line is not None, shown["judge_calibration"]
         assert line.group(1) in Path(shown["report"]).read_text()
@@ -127,4 +127,4 @@ def test_judge_review_round_trip_calibration_and_the_check_on_threshold_and_judg
         assert not check.passed and check.severity == dg.AssetCheckSeverity.ERROR
         assert check.description.startswith(
             "the judge configuration changed since the last calibration (provider offline -> anthropic, model "
-            "offline-heuristics-v2 -> claude-haiku-4-5)")
+            "offline-heuristics-v3 -> claude-haiku-4-5)")

@@ -272,6 +272,32 @@ def test_a_claims_digit_is_found_in_a_number_the_chunk_writes_in_words():
     assert numbers("the one that counts") == frozenset(), "a claim's words are not read as numbers"
 
 
+def test_digit_groups_split_by_a_spaced_separator_are_read_as_one_number_and_as_a_list():
+    assert numbers_stated("some 235, 000 people") == {"235", "000", "235000"}
+    assert numbers_stated("a 235 000 km orbit") == {"235", "000", "235000"}
+    assert numbers_stated("64, 128 and 256") == {"64", "128", "256", "64128"}, "a list stays a list too"
+    assert numbers_stated("in 2010, 500 died") == {"2010", "500"}, "four digits are no thousands group"
+    assert numbers("About 235, 000 people") == {"235", "000"}, "a claim's own numbers are read as written"
+    march = {"chunk_id": "m", "text": "Police said some 235, 000 people joined the march."}
+    assert _claims("Some 235,000 people joined the march.", march)[0][1] == "grounded"
+    assert _claims("Some 236,000 people joined the march.", march)[0][1] == "inconsistency"
+
+
+def test_a_sentence_with_a_decline_phrase_that_states_something_is_a_claim():
+    assert is_decline("I'm not sure how good they are.") and is_decline("It depends.")
+    assert not is_decline("Water does not contain proteins or fats, so it forms no skin when heated.")
+    assert not is_decline("I don't know him, but he is a great athlete and philanthropist.")
+    question = "In what country is Normandy located?"
+    restated = f'The text gives no definite answer to "{question}"; it depends on how one reads it.'
+    assert is_decline(restated, question) and not is_decline(restated), "the question's words state nothing"
+    milk = {"chunk_id": "k", "text": "Milk forms a skin when heated, because its proteins set."}
+    answer = "Water does not contain proteins, so it forms no skin. I am not sure."
+    claims = _claims(answer, milk, question="What happens when milk is heated?")
+    assert [c[0] for c in claims] == ["Water does not contain proteins, so it forms no skin."]
+    assert _claims(answer, milk, question="Why does milk form a skin?") == [], (
+        "the limit of the rule: beside a decline phrase, two words beyond the question's state too little")
+
+
 def test_faithfulness_counts_graded_support_and_keeps_the_verdict_count_for_a_model_judge():
     claims = [{"claim": "x", "verdict": "grounded", "support": 1.0},
               {"claim": "y", "verdict": "out_of_context", "support": 0.25}]

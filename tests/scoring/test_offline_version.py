@@ -5,7 +5,9 @@ for the offline judge is ``OfflineClient.model``. A change of the heuristics tha
 that name would let a calibration or a baseline made with the old scores stand for the new ones (the
 context-precision rescaling of offline-heuristics-v2 did exactly that until the name was raised). This test
 pins a digest of what the four judge tasks output on the committed dev set: when it fails, raise the version
-in rag_assets/llm/offline.py and put the new digest here, together.
+in rag_assets/llm/offline.py and put the new digest here, together. A few written cases beside the dev set
+cover rules its rows never reach (v3's spaced thousands and declines that state something left the dev set's
+outputs as they were).
 """
 
 from __future__ import annotations
@@ -18,12 +20,24 @@ from rag_assets.llm.offline import OfflineClient
 from rag_assets.scoring import offline_judge
 
 DEV_SET = Path(__file__).parent / "judge_dev"
-PINNED = ("offline-heuristics-v2", "6ba240a46e58b813")
+PINNED = ("offline-heuristics-v3", "f3050f965540caa7")
+
+
+#: cases the dev set does not reach: a number tokenised with a spaced separator; sentences with a decline or hedge
+#: phrase that still state something
+WRITTEN = [
+    {"question": "How many people attended?", "answer": "About 235,000 people attended the march.",
+     "contexts": ["Police said some 235, 000 people attended the march on Sunday."]},
+    {"question": "Does water form a skin?", "answer": "Water does not contain proteins or fats, so it does not "
+     "form a skin when heated. I am not sure.", "contexts": ["Milk forms a skin when heated: its proteins set."]},
+    {"question": "How big are digital photos?", "answer": "The file size of digital photos can vary greatly with "
+     "compression.", "contexts": ["Compression changes the file size of a digital photo a great deal."]},
+]
 
 
 def outputs_digest() -> str:
     rows = [json.loads(line) for path in sorted(DEV_SET.glob("*.jsonl"))
-            for line in path.read_text(encoding="utf-8").splitlines()]
+            for line in path.read_text(encoding="utf-8").splitlines()] + WRITTEN
     outputs = []
     for row in rows:
         inputs = {"question": row["question"], "answer": row["answer"], "reference": row["answer"],

@@ -46,7 +46,7 @@ def _answered(part: str, held: set[str], informative: str) -> float:
 def answer_relevance(inputs: Mapping[str, Any]) -> dict[str, Any]:
     question, answer = str(inputs.get("question") or ""), str(inputs.get("answer") or "")
     said = [s for s in sentences(answer) if not s.endswith("?")]
-    informative = [s for s in said if not is_decline(s)]
+    informative = [s for s in said if not is_decline(s, question)]
     held = {w for s in informative for w in stems(s)}
     topic = set(stems(question))
     noncommittal = not informative or not held - topic
@@ -55,7 +55,7 @@ def answer_relevance(inputs: Mapping[str, Any]) -> dict[str, Any]:
     addressed, previous = [], set()
     for statement in said:
         words = set(stems(statement))
-        addresses = not is_decline(statement) and bool(words & (topic | previous))
+        addresses = not is_decline(statement, question) and bool(words & (topic | previous))
         previous = words if addresses else set()
         addressed.append({"statement": statement, "addresses_question": addresses})
     found = statements(answer) or [answer or question]

@@ -61,11 +61,11 @@ def verdict(claim: str, evidence: Evidence, question: str = "") -> tuple[str, li
 
 
 def faithfulness(inputs: Mapping[str, Any]) -> dict[str, Any]:
-    evidence = Evidence(inputs.get("chunks") or [])
+    evidence, question = Evidence(inputs.get("chunks") or []), str(inputs.get("question") or "")
     claims = []
     for claim in statements(str(inputs.get("answer") or "")):
-        if is_decline(claim):
+        if is_decline(claim, question):
             continue
-        label, supporting, support = verdict(claim, evidence, str(inputs.get("question") or ""))
+        label, supporting, support = verdict(claim, evidence, question)
         claims.append({"claim": claim, "verdict": label, "supporting_chunk_ids": supporting, "support": support})
     return {"claims": claims}

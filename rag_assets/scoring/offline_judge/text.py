@@ -23,6 +23,8 @@ _CLAUSE = re.compile(r";\s+|,\s+(?:and|but|while|whereas)\s+")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*")
 #: an inline list marker ("you need to 1) write tests, and 2) run them"): it numbers the answer's own steps
 _LIST_MARKER = re.compile(r"(?:^|(?<=[\s:;,]))(?<!\d[:,.])\(?\d{1,2}\)(?=\s|$)")
+#: a group of one to three digits, then a spaced separator and three digits: "235, 000" or "235 000"
+_SPACED_GROUPS = re.compile(r"(?<![\w.,])(\d{1,3}),? (\d{3})\b(?![.,]\d)")
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())} | {w: str(n) for n, w in zip(
@@ -36,6 +38,7 @@ _DECLINE = re.compile(
     r"(?:know|say|tell|answer|find|help|determine|provide|confirm)"
     r"|(?:i\s+am|i'm)\s+not\s+(?:sure|certain)|hard\s+to\s+say|unable\s+to\s+(?:answer|determine|find|provide)"
     r"|(?:no|not\s+enough|insufficient)\s+(?:information|details|data|context)"
+    r"|(?:gives?|has|offers?|provides?)\s+no\s+(?:definite\s+|clear\s+|direct\s+)?answer"
     r"|(?:does|do|did)\s+not\s+(?:mention|say|state|specify|provide|contain|include|address|cover|give)"
     r"|(?:is|are|was|were)\s+not\s+(?:mentioned|specified|provided|stated|given|available|covered|clear)"
     r"|cannot\s+be\s+(?:determined|answered|found)|there\s+is\s+no\s+(?:mention|way\s+to\s+(?:know|tell)))\b",
@@ -68,9 +71,12 @@ def numbers(text: str) -> frozenset[str]:
 
 def numbers_stated(text: str) -> frozenset[str]:
     """The numbers a text states in digits or in words up to ninety ("number one hit" states 1): what a claim's
-    digits are looked up in. A claim's own words are not read as numbers ("the one that"), only its digits."""
+    digits are looked up in. A claim's own words are not read as numbers ("the one that"), only its digits.
+    Digit groups split by a spaced separator ("235, 000" in tokenised text, "235 000" in SI style) are read
+    both ways, as one number and as a list, since either may be meant ("64, 128 and 256" is a list)."""
     words = re.findall(r"[a-z]+", text.lower())
-    return numbers(text) | frozenset(_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS)
+    spaced = frozenset(a + b for a, b in _SPACED_GROUPS.findall(text))
+    return numbers(text) | spaced | frozenset(_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS)
 
 
 def without_numbers(text: str) -> str:
@@ -107,6 +113,10 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+#: the content words a clause needs to state something of its own (see ``statements`` and ``is_decline``)
+OWN_WORDS = 3
+
+
 def statements(text: str) -> list[str]:
     """The text's statements: its sentences, each split into clauses that carry three content words of
     their own (a shorter clause leans on the rest of its sentence). Questions are not statements."""
@@ -115,13 +125,18 @@ def statements(text: str) -> list[str]:
         if sentence.endswith("?"):
             continue
         clauses = [c.strip() for c in _CLAUSE.split(sentence) if c.strip()]
-        if len(clauses) > 1 and all(len(stems(c)) >= 3 for c in clauses):
+        if len(clauses) > 1 and all(len(stems(c)) >= OWN_WORDS for c in clauses):
             out.extend(clauses)
         else:
             out.append(sentence)
     return out
 
 
-def is_decline(sentence: str) -> bool:
-    """A sentence that declines, does not know, or hedges without stating anything."""
-    return bool(_DECLINE.search(sentence) or _HEDGE.search(sentence))
+def is_decline(sentence: str, question: str = "") -> bool:
+    """A sentence that declines, does not know, or hedges without stating anything: once its decline and hedge
+    phrases are taken out, fewer than three content words are left that the question does not give (restating
+    the question states nothing). "I'm not sure how good they are." declines; "Water does not contain
+    proteins, so it forms no skin when heated." and "I don't know him, but he is a great athlete and
+    philanthropist." state something, and are claims to check."""
+    rest = _HEDGE.sub(" ", _DECLINE.sub(" ", sentence))
+    return rest != sentence and len(set(stems(rest)) - set(stems(question))) < OWN_WORDS
