@@ -277,6 +277,8 @@ def test_digit_groups_split_by_a_spaced_separator_are_read_as_one_number_and_as_
     assert numbers_stated("a 235 000 km orbit") == {"235", "000", "235000"}
     assert numbers_stated("64, 128 and 256") == {"64", "128", "256", "64128"}, "a list stays a list too"
     assert numbers_stated("in 2010, 500 died") == {"2010", "500"}, "four digits are no thousands group"
+    assert numbers_stated("1, 200, 000 and 1 234 567") >= {"1200000", "1234567"}, "every group of a million"
+    assert numbers_stated("On March 3, 250 people came") == {"3", "250"}, "a day and a count, not 3,250"
     assert numbers("About 235, 000 people") == {"235", "000"}, "a claim's own numbers are read as written"
     march = {"chunk_id": "m", "text": "Police said some 235, 000 people joined the march."}
     assert _claims("Some 235,000 people joined the march.", march)[0][1] == "grounded"
@@ -287,6 +289,11 @@ def test_a_sentence_with_a_decline_phrase_that_states_something_is_a_claim():
     assert is_decline("I'm not sure how good they are.") and is_decline("It depends.")
     assert not is_decline("Water does not contain proteins or fats, so it forms no skin when heated.")
     assert not is_decline("I don't know him, but he is a great athlete and philanthropist.")
+    warranty = "What is the warranty period of the X200 printer?"
+    for framed in ("Based on the provided context, I cannot determine the warranty period.",
+                   "Unfortunately, the retrieved documents do not specify the warranty period.",
+                   "I am sorry, but the available documentation does not say how long the warranty lasts."):
+        assert is_decline(framed, warranty), "where the answer looked and apologies state nothing"
     question = "In what country is Normandy located?"
     restated = f'The text gives no definite answer to "{question}"; it depends on how one reads it.'
     assert is_decline(restated, question) and not is_decline(restated), "the question's words state nothing"

@@ -20,16 +20,19 @@ from rag_assets.llm.offline import OfflineClient
 from rag_assets.scoring import offline_judge
 
 DEV_SET = Path(__file__).parent / "judge_dev"
-PINNED = ("offline-heuristics-v3", "f3050f965540caa7")
+PINNED = ("offline-heuristics-v3", "e5ca991b815cc71e")
 
 
 #: cases the dev set does not reach: a number tokenised with a spaced separator; sentences with a decline or hedge
-#: phrase that still state something
+#: phrase that still state something; a model's usual decline framed in where it looked
 WRITTEN = [
     {"question": "How many people attended?", "answer": "About 235,000 people attended the march.",
      "contexts": ["Police said some 235, 000 people attended the march on Sunday."]},
     {"question": "Does water form a skin?", "answer": "Water does not contain proteins or fats, so it does not "
      "form a skin when heated. I am not sure.", "contexts": ["Milk forms a skin when heated: its proteins set."]},
+    {"question": "What is the warranty period of the X200 printer?", "answer": "Based on the provided context, I "
+     "cannot determine the warranty period. Unfortunately, the retrieved documents do not specify it.",
+     "contexts": ["The X200 printer prints 30 pages a minute."]},
     {"question": "How big are digital photos?", "answer": "The file size of digital photos can vary greatly with "
      "compression.", "contexts": ["Compression changes the file size of a digital photo a great deal."]},
 ]

@@ -16,7 +16,8 @@ from rag_assets.scoring.offline_judge.text import is_decline, numbers, statement
 def reference_statements(inputs: Mapping[str, Any]) -> dict[str, Any]:
     """The reference's statements (declines dropped); the whole reference when none is left."""
     reference = str(inputs.get("reference") or "").strip()
-    found = list(dict.fromkeys(s for s in statements(reference) if not is_decline(s)))
+    question = str(inputs.get("question") or "")
+    found = list(dict.fromkeys(s for s in statements(reference) if not is_decline(s, question)))
     return {"statements": found or ([reference] if reference else [])}
 
 

@@ -23,8 +23,10 @@ _CLAUSE = re.compile(r";\s+|,\s+(?:and|but|while|whereas)\s+")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*")
 #: an inline list marker ("you need to 1) write tests, and 2) run them"): it numbers the answer's own steps
 _LIST_MARKER = re.compile(r"(?:^|(?<=[\s:;,]))(?<!\d[:,.])\(?\d{1,2}\)(?=\s|$)")
-#: a group of one to three digits, then a spaced separator and three digits: "235, 000" or "235 000"
-_SPACED_GROUPS = re.compile(r"(?<![\w.,])(\d{1,3}),? (\d{3})\b(?![.,]\d)")
+#: a group of one to three digits, then groups of three after a spaced separator: "235, 000", "1 234 567"; not
+#: after a month ("March 3, 250 people" is a day and a count)
+_SPACED_GROUPS = re.compile(r"(?<![\w.,:])(?<!\d )(\d{1,3})((?:,? \d{3})+)\b(?![.,:]\d)")
+_MONTH_BEFORE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.IGNORECASE)
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())} | {w: str(n) for n, w in zip(
@@ -43,6 +45,11 @@ _DECLINE = re.compile(
     r"|(?:is|are|was|were)\s+not\s+(?:mentioned|specified|provided|stated|given|available|covered|clear)"
     r"|cannot\s+be\s+(?:determined|answered|found)|there\s+is\s+no\s+(?:mention|way\s+to\s+(?:know|tell)))\b",
     re.IGNORECASE)
+#: the words a decline is framed in: where the answer looked, and apologies ("Unfortunately, the retrieved
+#: documents do not specify ..."); they do not count as something a declining sentence states
+_DECLINE_FRAME = frozenset(_STEMMER.stemWords(
+    "based provided given retrieved available supplied context document documentation text excerpt passage "
+    "source information unfortunately sorry afraid".split()))
 #: generic hedges that state nothing about the question ("it depends", "results may vary")
 _HEDGE = re.compile(r"\b(?:it\s+depends|depends\s+on\s+(?:a\s+number\s+of|many|various)\s+factors|may\s+vary"
                     r"|can\s+vary|generally\s+speaking|as\s+is\s+often\s+the\s+case|best\s+to\s+check)\b",
@@ -75,7 +82,8 @@ def numbers_stated(text: str) -> frozenset[str]:
     Digit groups split by a spaced separator ("235, 000" in tokenised text, "235 000" in SI style) are read
     both ways, as one number and as a list, since either may be meant ("64, 128 and 256" is a list)."""
     words = re.findall(r"[a-z]+", text.lower())
-    spaced = frozenset(a + b for a, b in _SPACED_GROUPS.findall(text))
+    spaced = frozenset(m[1] + re.sub(r"\D", "", m[2]) for m in _SPACED_GROUPS.finditer(text)
+                       if not _MONTH_BEFORE.search(text[:m.start()]))
     return numbers(text) | spaced | frozenset(_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS)
 
 
@@ -137,6 +145,9 @@ def is_decline(sentence: str, question: str = "") -> bool:
     phrases are taken out, fewer than three content words are left that the question does not give (restating
     the question states nothing). "I'm not sure how good they are." declines; "Water does not contain
     proteins, so it forms no skin when heated." and "I don't know him, but he is a great athlete and
-    philanthropist." state something, and are claims to check."""
+    philanthropist." state something, and are claims to check. The words a decline is framed in state nothing
+either: where the answer looked ("based on the provided context", "the retrieved documents") and apologies
+("unfortunately", "I'm sorry"), so "Based on the provided context, I cannot determine the warranty period."
+declines."""
     rest = _HEDGE.sub(" ", _DECLINE.sub(" ", sentence))
-    return rest != sentence and len(set(stems(rest)) - set(stems(question))) < OWN_WORDS
+    return rest != sentence and len(set(stems(rest)) - set(stems(question)) - _DECLINE_FRAME) < OWN_WORDS

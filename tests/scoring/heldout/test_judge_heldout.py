@@ -65,7 +65,7 @@ def test_a_context_padded_with_another_paragraph_scores_lower(measured):
 def test_on_cnndm_detection_the_judge_passes_the_baseline(measured):
     _, measured = measured
     m = measured["QAGS CNN/DM summaries"]
-    assert (round(m.judge.value, 3), round(m.baseline.value, 3)) == (0.711, 0.594)
+    assert (round(m.judge.value, 3), round(m.baseline.value, 3)) == (0.717, 0.594)
 
 
 def test_on_xsum_detection_the_judge_stays_inside_the_baselines_interval_but_below_it(measured):
