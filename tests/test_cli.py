@@ -141,8 +141,8 @@ def test_compare_written_to_a_file_prints_why_judge_scored_metrics_were_left_out
     b = stored_evaluation(store, calibrations(store), B, ANSWERS_B, JUDGE)
     out = tmp_path / "diff.md"
     assert main(["compare", a, b, "--out", str(out)]) == 0
-    note = (f"judge-scored metrics not compared: {a} and {b} were scored by different judge configurations "
-            f"({OTHER_JUDGE.key}, {JUDGE.key}), and one judge's scores are not comparable with another's; only the "
+    note = (f"judge-scored metrics not compared: {a} was scored by judge configuration {OTHER_JUDGE.label()}, {b} "
+            f"by another one, {JUDGE.label()}; one judge's scores are not comparable with another's; only the "
             "metrics no judge scores are compared")
     assert capsys.readouterr().out == f"comparison written to {out}\nnote: {note}\n"
     assert f"**Note:** {note}\n" in out.read_text(encoding="utf-8")

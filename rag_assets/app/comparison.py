@@ -32,13 +32,13 @@ class Comparison:
 
 
 def _judge_note(a_id: str, b_id: str, judges: Mapping[str, str]) -> str:
-    """Why A and B, which one judge configuration did not score (``judges``: each one's recorded key), are not
-    compared on the judge-scored metrics."""
+    """Why A and B, which one judge configuration did not score (``judges``: each one's recorded judge configuration), are not
+    compared on the judge-scored metrics (each configuration named as a person reads it)."""
     unrecorded = [e for e in (a_id, b_id) if e not in judges]
     why = (f"the judge configuration of {' and '.join(unrecorded)} was never recorded (saved before judge "
            "configurations were)" if unrecorded else
-           f"{a_id} and {b_id} were scored by different judge configurations ({judges[a_id]}, {judges[b_id]})")
-    return (f"judge-scored metrics not compared: {why}, and one judge's scores are not comparable with another's; "
+           f"{a_id} was scored by judge configuration {judges[a_id]}, {b_id} by another one, {judges[b_id]}")
+    return (f"judge-scored metrics not compared: {why}; one judge's scores are not comparable with another's; "
             "only the metrics no judge scores are compared")
 
 
@@ -48,7 +48,8 @@ def compare_evaluations(store: Store, calibrations: SqlCalibrationRepository, a_
     judges = calibrations.judge_keys([a_id, b_id])
     same = same_judge(judges.get(a_id), judges.get(b_id))
     metrics = comparable_metrics(REGISTRY.names(k=first.k if first else DEFAULT_K), same)
-    note = "" if same else _judge_note(a_id, b_id, judges)
+    labels = {e: (config.label() if (config := calibrations.config(key)) else key) for e, key in judges.items()}
+    note = "" if same else _judge_note(a_id, b_id, labels)
     try:
         diff = diff_from_store(store.evaluations(), store.rag(), a_id, b_id, metrics, note)
         return Comparison(diff, diff.markdown())

@@ -84,8 +84,8 @@ def test_evaluations_by_two_judges_are_compared_on_the_metrics_no_judge_scores(
     compared = compare_evaluations(store, calibrations, a, b)
 
     diff = compared.diff
-    note = (f"judge-scored metrics not compared: {a} and {b} were scored by different judge configurations "
-            f"({OTHER_JUDGE.key}, {JUDGE.key}), and one judge's scores are not comparable with another's; only the "
+    note = (f"judge-scored metrics not compared: {a} was scored by judge configuration {OTHER_JUDGE.label()}, {b} "
+            f"by another one, {JUDGE.label()}; one judge's scores are not comparable with another's; only the "
             "metrics no judge scores are compared")
     assert diff.metrics == ("recall@5",) and diff.note == note
     assert _flips(compared) == [("q-2", False, True)]
@@ -111,7 +111,7 @@ def test_an_evaluation_whose_judge_was_never_recorded_is_compared_on_the_metrics
     assert compared.diff.metrics == ("recall@5",) and _flips(compared) == [("q-2", False, True)]
     assert compared.diff.note == (
         f"judge-scored metrics not compared: the judge configuration of {b} was never recorded (saved before judge "
-        "configurations were), and one judge's scores are not comparable with another's; only the metrics no "
+        "configurations were); one judge's scores are not comparable with another's; only the metrics no "
         "judge scores are compared")
     both = compare_evaluations(store, calibrations, before, b).diff
     assert both.metrics == ("recall@5",)
