@@ -42,8 +42,9 @@ FILLER = ("Generally speaking, and as is often the case, this may depend on a nu
 NONCOMMITTAL = "I am not sure; it is hard to say, and I cannot really tell you anything about that."
 TOLERANCE = 1e-6  # "must not change" and "must not rise" allow float noise only
 DEFAULT_SAMPLE = 20
-MAX_SHARE = 0.15  # of the evaluation's judge calls that probes may add, once that leaves MIN_SAMPLE items
+MAX_SHARE = 0.15  # of the evaluation's judge calls that probes may add
 MIN_SAMPLE = 10  # fewer items make a pass rate too coarse to gate on (one miss in 4 is 0.75)
+CAPPED_FROM = 500  # items: from this size on MAX_SHARE wins over MIN_SAMPLE; below it MIN_SAMPLE wins
 DEFAULT_MIN_PASS_RATE = 0.9
 
 
@@ -130,11 +131,13 @@ class ProbeResult:
 
 
 def probe_sample_size(items: int, judge_calls: int, wanted: int = DEFAULT_SAMPLE) -> int:
-    """How many items to probe: ``wanted`` at most, and no more than keeps the probes' calls (one per probe
-    and item) within ``MAX_SHARE`` of the evaluation's ``judge_calls``, but never fewer than ``MIN_SAMPLE``
-    (a small evaluation pays a larger share for a pass rate worth reading); never more than there are."""
+    """How many items to probe: ``wanted`` at most, and no more than keeps the probes' calls (at most one per
+    probe and item) within ``MAX_SHARE`` of the evaluation's ``judge_calls``; never more than there are. Below
+    ``CAPPED_FROM`` items the sample is never cut under ``MIN_SAMPLE`` (a small evaluation pays a larger share
+    for a pass rate worth reading); from ``CAPPED_FROM`` on the share is promised, so it is cut further when
+    the evaluation makes few judge calls per item."""
     affordable = math.floor(MAX_SHARE * judge_calls / len(PROBES))
-    return min(items, wanted, max(MIN_SAMPLE, affordable))
+    return min(items, wanted, affordable if items >= CAPPED_FROM else max(MIN_SAMPLE, affordable))
 
 
 def stratified_sample(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], size: int,

@@ -89,9 +89,18 @@ def test_the_verdict_passes_on_good_probes_and_never_fails_on_what_does_not_appl
     (3, 12, 20, 3),        # never more than there are
     (0, 0, 20, 0),
     (500, 2000, 5, 5),
+    # from 500 items on the 15% cap wins over the 10-item minimum: 7 calls per item, so 10 items need 467 calls
+    (500, 467, 20, 10),    # 15% of 467 is 70.05 calls: 10 items, 70 calls (14.99%)
+    (500, 466, 20, 9),     # 15% of 466 is 69.9 calls: 9 items, 63 calls (13.5%); 10 would be 70 (15.02%)
+    (499, 466, 20, 10),    # below 500 items the minimum wins: 10 items, 70 calls (15.02%)
+    (1000, 400, 20, 8),    # 0.4 calls per item: 15% is 60 calls, 8 items (56 calls, 14%)
+    (1000, 0, 20, 0),      # no judge call to add 15% to: no probe
 ])
-def test_the_sample_is_the_setting_or_what_15_percent_of_the_evaluations_calls_allow_but_at_least_ten(items, calls, wanted, size):
+def test_the_sample_is_the_setting_or_what_15_percent_of_the_evaluations_calls_allow(items, calls, wanted, size):
+    """At least ten items below 500, where a small evaluation pays a larger share for a readable pass rate."""
     assert probe_sample_size(items, calls, wanted) == size
+    if items >= 500:
+        assert size * len(PROBES) <= 0.15 * calls
 
 
 def test_the_sample_takes_every_question_type_before_any_twice_and_leaves_out_declines_and_errors():
