@@ -27,7 +27,7 @@ from rag_assets.evidence.spans import DEFAULT_MIN_OVERLAP
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
-from rag_assets.llm.results import OFFLINE
+from rag_assets.llm.results import OFFLINE, LLMResult, LLMStats
 from rag_assets.rag.models import RagResponse
 from rag_assets.scoring.embedding import Embedder
 from rag_assets.scoring.evaluate import ADVERSARIAL, planned_calls, score_item
@@ -161,8 +161,8 @@ def stratified_sample(items: Sequence[GoldenItem], responses: Mapping[str, RagRe
 
 def _run_probe(probe: Probe, items: Sequence[GoldenItem], responses: Mapping[str, RagResponse],
                base: Mapping[str, Mapping[str, float]], versions: Mapping[str, str | None], judge: LLMClient,
-               cache: LLMCache | None, embedder: Embedder, k: int) -> tuple[ProbeResult, int]:
-    """One probe over the sample, and the judge calls it made."""
+               cache: LLMCache | None, embedder: Embedder, k: int) -> tuple[ProbeResult, list[LLMResult]]:
+    """One probe over the sample, and its judge calls' results (each says whether the LLM cache answered it)."""
     outcome = ProbeResult(probe.name, probe.metric, probe.expect)
     answered = [responses[i.item_id] for i in items]
     changed: dict[str, tuple[GoldenItem, RagResponse]] = {}
@@ -175,8 +175,8 @@ def _run_probe(probe: Probe, items: Sequence[GoldenItem], responses: Mapping[str
             changed[item.item_id] = (item, after)
     planned = {p.call.key: p for item, response in changed.values()
                for p in planned_calls(ItemContext(item, response, versions)) if p.task == probe.metric}
-    calls = [p.call for p in planned.values()]
-    for result in judge.run(calls, cache if probe.cached else None):
+    results = judge.run([p.call for p in planned.values()], cache if probe.cached else None)
+    for result in results:
         item, response = changed[planned[result.key].item_id]
         if not result.ok:
             outcome.judge_failures += 1
@@ -190,17 +190,21 @@ def _run_probe(probe: Probe, items: Sequence[GoldenItem], responses: Mapping[str
             outcome.passed += 1
         else:
             outcome.failed_items.append(item.item_id)
-    return outcome, len(calls)
+    return outcome, results
 
 
 def run_probes(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse],
                base: Mapping[str, Mapping[str, float]], versions: Mapping[str, str | None], judge: LLMClient,
-               cache: LLMCache | None, embedder: Embedder, k: int) -> tuple[list[ProbeResult], int]:
+               cache: LLMCache | None, embedder: Embedder, k: int) -> tuple[list[ProbeResult], LLMStats]:
     """Every probe over ``items`` (a sample), against their ``base`` values (item id -> metric -> value) from the
-    evaluation; with the number of judge calls the probes made. No probe reads context recall, so the items'
-    reference statements are not needed."""
+    evaluation; with the tally of the probes' judge calls, where the calls sent to the judge (cache misses) are
+    told apart from those the LLM cache answered. No probe reads context recall, so the items' reference
+    statements are not needed."""
     ran = [_run_probe(probe, items, responses, base, versions, judge, cache, embedder, k) for probe in PROBES]
-    return [outcome for outcome, _ in ran], sum(calls for _, calls in ran)
+    stats = LLMStats(judge.provider, judge.model)
+    for _, results in ran:
+        stats.add(results)
+    return [outcome for outcome, _ in ran], stats
 
 
 def probe_verdict(results: Sequence[ProbeResult], min_pass_rate: float) -> tuple[bool, str]:

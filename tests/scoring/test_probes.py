@@ -58,10 +58,11 @@ def test_the_probes_change_only_what_they_name():
 def test_the_offline_judge_passes_every_probe_it_can_be_tested_on():
     client, embedder = OfflineClient(), make_embedder()
     base = evaluate(ITEMS, RESPONSES, {}, {}, client, None, embedder, 5)
-    results, calls = run_probes(ITEMS, RESPONSES, {i.item_id: i.values for i in base.items}, {}, client, None, embedder,
+    results, stats = run_probes(ITEMS, RESPONSES, {i.item_id: i.values for i in base.items}, {}, client, None, embedder,
                                 5)
     by_name = {r.name: r for r in results}
-    assert set(by_name) == {p.name for p in PROBES} and calls == sum(r.tested + r.judge_failures for r in results)
+    assert set(by_name) == {p.name for p in PROBES} and stats.calls == sum(r.tested + r.judge_failures for r in results)
+    assert (stats.cache_misses, stats.cache_hits) == (stats.calls, 0), "without a cache every call is sent"
     assert by_name["fabricated_claim"].tested == 3 and by_name["fabricated_claim"].pass_rate == 1.0
     assert all(r.pass_rate == 1.0 for r in results if r.tested), [(r.name, r.failed_items) for r in results]
 

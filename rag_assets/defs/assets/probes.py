@@ -32,12 +32,16 @@ class ProbeConfig(dg.Config):
 
 
 def _metadata(outcome: ProbeOutcome) -> dict[str, dg.MetadataValue]:
+    """The probes' pass rates and their judge calls: those sent to the judge and those the LLM cache answered,
+    and the share of the evaluation's judge calls they add, both sides counted alike (every call asked of the
+    judge, answered from the cache or not, as the evaluation's own ``llm_calls`` counts them)."""
     rows = [[r.name, r.metric, r.expect, r.tested, r.passed, "n/a" if math.isnan(r.pass_rate) else f"{r.pass_rate:.3f}"]
             for r in outcome.results]
     return {
         "evaluation_id": dg.MetadataValue.text(outcome.evaluation_id),
         "items_probed": dg.MetadataValue.int(outcome.sample),
         "probe_calls": dg.MetadataValue.int(outcome.probe_calls),
+        "probe_cached": dg.MetadataValue.int(outcome.probe_cached),
         "evaluation_judge_calls": dg.MetadataValue.int(outcome.evaluation_calls),
         "share_of_evaluation_calls": dg.MetadataValue.float(round(outcome.call_share, 4)),
         **{f"{PASS_RATE}{r.name}": dg.MetadataValue.float(r.pass_rate) for r in outcome.results if r.tested},
