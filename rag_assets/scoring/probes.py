@@ -32,6 +32,7 @@ from rag_assets.rag.models import RagResponse
 from rag_assets.scoring.embedding import Embedder
 from rag_assets.scoring.evaluate import ADVERSARIAL, planned_calls, score_item
 from rag_assets.scoring.metrics.context import ItemContext
+from rag_assets.scoring.reuse import fingerprint
 from rag_assets.text.tokens import content_words
 
 FABRICATED_CLAIM = ("It also keeps a second copy of every record on a research station in Antarctica for 400 years, "
@@ -111,6 +112,25 @@ PROBES: tuple[Probe, ...] = (
     Probe("unrelated_contexts", "context_precision", "drop", _unrelated),
     Probe("repeat", "faithfulness", "same", lambda item, response, others: response, cached=False),
 )
+
+
+@dataclass(frozen=True)
+class ProbeSettings:
+    """What decides a probe run besides the evaluation it probes: the most items to probe (``sample``) and the
+    pass rate every probe must reach (``min_pass_rate``)."""
+
+    sample: int = DEFAULT_SAMPLE
+    min_pass_rate: float = DEFAULT_MIN_PASS_RATE
+
+    @property
+    def version(self) -> str:
+        """Changes with the settings, the sizing rule and the probes (each one's name, metric, expectation and
+        use of the cache, and the texts they write): a probe result recorded under another version is not this
+        configuration's, so it must not pass for current. The code of a probe's change is not in it; a new change
+        is a new probe name."""
+        probes = [(p.name, p.metric, p.expect, p.cached) for p in PROBES]
+        return "probes-" + fingerprint(self, probes, MAX_SHARE, MIN_SAMPLE, CAPPED_FROM, TOLERANCE,
+                                       FABRICATED_CLAIM, FILLER, NONCOMMITTAL)[:16]
 
 
 @dataclass

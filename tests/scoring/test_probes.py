@@ -11,9 +11,8 @@ from rag_assets.llm.offline import OfflineClient
 from rag_assets.rag.models import RagResponse, RetrievedChunk
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.evaluate import evaluate
-from rag_assets.scoring.probes import (FABRICATED_CLAIM, PROBES, ProbeResult, probe_sample_size, probe_verdict,
-                                       probe_lines, run_probes, self_preference,
-                                       stratified_sample)
+from rag_assets.scoring.probes import (FABRICATED_CLAIM, PROBES, ProbeResult, ProbeSettings, probe_sample_size,
+                                       probe_verdict, probe_lines, run_probes, self_preference, stratified_sample)
 
 LIMITS = "The API allows 50 requests per minute for each key."
 ROTATE = "To rotate a key, create a new key and then delete the old key."
@@ -102,6 +101,12 @@ def test_the_sample_is_the_setting_or_what_15_percent_of_the_evaluations_calls_a
     assert probe_sample_size(items, calls, wanted) == size
     if items >= 500:
         assert size * len(PROBES) <= 0.15 * calls
+
+
+def test_the_probe_settings_version_is_the_same_for_the_same_settings_and_differs_for_others():
+    default = ProbeSettings()
+    assert default.version == ProbeSettings(20, 0.9).version and default.version.startswith("probes-")
+    assert len({default.version, ProbeSettings(12).version, ProbeSettings(20, 0.8).version}) == 3
 
 
 def test_the_sample_takes_every_question_type_before_any_twice_and_leaves_out_declines_and_errors():
