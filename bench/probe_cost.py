@@ -15,9 +15,10 @@ code path of a deployment.
 ``fake`` judges with the real anthropic SDK against the project's fake Messages API on 127.0.0.1
 (answering after ``latency`` seconds), and calls are counted at that server: what Claude would bill.
 ``offline`` judges with the offline heuristics; its calls are the evaluation's LLM cache misses and the
-probes' own count. Beside the measured share, the asset's own figure (its calls over the evaluation's
-planned calls) is printed. ``--again`` materializes both once more, unchanged: what a re-run bills when
-the LLM cache has the answers (the ``repeat`` probe alone bypasses it).
+probes' own count. Beside the measured share, the asset's own figures are printed: the probe calls it
+sent to the judge, those the LLM cache answered, and its share (every call the probes asked over every call
+the evaluation asks, cached or not, both counted alike). ``--again`` materializes both once more,
+unchanged: what a re-run bills when the LLM cache has the answers (the ``repeat`` probe alone bypasses it).
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def _materialize(asset: dg.AssetsDefinition, version: str, llm: LLMResource, run
 @dataclass(frozen=True)
 class Measured:
     """One evaluation and its probes: judge calls (as billed, or as computed offline) and wall seconds, with the
-    figures the judge_probes asset reports itself (its calls over the evaluation's planned calls)."""
+    figures the judge_probes asset reports itself (its calls sent and cached, the evaluation's calls, its share)."""
 
     judge: str
     items: int
@@ -95,7 +96,8 @@ class Measured:
     probe_calls: int
     probe_seconds: float
     asset_probe_calls: int
-    planned_calls: int
+    asset_probe_cached: int
+    evaluation_asked: int
     asset_share: float
 
     @property
@@ -117,7 +119,7 @@ def _measure(version: str, llm: LLMResource, count: Callable[[], int] | None, sh
     after = count() if count else 0
     return Measured(scored["judge"], scored["items"], between - before if count else scored["llm_cache_misses"],
                     evaluation_seconds, probed["items_probed"], after - between if count else probed["probe_calls"],
-                    probe_seconds, probed["probe_calls"], probed["evaluation_judge_calls"],
+                    probe_seconds, probed["probe_calls"], probed["probe_cached"], probed["evaluation_judge_calls"],
                     probed["share_of_evaluation_calls"])
 
 
@@ -132,8 +134,8 @@ def _report(args: argparse.Namespace, rows: list[Measured], loads: tuple[float, 
         print(f"{label}probe judge calls        {row.probe_calls:>7}   wall {row.probe_seconds:.2f} s")
         share = f"{row.share:>7.2%}" if row.evaluation_calls else f"{'n/a':>7}"
         print(f"{label}measured share           {share}   (limit 15% at 500 items or more)")
-        print(f"{label}the asset's own figure   {row.asset_share:>7.2%}   ({row.asset_probe_calls} probe calls over "
-              f"{row.planned_calls} planned evaluation calls)")
+        print(f"{label}the asset's own figure   {row.asset_share:>7.2%}   ({row.asset_probe_calls} probe calls sent + "
+              f"{row.asset_probe_cached} cached, over {row.evaluation_asked} evaluation calls sent or cached)")
 
 
 def main() -> None:

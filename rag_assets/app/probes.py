@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from rag_assets.app.store import Store
 from rag_assets.llm.client import LLMClient
+from rag_assets.llm.results import LLMStats
 from rag_assets.scoring.embedding import Embedder
 from rag_assets.scoring.evaluate import judge_calls
 from rag_assets.scoring.probes import ProbeResult, probe_sample_size, run_probes, stratified_sample
@@ -13,17 +14,32 @@ from rag_assets.scoring.probes import ProbeResult, probe_sample_size, run_probes
 
 @dataclass
 class ProbeOutcome:
-    """The probes of one evaluation, and what they cost beside it in judge calls."""
+    """The probes of one evaluation and their judge calls (``stats``: those sent to the judge told apart from
+    those the LLM cache answered), beside ``evaluation_calls``, every judge call the evaluation asks (answered
+    from the cache or not, as its own ``llm_calls`` counts them): the figure the sample is sized against."""
 
     evaluation_id: str
     sample: int
-    probe_calls: int
+    stats: LLMStats
     evaluation_calls: int
     results: list[ProbeResult]
 
     @property
+    def probe_calls(self) -> int:
+        """The calls the probes sent to the judge: what they were billed."""
+        return self.stats.cache_misses
+
+    @property
+    def probe_cached(self) -> int:
+        """The probe calls the LLM cache answered: nothing sent."""
+        return self.stats.cache_hits
+
+    @property
     def call_share(self) -> float:
-        return self.probe_calls / self.evaluation_calls if self.evaluation_calls else 0.0
+        """Every call the probes asked of the judge over every call the evaluation asks of it: both counted alike,
+        whether the cache answered or not, so the share does not depend on which asset asked a call first (in the
+        lifecycle the A/B comparison judges the evaluation's calls before it, which then sends none)."""
+        return self.stats.calls / self.evaluation_calls if self.evaluation_calls else 0.0
 
 
 def probe_evaluation(store: Store, version: str, judge: LLMClient, embedder: Embedder,
@@ -47,5 +63,5 @@ def probe_evaluation(store: Store, version: str, judge: LLMClient, embedder: Emb
                            for i in items if i.item_id in responses and responses[i.item_id].ok)
     size = probe_sample_size(len(items), evaluation_calls, wanted)
     sample = stratified_sample(items, responses, size)
-    results, calls = run_probes(sample, responses, base, versions, judge, store.llm_cache(), embedder, evaluation.k)
-    return ProbeOutcome(evaluation.evaluation_id, len(sample), calls, evaluation_calls, results)
+    results, stats = run_probes(sample, responses, base, versions, judge, store.llm_cache(), embedder, evaluation.k)
+    return ProbeOutcome(evaluation.evaluation_id, len(sample), stats, evaluation_calls, results)

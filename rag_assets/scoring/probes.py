@@ -27,11 +27,12 @@ from rag_assets.evidence.spans import DEFAULT_MIN_OVERLAP
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
-from rag_assets.llm.results import OFFLINE
+from rag_assets.llm.results import OFFLINE, LLMResult, LLMStats
 from rag_assets.rag.models import RagResponse
 from rag_assets.scoring.embedding import Embedder
 from rag_assets.scoring.evaluate import ADVERSARIAL, planned_calls, score_item
 from rag_assets.scoring.metrics.context import ItemContext
+from rag_assets.scoring.reuse import fingerprint
 from rag_assets.text.tokens import content_words
 
 FABRICATED_CLAIM = ("It also keeps a second copy of every record on a research station in Antarctica for 400 years, "
@@ -42,8 +43,9 @@ FILLER = ("Generally speaking, and as is often the case, this may depend on a nu
 NONCOMMITTAL = "I am not sure; it is hard to say, and I cannot really tell you anything about that."
 TOLERANCE = 1e-6  # "must not change" and "must not rise" allow float noise only
 DEFAULT_SAMPLE = 20
-MAX_SHARE = 0.15  # of the evaluation's judge calls that probes may add, once that leaves MIN_SAMPLE items
+MAX_SHARE = 0.15  # of the evaluation's judge calls that probes may add
 MIN_SAMPLE = 10  # fewer items make a pass rate too coarse to gate on (one miss in 4 is 0.75)
+CAPPED_FROM = 500  # items: from this size on MAX_SHARE wins over MIN_SAMPLE; below it MIN_SAMPLE wins
 DEFAULT_MIN_PASS_RATE = 0.9
 
 
@@ -112,6 +114,25 @@ PROBES: tuple[Probe, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class ProbeSettings:
+    """What decides a probe run besides the evaluation it probes: the most items to probe (``sample``) and the
+    pass rate every probe must reach (``min_pass_rate``)."""
+
+    sample: int = DEFAULT_SAMPLE
+    min_pass_rate: float = DEFAULT_MIN_PASS_RATE
+
+    @property
+    def version(self) -> str:
+        """Changes with the settings, the sizing rule and the probes (each one's name, metric, expectation and
+        use of the cache, and the texts they write): a probe result recorded under another version is not this
+        configuration's, so it must not pass for current. The code of a probe's change is not in it; a new change
+        is a new probe name."""
+        probes = [(p.name, p.metric, p.expect, p.cached) for p in PROBES]
+        return "probes-" + fingerprint(self, probes, MAX_SHARE, MIN_SAMPLE, CAPPED_FROM, TOLERANCE,
+                                       FABRICATED_CLAIM, FILLER, NONCOMMITTAL)[:16]
+
+
 @dataclass
 class ProbeResult:
     """One probe over the sample: the items it could test, those where the judge behaved, and why not."""
@@ -130,11 +151,13 @@ class ProbeResult:
 
 
 def probe_sample_size(items: int, judge_calls: int, wanted: int = DEFAULT_SAMPLE) -> int:
-    """How many items to probe: ``wanted`` at most, and no more than keeps the probes' calls (one per probe
-    and item) within ``MAX_SHARE`` of the evaluation's ``judge_calls``, but never fewer than ``MIN_SAMPLE``
-    (a small evaluation pays a larger share for a pass rate worth reading); never more than there are."""
+    """How many items to probe: ``wanted`` at most, and no more than keeps the probes' calls (at most one per
+    probe and item) within ``MAX_SHARE`` of the evaluation's ``judge_calls``; never more than there are. Below
+    ``CAPPED_FROM`` items the sample is never cut under ``MIN_SAMPLE`` (a small evaluation pays a larger share
+    for a pass rate worth reading); from ``CAPPED_FROM`` on the share is promised, so it is cut further when
+    the evaluation makes few judge calls per item."""
     affordable = math.floor(MAX_SHARE * judge_calls / len(PROBES))
-    return min(items, wanted, max(MIN_SAMPLE, affordable))
+    return min(items, wanted, affordable if items >= CAPPED_FROM else max(MIN_SAMPLE, affordable))
 
 
 def stratified_sample(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], size: int,
@@ -158,8 +181,8 @@ def stratified_sample(items: Sequence[GoldenItem], responses: Mapping[str, RagRe
 
 def _run_probe(probe: Probe, items: Sequence[GoldenItem], responses: Mapping[str, RagResponse],
                base: Mapping[str, Mapping[str, float]], versions: Mapping[str, str | None], judge: LLMClient,
-               cache: LLMCache | None, embedder: Embedder, k: int) -> tuple[ProbeResult, int]:
-    """One probe over the sample, and the judge calls it made."""
+               cache: LLMCache | None, embedder: Embedder, k: int) -> tuple[ProbeResult, list[LLMResult]]:
+    """One probe over the sample, and its judge calls' results (each says whether the LLM cache answered it)."""
     outcome = ProbeResult(probe.name, probe.metric, probe.expect)
     answered = [responses[i.item_id] for i in items]
     changed: dict[str, tuple[GoldenItem, RagResponse]] = {}
@@ -172,8 +195,8 @@ def _run_probe(probe: Probe, items: Sequence[GoldenItem], responses: Mapping[str
             changed[item.item_id] = (item, after)
     planned = {p.call.key: p for item, response in changed.values()
                for p in planned_calls(ItemContext(item, response, versions)) if p.task == probe.metric}
-    calls = [p.call for p in planned.values()]
-    for result in judge.run(calls, cache if probe.cached else None):
+    results = judge.run([p.call for p in planned.values()], cache if probe.cached else None)
+    for result in results:
         item, response = changed[planned[result.key].item_id]
         if not result.ok:
             outcome.judge_failures += 1
@@ -187,17 +210,21 @@ def _run_probe(probe: Probe, items: Sequence[GoldenItem], responses: Mapping[str
             outcome.passed += 1
         else:
             outcome.failed_items.append(item.item_id)
-    return outcome, len(calls)
+    return outcome, results
 
 
 def run_probes(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse],
                base: Mapping[str, Mapping[str, float]], versions: Mapping[str, str | None], judge: LLMClient,
-               cache: LLMCache | None, embedder: Embedder, k: int) -> tuple[list[ProbeResult], int]:
+               cache: LLMCache | None, embedder: Embedder, k: int) -> tuple[list[ProbeResult], LLMStats]:
     """Every probe over ``items`` (a sample), against their ``base`` values (item id -> metric -> value) from the
-    evaluation; with the number of judge calls the probes made. No probe reads context recall, so the items'
-    reference statements are not needed."""
+    evaluation; with the tally of the probes' judge calls, where the calls sent to the judge (cache misses) are
+    told apart from those the LLM cache answered. No probe reads context recall, so the items' reference
+    statements are not needed."""
     ran = [_run_probe(probe, items, responses, base, versions, judge, cache, embedder, k) for probe in PROBES]
-    return [outcome for outcome, _ in ran], sum(calls for _, calls in ran)
+    stats = LLMStats(judge.provider, judge.model)
+    for _, results in ran:
+        stats.add(results)
+    return [outcome for outcome, _ in ran], stats
 
 
 def probe_verdict(results: Sequence[ProbeResult], min_pass_rate: float) -> tuple[bool, str]:

@@ -1,16 +1,22 @@
 """The judge_probes asset and its check on the real Dagster machinery: the offline judge passes its probes;
 a lenient Claude-like judge behind the fake Messages API (every claim grounded, whatever the answer says)
-fails the check, and the failure names the probe."""
+fails the check, and the failure names the probe. The probes' calls count those sent to the judge apart from
+those the LLM cache answered, and a change of the probe settings makes the asset stale."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import dagster as dg
+import pytest
 
 from rag_assets.defs.assets.evaluation import evaluation
-from rag_assets.defs.assets.probes import PROBES_CHECK, SELF_PREFERENCE_CHECK, judge_probes
+from rag_assets.defs.assets.probes import PROBES_CHECK, SELF_PREFERENCE_CHECK, build_judge_probes, judge_probes
 from rag_assets.defs.assets.rag import rag_answers
+from rag_assets.defs.freshness import stale_selection
+from rag_assets.defs.graph import build_definitions
+from rag_assets.defs.jobs import build_lifecycle_job
+from rag_assets.defs.lifecycle import BUNDLED
 from rag_assets.defs.resources import RESOURCES, LLMResource
 from tests.defs.lifecycle import check_evaluations, current_version, metadata, run_job, stage_sample_review
 from tests.fakes.anthropic_server import FakeAnthropicServer
@@ -28,7 +34,8 @@ def test_the_offline_judge_passes_its_probes_and_a_lenient_claude_judge_fails_th
         check = check_evaluations(result)[PROBES_CHECK]
         assert check.passed, check.description
         assert shown["items_probed"] == 10 and shown["share_of_evaluation_calls"] == round(
-            shown["probe_calls"] / shown["evaluation_judge_calls"], 4)
+            (shown["probe_calls"] + shown["probe_cached"]) / shown["evaluation_judge_calls"], 4)
+        assert shown["evaluation_judge_calls"] == metadata(result, "evaluation")["llm_calls"], "counted alike"
         assert shown["pass_rate/fabricated_claim"] == 1.0 and shown["pass_rate/repeat"] == 1.0
 
         with FakeAnthropicServer(judge_responder) as server:
@@ -53,3 +60,44 @@ def test_the_offline_judge_passes_its_probes_and_a_lenient_claude_judge_fails_th
         assert not own.passed and own.description.startswith(
             "the judge's model claude-haiku-4-5 also wrote rag_answers: its figures there may favour its own writing")
         assert check_evaluations(result)[SELF_PREFERENCE_CHECK].passed, "the offline heuristics prefer nothing"
+
+
+def test_a_second_probe_run_counts_the_calls_the_cache_answered_apart_from_those_sent(project_env: Path,
+                                                                                       sample_corpus: Path):
+    version = current_version()
+    stage_sample_review(version)
+    with dg.instance_for_test() as instance:
+        first = metadata(run_job(instance, "lifecycle", version), "judge_probes")
+        again = metadata(dg.materialize([judge_probes], partition_key=version, instance=instance,
+                                        resources=RESOURCES), "judge_probes")
+    assert (first["items_probed"], first["probe_calls"], first["probe_cached"]) == (10, 56, 0)
+    # the second run asks the same 56 calls: only the repeat probe's 10 (one per item, past the cache) are sent
+    assert (again["items_probed"], again["probe_calls"], again["probe_cached"]) == (10, 10, 46)
+    assert first["evaluation_judge_calls"] == again["evaluation_judge_calls"] == 180
+    assert first["share_of_evaluation_calls"] == again["share_of_evaluation_calls"] == round(56 / 180, 4)
+
+
+def test_a_change_of_the_probe_settings_makes_the_probes_stale_until_they_run_again(
+        project_env: Path, sample_corpus: Path, monkeypatch: pytest.MonkeyPatch):
+    version = current_version()
+    stage_sample_review(version)
+    lifecycle = build_lifecycle_job(BUNDLED).selection
+
+    def stale(instance: dg.DagsterInstance) -> list[str]:
+        """What ``rag-assets run`` would materialize now, under this process's settings."""
+        return [key.to_user_string() for key in stale_selection(instance, build_definitions(BUNDLED, RESOURCES),
+                                                                lifecycle, version)]
+
+    with dg.instance_for_test() as instance:
+        run_job(instance, "lifecycle", version)
+        assert stale(instance) == []
+        monkeypatch.setenv("RAG_ASSETS_PROBE_SAMPLE", "5")
+        assert stale(instance) == ["judge_probes"], "probes of 10 items must not pass for those of 5"
+        probed = dg.materialize([build_judge_probes(BUNDLED)], partition_key=version, instance=instance,
+                                resources=RESOURCES)
+        assert metadata(probed, "judge_probes")["items_probed"] == 5 and stale(instance) == []
+        monkeypatch.setenv("RAG_ASSETS_PROBE_MIN_PASS_RATE", "0.95")
+        assert stale(instance) == ["judge_probes"], "the check's verdict was reached against 0.9"
+        monkeypatch.delenv("RAG_ASSETS_PROBE_SAMPLE")
+        monkeypatch.delenv("RAG_ASSETS_PROBE_MIN_PASS_RATE")
+        assert stale(instance) == ["judge_probes"], "back to the defaults: the newest probes took 5 items"

@@ -11,9 +11,8 @@ from rag_assets.llm.offline import OfflineClient
 from rag_assets.rag.models import RagResponse, RetrievedChunk
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.evaluate import evaluate
-from rag_assets.scoring.probes import (FABRICATED_CLAIM, PROBES, ProbeResult, probe_sample_size, probe_verdict,
-                                       probe_lines, run_probes, self_preference,
-                                       stratified_sample)
+from rag_assets.scoring.probes import (FABRICATED_CLAIM, PROBES, ProbeResult, ProbeSettings, probe_sample_size,
+                                       probe_verdict, probe_lines, run_probes, self_preference, stratified_sample)
 
 LIMITS = "The API allows 50 requests per minute for each key."
 ROTATE = "To rotate a key, create a new key and then delete the old key."
@@ -58,10 +57,11 @@ def test_the_probes_change_only_what_they_name():
 def test_the_offline_judge_passes_every_probe_it_can_be_tested_on():
     client, embedder = OfflineClient(), make_embedder()
     base = evaluate(ITEMS, RESPONSES, {}, {}, client, None, embedder, 5)
-    results, calls = run_probes(ITEMS, RESPONSES, {i.item_id: i.values for i in base.items}, {}, client, None, embedder,
+    results, stats = run_probes(ITEMS, RESPONSES, {i.item_id: i.values for i in base.items}, {}, client, None, embedder,
                                 5)
     by_name = {r.name: r for r in results}
-    assert set(by_name) == {p.name for p in PROBES} and calls == sum(r.tested + r.judge_failures for r in results)
+    assert set(by_name) == {p.name for p in PROBES} and stats.calls == sum(r.tested + r.judge_failures for r in results)
+    assert (stats.cache_misses, stats.cache_hits) == (stats.calls, 0), "without a cache every call is sent"
     assert by_name["fabricated_claim"].tested == 3 and by_name["fabricated_claim"].pass_rate == 1.0
     assert all(r.pass_rate == 1.0 for r in results if r.tested), [(r.name, r.failed_items) for r in results]
 
@@ -89,9 +89,24 @@ def test_the_verdict_passes_on_good_probes_and_never_fails_on_what_does_not_appl
     (3, 12, 20, 3),        # never more than there are
     (0, 0, 20, 0),
     (500, 2000, 5, 5),
+    # from 500 items on the 15% cap wins over the 10-item minimum: 7 calls per item, so 10 items need 467 calls
+    (500, 467, 20, 10),    # 15% of 467 is 70.05 calls: 10 items, 70 calls (14.99%)
+    (500, 466, 20, 9),     # 15% of 466 is 69.9 calls: 9 items, 63 calls (13.5%); 10 would be 70 (15.02%)
+    (499, 466, 20, 10),    # below 500 items the minimum wins: 10 items, 70 calls (15.02%)
+    (1000, 400, 20, 8),    # 0.4 calls per item: 15% is 60 calls, 8 items (56 calls, 14%)
+    (1000, 0, 20, 0),      # no judge call to add 15% to: no probe
 ])
-def test_the_sample_is_the_setting_or_what_15_percent_of_the_evaluations_calls_allow_but_at_least_ten(items, calls, wanted, size):
+def test_the_sample_is_the_setting_or_what_15_percent_of_the_evaluations_calls_allow(items, calls, wanted, size):
+    """At least ten items below 500, where a small evaluation pays a larger share for a readable pass rate."""
     assert probe_sample_size(items, calls, wanted) == size
+    if items >= 500:
+        assert size * len(PROBES) <= 0.15 * calls
+
+
+def test_the_probe_settings_version_is_the_same_for_the_same_settings_and_differs_for_others():
+    default = ProbeSettings()
+    assert default.version == ProbeSettings(20, 0.9).version and default.version.startswith("probes-")
+    assert len({default.version, ProbeSettings(12).version, ProbeSettings(20, 0.8).version}) == 3
 
 
 def test_the_sample_takes_every_question_type_before_any_twice_and_leaves_out_declines_and_errors():

@@ -13,8 +13,8 @@ from rag_assets.defs.resources import LLM_POOL
 from rag_assets.defs.reuse import last_materialization
 from rag_assets.llm.client import LLMClient
 from rag_assets.scoring.embedding import make_embedder
-from rag_assets.scoring.probes import (DEFAULT_MIN_PASS_RATE, DEFAULT_SAMPLE, PROBES, probe_lines, probe_verdict,
-                                       self_preference)
+from rag_assets.scoring.probes import (CAPPED_FROM, DEFAULT_MIN_PASS_RATE, DEFAULT_SAMPLE, MAX_SHARE, MIN_SAMPLE,
+                                       PROBES, ProbeSettings, probe_lines, probe_verdict, self_preference)
 from rag_assets.settings import current_settings
 from rag_assets.text.markdown import markdown_table
 
@@ -32,12 +32,16 @@ class ProbeConfig(dg.Config):
 
 
 def _metadata(outcome: ProbeOutcome) -> dict[str, dg.MetadataValue]:
+    """The probes' pass rates and their judge calls: those sent to the judge and those the LLM cache answered,
+    and the share of the evaluation's judge calls they add, both sides counted alike (every call asked of the
+    judge, answered from the cache or not, as the evaluation's own ``llm_calls`` counts them)."""
     rows = [[r.name, r.metric, r.expect, r.tested, r.passed, "n/a" if math.isnan(r.pass_rate) else f"{r.pass_rate:.3f}"]
             for r in outcome.results]
     return {
         "evaluation_id": dg.MetadataValue.text(outcome.evaluation_id),
         "items_probed": dg.MetadataValue.int(outcome.sample),
         "probe_calls": dg.MetadataValue.int(outcome.probe_calls),
+        "probe_cached": dg.MetadataValue.int(outcome.probe_cached),
         "evaluation_judge_calls": dg.MetadataValue.int(outcome.evaluation_calls),
         "share_of_evaluation_calls": dg.MetadataValue.float(round(outcome.call_share, 4)),
         **{f"{PASS_RATE}{r.name}": dg.MetadataValue.float(r.pass_rate) for r in outcome.results if r.tested},
@@ -56,6 +60,13 @@ def last_probe_lines(instance: dg.DagsterInstance, evaluation: dg.AssetKey, part
     return probe_lines(rates, str(shown["evaluation_id"].value))
 
 
+def _probe_settings() -> ProbeSettings:
+    """The probe settings of this process (RAG_ASSETS_PROBE_SAMPLE, RAG_ASSETS_PROBE_MIN_PASS_RATE)."""
+    sample, min_pass_rate = current_settings().probe_sample, current_settings().probe_min_pass_rate
+    return ProbeSettings(DEFAULT_SAMPLE if sample is None else sample,
+                         DEFAULT_MIN_PASS_RATE if min_pass_rate is None else min_pass_rate)
+
+
 def _self_preference(context: dg.AssetExecutionContext, lifecycle: Lifecycle, judge: LLMClient) -> dg.AssetCheckResult:
     """The self-preference check, from the models the generating assets' newest materializations name."""
     generators = {}
@@ -71,14 +82,24 @@ def _self_preference(context: dg.AssetExecutionContext, lifecycle: Lifecycle, ju
                      f"the judge ({judge.provider} / {judge.model}) wrote none of what it judges"))
 
 
-@functools.cache
 def build_judge_probes(lifecycle: Lifecycle) -> dg.AssetsDefinition:
+    """The judge_probes asset of ``lifecycle`` under this process's probe settings."""
+    return _judge_probes(lifecycle, _probe_settings())
+
+
+@functools.cache
+def _judge_probes(lifecycle: Lifecycle, settings: ProbeSettings) -> dg.AssetsDefinition:
+    """The asset runs with ``settings``, and their version is its code version: Dagster (and ``rag-assets run``)
+    then call a materialization under other settings or other probes stale, so it is probed again rather than
+    shown as current."""
+
     @dg.asset(
         required_resource_keys=lifecycle.resource_keys("store", "llm"),
         **lifecycle.corpus_asset("evaluation", "evaluation"),
         owners=OWNERS,
         kinds={"python", "anthropic"},
         pool=LLM_POOL,
+        code_version=settings.version,
         automation_condition=EAGER_PAST_CHECKS,
         check_specs=[dg.AssetCheckSpec(
             PROBES_CHECK, asset=lifecycle.key("judge_probes"), partitions_def=lifecycle.corpus_versions,
@@ -90,21 +111,20 @@ def build_judge_probes(lifecycle: Lifecycle) -> dg.AssetsDefinition:
                             "tends to prefer its own writing); a warning when it did.")],
         description=(
             "The judge of the newest evaluation, tested: a stratified sample of its items (RAG_ASSETS_PROBE_SAMPLE, "
-            f"default {DEFAULT_SAMPLE}; fewer when the probes would cost over 15% of the evaluation's judge calls) "
-            f"judged again after known changes: {', '.join(p.name for p in PROBES)}. Each probe's pass rate is "
-            "metadata the UI plots over time."),
+            f"default {DEFAULT_SAMPLE}; fewer when the probes would cost over {MAX_SHARE:.0%} of the evaluation's "
+            f"judge calls, never fewer than {MIN_SAMPLE} below {CAPPED_FROM} items) judged again after known "
+            f"changes: {', '.join(p.name for p in PROBES)}. Each probe's pass rate is metadata the UI plots over "
+            "time."),
     )
     def judge_probes(context: dg.AssetExecutionContext, config: ProbeConfig):
         services = lifecycle.services(context)
         store, llm = services.store, services.llm
-        wanted, min_pass_rate = current_settings().probe_sample, current_settings().probe_min_pass_rate
         judge = llm.judge_client(journal=store.llm_batches())
         outcome = probe_evaluation(store, context.partition_key, judge, make_embedder(config.embedder),
-                                   DEFAULT_SAMPLE if wanted is None else wanted)
+                                   settings.sample)
         if outcome is None:
             raise dg.Failure(description=f"no evaluation of {context.partition_key} to probe yet")
-        passed, description = probe_verdict(outcome.results,
-                                            DEFAULT_MIN_PASS_RATE if min_pass_rate is None else min_pass_rate)
+        passed, description = probe_verdict(outcome.results, settings.min_pass_rate)
         yield dg.MaterializeResult(metadata=_metadata(outcome))
         yield dg.AssetCheckResult(check_name=PROBES_CHECK, passed=passed, severity=dg.AssetCheckSeverity.WARN,
                                   description=description)
