@@ -279,6 +279,9 @@ def test_digit_groups_split_by_a_spaced_separator_are_read_as_one_number_and_as_
     assert numbers_stated("in 2010, 500 died") == {"2010", "500"}, "four digits are no thousands group"
     assert numbers_stated("1, 200, 000 and 1 234 567") >= {"1200000", "1234567"}, "every group of a million"
     assert numbers_stated("On March 3, 250 people came") == {"3", "250"}, "a day and a count, not 3,250"
+    assert "3250" in numbers_stated("In March a crowd of 3, 250 came"), (
+        "only the words just before are read for a month: a scan of all the text before each number took minutes "
+        "on a long table of numbers")
     assert numbers("About 235, 000 people") == {"235", "000"}, "a claim's own numbers are read as written"
     march = {"chunk_id": "m", "text": "Police said some 235, 000 people joined the march."}
     assert _claims("Some 235,000 people joined the march.", march)[0][1] == "grounded"
