@@ -38,7 +38,7 @@ from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
 from rag_assets.scoring.offline_judge.support import Evidence
 from rag_assets.scoring.offline_judge.text import (
-    is_decline, names, numbers, numbers_stated, statements, stems,
+    is_decline, name_runs, names, numbers, numbers_stated, statements, stems,
 )
 from tests.conftest import PROJECT_ROOT, SAMPLE_CORPUS
 
@@ -286,6 +286,24 @@ def test_digit_groups_split_by_a_spaced_separator_are_read_as_one_number_and_as_
     march = {"chunk_id": "m", "text": "Police said some 235, 000 people joined the march."}
     assert _claims("Some 235,000 people joined the march.", march)[0][1] == "grounded"
     assert _claims("Some 236,000 people joined the march.", march)[0][1] == "inconsistency"
+
+
+def test_a_number_the_chunks_hold_is_a_changed_value_only_where_the_supporting_sentence_gives_another():
+    xbox = {"chunk_id": "x", "text": "The Xbox 360 is a games console. It runs Windows Media Center from its menus."}
+    assert _claims("The Xbox 360 runs Windows Media Center from its menus.", xbox)[0][1] == "grounded", (
+        "the supporting sentence gives no number: the claim joins two sentences, it changes no value")
+    arcade = {"chunk_id": "a", "text": "The Xbox 360 is a games console. The Arcade model has 4 gigabytes."}
+    assert _claims("The Arcade model has 360 gigabytes.", arcade)[0][1] == "inconsistency"
+
+
+def test_a_name_is_held_where_any_word_of_it_is():
+    assert name_runs("This is explained by Ray Kurzweil and by Purple Magazine.") == [
+        {"ray", "kurzweil"}, {"purpl", "magazin"}]
+    kurzweil = {"chunk_id": "k", "text": "Kurzweil argued that each generation of technology builds on the last."}
+    assert _claims("Ray Kurzweil argued that each generation of technology builds on the last.", kurzweil)[0][1] \
+        == "grounded"
+    assert _claims("Ray Bradbury argued that each generation of technology builds on the last.", kurzweil)[0][1] \
+        == "fabrication", "a name none of whose words the chunks hold is still invented"
 
 
 def test_a_sentence_with_a_decline_phrase_that_states_something_is_a_claim():

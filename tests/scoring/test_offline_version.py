@@ -20,7 +20,7 @@ from rag_assets.llm.offline import OfflineClient
 from rag_assets.scoring import offline_judge
 
 DEV_SET = Path(__file__).parent / "judge_dev"
-PINNED = ("offline-heuristics-v3", "e5ca991b815cc71e")
+PINNED = ("offline-heuristics-v3", "ef8de1bb40cf190b")
 
 
 #: cases the dev set does not reach: a number tokenised with a spaced separator; sentences with a decline or hedge

@@ -6,7 +6,8 @@ claims. In this order:
 - a number of the claim in no chunk: inconsistency when a sentence that supports the rest of the claim
   (see ``support.SUPPORTED``) gives a number of its own (a changed value), fabrication otherwise, unless the
   question gives that number;
-- fabrication: a proper name of the claim is in no chunk and not in the question;
+- fabrication: a proper name of the claim is in no chunk and not in the question (a name is held where any
+  word of it is: "Ray Kurzweil" where the chunks write "Kurzweil");
 - out_of_context, at most: a name or number the claim takes from the question but no chunk holds. The answer
   did not invent it, and the chunks do not say it: "Does it sync to Dropbox?" "Yes, it syncs to Dropbox." is
   not grounded in a chunk that names Google Drive;
@@ -33,7 +34,7 @@ from typing import Any
 
 from rag_assets.scoring.offline_judge.support import SUPPORTED, Evidence
 from rag_assets.scoring.offline_judge.text import (
-    is_decline, names, numbers, statements, stems, without_numbers,
+    is_decline, name_runs, numbers, statements, stems, without_numbers,
 )
 
 
@@ -47,13 +48,13 @@ def verdict(claim: str, evidence: Evidence, question: str = "") -> tuple[str, li
             return "inconsistency", [], 0.0
         if not unheld_numbers <= numbers(question):
             return "fabrication", [], 0.0
-    unheld_names = names(claim) - evidence.stems
+    unheld_names = {w for run in name_runs(claim) if not run & evidence.stems for w in run}
     if not unheld_names <= set(stems(question)):
         return "fabrication", [], 0.0
     score, best = evidence.best(claim)
     if score <= SUPPORTED or unheld_numbers or unheld_names:
         return "out_of_context", [], round(min(score, SUPPORTED), 6)
-    if claimed and not any(claimed <= s.numbers for s in best):
+    if claimed and any(s.numbers for s in best) and not any(claimed <= s.numbers for s in best):
         return "inconsistency", [], 0.0
     wanted = stems(claim)
     supporting = {s.chunk_id for s in evidence.sentences if evidence.coverage(wanted, s.stems) > SUPPORTED}

@@ -94,9 +94,26 @@ def without_numbers(text: str) -> str:
 
 def names(text: str) -> frozenset[str]:
     """Stems of capitalised words that do not open the sentence (proper names, as far as case tells)."""
-    words = [text[start:end] for start, end in token_spans(text)]
-    return frozenset(_stem(w.lower()) for w in words[1:]
-                     if w[0].isupper() and w.lower() not in STOPWORDS and len(w) > 1)
+    return frozenset(w for run in name_runs(text) for w in run)
+
+
+def name_runs(text: str) -> list[frozenset[str]]:
+    """The proper names of ``names``, one per run of adjacent capitalised words ("Ray Kurzweil"): a name is
+    held where any of its words is (a source that writes "Kurzweil" names the same man)."""
+    spans = token_spans(text)
+    runs: list[list[str]] = []
+    last_end = None
+    for start, end in spans[1:]:
+        w = text[start:end]
+        if w[0].isupper() and w.lower() not in STOPWORDS and len(w) > 1:
+            if runs and last_end is not None and text[last_end:start].strip() == "":
+                runs[-1].append(_stem(w.lower()))
+            else:
+                runs.append([_stem(w.lower())])
+            last_end = end
+        else:
+            last_end = None
+    return [frozenset(r) for r in runs]
 
 
 def asked(question: str) -> list[str]:
