@@ -296,6 +296,14 @@ def test_a_number_the_chunks_hold_is_a_changed_value_only_where_the_supporting_s
     assert _claims("The Arcade model has 360 gigabytes.", arcade)[0][1] == "inconsistency"
 
 
+def test_a_changed_value_needs_a_number_the_claim_does_not_state():
+    sapp = {"chunk_id": "s", "text": "Sapp was charged with two counts of assault in February. In a video, Sapp, 42, "
+            "cries and confesses."}
+    assert _claims("Sapp, 42, was charged with two counts of assault in February.", sapp)[0][1] == "grounded", (
+        "the supporting sentence's only number is the claim's own 'two'")
+    assert _claims("Sapp, 42, was charged with 3 counts of assault in February.", sapp)[0][1] == "inconsistency"
+
+
 def test_a_name_is_held_where_any_word_of_it_is():
     assert name_runs("This is explained by Ray Kurzweil and by Purple Magazine.") == [
         {"ray", "kurzweil"}, {"purpl", "magazin"}]

@@ -11,7 +11,8 @@ claims. In this order:
 - out_of_context, at most: a name or number the claim takes from the question but no chunk holds. The answer
   did not invent it, and the chunks do not say it: "Does it sync to Dropbox?" "Yes, it syncs to Dropbox." is
   not grounded in a chunk that names Google Drive;
-- inconsistency: a sentence supports the claim but gives other numbers;
+- inconsistency: a sentence supports the claim but gives a number the claim does not state (in digits or
+  words), and not all of the claim's;
 - grounded: a sentence supports it; the supporting chunks are those of every sentence that does;
 - out_of_context: otherwise.
 
@@ -34,13 +35,13 @@ from typing import Any
 
 from rag_assets.scoring.offline_judge.support import SUPPORTED, Evidence
 from rag_assets.scoring.offline_judge.text import (
-    is_decline, name_runs, numbers, statements, stems, without_numbers,
+    is_decline, name_runs, numbers, numbers_stated, statements, stems, without_numbers,
 )
 
 
 def verdict(claim: str, evidence: Evidence, question: str = "") -> tuple[str, list[str], float]:
     """The claim's verdict, the ids of the chunks that support it when grounded, and its graded support."""
-    claimed = numbers(claim)
+    claimed, stated = numbers(claim), numbers_stated(claim)
     unheld_numbers = claimed - evidence.numbers
     if unheld_numbers:
         score, best = evidence.best(without_numbers(claim))
@@ -54,7 +55,7 @@ def verdict(claim: str, evidence: Evidence, question: str = "") -> tuple[str, li
     score, best = evidence.best(claim)
     if score <= SUPPORTED or unheld_numbers or unheld_names:
         return "out_of_context", [], round(min(score, SUPPORTED), 6)
-    if claimed and any(s.numbers for s in best) and not any(claimed <= s.numbers for s in best):
+    if claimed and not any(claimed <= s.numbers for s in best) and any(s.numbers - stated for s in best):
         return "inconsistency", [], 0.0
     wanted = stems(claim)
     supporting = {s.chunk_id for s in evidence.sentences if evidence.coverage(wanted, s.stems) > SUPPORTED}

@@ -41,7 +41,7 @@ def test_the_samples_hold_the_counts_the_script_writes(measured):
 def test_on_the_pairwise_sets_the_judge_is_at_least_the_baseline(measured):
     _, measured = measured
     faithfulness, context = measured["QAGS CNN/DM"], measured["SQuAD 2.0"]
-    assert (round(faithfulness.judge.value, 3), round(faithfulness.baseline.value, 3)) == (0.769, 0.542)
+    assert (round(faithfulness.judge.value, 3), round(faithfulness.baseline.value, 3)) == (0.778, 0.542)
     assert (round(context.judge.value, 3), round(context.baseline.value, 3)) == (0.990, 0.927)
     assert faithfulness.judge.value >= faithfulness.baseline.value and context.judge.value >= context.baseline.value
 
@@ -65,13 +65,13 @@ def test_a_context_padded_with_another_paragraph_scores_lower(measured):
 def test_on_cnndm_detection_the_judge_passes_the_baseline(measured):
     _, measured = measured
     m = measured["QAGS CNN/DM summaries"]
-    assert (round(m.judge.value, 3), round(m.baseline.value, 3)) == (0.729, 0.594)
+    assert (round(m.judge.value, 3), round(m.baseline.value, 3)) == (0.736, 0.594)
 
 
 def test_on_xsum_detection_the_judge_stays_inside_the_baselines_interval_but_below_it(measured):
     _, measured = measured
     m = measured["QAGS XSum summaries"]
-    assert (round(m.judge.value, 3), round(m.baseline.value, 3)) == (0.666, 0.677)
+    assert (round(m.judge.value, 3), round(m.baseline.value, 3)) == (0.660, 0.677)
     assert m.baseline.low < m.judge.value < m.baseline.value
 
 
@@ -90,7 +90,7 @@ def test_on_begin_and_lfqa_the_baseline_leads_but_on_lfqa_pairs(measured):
         "BEGIN CMU-DoG (dev) responses": (337, 0.830, 0.959),
         "BEGIN TopicalChat (dev) responses": (381, 0.764, 0.907),
         "LFQA-Verification": (81, 0.790, 0.784),
-        "LFQA-Verification answer sentences": (917, 0.898, 0.910),
+        "LFQA-Verification answer sentences": (917, 0.899, 0.910),
     }
 
 
