@@ -128,7 +128,21 @@ def test_run_on_a_missing_corpus_says_so_and_exits_2(project_env: Path, tmp_path
 def test_compare_of_evaluations_not_in_the_store_names_them_and_exits_2(project_env: Path,
                                                                        capsys: pytest.CaptureFixture[str]):
     assert main(["compare", "ev-a", "ev-b"]) == 2
-    assert capsys.readouterr().err == "error: no evaluation ev-a, ev-b\n"
+    assert capsys.readouterr().err == "error: no evaluation 'ev-a', 'ev-b'\n"
+    assert main(["compare", "ev-a", "ev-x\nerror: forged"]) == 2
+    assert capsys.readouterr().err == "error: no evaluation 'ev-a', 'ev-x\\nerror: forged'\n", (
+        "an id cannot forge a line")
+
+
+def test_compare_to_an_out_file_that_cannot_be_written_says_so_and_exits_2(
+        project_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    missing = tmp_path / "no-such-folder" / "diff.md"
+    assert main(["compare", "ev-a", "ev-b", "--out", str(missing)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --out='{missing}' is not a file in an existing folder; for example --out=diff.md\n")
+    assert main(["compare", "ev-a", "ev-b", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --out='{tmp_path}' is not a file (it is a folder); for example --out=diff.md\n")
 
 
 def test_compare_written_to_a_file_prints_why_judge_scored_metrics_were_left_out(

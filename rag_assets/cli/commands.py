@@ -27,7 +27,7 @@ from rag_assets.cli.system import importable_from_here, system_run_config
 from rag_assets.cli.trial import accept_all_ops, unreviewed_lines
 from rag_assets.console import event_log
 from rag_assets.defs.orphaned_runs import fail_orphaned_runs, process_tags
-from rag_assets.errors import RagAssetsError
+from rag_assets.errors import ConfigError, RagAssetsError
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.settings import CORPUS_ROOT_ENV, Settings, SettingsError, current_settings, environment
 
@@ -456,7 +456,11 @@ def compare(target: Driven, a_id: str, b_id: str, out: str | None) -> int:
     compared = compare_evaluations(store, calibrations(store), a_id, b_id)
     text = compared.markdown
     if out:
-        Path(out).write_text(text, encoding="utf-8")
+        try:
+            Path(out).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise ConfigError(f"--out {out!r} cannot be written ({error.strerror or error}); for example "
+                              "--out diff.md") from None
         print(f"comparison written to {out}")
         if compared.diff.note:
             print(f"note: {compared.diff.note}")

@@ -9,6 +9,7 @@ same mistake is a traceback half-way through, or a failed run whose closing line
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from rag_assets.errors import ConfigError
@@ -39,6 +40,8 @@ def argument_problems(args: argparse.Namespace, settings: Settings) -> list[str]
                                                  "anthropic_docs.json corpus/"))
     elif args.command == "export":
         problems.append(_export_out_problem(args.file_format, args.out))
+    elif args.command == "compare" and args.out:
+        problems.append(_writable_file_problem("--out", args.out, "diff.md"))
     found = [problem for problem in problems if problem]
     if found or not _uses_home(args.command, settings):
         return found
@@ -111,6 +114,21 @@ def _thresholds_problem(path: str) -> str | None:
     except ConfigError as exc:
         return f"--thresholds={path!r}: {exc}; for example --thresholds={THRESHOLDS_EXAMPLE}"
     return None
+
+
+def _writable_file_problem(name: str, value: str, example: str) -> str | None:
+    """A file the command will write: not a folder, in a folder that exists, and writable there."""
+    path = Path(value).expanduser()
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        wanted = "a file (it is a folder)"
+    elif not folder.is_dir():
+        wanted = "a file in an existing folder"
+    elif not os.access(path if path.exists() else folder, os.W_OK):
+        wanted = "a file that can be written here"
+    else:
+        return None
+    return str(bad_value(name, repr(value), wanted, example))
 
 
 def _export_out_problem(file_format: str, out: str | None) -> str | None:

@@ -125,7 +125,7 @@ def diff_from_store(evaluations, rag_repo, a_id: str, b_id: str, metrics: Sequen
     records = {eid: evaluations.get(eid) for eid in (a_id, b_id)}
     missing = [eid for eid, record in records.items() if record is None]
     if missing:
-        raise KeyError(f"no evaluation {', '.join(missing)}")
+        raise KeyError(f"no evaluation {', '.join(map(repr, missing))}")
     a_values, a_types = evaluations.item_values(a_id)
     b_values, b_types = evaluations.item_values(b_id)
     thresholds = {t["metric"]: t["minimum"] for t in records[a_id].gates.get("thresholds", [])}

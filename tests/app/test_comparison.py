@@ -122,6 +122,6 @@ def test_a_missing_evaluation_is_named(store: SqliteStore, calibrations: SqlCali
     a = stored_evaluation(store, calibrations, A, ANSWERS_A, JUDGE)
     with pytest.raises(NoEvaluation) as told:
         compare_evaluations(store, calibrations, a, "ev-gone")
-    assert str(told.value) == "no evaluation ev-gone"
-    with pytest.raises(NoEvaluation, match=r"^no evaluation ev-x, ev-y$"):
+    assert str(told.value) == "no evaluation 'ev-gone'"
+    with pytest.raises(NoEvaluation, match=r"^no evaluation 'ev-x', 'ev-y'$"):
         compare_evaluations(store, calibrations, "ev-x", "ev-y")
