@@ -38,8 +38,9 @@ from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
 from rag_assets.scoring.offline_judge.support import Evidence
 from rag_assets.scoring.offline_judge.text import (
-    is_decline, name_runs, names, numbers, numbers_stated, statements, stems,
+    is_decline, name_runs, names, numbers, numbers_stated, statements, stems, strip_citations,
 )
+from rag_assets.scoring.offline_judge.answer_relevance import question_parts
 from tests.conftest import PROJECT_ROOT, SAMPLE_CORPUS
 
 PAIRS = yaml.safe_load((Path(__file__).parent / "judge_pairs.yaml").read_text(encoding="utf-8"))
@@ -279,6 +280,7 @@ def test_digit_groups_split_by_a_spaced_separator_are_read_as_one_number_and_as_
     assert numbers_stated("in 2010, 500 died") == {"2010", "500"}, "four digits are no thousands group"
     assert numbers_stated("1, 200, 000 and 1 234 567") >= {"1200000", "1234567"}, "every group of a million"
     assert numbers_stated("On March 3, 250 people came") == {"3", "250"}, "a day and a count, not 3,250"
+    assert "1234567" in numbers_stated("Active users declined 1 234 567 this year."), "'declined' is no December"
     assert "3250" in numbers_stated("In March a crowd of 3, 250 came"), (
         "only the words just before are read for a month: a scan of all the text before each number took minutes "
         "on a long table of numbers")
@@ -324,14 +326,57 @@ def test_a_sentence_with_a_decline_phrase_that_states_something_is_a_claim():
                    "I am sorry, but the available documentation does not say how long the warranty lasts."):
         assert is_decline(framed, warranty), "where the answer looked and apologies state nothing"
     question = "In what country is Normandy located?"
-    restated = f'The text gives no definite answer to "{question}"; it depends on how one reads it.'
+    restated = "I cannot say in what country Normandy is located; it depends on how one reads it."
     assert is_decline(restated, question) and not is_decline(restated), "the question's words state nothing"
+    assert is_decline(f'The text gives no definite answer to "{question}".'), "a decline that speaks of the source"
     milk = {"chunk_id": "k", "text": "Milk forms a skin when heated, because its proteins set."}
     answer = "Water does not contain proteins, so it forms no skin. I am not sure."
     claims = _claims(answer, milk, question="What happens when milk is heated?")
     assert [c[0] for c in claims] == ["Water does not contain proteins, so it forms no skin."]
     assert _claims(answer, milk, question="Why does milk form a skin?") == [], (
         "the limit of the rule: beside a decline phrase, two words beyond the question's state too little")
+
+
+def test_a_model_judge_s_usual_declines_and_pleasantries_claim_nothing():
+    """Phrasings a tester found scored as claims: contractions, other verbs, a decline that speaks of the sources
+    and rewords the question, and pleasantries."""
+    warranty = "What is the warranty period?"
+    for decline in ("The provided context doesn't include the warranty period.",
+                    "The documents do not mention how long the device is covered after purchase.",
+                    "There is no information in the given sources about the duration of coverage for this device.",
+                    "I couldn't find the warranty period.", "The context is silent on the warranty.",
+                    "None of the provided sources discuss warranty terms.",
+                    "I don't have enough information to answer.",
+                    "The warranty period is not found in the provided context.",
+                    "I hope this helps!", "Let me know if you need anything else!"):
+        assert is_decline(decline, warranty), decline
+    devices = {"chunk_id": "d", "text": "The plan covers 64 devices."}
+    assert _claims("It covers 64 devices. I hope this helps!", devices, question="How many devices?") == [
+        ("It covers 64 devices.", "grounded", ["d"], 1.0)]
+
+
+def test_citation_markers_of_common_formats_are_no_claimed_numbers():
+    months = {"chunk_id": "m", "text": "The warranty lasts 24 months."}
+    for cited in ("The warranty lasts 24 months.[^1]", "The warranty lasts 24 months (Source 1).",
+                  "The warranty lasts 24 months<sup>1</sup>.", "The warranty lasts 24 months【4:0†source】.",
+                  "The warranty lasts 24 months (source: manual.pdf, page 12)."):
+        assert [c[1] for c in _claims(cited, months)] == ["grounded"], cited
+
+
+def test_a_version_written_with_a_v_is_a_number():
+    fixed = {"chunk_id": "f", "text": "The bug was fixed in v1.2.3 of the client."}
+    assert numbers("fixed in v1.2.3 and V2") == {"1.2.3", "2"}
+    assert _claims("The bug was fixed in version 1.2.3 of the client.", fixed)[0][1] == "grounded"
+    assert _claims("The bug was fixed in v1.2.4 of the client.", fixed)[0][1] == "inconsistency"
+
+
+def test_long_blank_runs_cost_linear_time():
+    """Two patterns matched a run of blanks from every position in it: a question with 4,000 spaces took 193 s
+    and a chunk with 80,000 spaces 11 s per call. Each now starts at the run's first blank only, so the same
+    inputs read at once; a regression would make this test take minutes."""
+    assert question_parts("How many requests" + " " * 50_000 + "are allowed?") == [
+        "How many requests" + " " * 50_000 + "are allowed?"]
+    assert strip_citations("a" + " " * 200_000 + "b [1]") == "a" + " " * 200_000 + "b"
 
 
 def test_faithfulness_counts_graded_support_and_keeps_the_verdict_count_for_a_model_judge():

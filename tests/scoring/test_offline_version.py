@@ -20,7 +20,7 @@ from rag_assets.llm.offline import OfflineClient
 from rag_assets.scoring import offline_judge
 
 DEV_SET = Path(__file__).parent / "judge_dev"
-PINNED = ("offline-heuristics-v3", "ef8de1bb40cf190b")
+PINNED = ("offline-heuristics-v3", "6ea7d6aeaaca1aed")
 
 
 #: cases the dev set does not reach: a number tokenised with a spaced separator; sentences with a decline or hedge
@@ -33,6 +33,8 @@ WRITTEN = [
     {"question": "What is the warranty period of the X200 printer?", "answer": "Based on the provided context, I "
      "cannot determine the warranty period. Unfortunately, the retrieved documents do not specify it.",
      "contexts": ["The X200 printer prints 30 pages a minute."]},
+    {"question": "What is the warranty period?", "answer": "The provided context doesn't include the warranty "
+     "period. It covers 64 devices.[^1] I hope this helps!", "contexts": ["The plan covers 64 devices."]},
     {"question": "How big are digital photos?", "answer": "The file size of digital photos can vary greatly with "
      "compression.", "contexts": ["Compression changes the file size of a digital photo a great deal."]},
 ]

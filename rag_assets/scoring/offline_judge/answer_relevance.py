@@ -22,8 +22,9 @@ from rag_assets.scoring.offline_judge.text import asked, is_decline, sentences, 
 
 #: credit kept by a part whose words the answer covers without the kind of answer it asks for
 UNMET_TYPE_CREDIT = 0.5
-_PART = re.compile(r"\s*,?\s+and\s+(?=(?:what|how|when|where|why|which|who|whom|whose|whether|is|are|does|do|can)\b)",
-                   re.IGNORECASE)
+#: "and" before a question word, with its comma; matched from the start of a blank run only (linear on long blanks)
+_PART = re.compile(r"(?<!\s)(?:\s*,\s*|\s+)and\s+"
+                   r"(?=(?:what|how|when|where|why|which|who|whom|whose|whether|is|are|does|do|can)\b)", re.IGNORECASE)
 _WANTS_VALUE = re.compile(r"\b(?:how\s+(?:many|much|long|often|old|far|big|large)|when|what\s+(?:year|date|time|"
                           r"percentage|number|age)|which\s+(?:year|date))\b", re.IGNORECASE)
 _VALUE = re.compile(r"\d|\b(?:january|february|march|april|may|june|july|august|september|october|november|"

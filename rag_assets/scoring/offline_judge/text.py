@@ -15,19 +15,24 @@ import Stemmer
 from rag_assets.text.tokens import STOPWORDS, token_spans, tokenize
 
 _STEMMER = Stemmer.Stemmer("english")
-_CITATION = re.compile(r"\s*\[[\w.#:/,\- ]{1,80}\](?!\()")
+#: a citation marker: "[1]", "[doc-3]", "[^1]", "<sup>1</sup>", "【4:0†source】", "(Source 1)", "(source: a.pdf, p. 12)";
+#: the whitespace before it goes with it, matched from the start of its run only (linear on long blanks)
+_CITATION = re.compile(r"(?<!\s)\s*(?:\[\^?[\w.#:/,\- ]{1,80}\](?!\()|<sup>[^<]{1,40}</sup>|【[^】]{1,80}】"
+                       r"|\((?:sources?|refs?|references?|see)\b[^()]{0,80}\))", re.IGNORECASE)
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+>]\s+|\d+[.)]\s+)|\*\*|__|`")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
 #: a clause that is a statement of its own: after a semicolon, or after ", and/but/while/whereas"
 _CLAUSE = re.compile(r";\s+|,\s+(?:and|but|while|whereas)\s+")
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*")
+#: digits, with their decimal, thousands or time separators; a version's "v" before them is no word ("v1.2.3")
+_NUMBER = re.compile(r"(?:(?<=\b[vV])|(?<![\w.]))\d+(?:[.,:]\d+)*")
 #: an inline list marker ("you need to 1) write tests, and 2) run them"): it numbers the answer's own steps
 _LIST_MARKER = re.compile(r"(?:^|(?<=[\s:;,]))(?<!\d[:,.])\(?\d{1,2}\)(?=\s|$)")
 #: a group of one to three digits, then groups of three after a spaced separator: "235, 000", "1 234 567"; not
 #: right after a month ("March 3, 250 people" is a day and a count; only the 12 characters before a number are
 #: read for it, so a long table of numbers costs linear time, not minutes)
 _SPACED_GROUPS = re.compile(r"(?<![\w.,:])(?<!\d )(\d{1,3})((?:,? \d{3})+)\b(?![.,:]\d)")
-_MONTH_BEFORE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.IGNORECASE)
+_MONTH_BEFORE = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+                           r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s*$", re.IGNORECASE)
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())} | {w: str(n) for n, w in zip(
@@ -40,10 +45,17 @@ _DECLINE = re.compile(
     r"\b(?:i\s+(?:do\s+not|don't|cannot|can't|am\s+unable\s+to|am\s+not\s+able\s+to)\s+(?:really\s+)?"
     r"(?:know|say|tell|answer|find|help|determine|provide|confirm)"
     r"|(?:i\s+am|i'm)\s+not\s+(?:sure|certain)|hard\s+to\s+say|unable\s+to\s+(?:answer|determine|find|provide)"
-    r"|(?:no|not\s+enough|insufficient)\s+(?:information|details|data|context)"
+    r"|(?:i\s+|we\s+)?(?:could|can)(?:\s+not|n['’]t|not)\s+(?:find|locate|determine|tell|answer|confirm)"
+    r"|unable\s+to\s+locate|not\s+possible\s+to\s+(?:determine|say|tell|answer)"
+    r"|(?:don['’]t|do\s+not)\s+have\s+(?:enough|sufficient|any)\s+information"
+    r"|(?:no|not\s+enough|insufficient|lacks?\s+(?:any\s+)?)\s*(?:relevant\s+)?(?:information|details|data|context)"
+    r"|(?:no|any)\s+mention|(?:are|is)\s+silent\s+on|none\s+of\s+the\s+\w+(?:\s+\w+)?\s+(?:discuss|mention|say|cover)"
+    r"|nothing\s+in\s+the\s+\w+\s+(?:address|mention|say|cover|discuss)"
     r"|(?:gives?|has|offers?|provides?)\s+no\s+(?:definite\s+|clear\s+|direct\s+)?answer"
-    r"|(?:does|do|did)\s+not\s+(?:mention|say|state|specify|provide|contain|include|address|cover|give)"
-    r"|(?:is|are|was|were)\s+not\s+(?:mentioned|specified|provided|stated|given|available|covered|clear)"
+    r"|(?:does|do|did)(?:\s+not|n['’]t)\s+(?:mention|say|state|specify|provide|contain|include|address|cover|give"
+    r"|discuss)"
+    r"|(?:is|are|was|were)(?:\s+not|n['’]t)\s+(?:mentioned|specified|provided|stated|given|available|covered|clear"
+    r"|found|discussed|included)"
     r"|cannot\s+be\s+(?:determined|answered|found)|there\s+is\s+no\s+(?:mention|way\s+to\s+(?:know|tell)))\b",
     re.IGNORECASE)
 #: the words a decline is framed in: where the answer looked, and apologies ("Unfortunately, the retrieved
@@ -51,9 +63,17 @@ _DECLINE = re.compile(
 _DECLINE_FRAME = frozenset(_STEMMER.stemWords(
     "based provided given retrieved available supplied context document documentation text excerpt passage "
     "source information unfortunately sorry afraid".split()))
-#: generic hedges that state nothing about the question ("it depends", "results may vary")
+#: the sources an answer looked in: a decline that speaks of them ("The documents do not mention how long the
+#: device is covered") says what it did not find, whatever else it names
+_SOURCES = frozenset(_STEMMER.stemWords("context document documentation text excerpt passage source sources "
+                                        "information article manual".split()))
+#: generic hedges and pleasantries that state nothing about the question ("it depends", "I hope this helps")
 _HEDGE = re.compile(r"\b(?:it\s+depends|depends\s+on\s+(?:a\s+number\s+of|many|various)\s+factors|may\s+vary"
-                    r"|can\s+vary|generally\s+speaking|as\s+is\s+often\s+the\s+case|best\s+to\s+check)\b",
+                    r"|can\s+vary|generally\s+speaking|as\s+is\s+often\s+the\s+case|best\s+to\s+check"
+                    r"|hope\s+(?:this|that)\s+helps|feel\s+free\s+to|great\s+question"
+                    r"|let\s+me\s+know\s+if(?:\s+you\s+(?:need|have)\s+(?:anything\s+else"
+                    r"|any\s+(?:other\s+|more\s+)?questions))?"
+                    r"|happy\s+to\s+help)\b",
                     re.IGNORECASE)
 
 
@@ -168,4 +188,7 @@ either: where the answer looked ("based on the provided context", "the retrieved
 ("unfortunately", "I'm sorry"), so "Based on the provided context, I cannot determine the warranty period."
 declines."""
     rest = _HEDGE.sub(" ", _DECLINE.sub(" ", sentence))
-    return rest != sentence and len(set(stems(rest)) - set(stems(question)) - _DECLINE_FRAME) < OWN_WORDS
+    if rest == sentence:
+        return False
+    said = set(stems(rest))
+    return bool(said & _SOURCES) or len(said - set(stems(question)) - _DECLINE_FRAME) < OWN_WORDS
