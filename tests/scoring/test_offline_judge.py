@@ -281,6 +281,10 @@ def test_digit_groups_split_by_a_spaced_separator_are_read_as_one_number_and_as_
     assert numbers_stated("1, 200, 000 and 1 234 567") >= {"1200000", "1234567"}, "every group of a million"
     assert numbers_stated("On March 3, 250 people came") == {"3", "250"}, "a day and a count, not 3,250"
     assert "1234567" in numbers_stated("Active users declined 1 234 567 this year."), "'declined' is no December"
+    users = {"chunk_id": "u", "text": "Active users reached 1,234,567 this year."}
+    assert _claims("Active users reached 1 234 567 this year.", users)[0][1] == "grounded", "a claim's spaced groups"
+    assert _claims("Active users reached 1 234 568 this year.", users)[0][1] == "inconsistency"
+    assert numbers_stated("it lasts twenty-four months, or thirty one days") >= {"24", "31"}
     assert "3250" in numbers_stated("In March a crowd of 3, 250 came"), (
         "only the words just before are read for a month: a scan of all the text before each number took minutes "
         "on a long table of numbers")

@@ -20,7 +20,7 @@ from rag_assets.llm.offline import OfflineClient
 from rag_assets.scoring import offline_judge
 
 DEV_SET = Path(__file__).parent / "judge_dev"
-PINNED = ("offline-heuristics-v3", "6ea7d6aeaaca1aed")
+PINNED = ("offline-heuristics-v3", "fd067f340d108ff4")
 
 
 #: cases the dev set does not reach: a number tokenised with a spaced separator; sentences with a decline or hedge
@@ -35,6 +35,8 @@ WRITTEN = [
      "contexts": ["The X200 printer prints 30 pages a minute."]},
     {"question": "What is the warranty period?", "answer": "The provided context doesn't include the warranty "
      "period. It covers 64 devices.[^1] I hope this helps!", "contexts": ["The plan covers 64 devices."]},
+    {"question": "How many users?", "answer": "Active users reached 1 234 567 in twenty-four months.",
+     "contexts": ["Active users reached 1,234,567 within 24 months."]},
     {"question": "How big are digital photos?", "answer": "The file size of digital photos can vary greatly with "
      "compression.", "contexts": ["Compression changes the file size of a digital photo a great deal."]},
 ]

@@ -35,13 +35,13 @@ from typing import Any
 
 from rag_assets.scoring.offline_judge.support import SUPPORTED, Evidence
 from rag_assets.scoring.offline_judge.text import (
-    is_decline, name_runs, numbers, numbers_stated, statements, stems, without_numbers,
+    claimed_numbers, is_decline, name_runs, numbers, numbers_stated, statements, stems, without_numbers,
 )
 
 
 def verdict(claim: str, evidence: Evidence, question: str = "") -> tuple[str, list[str], float]:
     """The claim's verdict, the ids of the chunks that support it when grounded, and its graded support."""
-    claimed, stated = numbers(claim), numbers_stated(claim)
+    claimed, stated = claimed_numbers(claim, evidence.numbers), numbers_stated(claim)
     unheld_numbers = claimed - evidence.numbers
     if unheld_numbers:
         score, best = evidence.best(without_numbers(claim))

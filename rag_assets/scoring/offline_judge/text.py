@@ -37,6 +37,9 @@ _NUMBER_WORDS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())} | {w: str(n) for n, w in zip(
         range(30, 100, 10), "thirty forty fifty sixty seventy eighty ninety".split())}
+#: a number in words of tens and units: "twenty-four", "thirty one"
+_COMPOUND = re.compile(r"\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ](one|two|three|four|five|six"
+                       r"|seven|eight|nine)\b")
 #: words that shape a question without naming what it is about ("how many", "explain", "what kind of")
 _ASKING = frozenset(_STEMMER.stemWords("many much long often kind type sort way explain describe tell list give "
                                        "name mean happen please know".split()))
@@ -97,15 +100,33 @@ def numbers(text: str) -> frozenset[str]:
     return frozenset(re.sub(r"(?<=\d),(?=\d{3}\b)", "", n) for n in _NUMBER.findall(_LIST_MARKER.sub(marker, text)))
 
 
+def _spaced(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Each number written in spaced groups ("235, 000", "1 234 567"; not right after a month): its joined form
+    and the parts ``numbers`` reads it as."""
+    return [(m[1] + re.sub(r"\D", "", m[2]), (m[1], *re.findall(r"\d+", m[2])))
+            for m in _SPACED_GROUPS.finditer(text) if not _MONTH_BEFORE.search(text, max(0, m.start() - 12), m.start())]
+
+
+def claimed_numbers(claim: str, held: frozenset[str]) -> frozenset[str]:
+    """The numbers a claim states in digits (``numbers``), a number in spaced groups read as one where the chunks
+    hold it so ("1 234 567" in a claim, "1,234,567" in a chunk)."""
+    found = set(numbers(claim))
+    for joined, parts in _spaced(claim):
+        if joined in held and not set(parts) <= held:
+            found = (found - set(parts)) | {joined}
+    return frozenset(found)
+
+
 def numbers_stated(text: str) -> frozenset[str]:
     """The numbers a text states in digits or in words up to ninety ("number one hit" states 1): what a claim's
     digits are looked up in. A claim's own words are not read as numbers ("the one that"), only its digits.
     Digit groups split by a spaced separator ("235, 000" in tokenised text, "235 000" in SI style) are read
     both ways, as one number and as a list, since either may be meant ("64, 128 and 256" is a list)."""
     words = re.findall(r"[a-z]+", text.lower())
-    spaced = frozenset(m[1] + re.sub(r"\D", "", m[2]) for m in _SPACED_GROUPS.finditer(text)
-                       if not _MONTH_BEFORE.search(text, max(0, m.start() - 12), m.start()))
-    return numbers(text) | spaced | frozenset(_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS)
+    spaced = frozenset(joined for joined, _ in _spaced(text))
+    compound = frozenset(str(int(_NUMBER_WORDS[tens]) + int(_NUMBER_WORDS[unit]))
+                         for tens, unit in _COMPOUND.findall(text.lower()))
+    return numbers(text) | spaced | compound | frozenset(_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS)
 
 
 def without_numbers(text: str) -> str:
