@@ -8,6 +8,7 @@ phrases are generic ways of not answering.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 import Stemmer
@@ -15,10 +16,11 @@ import Stemmer
 from rag_assets.text.tokens import STOPWORDS, token_spans, tokenize
 
 _STEMMER = Stemmer.Stemmer("english")
-#: a citation marker: "[1]", "[doc-3]", "[^1]", "<sup>1</sup>", "【4:0†source】", "(Source 1)", "(source: a.pdf, p. 12)";
+#: a citation marker: "[1]", "[doc-3]", "[^1]", "<sup>1</sup>" (not an exponent after a digit), "【4:0†source】",
+#: "(Source 1)", "(source: a.pdf, p. 12)";
 #: the whitespace before it goes with it, matched from the start of its run only (linear on long blanks)
-_CITATION = re.compile(r"(?<!\s)\s*(?:\[\^?[\w.#:/,\- ]{1,80}\](?!\()|<sup>[^<]{1,40}</sup>|【[^】]{1,80}】"
-                       r"|\((?:sources?|refs?|references?|see)\b[^()]{0,80}\))", re.IGNORECASE)
+_CITATION = re.compile(r"(?<!\s)\s*(?:\[\^?[\w.#:/,\- ]{1,80}\](?!\()|(?<!\d)<sup>[^<]{1,40}</sup>|【[^】]{1,80}】"
+                       r"|\((?:sources?|refs?|references?)\s*(?::|\d)[^()]{0,80}\))", re.IGNORECASE)
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+>]\s+|\d+[.)]\s+)|\*\*|__|`")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(`])")
 #: a clause that is a statement of its own: after a semicolon, or after ", and/but/while/whereas"
@@ -51,31 +53,38 @@ _DECLINE = re.compile(
     r"|(?:i\s+|we\s+)?(?:could|can)(?:\s+not|n['’]t|not)\s+(?:find|locate|determine|tell|answer|confirm)"
     r"|unable\s+to\s+locate|not\s+possible\s+to\s+(?:determine|say|tell|answer)"
     r"|(?:don['’]t|do\s+not)\s+have\s+(?:enough|sufficient|any)\s+information"
-    r"|(?:no|not\s+enough|insufficient|lacks?\s+(?:any\s+)?)\s*(?:relevant\s+)?(?:information|details|data|context)"
+    r"|(?:no|not\s+enough|insufficient|lacks?(?:\s+any)?)\s+(?:relevant\s+)?(?:information|details|data|context)"
     r"|(?:no|any)\s+mention|(?:are|is)\s+silent\s+on|none\s+of\s+the\s+\w+(?:\s+\w+)?\s+(?:discuss|mention|say|cover)"
     r"|nothing\s+in\s+the\s+\w+\s+(?:address|mention|say|cover|discuss)"
     r"|(?:gives?|has|offers?|provides?)\s+no\s+(?:definite\s+|clear\s+|direct\s+)?answer"
-    r"|(?:does|do|did)(?:\s+not|n['’]t)\s+(?:mention|say|state|specify|provide|contain|include|address|cover|give"
-    r"|discuss)"
-    r"|(?:is|are|was|were)(?:\s+not|n['’]t)\s+(?:mentioned|specified|provided|stated|given|available|covered|clear"
-    r"|found|discussed|included)"
+    r"|(?:does|do|did)(?:\s+not|n['’]t)\s+(?:mention|say|state|specify)"
+    r"|(?:is|are|was|were)(?:\s+not|n['’]t)\s+(?:mentioned|specified|stated|clear)"
     r"|cannot\s+be\s+(?:determined|answered|found)|there\s+is\s+no\s+(?:mention|way\s+to\s+(?:know|tell)))\b",
     re.IGNORECASE)
+#: what a source does not hold, said in words that also state facts of the world ("water does not contain
+#: proteins", "cruise control isn't included"): a decline only where a source is its subject or its place
+_LACKS = re.compile(r"\b(?:(?:does|do|did)(?:\s+not|n['’]t)\s+(?:provide|contain|include|address|cover|give|discuss)"
+                    r"|(?:is|are|was|were)(?:\s+not|n['’]t)\s+(?:provided|given|available|covered|found|discussed"
+                    r"|included))\b", re.IGNORECASE)
+_SOURCE_NOUN = (r"(?:contexts?|documents?|documentation|texts?|excerpts?|passages?|sources?|articles?|manuals?"
+                r"|information|materials?)")
+#: a source as the subject before a phrase ("the retrieved documents do not ...") or its place after it ("... is
+#: not found in the provided context")
+_SOURCE_BEFORE = re.compile(r"\b(?:the|these|those|this|provided|given|retrieved|available|supplied)\s+(?:\w+\s+){0,2}"
+                            + _SOURCE_NOUN + r"\s*$", re.IGNORECASE)
+_SOURCE_AFTER = re.compile(r"\s*(?:in|from|within)\s+(?:the|these|those|this|any)\s+(?:\w+\s+){0,2}" + _SOURCE_NOUN
+                           + r"\b", re.IGNORECASE)
 #: the words a decline is framed in: where the answer looked, and apologies ("Unfortunately, the retrieved
 #: documents do not specify ..."); they do not count as something a declining sentence states
 _DECLINE_FRAME = frozenset(_STEMMER.stemWords(
     "based provided given retrieved available supplied context document documentation text excerpt passage "
     "source information unfortunately sorry afraid".split()))
-#: the sources an answer looked in: a decline that speaks of them ("The documents do not mention how long the
-#: device is covered") says what it did not find, whatever else it names
-_SOURCES = frozenset(_STEMMER.stemWords("context document documentation text excerpt passage source sources "
-                                        "information article manual".split()))
 #: generic hedges and pleasantries that state nothing about the question ("it depends", "I hope this helps")
 _HEDGE = re.compile(r"\b(?:it\s+depends|depends\s+on\s+(?:a\s+number\s+of|many|various)\s+factors|may\s+vary"
                     r"|can\s+vary|generally\s+speaking|as\s+is\s+often\s+the\s+case|best\s+to\s+check"
                     r"|hope\s+(?:this|that)\s+helps|feel\s+free\s+to|great\s+question"
-                    r"|let\s+me\s+know\s+if(?:\s+you\s+(?:need|have)\s+(?:anything\s+else"
-                    r"|any\s+(?:other\s+|more\s+)?questions))?"
+                    r"|let\s+me\s+know\s+if\s+you\s+(?:need|have)\s+(?:anything\s+else"
+                    r"|any\s+(?:other\s+|more\s+)?questions)"
                     r"|happy\s+to\s+help)\b",
                     re.IGNORECASE)
 
@@ -100,30 +109,29 @@ def numbers(text: str) -> frozenset[str]:
     return frozenset(re.sub(r"(?<=\d),(?=\d{3}\b)", "", n) for n in _NUMBER.findall(_LIST_MARKER.sub(marker, text)))
 
 
-def _spaced(text: str) -> list[tuple[str, tuple[str, ...]]]:
-    """Each number written in spaced groups ("235, 000", "1 234 567"; not right after a month): its joined form
-    and the parts ``numbers`` reads it as."""
-    return [(m[1] + re.sub(r"\D", "", m[2]), (m[1], *re.findall(r"\d+", m[2])))
-            for m in _SPACED_GROUPS.finditer(text) if not _MONTH_BEFORE.search(text, max(0, m.start() - 12), m.start())]
+def _spaced(text: str, keep: Callable[[str], bool] = lambda joined: True) -> str:
+    """``text`` with each number written in spaced groups ("235, 000", "1 234 567"; not right after a month) that
+    ``keep`` accepts joined into one ("235000")."""
+    def join(m: re.Match[str]) -> str:
+        joined = m[1] + re.sub(r"\D", "", m[2])
+        month = _MONTH_BEFORE.search(m.string, max(0, m.start() - 12), m.start())
+        return joined if not month and keep(joined) else m.group()
+    return _SPACED_GROUPS.sub(join, text)
 
 
 def claimed_numbers(claim: str, held: frozenset[str]) -> frozenset[str]:
     """The numbers a claim states in digits (``numbers``), a number in spaced groups read as one where the chunks
     hold it so ("1 234 567" in a claim, "1,234,567" in a chunk)."""
-    found = set(numbers(claim))
-    for joined, parts in _spaced(claim):
-        if joined in held and not set(parts) <= held:
-            found = (found - set(parts)) | {joined}
-    return frozenset(found)
+    return numbers(_spaced(claim, lambda joined: joined in held))
 
 
 def numbers_stated(text: str) -> frozenset[str]:
-    """The numbers a text states in digits or in words up to ninety ("number one hit" states 1): what a claim's
+    """The numbers a text states in digits or in words up to ninety-nine ("number one hit" states 1): what a claim's
     digits are looked up in. A claim's own words are not read as numbers ("the one that"), only its digits.
     Digit groups split by a spaced separator ("235, 000" in tokenised text, "235 000" in SI style) are read
     both ways, as one number and as a list, since either may be meant ("64, 128 and 256" is a list)."""
     words = re.findall(r"[a-z]+", text.lower())
-    spaced = frozenset(joined for joined, _ in _spaced(text))
+    spaced = numbers(_spaced(text))
     compound = frozenset(str(int(_NUMBER_WORDS[tens]) + int(_NUMBER_WORDS[unit]))
                          for tens, unit in _COMPOUND.findall(text.lower()))
     return numbers(text) | spaced | compound | frozenset(_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS)
@@ -199,17 +207,33 @@ def statements(text: str) -> list[str]:
     return out
 
 
+def _about_a_source(sentence: str, match: re.Match[str]) -> bool:
+    """Whether a decline phrase speaks of the sources: one names them ("none of the sources discuss"), is their
+    subject ("the documents do not mention") or their place ("is not found in the provided context")."""
+    return bool(re.search(_SOURCE_NOUN, match.group(), re.IGNORECASE)
+                or _SOURCE_BEFORE.search(sentence, max(0, match.start() - 60), match.start())
+                or _SOURCE_AFTER.match(sentence, match.end()))
+
+
 def is_decline(sentence: str, question: str = "") -> bool:
-    """A sentence that declines, does not know, or hedges without stating anything: once its decline and hedge
-    phrases are taken out, fewer than three content words are left that the question does not give (restating
-    the question states nothing). "I'm not sure how good they are." declines; "Water does not contain
-    proteins, so it forms no skin when heated." and "I don't know him, but he is a great athlete and
-    philanthropist." state something, and are claims to check. The words a decline is framed in state nothing
-either: where the answer looked ("based on the provided context", "the retrieved documents") and apologies
-("unfortunately", "I'm sorry"), so "Based on the provided context, I cannot determine the warranty period."
-declines."""
-    rest = _HEDGE.sub(" ", _DECLINE.sub(" ", sentence))
-    if rest == sentence:
+    """A sentence that declines, does not know, or hedges, and states nothing beyond it. Its decline and hedge
+    phrases taken out, it states something when a number is left that the question does not give ("Error 42 is
+    raised when the document is not found"), or, unless a phrase speaks of the sources ("The documents do not
+    mention how long the device is covered"), three content words beyond the question's and beyond the words a
+    decline is framed in ("based on the provided context", "unfortunately"). "I'm not sure how good they are."
+    declines; "I don't know him, but he is a great athlete and philanthropist." states something. Words that
+    also state facts of the world ("does not contain", "isn't included") decline only about a source: "Water
+    does not contain proteins." and "Cruise control isn't included." are claims to check."""
+    found = [m for m in _DECLINE.finditer(sentence)]
+    found += [m for m in _LACKS.finditer(sentence) if _about_a_source(sentence, m)]
+    hedges = list(_HEDGE.finditer(sentence))
+    if not found and not hedges:
         return False
-    said = set(stems(rest))
-    return bool(said & _SOURCES) or len(said - set(stems(question)) - _DECLINE_FRAME) < OWN_WORDS
+    rest = sentence
+    for m in sorted(found + hedges, key=lambda m: m.start(), reverse=True):
+        rest = rest[:m.start()] + " " + rest[m.end():]
+    if numbers(rest) - numbers(question):
+        return False
+    if any(_about_a_source(sentence, m) for m in found):
+        return True
+    return len(set(stems(rest)) - set(stems(question)) - _DECLINE_FRAME) < OWN_WORDS
