@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+from rag_assets.app.review_queue import write_review_queue
 from rag_assets.app.store import Store
 from rag_assets.calibration.models import JudgeConfig
 from rag_assets.golden.models import GoldenItem
@@ -74,10 +75,11 @@ class ProductionDayOutcome:
 
 
 def score_production_day(store: Store, day: date, folder: Path, judge: LLMClient, embedder: Embedder,
-                         corpus_root: Path, policy: DayPolicy) -> ProductionDayOutcome:
+                         corpus_root: Path, policy: DayPolicy, outbox: Path | None = None) -> ProductionDayOutcome:
     """Score ``day`` of the logs in ``folder``; coverage is measured against the newest golden set of the newest
-    corpus version of ``corpus_root``, and gaps are queued as its candidates. Drift compares the day with the
-    previous days that the same judge configuration scored: another judge's scores are another scale."""
+    corpus version of ``corpus_root``, and gaps are queued as its candidates, written into the review files in
+    ``outbox`` at once (``app.review_queue``). Drift compares the day with the previous days that the same judge
+    configuration scored: another judge's scores are another scale."""
     read = read_logs(folder, day)
     sample = sample_day(read.records, day, policy.sample_size)
     outcome = score_queries(sample, judge, store.llm_cache(), embedder)
@@ -95,6 +97,8 @@ def score_production_day(store: Store, day: date, folder: Path, judge: LLMClient
     version = store.corpus().latest_version(str(corpus_root))
     gaps = coverage_gaps(read.records, _golden_items(store, version), embedder, policy.coverage_threshold)
     queued = _queue_gaps(store, version, gaps, read) if policy.queue_coverage_gaps else 0
+    if queued and outbox is not None:
+        write_review_queue(store, outbox, version)
     return ProductionDayOutcome(day, read, len(sample), outcome, card, previous, run_id, drift, gaps, queued,
                                 version if queued else None)
 

@@ -104,10 +104,13 @@ def test_a_question_unlike_any_golden_item_is_a_coverage_gap_queued_for_review(p
         assert meta["queued_for_corpus_version"] == version
         covered = [line for line in meta["coverage_gap_list"].splitlines() if " in version " in line.lower()]
         assert covered == [], "questions taken from the golden set must not be gaps"
+        queued = {row["question"]: row for row in outbox_rows(version)}
+        assert UNCOVERED not in pending_before and UNCOVERED in queued, (
+            "the day writes what it queued into the experts' review file at once: nothing the queue's asset reads "
+            "changed, so it would not run again")
+        assert queued[UNCOVERED]["decision"] == ""
         dg.materialize([curation_queue], partition_key=version, instance=instance, resources=RESOURCES)
-    queued = {row["question"]: row for row in outbox_rows(version)}
-    assert UNCOVERED not in pending_before and UNCOVERED in queued
-    assert queued[UNCOVERED]["decision"] == ""
+    assert {row["question"] for row in outbox_rows(version)} == set(queued), "the queue's asset writes the same"
 
 
 def _tick(instance: dg.DagsterInstance, cursor: str | None) -> dg.SensorResult:

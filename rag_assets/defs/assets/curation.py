@@ -13,10 +13,8 @@ import functools
 import dagster as dg
 
 from rag_assets.app.curation_import import DecisionImport, applied_files_digest, import_decisions
+from rag_assets.app.review_queue import write_review_queue
 from rag_assets.corpus.models import sha256_hex
-from rag_assets.curation.queue import outbox_paths, review_rows, workbook_rows
-from rag_assets.curation.review_writer import write_review_files
-from rag_assets.curation.workbook import write_review_workbook
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.reuse import last_materialization
@@ -54,33 +52,24 @@ def build_curation_queue(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     )
     def curation_queue(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
         services = lifecycle.services(context)
-        store, curation = services.store, services.curation
-        version = context.partition_key
-        conflicts = {c.candidate_id: c.decisions for c in store.curation().conflicts(version)}
-        pending = store.candidates().for_version(version, status="pending")
-        pending += list(store.candidates().by_ids(list(conflicts)).values())
-        chunks = {c.chunk_id: c for c in store.corpus().snapshot_chunks(version)}
-        rows = review_rows(pending, chunks, conflicts=conflicts)
-        csv_path, jsonl_path = outbox_paths(curation.folders().outbox, version)
-        write_review_files(rows, csv_path, jsonl_path)
-        xlsx_path = write_review_workbook(workbook_rows(pending, chunks, rows, conflicts), csv_path.with_suffix(".xlsx"))
+        queue = write_review_queue(services.store, services.curation.folders().outbox, context.partition_key)
         by_type: dict[str, int] = {}
-        for candidate in pending:
+        for candidate in queue.pending:
             by_type[candidate.question_type] = by_type.get(candidate.question_type, 0) + 1
         return dg.MaterializeResult(
             metadata={
-                "pending": dg.MetadataValue.int(len(rows)),
-                "conflicts": dg.MetadataValue.int(len(conflicts)),
-                "requeued_stale": dg.MetadataValue.int(sum(1 for c in pending if c.origin_item_id)),
-                "review_workbook": dg.MetadataValue.path(str(xlsx_path)),
-                "review_csv": dg.MetadataValue.path(str(csv_path)),
-                "review_jsonl": dg.MetadataValue.path(str(jsonl_path)),
+                "pending": dg.MetadataValue.int(len(queue.rows)),
+                "conflicts": dg.MetadataValue.int(len(queue.conflicts)),
+                "requeued_stale": dg.MetadataValue.int(sum(1 for c in queue.pending if c.origin_item_id)),
+                "review_workbook": dg.MetadataValue.path(str(queue.xlsx_path)),
+                "review_csv": dg.MetadataValue.path(str(queue.csv_path)),
+                "review_jsonl": dg.MetadataValue.path(str(queue.jsonl_path)),
                 "by_type": dg.MetadataValue.md(markdown_table(["type", "pending"], sorted(by_type.items()))),
                 "preview": dg.MetadataValue.md(markdown_table(
-                    ["candidate", "type", "question"], [(r["candidate_id"], r["question_type"], r["question"]) for r in rows],
-                    limit=15)),
+                    ["candidate", "type", "question"],
+                    [(r["candidate_id"], r["question_type"], r["question"]) for r in queue.rows], limit=15)),
             },
-            data_version=dg.DataVersion(sha256_hex("\n".join(r["candidate_id"] for r in rows))[:16]),
+            data_version=dg.DataVersion(sha256_hex("\n".join(r["candidate_id"] for r in queue.rows))[:16]),
         )
 
     return curation_queue

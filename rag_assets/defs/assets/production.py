@@ -127,7 +127,7 @@ def _day_metadata(scored: ProductionDayOutcome, folder: Path) -> dict[str, dg.Me
 @functools.cache
 def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
-        required_resource_keys=lifecycle.resource_keys("store", "llm", "corpus", "production_logs"),
+        required_resource_keys=lifecycle.resource_keys("store", "llm", "corpus", "production_logs", "curation"),
         key_prefix=lifecycle.key_prefix,
         partitions_def=lifecycle.production_days,
         group_name=lifecycle.named("production"),
@@ -141,7 +141,7 @@ def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "scored with the reference-free metrics (faithfulness with hallucination types, answer relevance, context "
             "precision, citation accuracy) by the evaluation's judge and cache; compared with the previous days by "
             "drift checks that account for the sample's noise; production questions no golden item resembles are "
-            "listed as coverage gaps and queued as review candidates."
+            "listed as coverage gaps and queued as review candidates, written into the experts' review files at once."
         ),
     )
     def production_sample(context: dg.AssetExecutionContext, config: ProductionSampleConfig):
@@ -155,7 +155,7 @@ def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
                            config.coverage_threshold, config.queue_coverage_gaps)
         folder = services.production_logs.folder()
         scored = score_production_day(store, date.fromisoformat(context.partition_key), folder, judge, embedder,
-                                      services.corpus.resolved_root(), policy)
+                                      services.corpus.resolved_root(), policy, services.curation.folders().outbox)
         for bad in scored.read.bad_lines:
             context.log.warning(f"skipped {bad.file} line {bad.line}: {bad.reason}")
         faithfulness_alert = scored.drift["faithfulness"].alert
