@@ -18,7 +18,7 @@ from typing import Protocol
 
 from rag_assets.app.judge_review import ReviewSent, send_judge_review
 from rag_assets.app.store import Store
-from rag_assets.calibration.models import UNRECORDED_JUDGE, JudgeConfig, comparable_metrics, same_judge
+from rag_assets.calibration.models import JudgeConfig, comparable_metrics
 from rag_assets.calibration.sample import DEFAULT_SAMPLE_SIZE
 from rag_assets.corpus.models import SnapshotChunk
 from rag_assets.errors import RagAssetsError
@@ -256,8 +256,7 @@ def _baseline(store: Store, calibrations: SqlCalibrationRepository, request: Eva
         return None
     answers = {r.item_id: r.answer for r in store.rag().results(record.rag_run_id)}
     values = repo.item_values(record.evaluation_id)[0]
-    recorded = calibrations.judge_keys([record.evaluation_id]).get(record.evaluation_id)
-    other = None if same_judge(recorded, request.judge.key) else recorded or UNRECORDED_JUDGE
+    other = calibrations.scored_elsewhere([record.evaluation_id], request.judge.key).get(record.evaluation_id)
     return Baseline(record.evaluation_id, values, answers, other_judge=other)
 
 
@@ -295,9 +294,7 @@ def evaluate_run(store: Store, calibrations: SqlCalibrationRepository, shards: S
                                    responses, request.review_size)
         written.extend(review.files or ())
         history = repo.history(store.corpus().lineage(request.corpus_version))
-        judges = calibrations.judge_keys([h.evaluation_id for h in history])
-        elsewhere = {h.evaluation_id for h in history
-                     if not same_judge(judges.get(h.evaluation_id), request.judge.key)}
+        elsewhere = set(calibrations.scored_elsewhere([h.evaluation_id for h in history], request.judge.key))
         report = render_report(evaluation_id, request.corpus_version, run, assessment, items, responses, history,
                                against, review.calibration, request.probes, elsewhere)
         path = places.report_dir / f"{evaluation_id}.html"

@@ -11,7 +11,9 @@ from pathlib import Path
 from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Engine
 
-from rag_assets.calibration.models import ExpertVerdict, JudgeConfig, JudgeReview, ReviewItem, StoredCalibration, verdict
+from rag_assets.calibration.models import (
+    UNRECORDED_JUDGE, ExpertVerdict, JudgeConfig, JudgeReview, ReviewItem, StoredCalibration, same_judge, verdict,
+)
 from rag_assets.calibration.stats import MetricCalibration
 from rag_assets.store.engine import write_transaction
 from rag_assets.store.tables import ExpertVerdictRow, JudgeCalibrationRow, JudgeReviewImportRow, JudgeReviewSampleRow
@@ -58,6 +60,13 @@ class SqlCalibrationRepository:
             rows = conn.execute(select(SAMPLE.c.evaluation_id, SAMPLE.c.judge_config)
                                 .where(SAMPLE.c.evaluation_id.in_(list(evaluation_ids)))).all()
         return {evaluation_id: key for evaluation_id, key in rows}
+
+    def scored_elsewhere(self, evaluation_ids: Collection[str], judge_key: str) -> dict[str, str]:
+        """Those of ``evaluation_ids`` that another judge configuration than ``judge_key`` scored, or one never
+        recorded (``UNRECORDED_JUDGE``), with that configuration's key: their judge-scored metrics are not
+        comparable with this judge's (``calibration.models.same_judge``)."""
+        keys = self.judge_keys(evaluation_ids)
+        return {e: keys.get(e, UNRECORDED_JUDGE) for e in evaluation_ids if not same_judge(keys.get(e), judge_key)}
 
     def current_config(self) -> JudgeConfig | None:
         """The judge configuration of the newest evaluation that sent a sample: the one in use now."""

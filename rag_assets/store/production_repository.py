@@ -47,8 +47,7 @@ class SqlProductionRepository:
                  "failure": row["failure"]} for row in score_rows(items)]
         with write_transaction(self.engine) as conn:
             conn.execute(insert(RUN).values(run_id=run_id, day=day.isoformat(), judge=judge, judge_key=judge_key,
-                                            records=records,
-                                            bad_lines=bad_lines, sample_size=len(items),
+                                            records=records, bad_lines=bad_lines, sample_size=len(items),
                                             aggregates_json=json.dumps(aggregates)))
             for batch in batched(rows):
                 conn.execute(insert(SCORE), batch)

@@ -66,8 +66,10 @@ _DECLINE = re.compile(
 _LACKS = re.compile(r"\b(?:(?:does|do|did)(?:\s+not|n['’]t)\s+(?:provide|contain|include|address|cover|give|discuss)"
                     r"|(?:is|are|was|were)(?:\s+not|n['’]t)\s+(?:provided|given|available|covered|found|discussed"
                     r"|included))\b", re.IGNORECASE)
-_SOURCE_NOUN = (r"(?:contexts?|documents?|documentation|texts?|excerpts?|passages?|sources?|articles?|manuals?"
-                r"|information|materials?)")
+#: the sources an answer looked in
+_SOURCE_WORDS = "context document documentation text excerpt passage source article manual information material"
+_SOURCE_NOUN = r"(?:" + "|".join(f"{w}s?" for w in _SOURCE_WORDS.split()) + ")"
+_SOURCE_IN_PHRASE = re.compile(_SOURCE_NOUN, re.IGNORECASE)
 #: a source as the subject before a phrase ("the retrieved documents do not ...") or its place after it ("... is
 #: not found in the provided context")
 _SOURCE_BEFORE = re.compile(r"\b(?:the|these|those|this|provided|given|retrieved|available|supplied)\s+(?:\w+\s+){0,2}"
@@ -77,8 +79,7 @@ _SOURCE_AFTER = re.compile(r"\s*(?:in|from|within)\s+(?:the|these|those|this|any
 #: the words a decline is framed in: where the answer looked, and apologies ("Unfortunately, the retrieved
 #: documents do not specify ..."); they do not count as something a declining sentence states
 _DECLINE_FRAME = frozenset(_STEMMER.stemWords(
-    "based provided given retrieved available supplied context document documentation text excerpt passage "
-    "source information unfortunately sorry afraid".split()))
+    f"based provided given retrieved available supplied unfortunately sorry afraid {_SOURCE_WORDS}".split()))
 #: generic hedges and pleasantries that state nothing about the question ("it depends", "I hope this helps")
 _HEDGE = re.compile(r"\b(?:it\s+depends|depends\s+on\s+(?:a\s+number\s+of|many|various)\s+factors|may\s+vary"
                     r"|can\s+vary|generally\s+speaking|as\s+is\s+often\s+the\s+case|best\s+to\s+check"
@@ -130,10 +131,11 @@ def numbers_stated(text: str) -> frozenset[str]:
     digits are looked up in. A claim's own words are not read as numbers ("the one that"), only its digits.
     Digit groups split by a spaced separator ("235, 000" in tokenised text, "235 000" in SI style) are read
     both ways, as one number and as a list, since either may be meant ("64, 128 and 256" is a list)."""
-    words = re.findall(r"[a-z]+", text.lower())
+    lower = text.lower()
+    words = re.findall(r"[a-z]+", lower)
     spaced = numbers(_spaced(text))
     compound = frozenset(str(int(_NUMBER_WORDS[tens]) + int(_NUMBER_WORDS[unit]))
-                         for tens, unit in _COMPOUND.findall(text.lower()))
+                         for tens, unit in _COMPOUND.findall(lower))
     return numbers(text) | spaced | compound | frozenset(_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS)
 
 
@@ -210,7 +212,7 @@ def statements(text: str) -> list[str]:
 def _about_a_source(sentence: str, match: re.Match[str]) -> bool:
     """Whether a decline phrase speaks of the sources: one names them ("none of the sources discuss"), is their
     subject ("the documents do not mention") or their place ("is not found in the provided context")."""
-    return bool(re.search(_SOURCE_NOUN, match.group(), re.IGNORECASE)
+    return bool(_SOURCE_IN_PHRASE.search(match.group())
                 or _SOURCE_BEFORE.search(sentence, max(0, match.start() - 60), match.start())
                 or _SOURCE_AFTER.match(sentence, match.end()))
 
@@ -224,16 +226,16 @@ def is_decline(sentence: str, question: str = "") -> bool:
     declines; "I don't know him, but he is a great athlete and philanthropist." states something. Words that
     also state facts of the world ("does not contain", "isn't included") decline only about a source: "Water
     does not contain proteins." and "Cruise control isn't included." are claims to check."""
-    found = [m for m in _DECLINE.finditer(sentence)]
-    found += [m for m in _LACKS.finditer(sentence) if _about_a_source(sentence, m)]
+    lacks = [m for m in _LACKS.finditer(sentence) if _about_a_source(sentence, m)]
+    declines = list(_DECLINE.finditer(sentence))
     hedges = list(_HEDGE.finditer(sentence))
-    if not found and not hedges:
+    if not (lacks or declines or hedges):
         return False
     rest = sentence
-    for m in sorted(found + hedges, key=lambda m: m.start(), reverse=True):
+    for m in sorted(lacks + declines + hedges, key=lambda m: m.start(), reverse=True):
         rest = rest[:m.start()] + " " + rest[m.end():]
     if numbers(rest) - numbers(question):
         return False
-    if any(_about_a_source(sentence, m) for m in found):
+    if lacks or any(_about_a_source(sentence, m) for m in declines):
         return True
     return len(set(stems(rest)) - set(stems(question)) - _DECLINE_FRAME) < OWN_WORDS
