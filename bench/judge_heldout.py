@@ -2,7 +2,7 @@
 
     python scripts/make_heldout_samples.py --qags <qags>/data --squad dev-v2.0.json \\
         [--begin <BEGIN>] [--lfqa <LFQA-Verification>/data] \\
-        [--wikiqa WikiQA-test.tsv] [--llmbar <LLMBar>/Dataset]   # once
+        [--wikiqa WikiQA-test.tsv] [--llmbar <LLMBar>/Dataset] [--halueval <HaluEval>/generation/qa]   # once
     python bench/judge_heldout.py [--heldout tests/scoring/heldout] [--dev tests/scoring/judge_dev]
 
 Every answer goes through ``rag_assets.scoring.single.judge_cases`` (what ``rag_assets.judge`` runs) with
@@ -14,8 +14,9 @@ seed 0). Detection on a set with more than two labels scores the two it names an
 mean score beside it. Answer relevance (WikiQA, LLMBar, MT-Bench) has no contexts to support, so its
 lexical baseline is the share of the answer's content words found in the question, printed beside the share
 of the question's content words found in the answer and "the longer answer wins" (words; ties half).
-BEGIN, LFQA-Verification, WikiQA and LLMBar are optional: without their samples their rows are skipped with
-a note. The dev set's labels come from construction, not people: its figures are dev figures.
+BEGIN, LFQA-Verification, WikiQA, LLMBar and HaluEval are optional: without their samples their rows are
+skipped with a note. HaluEval's labels and the dev set's come from construction, not people; the dev set's
+figures are dev figures.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from rag_assets.llm.offline import OfflineClient  # noqa: E402
 from rag_assets.scoring.agreement import Estimate, bootstrap, pair_agreement, roc_auc  # noqa: E402
+from rag_assets.scoring.offline_judge.text import is_decline, statements  # noqa: E402
 from rag_assets.scoring.single import Case, judge_cases  # noqa: E402
 from rag_assets.text.tokens import content_words  # noqa: E402
 
@@ -145,10 +147,19 @@ def begin(directory: Path) -> list[Measured]:
     for name, file in (("BEGIN WoW (test)", "begin_wow.jsonl"), ("BEGIN CMU-DoG (dev)", "begin_cmu.jsonl"),
                        ("BEGIN TopicalChat (dev)", "begin_tc.jsonl")):
         rows = _rows(directory / file)
-        out.append(_detection(f"{name} responses: fully vs not fully attributable (faithfulness)",
-                              [Case(r["question"], r["answer"], [r["context"]]) for r in rows],
-                              [r["label"] for r in rows], "Fully attributable", "Not fully attributable"))
+        for subset, kept in (("responses", rows), ("responses stating something", [r for r in rows if _states(r)])):
+            out.append(_detection(f"{name} {subset}: fully vs not fully attributable (faithfulness)",
+                                  [Case(r["question"], r["answer"], [r["context"]]) for r in kept],
+                                  [r["label"] for r in kept], "Fully attributable", "Not fully attributable"))
     return out
+
+
+def _states(row: dict[str, Any]) -> bool:
+    """Whether a response states something: a sentence that is no question and no decline. A reply that only
+    asks back ("have you seen it?") or does not know claims nothing, so faithfulness gives it 1 by definition
+    (the product's: a decline is not unfaithful), while BEGIN labels it not attributable; rows kept to responses
+    that state something show how the two compare where that definition does not decide."""
+    return any(not is_decline(s, row["question"]) for s in statements(row["answer"]))
 
 
 def lfqa(directory: Path) -> list[Measured]:
@@ -184,11 +195,21 @@ def llmbar(directory: Path) -> list[Measured]:
     return [_preferred(f"{name} (answer relevance)", _rows(directory / file)) for file, name in LLMBAR]
 
 
-#: the optional held-out sets: title, the sample whose absence skips them, how to build it, their rows
-OPTIONAL = (("BEGIN", "begin_wow.jsonl", "--begin", begin),
-            ("LFQA-Verification", "lfqa_sentences.jsonl", "--lfqa", lfqa),
-            ("WikiQA", "wikiqa_pairs.jsonl", "--wikiqa", wikiqa),
-            ("LLMBar and MT-Bench", "llmbar_natural.jsonl", "--llmbar", llmbar))
+def halueval(directory: Path) -> list[Measured]:
+    """HaluEval QA: HotpotQA's gold answer against an answer ChatGPT was asked to hallucinate, with the knowledge."""
+    pairs = _rows(directory / "halueval_qa_pairs.jsonl")
+    return [_pairwise("HaluEval QA: gold vs hallucinated answer to one question (faithfulness)",
+                      [Case(p["question"], p["good"], [p["context"]]) for p in pairs],
+                      [Case(p["question"], p["bad"], [p["context"]]) for p in pairs], "faithfulness")]
+
+
+#: the optional held-out sets: title, who labelled them, the sample whose absence skips them, how to build it,
+#: their rows
+OPTIONAL = (("BEGIN", "human-labelled", "begin_wow.jsonl", "--begin", begin),
+            ("LFQA-Verification", "human-labelled", "lfqa_sentences.jsonl", "--lfqa", lfqa),
+            ("WikiQA", "human-labelled", "wikiqa_pairs.jsonl", "--wikiqa", wikiqa),
+            ("LLMBar and MT-Bench", "human-labelled", "llmbar_natural.jsonl", "--llmbar", llmbar),
+            ("HaluEval", "labels by the dataset's construction", "halueval_qa_pairs.jsonl", "--halueval", halueval))
 
 
 def dev(directory: Path) -> list[Measured]:
@@ -227,9 +248,9 @@ def main() -> None:
         sys.exit(f"--heldout {args.heldout}: no samples there; build them with scripts/make_heldout_samples.py "
                  "(e.g. --qags qags/data --squad dev-v2.0.json --out tests/scoring/heldout)")
     _print("Held-out, human-labelled (ties count half)", heldout(args.heldout))
-    for title, sample, flag, measure in OPTIONAL:
+    for title, labels, sample, flag, measure in OPTIONAL:
         if (args.heldout / sample).is_file():
-            _print(f"Held-out, {title} (human-labelled; ties count half)", measure(args.heldout))
+            _print(f"Held-out, {title} ({labels}; ties count half)", measure(args.heldout))
         else:
             print(f"\n{title}: no {sample} in {args.heldout}; skipped (build it with make_heldout_samples.py {flag})")
     _print("Dev set (labels by construction; DEV figures, looked at while building)", dev(args.dev))

@@ -1,7 +1,7 @@
 """Write the offline judge's held-out samples (tests/scoring/heldout/) from public human-labelled data.
 
-Six sources, each read as fetched (see tests/scoring/heldout/PROVENANCE.txt for repository, commit, file
-and licence); the last four are optional:
+Seven sources, each read as fetched (see tests/scoring/heldout/PROVENANCE.txt for repository, commit, file
+and licence); the last five are optional:
 
 * QAGS (Wang et al., 2020; ``data/mturk_cnndm.jsonl`` and ``data/mturk_xsum.jsonl``): model summaries of
   news articles, each summary sentence judged by three crowd workers "is it supported by the article?".
@@ -35,13 +35,18 @@ and licence); the last four are optional:
   GPTInst) or is superficially better (GPTOut, Manual). Its ``Processed/MT-Bench`` holds 200 first-turn
   MT-Bench pairs with the majority vote of its expert human judges, ties removed. ``llmbar_*.jsonl`` and
   ``mtbench_human.jsonl``: every pair, the better output first (pairwise answer relevance).
+* HaluEval QA (Li et al., 2023; ``generation/qa/``): HotpotQA questions with the Wikipedia knowledge that
+  answers them and HotpotQA's gold answer, beside a hallucinated answer ChatGPT was asked to write for the same
+  question (one-turn and multi-turn instructions, 500 each). ``halueval_qa_pairs.jsonl``: every pair, the gold
+  answer as the good one (pairwise faithfulness; labels by the dataset's construction, not by annotators).
 
 Run from the repository root (rows keep their source order; a sample is drawn with a fixed seed and
 keeps source order too)::
 
     python scripts/make_heldout_samples.py --qags <qags checkout>/data --squad dev-v2.0.json \\
         [--begin <BEGIN checkout>] [--lfqa <LFQA-Verification checkout>/data] \\
-        [--wikiqa WikiQA-test.tsv] [--llmbar <LLMBar checkout>/Dataset] --out tests/scoring/heldout
+        [--wikiqa WikiQA-test.tsv] [--llmbar <LLMBar checkout>/Dataset] \\
+        [--halueval <HaluEval checkout>/generation/qa] --out tests/scoring/heldout
 """
 
 from __future__ import annotations
@@ -68,6 +73,7 @@ LLMBAR_SETS = {"llmbar_natural.jsonl": "LLMBar/Natural", "llmbar_neighbor.jsonl"
                "llmbar_gptinst.jsonl": "LLMBar/Adversarial/GPTInst", "llmbar_gptout.jsonl": "LLMBar/Adversarial/GPTOut",
                "llmbar_manual.jsonl": "LLMBar/Adversarial/Manual",
                "mtbench_human.jsonl": "Processed/MT-Bench"}  # sample: the LLMBar folder holding its dataset.json
+HALUEVAL_FILES = ("qa_one-turn_data.json", "qa_multi-turn_data.json")  # JSON lines, despite the name
 
 
 def _consistent(sentence: dict[str, Any]) -> bool:
@@ -191,6 +197,15 @@ def llmbar_pairs(path: Path, source: str) -> Iterator[dict[str, Any]]:
                "bad": row[f"output_{3 - better}"]}
 
 
+def halueval_pairs(folder: Path) -> Iterator[dict[str, Any]]:
+    """HaluEval's QA files: per row, HotpotQA's gold answer against the hallucinated one, with the knowledge."""
+    for file in HALUEVAL_FILES:
+        for n, line in enumerate((folder / file).read_text(encoding="utf-8").splitlines()):
+            row = json.loads(line)
+            yield {"id": f"halueval-{file.split('_')[1]}-{n}", "question": row["question"], "context": row["knowledge"],
+                   "good": row["right_answer"], "bad": row["hallucinated_answer"]}
+
+
 def write(rows: Sequence[dict[str, Any]], path: Path) -> None:
     path.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
 
@@ -203,6 +218,7 @@ def main() -> None:
     parser.add_argument("--lfqa", type=Path, help="LFQA-Verification's data/ folder (optional)")
     parser.add_argument("--wikiqa", type=Path, help="WikiQA's labelled test TSV (optional)")
     parser.add_argument("--llmbar", type=Path, help="LLMBar's Dataset/ folder (optional)")
+    parser.add_argument("--halueval", type=Path, help="HaluEval's generation/qa/ folder (optional)")
     parser.add_argument("--out", type=Path, default=Path("tests/scoring/heldout"))
     args = parser.parse_args()
     cnndm = list(qags_rows(args.qags / "mturk_cnndm.jsonl", "qags-cnndm"))
@@ -239,6 +255,10 @@ def main() -> None:
             pairs = list(llmbar_pairs(args.llmbar / folder / "dataset.json", name.removesuffix(".jsonl")))
             write(pairs, args.out / name)
             print(f"{len(pairs)} LLMBar pairs ({folder}) -> {args.out / name}")
+    if args.halueval:
+        pairs = list(halueval_pairs(args.halueval))
+        write(pairs, args.out / "halueval_qa_pairs.jsonl")
+        print(f"{len(pairs)} HaluEval QA pairs -> {args.out}")
 
 
 if __name__ == "__main__":
