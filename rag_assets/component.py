@@ -23,6 +23,7 @@ import dagster as dg
 from pydantic import Field
 
 from rag_assets.errors import ConfigError
+from rag_assets.llm.factory import DEFAULT_MODEL, llm_identity
 from rag_assets.settings import (DATABASE_URL_ENV, DEFAULT_EVALUATION_CRON, DEFAULT_PRODUCTION_START, checked_cron,
                                  checked_iso_date, current_settings, environment)
 
@@ -136,7 +137,9 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
         cron = checked_cron("evaluation_cron", self.evaluation_cron or DEFAULT_EVALUATION_CRON)
         return Lifecycle(name=self.name, production_start=start, evaluation_cron=cron,
                          sensor_interval=self.sensor_interval_seconds, threshold_profile=self.threshold_profile,
-                         thresholds_file=self._path(self.thresholds_file, base))
+                         thresholds_file=self._path(self.thresholds_file, base),
+                         judge=llm_identity(self.llm.provider, self._key_variable() is not None,
+                                            self.llm.judge_model or self.llm.model or DEFAULT_MODEL))
 
     def home_path(self, base: Path | None = None) -> Path:
         """``home``, or ``<RAG_ASSETS_HOME>/<name>``."""
@@ -174,14 +177,20 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
         from rag_assets.defs.resources import LLMResource
 
         options: dict[str, object] = self.llm.model_dump(exclude={"api_key"}, exclude_none=True)
-        if self.llm.api_key is not None:
-            match = _ENV_REFERENCE.match(self.llm.api_key)
-            if match is None:
-                raise ConfigError(f"instance {self.name}: llm.api_key must name the environment variable that holds "
-                                  "the key, as '${ANTHROPIC_API_KEY}', never the key itself")
-            if environment().get(match.group(1)):
-                options["api_key"] = dg.EnvVar(match.group(1))
+        variable = self._key_variable()
+        if variable is not None:
+            options["api_key"] = dg.EnvVar(variable)
         return LLMResource(**options)
+
+    def _key_variable(self) -> str | None:
+        """The variable ``llm.api_key`` names, when it holds a key now (None: no key, so auto is offline)."""
+        if self.llm.api_key is None:
+            return None
+        match = _ENV_REFERENCE.match(self.llm.api_key)
+        if match is None:
+            raise ConfigError(f"instance {self.name}: llm.api_key must name the environment variable that holds "
+                              "the key, as '${ANTHROPIC_API_KEY}', never the key itself")
+        return match.group(1) if environment().get(match.group(1)) else None
 
     @staticmethod
     def _path(value: str | None, base: Path | None) -> str | None:

@@ -4,6 +4,7 @@ what depends on it, and only that."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -13,6 +14,11 @@ import pytest
 from sqlalchemy import func, select
 
 from rag_assets.cli import main
+from rag_assets.defs.assets.production import production_code_version
+from rag_assets.defs.freshness import already_scored, stale_selection
+from rag_assets.defs.graph import build_definitions
+from rag_assets.defs.jobs import build_lifecycle_job
+from rag_assets.defs.lifecycle import BUNDLED
 from rag_assets.defs.resources import RESOURCES
 from rag_assets.store.tables import (CandidateRow, EvaluationRow, GoldenVersionRow, LLMCacheRow, ProductionRunRow,
                                      RagRunRow)
@@ -89,6 +95,20 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
     assert status[7:] == ["waiting:", f"  {pending} candidate questions of {version} have no review decision yet "
                           f"(review file: {project_env.parent / 'curation' / 'outbox' / f'review-{version}.csv'})"], \
         "the bundled review was applied; what production traffic queued since waits"
+
+    # the same home under another judge (a key set, another judge model, new offline heuristics): what the judge
+    # scored is stale, in Dagster's account and for the production days, and nothing upstream of it is
+    instance_home = str(project_env / "dagster")
+    other = dataclasses.replace(BUNDLED, judge="anthropic:claude-another")
+    sample_key, logs = BUNDLED.key("production_sample"), RESOURCES["production_logs"].folder()
+    with dg.DagsterInstance.from_config(instance_home) as instance:
+        for lifecycle, stale, scored in ((BUNDLED, [], 7), (other, ["evaluation", "judge_probes"], 0)):
+            defs = build_definitions(lifecycle, RESOURCES)
+            keys = stale_selection(instance, defs, build_lifecycle_job(lifecycle).selection, version)
+            assert [key.to_user_string() for key in keys] == stale, lifecycle.judge
+            days = [p for p in defs.resolve_assets_def(sample_key).partitions_def.get_partition_keys()
+                    if p in first_run]
+            assert len(already_scored(instance, sample_key, production_code_version(lifecycle), logs, days)) == scored
 
 
 def test_a_new_review_file_reruns_the_decisions_and_what_depends_on_them(

@@ -247,7 +247,8 @@ def _run_production(instance: dg.DagsterInstance, target: Driven) -> tuple[list[
 
     logs, sample = target.resource("production_logs").folder(), target.key("production_sample")
     days = _logged_days(logs, target.defs.resolve_assets_def(sample).partitions_def) if logs.is_dir() else []
-    scored = already_scored(instance, sample, logs, days)
+    scored = already_scored(instance, sample, target.defs.resolve_assets_def(sample).code_versions_by_key[sample], logs,
+                            days)
     if days:
         print(f"production logs: {logs} -> days {days[0]} .. {days[-1]}"
               + (f" ({len(scored)} scored already on the same records)" if scored else ""))

@@ -76,14 +76,17 @@ def stale_selection(instance: dg.DagsterInstance, defs: dg.Definitions, selectio
     return sorted(dg.AssetSelection.assets(*changed).downstream().resolve(graph) & keys)
 
 
-def already_scored(instance: dg.DagsterInstance, asset: dg.AssetKey, folder, days: Collection[str]) -> set[str]:
+def already_scored(instance: dg.DagsterInstance, asset: dg.AssetKey, code_version: str, folder,
+                   days: Collection[str]) -> set[str]:
     """The days whose newest production_sample materialization (by the CLI, a backfill or the log
-    sensor) has the data version the day's records give now: scoring them again would change nothing.
-    A log that cannot be read now counts as changed: the run is requested, never lost."""
+    sensor) has the data version the day's records give now and was scored under ``code_version`` (the
+    asset's now: the same judge): scoring them again would change nothing. A log that cannot be read now
+    counts as changed: the run is requested, never lost."""
     try:
         current = logged_days(folder) if days else {}
     except OSError:
         return set()
-    return {day for day in days
-            if (version := _data_version(last_materialization(instance, asset, day))) is not None
-            and version == current.get(day)}
+    records = {day: last_materialization(instance, asset, day) for day in days}
+    return {day for day, record in records.items()
+            if record is not None and _data_version(record) == current.get(day) is not None
+            and record.asset_materialization.tags.get(CODE_VERSION_TAG) == code_version}

@@ -22,6 +22,7 @@ import dagster as dg
 
 from rag_assets.defs.services import Services
 from rag_assets.errors import ConfigError
+from rag_assets.llm.factory import DEFAULT_MODEL, llm_identity
 from rag_assets.settings import DEFAULT_EVALUATION_CRON, DEFAULT_PRODUCTION_START, Settings, current_settings
 
 #: The asset groups of one instance; a named instance prefixes each with its name.
@@ -35,6 +36,10 @@ class Lifecycle:
     ``sensor_interval``: seconds between ticks of every sensor; None keeps each sensor's own default.
     ``threshold_profile`` / ``thresholds_file``: the evaluation's default thresholds (None: the config's own;
     run config may still choose others).
+    ``judge``: the judge the instance's LLM resource gives when the code location loads (``llm_identity``; None:
+    unknown). It is part of the code version of every asset the judge scores (``judged``), so that once a key is
+    set, another judge model is chosen or the offline heuristics change, Dagster and ``rag-assets run`` find those
+    assets stale instead of showing the scores of the judge before as current.
     """
 
     name: str | None = None
@@ -43,6 +48,7 @@ class Lifecycle:
     sensor_interval: int | None = None
     threshold_profile: str | None = None
     thresholds_file: str | None = None
+    judge: str | None = None
 
     def __post_init__(self) -> None:
         if self.name is not None and not _NAME.match(self.name):
@@ -53,7 +59,12 @@ class Lifecycle:
     def bundled(cls, settings: Settings) -> Lifecycle:
         """The unnamed instance, configured by the RAG_ASSETS_* variables when the code location loads."""
         return cls(production_start=settings.production_start, evaluation_cron=settings.evaluation_cron,
-                   sensor_interval=settings.sensor_interval)
+                   sensor_interval=settings.sensor_interval,
+                   judge=llm_identity("auto", settings.anthropic_api_key_set, DEFAULT_MODEL))
+
+    def judged(self, code_version: str) -> str:
+        """The code version of an asset the judge scores: ``code_version`` with the instance's judge."""
+        return f"{code_version}+{self.judge}" if self.judge else code_version
 
     def named(self, thing: str) -> str:
         """A job, sensor, schedule, group, partitions or resource name of this instance."""

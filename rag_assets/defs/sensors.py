@@ -18,6 +18,7 @@ from rag_assets.defs.assets.calibration import build_judge_calibration_job, judg
 from rag_assets.defs.assets.corpus import build_corpus_snapshot
 from rag_assets.app.curation_import import applied_files_digest
 from rag_assets.defs.assets.curation import decisions_unrecorded
+from rag_assets.defs.assets.production import production_code_version
 from rag_assets.defs.freshness import already_scored
 from rag_assets.defs.jobs import build_curation_import_job, build_lifecycle_job, build_production_job
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
@@ -183,8 +184,8 @@ def build_production_logs_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
             context.log.warning(f"cannot read log file {name}: {reason}")
         partitions = lifecycle.production_days
         first, last = partitions.get_first_partition_key(), partitions.get_last_partition_key()
-        scored = already_scored(context.instance, lifecycle.key("production_sample"), folder,
-                                ready_days(scan.cursor.pending, first, last))
+        scored = already_scored(context.instance, lifecycle.key("production_sample"), production_code_version(lifecycle),
+                                folder, ready_days(scan.cursor.pending, first, last))
         plan = plan_days(scan.cursor, first, last, scored)
         if plan.too_early:
             context.log.warning(f"log days before the first production partition {first} are ignored: "

@@ -99,7 +99,7 @@ def _judge_probes(lifecycle: Lifecycle, settings: ProbeSettings) -> dg.AssetsDef
         owners=OWNERS,
         kinds={"python", "anthropic"},
         pool=LLM_POOL,
-        code_version=settings.version,
+        code_version=lifecycle.judged(settings.version),
         automation_condition=EAGER_PAST_CHECKS,
         check_specs=[dg.AssetCheckSpec(
             PROBES_CHECK, asset=lifecycle.key("judge_probes"), partitions_def=lifecycle.corpus_versions,

@@ -124,6 +124,12 @@ def _day_metadata(scored: ProductionDayOutcome, folder: Path) -> dict[str, dg.Me
     }
 
 
+def production_code_version(lifecycle: Lifecycle) -> str:
+    """production_sample's code version: the judge prompts' and the instance's judge (``Lifecycle.judged``); a day
+    scored under another counts as not scored (``freshness.already_scored``)."""
+    return lifecycle.judged(JUDGE_TEMPLATES_REF)
+
+
 @functools.cache
 def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
@@ -133,7 +139,7 @@ def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         group_name=lifecycle.named("production"),
         owners=OWNERS,
         kinds={"python", "anthropic"},
-        code_version=JUDGE_TEMPLATES_REF,
+        code_version=production_code_version(lifecycle),
         pool=LLM_POOL,
         check_specs=_drift_checks(lifecycle),
         description=(
