@@ -22,6 +22,7 @@ from rag_assets.golden.sources import golden_source
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import OFFLINE
+from rag_assets.rag.error_budget import DEFAULT_MAX_ERROR_RATE, error_budget
 from rag_assets.rag.factory import system_for
 from rag_assets.rag.models import RagResponse
 from rag_assets.report.build import judge_label
@@ -112,9 +113,15 @@ class EvaluationResult:
         return f"profile {resolve_profile(profile_or_thresholds, self.judge_offline)}"
 
     def gates(self, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO,
-              max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE) -> Gates:
-        """The asset's threshold and judge-failure gates (no regression gate: there is no stored baseline)."""
-        return assess(self.outcome, Gating(self.thresholds(profile_or_thresholds), max_judge_failure_rate)).gates
+              max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE,
+              max_rag_error_rate: float = DEFAULT_MAX_ERROR_RATE) -> Gates:
+        """The asset's threshold and judge-failure gates, with the RAG run's error budget (rag_answers' blocking
+        check, which stops the assets before they score); no regression gate: there is no stored baseline. A
+        system that failed on every item fails here even when no gated metric applies to what is left."""
+        gates = assess(self.outcome, Gating(self.thresholds(profile_or_thresholds), max_judge_failure_rate)).gates
+        gates.rag_errors = error_budget([self.responses[i.item_id] for i in self.items if i.item_id in self.responses],
+                                        max_rag_error_rate)
+        return gates
 
     def write_report(self, path: str | Path, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO) -> Path:
         """The evaluation asset's HTML report of this result (gated by ``profile_or_thresholds``)."""

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from rag_assets.api import EvaluationResult
+from rag_assets.rag.error_budget import DEFAULT_MAX_ERROR_RATE
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
 from rag_assets.scoring.thresholds import AUTO, ThresholdResult
 
@@ -44,11 +45,13 @@ def _line(result: EvaluationResult, threshold: ThresholdResult) -> str:
 
 
 def quality_failures(result: EvaluationResult, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO,
-                     max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE) -> str | None:
+                     max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE,
+                     max_rag_error_rate: float = DEFAULT_MAX_ERROR_RATE) -> str | None:
     """What :func:`assert_quality` would say, or None when the result meets the thresholds."""
-    gates = result.gates(profile_or_thresholds, max_judge_failure_rate)
+    gates = result.gates(profile_or_thresholds, max_judge_failure_rate, max_rag_error_rate)
     failed = [t for t in gates.thresholds if not t.passed]
-    lines = [_line(result, t) for t in failed]
+    lines = [f"  RAG errors: {gates.rag_errors.describe()}"] if not gates.rag_error_budget_passed else []
+    lines += [_line(result, t) for t in failed]
     if not gates.failure_budget_passed:
         lines.append(f"  judge failures {gates.failure_rate:.1%} of {result.outcome.judge_calls} calls > budget "
                      f"{max_judge_failure_rate:.1%}")
@@ -63,10 +66,12 @@ def quality_failures(result: EvaluationResult, profile_or_thresholds: str | Path
 
 
 def assert_quality(result: EvaluationResult, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO,
-                   max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE) -> None:
+                   max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE,
+                   max_rag_error_rate: float = DEFAULT_MAX_ERROR_RATE) -> None:
     """Fail the calling test (AssertionError) unless every metric of ``profile_or_thresholds`` (a profile
-    name, a YAML/JSON thresholds file, or ``{metric: minimum}``) is at or above its minimum and the judge
-    failed on at most ``max_judge_failure_rate`` of its calls."""
-    message = quality_failures(result, profile_or_thresholds, max_judge_failure_rate)
+    name, a YAML/JSON thresholds file, or ``{metric: minimum}``) is at or above its minimum, the judge
+    failed on at most ``max_judge_failure_rate`` of its calls and the system on at most ``max_rag_error_rate`` of
+    the items (the asset's error budget)."""
+    message = quality_failures(result, profile_or_thresholds, max_judge_failure_rate, max_rag_error_rate)
     if message:
         raise AssertionError(message)

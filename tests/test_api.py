@@ -139,6 +139,35 @@ def test_assert_quality_lists_the_failing_metrics_with_their_worst_items_and_pas
         assert_quality(result, "auto")  # the offline judge's own profile
 
 
+def _failing(request: dict) -> dict:
+    """A system that is down for the rotation question and answers the other one."""
+    if "rotate" in request["question"]:
+        raise ConnectionError("search backend unreachable")
+    return _system(request)
+
+
+def test_a_system_that_failed_on_the_items_fails_the_gates_even_where_no_gated_metric_applies():
+    """The tester's case: every item raised, and a gate on a metric no item had left (citation accuracy) passed."""
+    frame = pd.DataFrame([
+        {"item_id": "limits", "user_input": "What is the rate limit?", "reference": "50 requests per minute.",
+         "reference_contexts": [LIMITS]},
+        {"item_id": "rotate", "user_input": "How do I rotate a key?", "reference": "Create a new key, delete the old.",
+         "reference_contexts": [ROTATE]},
+    ])
+    down = rag_assets.evaluate(frame.iloc[1:], _failing)
+    gates = down.gates({"citation_accuracy": 0.5})
+    assert [(t.metric, t.applicable) for t in gates.thresholds] == [("citation_accuracy", False)]
+    assert (gates.rag_errors.errors, gates.rag_errors.items, gates.passed) == (1, 1, False)
+    with pytest.raises(AssertionError) as failed:
+        assert_quality(down, {"citation_accuracy": 0.5})
+    assert str(failed.value).splitlines()[1].startswith(
+        "  RAG errors: 1 of 1 items errored (100.0%, budget 5.0%); exception x1, e.g. rotate: ")
+    half = rag_assets.evaluate(frame, _failing)
+    assert not half.gates({"faithfulness": 0.5}).passed, "one item of two errored: over the 5% budget"
+    assert half.gates({"faithfulness": 0.5}, max_rag_error_rate=0.5).passed
+    assert_quality(half, {"faithfulness": 0.5}, max_rag_error_rate=0.5)
+
+
 def test_at_k_3_the_profile_gates_hit_rate_at_3_not_a_cut_off_the_evaluation_never_computed():
     frame = pd.DataFrame([{"item_id": "limits", "user_input": "What is the rate limit?",
                            "reference": "50 requests per minute.", "reference_contexts": [LIMITS]}])

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
+from rag_assets.rag.error_budget import ErrorBudget
 from rag_assets.scoring.aggregate import Aggregate, aggregate_all, aggregate_by_type
 from rag_assets.scoring.evaluate import EvaluationOutcome, ItemScores
 from rag_assets.scoring.gates import ItemKey, RegressionResult, regression_gate
@@ -62,6 +63,9 @@ class Gates:
     failure_rate: float
     max_failure_rate: float
     notes: list[str] = field(default_factory=list)
+    #: the RAG run's error budget where the gates stand alone (the Python API); the assets gate it before any
+    #: scoring, as rag_answers' blocking check
+    rag_errors: ErrorBudget | None = None
 
     @property
     def thresholds_passed(self) -> bool:
@@ -76,8 +80,13 @@ class Gates:
         return self.failure_rate <= self.max_failure_rate
 
     @property
+    def rag_error_budget_passed(self) -> bool:
+        return self.rag_errors is None or self.rag_errors.passed
+
+    @property
     def passed(self) -> bool:
-        return self.thresholds_passed and self.regression_passed and self.failure_budget_passed
+        return (self.thresholds_passed and self.regression_passed and self.failure_budget_passed
+                and self.rag_error_budget_passed)
 
     def thresholds_text(self) -> str:
         failed = [t for t in self.thresholds if not t.passed]
