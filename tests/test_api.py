@@ -88,6 +88,19 @@ def test_a_dataframe_without_a_corpus_is_scored_against_its_own_reference_contex
     assert result.summary["system"] == "tests.test_api:_system" and result.summary["rag_errors"] == 0
 
 
+def test_a_context_holding_the_reference_context_with_text_around_it_hits_it():
+    """Without a corpus the reference contexts are the documents; a system's chunk is often longer than the one
+    sentence an expert marked. It was unmapped, a miss, once the text around it was over a fifth of the chunk."""
+    frame = pd.DataFrame([{"item_id": "limits", "question": "What is the rate limit?",
+                           "ground_truth": "50 requests per minute.", "reference_contexts": [LIMITS]}])
+    around = ("Quotas are counted per organisation and reset at midnight UTC; the dashboard shows the current use. "
+              f"{LIMITS} Requests over the limit get HTTP 429 with a Retry-After header saying when to try again.")
+    result = rag_assets.evaluate(frame, lambda request: {"answer": "50 per minute.",
+                                                         "retrieved": [{"id": "chunk-7", "text": around}]})
+    row = result.to_pandas().iloc[0]
+    assert (row["hit_rate@5"], row["recall@5"], row["mrr@5"], row["contexts_unmapped_share"]) == (1.0, 1.0, 1.0, 0.0)
+
+
 def test_evaluate_works_where_an_event_loop_is_running_as_in_a_notebook_cell():
     frame = pd.DataFrame([{"question": "What is the rate limit?", "ground_truth": "50 requests per minute.",
                            "reference_contexts": [LIMITS]}])

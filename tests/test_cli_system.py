@@ -31,7 +31,7 @@ def test_a_callable_in_the_current_directory_is_scored_and_the_summary_json_says
     data = json.loads(summary.read_text())
     (version, rag), = data["assets"]["rag_answers"].items()
     assert (rag["system"], rag["items"], rag["answered"], rag["errors"]) == ("team_rag:windows", 48, 48, 0)
-    assert 0 <= rag["contexts_unmapped_share"] <= 0.10 and set(rag["context_mapping"]) <= {"exact", "normalised", "fuzzy", "unmapped"}
+    assert 0 <= rag["contexts_unmapped_share"] <= 0.10 and set(rag["context_mapping"]) <= {"exact", "normalised", "fuzzy", "part", "unmapped"}
     evaluation = data["assets"]["evaluation"][version]
     assert evaluation["contexts_unmapped_share"] <= 0.10 and 0 < evaluation["recall@5"] <= 1
     checks = {(c["asset"], c["check"]): c for c in data["checks"]}

@@ -11,6 +11,13 @@ Three ways, tried in order in each candidate document, the first that succeeds w
   the text's words (as multisets); the best window wins, trimmed to its first and last shared word,
   and its share is the reported score (a label with small edits, a context a loader re-flowed).
 
+A retrieved context may also be placed by the part of it a document holds (``part``, asked for by the RAG
+step, never for a label, which must be found whole): failing the three ways in every candidate, the longest run
+of the text's words, in order, that a candidate holds, when it is more than half of the text's words or all of
+the document's. A system's chunk that carries the file's front matter, a heading of its own, or the text around
+a short reference document is then credited for the document text it holds; a chunk that only shares a phrase
+with a document stays unmapped. Its score is the run's share of the text's words.
+
 Candidate documents: the one the caller names first (a system's source, a label's file), then the
 documents that hold most of the text's rarest words (an inverted index built on first need).
 """
@@ -20,6 +27,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from rag_assets.evidence.documents import Document, Documents
 from rag_assets.evidence.spans import Span
@@ -35,8 +43,8 @@ _CANDIDATES = 4
 @dataclass(frozen=True)
 class Location:
     span: Span
-    method: str  # exact | normalised | fuzzy
-    score: float  # 1.0, or the fuzzy window's share of the text's words
+    method: str  # exact | normalised | fuzzy | part
+    score: float  # 1.0, or the share of the text's words the fuzzy window or the part holds
 
 
 def _normalised(text: str) -> tuple[str, list[int]]:
@@ -71,17 +79,22 @@ class Locator:
         self._normal: dict[str, tuple[str, list[int]]] = {}
         self._postings: dict[str, set[str]] | None = None
 
-    def locate(self, text: str, path: str | None = None) -> Location | None:
-        """Where ``text`` is in the documents (``path`` tried first), or None."""
+    def locate(self, text: str, path: str | None = None, *, part: bool = False) -> Location | None:
+        """Where ``text`` is in the documents (``path`` tried first), or None; with ``part``, failing that, the
+        part of it a document holds (see the module docstring)."""
         wanted = text.strip()
         if not wanted:
             return None
         words = tokenize(wanted)
-        for candidate in self._candidates(words, path):
+        candidates = self._candidates(words, path)
+        for candidate in candidates:
             found = self._in(self.documents[candidate], wanted, words)
             if found is not None:
                 return found
-        return None
+        if not part:
+            return None
+        parts = [found for c in candidates if (found := self._part(self.documents[c], words)) is not None]
+        return max(parts, key=lambda found: found.score, default=None)
 
     def _candidates(self, words: Sequence[str], path: str | None) -> list[str]:
         first = [path] if path is not None and path in self.documents else []
@@ -113,6 +126,17 @@ class Locator:
         if at >= 0:
             return Location(Span(document.path, offsets[at], offsets[at + len(needle) - 1] + 1), "normalised", 1.0)
         return self._fuzzy(document, words)
+
+    def _part(self, document: Document, words: Sequence[str]) -> Location | None:
+        """The longest run of ``words`` the body holds in order, if it is more than half of them or all the body's."""
+        spans = document.tokens
+        body_words = [document.body[start:end].lower() for start, end in spans]
+        run = SequenceMatcher(None, body_words, list(words), autojunk=False).find_longest_match(
+            0, len(body_words), 0, len(words))
+        if run.size == 0 or (2 * run.size <= len(words) and run.size < len(body_words)):
+            return None
+        span = Span(document.path, spans[run.a][0], spans[run.a + run.size - 1][1])
+        return Location(span, "part", round(run.size / len(words), 4))
 
     def _fuzzy(self, document: Document, words: Sequence[str]) -> Location | None:
         """The best window of len(words) body words by shared words (multiset), if it reaches min_score."""

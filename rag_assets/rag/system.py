@@ -81,7 +81,7 @@ def _placed(entry: RetrievedChunk, chunks: Mapping[str, SnapshotChunk],
     if location is None:
         return replace(entry, span=None, mapping="unmapped")
     return replace(entry, span=location.span, mapping=location.method, source=entry.source or location.span.path,
-                   location_score=location.score if location.method == "fuzzy" else None)
+                   location_score=location.score if location.method in ("fuzzy", "part") else None)
 
 
 def run_rag(system: RagSystem, queries: Sequence[RagQuery], chunks: SnapshotChunks,
@@ -98,7 +98,7 @@ def run_rag(system: RagSystem, queries: Sequence[RagQuery], chunks: SnapshotChun
         raise RuntimeError(f"RAG system {system.name} returned {len(responses)} responses for {len(queries)} queries")
     contexts = dict.fromkeys((r.text, r.source) for response in responses for r in response.retrieved
                              if r.chunk_id is None)
-    located = {(text, source): chunks.locator().locate(text, source) for text, source in contexts}
+    located = {(text, source): chunks.locator().locate(text, source, part=True) for text, source in contexts}
     by_id = chunks.named({r.chunk_id for response in responses for r in response.retrieved if r.chunk_id is not None}
                          | {c.chunk_id for response in responses for c in response.citations})
     corpus_version = queries[0].corpus_version
@@ -114,7 +114,7 @@ def answer_items(system: RagSystem, items: Sequence[GoldenItem], corpus_version:
 
 def context_mapping(responses: Sequence[RagResponse]) -> tuple[float, dict[str, int]]:
     """Over the answered items: the share of returned contexts not found in the pinned revision, and
-    how many contexts each method placed (``chunk_id``, ``exact``, ``normalised``, ``fuzzy``, ``unmapped``)."""
+    how many contexts each method placed (``chunk_id``, ``exact``, ``normalised``, ``fuzzy``, ``part``, ``unmapped``)."""
     contexts = [r for response in responses if response.ok for r in response.retrieved]
     methods: dict[str, int] = {}
     for context in contexts:

@@ -80,6 +80,19 @@ def test_a_context_is_found_exactly_normalised_fuzzily_or_not_at_all():
 
 def test_a_context_spanning_two_documents_is_not_stitched_together():
     assert Locator(Documents.from_chunks(CHUNKS)).locate(_words(16, 25)) is None
+    assert Locator(Documents.from_chunks(CHUNKS)).locate(_words(16, 25), part=True) is None, "half in each: neither"
+
+
+def test_a_retrieved_context_is_credited_for_the_part_a_document_holds_and_a_label_is_not():
+    """The tester's cases: a window that opens with the file's front matter, which the snapshot drops, and a context
+    that holds a whole short reference document with text around it; both were unmapped, so a miss."""
+    locator = Locator(Documents.from_chunks(CHUNKS))
+    front = "--- title: w1 w2 version: 1.6 --- " + _words(1, 6)
+    assert locator.locate(front) is None, "a label must be found whole"
+    assert locator.locate(front, part=True) == Location(_at(_words(1, 6)), "part", 0.5455)
+    around = "x1 x2 x3 x4 x5 x6 x7 x8 x9 x10 x11 x12 " + _words(21, 30) + " y1 y2 y3 y4 y5 y6 y7 y8 y9 y10"
+    assert locator.locate(around, part=True) == Location(Span("other.md", 0, len(_words(21, 30))), "part", 0.3125)
+    assert locator.locate("x1 x2 x3 x4 x5 " + _words(5, 8) + " y1 y2 y3 y4", part=True) is None, "a phrase shared"
 
 
 class _Fixed:

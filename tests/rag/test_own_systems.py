@@ -73,5 +73,5 @@ def test_own_chunking_texts_only_http_langchain_and_llamaindex_score_like_the_sa
     assert set(scored["snapshot_ids"][0]["context_mapping"]) == {"chunk_id"}
     assert scored["snapshot_ids"][0]["contexts_by_item"].count("\n") == 1, "a header only: no context given by text"
     windows = scored["windows"][0]
-    assert set(windows["context_mapping"]) <= {"exact", "normalised", "fuzzy", "unmapped"}
+    assert set(windows["context_mapping"]) <= {"exact", "normalised", "fuzzy", "part", "unmapped"}
     assert windows["contexts_by_item"].count("\n| q-") == 48, "a row per item (48: under the table's 50)"
