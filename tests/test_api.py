@@ -12,6 +12,8 @@ import pytest
 
 import rag_assets
 from rag_assets.api import EvaluationResult
+from rag_assets.corpus.models import ChunkerConfig
+from rag_assets.corpus.snapshot import read_chunks
 from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.resources import RESOURCES, RagSystemResource
@@ -54,6 +56,59 @@ def test_the_api_scores_a_ragas_file_with_a_callable_and_gives_the_assets_per_it
     assert result.summary["metrics"]["recall@5"]["mean"] == pytest.approx(asset["recall@5"], abs=5e-5)
     page = result.write_report(tmp_path / "report.html").read_text(encoding="utf-8")
     assert page.count('<details class="item"') == 48 and "callable_system:answer" in page
+
+
+def test_a_system_with_its_own_chunking_gets_the_assets_temporal_faithfulness_on_the_items_its_definition_names(
+        project_env: Path, sample_corpus: Path):
+    """The tester's case: 200-character windows under the system's own ids. The asset knew the versions of the
+    evidence documents only (the chunks a shard reads), so a context lying in another document had none and an
+    item that retrieved v1 and v2 texts went unscored; the API, with the whole snapshot, scored it."""
+    version = current_version()
+    stage_sample_review(version)
+    with dg.instance_for_test() as instance:
+        lifecycle = run_job(instance, "lifecycle", version)
+        ragas = metadata(lifecycle, "golden_set")["export_ragas"]
+        scored = dg.materialize([rag_answers, evaluation], partition_key=version, instance=instance, raise_on_error=False,
+                                resources={**RESOURCES, "rag": RagSystemResource(kind="callable", target=WINDOWED)})
+        asset = metadata(scored, "evaluation")
+    result = rag_assets.evaluate(ragas, _windowed, corpus=sample_corpus)
+
+    temporal = {(item, m): v for (item, m), v in _values(result).items() if m == "temporal_faithfulness"}
+    stored = {(item, m): v for (item, m), v in _stored(asset["evaluation_id"]).items() if m == "temporal_faithfulness"}
+    assert temporal == stored, "the asset's per-item temporal faithfulness, item by item"
+    versions = {c.path: c.doc_version for c in read_chunks(sample_corpus, ChunkerConfig())[1]}
+    applies = set()
+    for scores in result.outcome.items:
+        placed = {r.key: versions[r.span.path] for r in result.responses[scores.item_id].retrieved
+                  if r.span is not None and versions.get(r.span.path)}
+        relied_on = {c for claim in scores.claims if claim["verdict"] == "grounded"
+                     for c in claim.get("supporting_chunk_ids", ())} & placed.keys()
+        if len(set(placed.values())) > 1 and relied_on:
+            applies.add(scores.item_id)
+    assert {item for item, _ in temporal} == applies and len(applies) >= 10, (
+        "scored where the contexts come from several versions and the answer relies on one of those, only there")
+
+
+WINDOWED = "tests.test_api:_windowed"
+
+
+def _windowed(request: dict) -> dict:
+    """A system of its own: the corpus files cut into 200-character windows named w<n>, ranked by shared words;
+    the answer is the best window's first line, citing it."""
+    import os
+    import re
+
+    root = Path(os.environ["RAG_ASSETS_CORPUS_ROOT"])
+    windows = [(f"w{n:05d}", path.relative_to(root).as_posix(), text) for n, (path, text) in enumerate(
+        (path, body[start:start + 200]) for path in sorted(p for p in root.rglob("*") if p.is_file())
+        for body in [path.read_text(encoding="utf-8")] for start in range(0, len(body), 200))
+        if text.strip()]
+    wanted = set(re.findall(r"[a-z0-9]+", request["question"].lower()))
+    ranked = sorted(windows, key=lambda w: (-len(wanted & set(re.findall(r"[a-z0-9]+", w[2].lower()))), w[0]))
+    hits = ranked[:request["k"]]
+    first = next((line for line in hits[0][2].splitlines() if len(line.split()) > 3), hits[0][2].strip())
+    return {"answer": f"{first} [{hits[0][0]}]",
+            "retrieved": [{"id": wid, "text": text, "source": source} for wid, source, text in hits]}
 
 
 def _values(result: EvaluationResult) -> dict[tuple[str, str], float]:

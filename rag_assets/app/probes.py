@@ -8,7 +8,7 @@ from rag_assets.app.store import Store
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import LLMStats
 from rag_assets.scoring.embedding import Embedder
-from rag_assets.scoring.evaluate import judge_calls
+from rag_assets.scoring.evaluate import document_versions, judge_calls
 from rag_assets.scoring.probes import ProbeResult, probe_sample_size, run_probes, stratified_sample
 
 
@@ -56,7 +56,8 @@ def probe_evaluation(store: Store, version: str, judge: LLMClient, embedder: Emb
     chunks = store.corpus().snapshot_chunks(run.corpus_version, rag.chunk_ids(run.run_id) | {
         ref.chunk_id for item in items for ref in item.relevant_chunks})
     responses = {r.item_id: r for r in rag.results(run.run_id, {c.chunk_id: c for c in chunks})}
-    versions = {c.path: c.doc_version for c in chunks}
+    located = {r.span.path for response in responses.values() for r in response.retrieved if r.span is not None}
+    versions = document_versions(chunks, store.corpus().documents(run.corpus_version, located))
     values, _ = store.evaluations().item_values(evaluation.evaluation_id)
     base = {item_id: scores for (item_id, _revision), scores in values.items()}
     evaluation_calls = sum(len(judge_calls(i, responses[i.item_id], versions, i.reference_statements))

@@ -19,8 +19,11 @@ from rag_assets.text.tokens import token_spans
 
 @dataclass(frozen=True)
 class Document:
+    """A document's body at one revision, and the version its metadata names (None: none)."""
+
     path: str
     body: str
+    version: str | None = None
 
     @cached_property
     def revision(self) -> str:
@@ -57,18 +60,22 @@ class Documents(Mapping[str, Document]):
         self._by_path = {d.path: d for d in documents}
 
     @classmethod
-    def of(cls, bodies: Mapping[str, str]) -> Documents:
-        return cls(Document(path, body) for path, body in bodies.items())
+    def of(cls, bodies: Mapping[str, str], versions: Mapping[str, str | None] | None = None) -> Documents:
+        """Documents from ``bodies`` (path -> body), with their ``versions`` (path -> version) where given."""
+        versions = versions or {}
+        return cls(Document(path, body, versions.get(path)) for path, body in bodies.items())
 
     @classmethod
-    def from_chunks(cls, chunks: Sequence[SnapshotChunk], bodies: Mapping[str, str] | None = None) -> Documents:
-        """``bodies`` (path -> body), and the documents of ``chunks`` they lack, rebuilt from the chunks."""
+    def from_chunks(cls, chunks: Sequence[SnapshotChunk], bodies: Mapping[str, str] | None = None,
+                    versions: Mapping[str, str | None] | None = None) -> Documents:
+        """``bodies`` (path -> body), and the documents of ``chunks`` they lack, rebuilt from the chunks; each
+        document's version from ``versions``, else from its chunks."""
         by_path: dict[str, list[SnapshotChunk]] = {}
         for chunk in chunks:
             by_path.setdefault(chunk.path, []).append(chunk)
         known = dict(bodies or {})
         known.update({path: rebuilt_body(found) for path, found in by_path.items() if path not in known})
-        return cls.of(known)
+        return cls.of(known, {**{c.path: c.doc_version for c in chunks}, **(versions or {})})
 
     def __getitem__(self, path: str) -> Document:
         return self._by_path[path]
@@ -78,6 +85,11 @@ class Documents(Mapping[str, Document]):
 
     def __len__(self) -> int:
         return len(self._by_path)
+
+    @property
+    def versions(self) -> dict[str, str | None]:
+        """Path -> the version of the document, for every document."""
+        return {path: document.version for path, document in self._by_path.items()}
 
     def text(self, span: Span) -> str:
         return self._by_path[span.path].body[span.start:span.end]

@@ -170,7 +170,7 @@ def golden_source(golden: Any, corpus: str | Path | None = None, chunker: Chunke
                  for i, r in zip(loaded, refs)]
         return GoldenSource(items, chunks, version, root, Documents.of({c.path: c.text for c in chunks}))
     version, chunks, bodies = read_chunks(root, chunker or ChunkerConfig())
-    documents = Documents.of(bodies)
+    documents = Documents.of(bodies, {c.path: c.doc_version for c in chunks})
     if ours:
         return GoldenSource(_pinned_ours(loaded, chunks, root, version), chunks, version, root, documents)
     return GoldenSource(_corpus_items(loaded, chunks, documents, root, version), chunks, version, root, documents)

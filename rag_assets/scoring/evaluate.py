@@ -29,8 +29,8 @@ from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.metrics.context import ItemContext
 from rag_assets.scoring.metrics.registry import ADVERSARIAL, JudgeTask, Metric
 
-__all__ = ["ADVERSARIAL", "UNMAPPED_SHARE", "EvaluationOutcome", "ItemScores", "PlannedCall", "evaluate",
-           "evidence_spans", "judge_calls", "planned_calls", "score_answers", "score_context", "score_item"]
+__all__ = ["ADVERSARIAL", "UNMAPPED_SHARE", "EvaluationOutcome", "ItemScores", "PlannedCall", "document_versions",
+           "evaluate", "evidence_spans", "judge_calls", "planned_calls", "score_answers", "score_context", "score_item"]
 
 UNMAPPED_SHARE = "contexts_unmapped_share"
 
@@ -202,14 +202,26 @@ def evaluate(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], 
     return EvaluationOutcome(scored, LLMStats().add(results), len(results), sum(1 for r in results if not r.ok), k)
 
 
+def document_versions(chunks: Sequence[SnapshotChunk], documents: Documents | None = None) -> dict[str, str | None]:
+    """Path -> version of every document the contexts may lie in: those of ``documents`` (the revision's bodies
+    a step read, which cover every context it located, whichever chunks it read), and of ``chunks``' documents.
+    A step that reads only some chunks (a judge shard reads the evidence's and those the answers name) thus
+    knows the version of a context of a system's own chunking as well as a step that read every chunk."""
+    versions = {c.path: c.doc_version for c in chunks}
+    if documents is not None:
+        versions.update({path: version for path, version in documents.versions.items() if version is not None})
+    return versions
+
+
 def score_answers(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], chunks: Sequence[SnapshotChunk],
                   judge: LLMClient, cache: LLMCache | None, embedder: Embedder, k: int,
                   progress: Callable[[int, int], None] | None = None,
                   documents: Documents | None = None, min_overlap: float = DEFAULT_MIN_OVERLAP) -> EvaluationOutcome:
     """The judging step of an evaluation over a snapshot, one code path for the evaluation asset, the A/B
     comparison and ``rag_assets.evaluate``: evidence from the items (or their chunks among ``chunks``),
-    document versions from the chunks, context recall from the items' reference statements."""
+    document versions from the documents and chunks (``document_versions``), context recall from the items'
+    reference statements."""
     by_id = {c.chunk_id: c for c in chunks}
-    return evaluate(items, responses, {c.path: c.doc_version for c in chunks},
+    return evaluate(items, responses, document_versions(chunks, documents),
                     {i.item_id: i.reference_statements for i in items}, judge, cache, embedder, k,
                     {i.item_id: evidence_spans(i, by_id) for i in items}, documents, progress, min_overlap)

@@ -228,22 +228,25 @@ class SqlCorpusRepository:
             return dict(conn.execute(query).all())
 
     def documents(self, version_id: str, paths: Collection[str] | None = None) -> Documents:
-        """The snapshot's document bodies, every one or those at ``paths`` (rebuilt from their chunks for
-        revisions saved without a body)."""
-        query = (select(SNAPSHOT_DOC.c.path, BODY.c.body)
+        """The snapshot's document bodies with their versions, every one or those at ``paths`` (rebuilt from
+        their chunks for revisions saved without a body)."""
+        query = (select(SNAPSHOT_DOC.c.path, BODY.c.body, REVISION.c.doc_version)
                  .join(REVISION, REVISION.c.revision_id == SNAPSHOT_DOC.c.revision_id)
                  .outerjoin(BODY, BODY.c.body_hash == REVISION.c.body_hash)
                  .where(SNAPSHOT_DOC.c.version_id == version_id))
         with self.engine.connect() as conn:
             if paths is None:
-                bodies = dict(conn.execute(query).all())
+                rows = list(conn.execute(query))
             else:
-                bodies = {path: body for batch in batched(sorted(paths))
-                          for path, body in conn.execute(query.where(SNAPSHOT_DOC.c.path.in_(batch)))}
+                rows = [row for batch in batched(sorted(paths))
+                        for row in conn.execute(query.where(SNAPSHOT_DOC.c.path.in_(batch)))]
+        bodies = {path: body for path, body, _ in rows}
+        versions = {path: version for path, _, version in rows}
         if all(body is not None for body in bodies.values()):
-            return Documents.of(bodies)
+            return Documents.of(bodies, versions)
         rebuilt = [c for c in self.snapshot_chunks(version_id) if bodies.get(c.path, "") is None]
-        return Documents.from_chunks(rebuilt, {path: body for path, body in bodies.items() if body is not None})
+        return Documents.from_chunks(rebuilt, {path: body for path, body in bodies.items() if body is not None},
+                                     versions)
 
     def document_revisions(self, version_id: str) -> dict[str, str]:
         query = select(SNAPSHOT_DOC.c.path, SNAPSHOT_DOC.c.revision_id).where(SNAPSHOT_DOC.c.version_id == version_id)
