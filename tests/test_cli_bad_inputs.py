@@ -52,6 +52,9 @@ BAD_INPUTS = [
      "got 85; for example --thresholds=gates.yaml"),
     ({}, ["run", "--system-url", "not-a-url"],
      "--system-url='not-a-url' is not an http(s) URL; for example --system-url=http://127.0.0.1:8000/answer"),
+    ({}, ["run", "--system", "rag_assets.rag.error_budget:DEFAULT_MAX_ERROR_RATE"],
+     "--system rag_assets.rag.error_budget:DEFAULT_MAX_ERROR_RATE: names a float, not a function, a LangChain chain "
+     "or a LlamaIndex query engine (for example --system my_rag:answer)"),
     ({}, ["run", "--review", "reviewed.csv"], "--review='reviewed.csv' is not an existing file; for example --review="),
     ({}, ["calibrate", "labelled.jsonl"], "calibrate path 'labelled.jsonl' is not an existing file; for example "),
     ({}, ["corpus-from-json", "chunks.json", "out"], "corpus-from-json chunks_json 'chunks.json' is not an existing file"),

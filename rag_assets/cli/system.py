@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from rag_assets.errors import ConfigError
 from rag_assets.rag.adapters import load_target
+from rag_assets.rag.factory import is_system
 from rag_assets.rag.http_transport import refuse_url_credentials
 from rag_assets.settings import bad_value, environment
 
@@ -60,7 +61,10 @@ def system_run_config(target: str | None, url: str | None, headers: Sequence[str
         raise ConfigError("--system-header needs --system-url")
     if target:
         importable_from_here()
-        load_target(target)
+        found = load_target(target)
+        if not is_system(found):
+            raise ConfigError(f"--system {target}: names a {type(found).__name__}, not a function, a LangChain chain "
+                              "or a LlamaIndex query engine (for example --system my_rag:answer)")
         config: dict = {"kind": "callable", "target": target}
     elif url:
         refuse_url_credentials(url, "--system-url", "--system-header Authorization=VARIABLE (sends $VARIABLE's value)")

@@ -81,6 +81,12 @@ def system_for(system: Any, corpus_version: str, chunks: SnapshotChunks, llm: LL
     return _object_system(system, _name(system), corpus_root, k)
 
 
+def is_system(value: Any) -> bool:
+    """Whether ``value`` can answer as a RAG system (see ``_object_system``)."""
+    return (_framework(value) is not None or callable(value)
+            or (callable(getattr(value, "answer", None)) and callable(getattr(value, "config", None))))
+
+
 def _object_system(system: Any, name: str, corpus_root: Path | None, k: int, timeout: float = 30.0,
                    max_concurrency: int = 4, input_key: str | None = "input") -> RagSystem:
     """A RagSystem from an object: a LangChain Runnable, a LlamaIndex query engine, a system already built
@@ -94,12 +100,12 @@ def _object_system(system: Any, name: str, corpus_root: Path | None, k: int, tim
         from rag_assets.rag.llamaindex_system import LlamaIndexRagSystem
 
         return LlamaIndexRagSystem(system, name, corpus_root, k, timeout, max_concurrency)
+    if not is_system(system):
+        raise ConfigError(f"a RAG system is 'reference', an http(s) URL, 'module:function', a function, a LangChain "
+                          f"chain or a LlamaIndex query engine; got {type(system).__name__}")
     if callable(getattr(system, "answer", None)) and callable(getattr(system, "config", None)):
         return system
-    if callable(system):
-        return CallableRagSystem(name, k, timeout, max_concurrency, function=system)
-    raise ConfigError(f"a RAG system is 'reference', an http(s) URL, 'module:function', a function, a LangChain "
-                      f"chain or a LlamaIndex query engine; got {type(system).__name__}")
+    return CallableRagSystem(name, k, timeout, max_concurrency, function=system)
 
 
 def _is_factory(found: Any) -> bool:
