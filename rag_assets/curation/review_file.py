@@ -513,8 +513,11 @@ def _completeness_problems(records: list[_Record], data_rows: int) -> list[Revie
         else:
             declared.add(int(value))
     problems += [ReviewProblem(None, ROWS_WRITTEN, (
-        f"the file has {data_rows:,} data rows but was written with {count:,}: rows were lost (a file cut short?). "
-        f"Leave rows undecided rather than deleting them; to remove rows on purpose, clear the {ROWS_WRITTEN} column"))
+        f"the file has {data_rows:,} data rows but was written with {count:,}: " + (
+            f"rows were lost (a file cut short?). Leave rows undecided rather than deleting them; to remove rows on "
+            f"purpose, clear the {ROWS_WRITTEN} column" if data_rows < count else
+            f"rows were added (a row copied, or rows pasted from another file?). Decide the rows the file was written "
+            f"with; to add rows on purpose, clear the {ROWS_WRITTEN} column")))
         for count in sorted(declared) if count != data_rows]
     return problems
 

@@ -589,6 +589,11 @@ def test_a_file_cut_at_a_row_boundary_is_rejected_and_a_deliberate_removal_is_no
     resorted = write_csv(tmp_path / "sorted.csv", sorted(table, key=lambda r: r["candidate_id"], reverse=True),
                          delimiter=";")
     assert len(read_review_file(resorted, KNOWN).rows) == 4
+    added = write_csv(tmp_path / "added.csv", [*table, table[0]])
+    assert problems_of(added)[-1] == (
+        "file, rows_written: the file has 5 data rows but was written with 4: rows were added (a row copied, or rows "
+        "pasted from another file?). Decide the rows the file was written with; to add rows on purpose, clear the "
+        "rows_written column")
     garbled = write_csv(tmp_path / "garbled.csv", [{**table[0], "rows_written": "four"}, *table[1:]])
     assert problems_of(garbled) == ["row 2, rows_written: expected the number of rows the file was written with, "
                                     "found 'four'"]
