@@ -4,7 +4,8 @@ It travels through the curation outbox and inbox like a question review, and is 
 ``judge-review-<evaluation id>``: the inbox sensor routes it by that prefix. Every row repeats the
 evaluation id and the judge configuration key, so an import is pinned to the evaluation and judge it
 reviews. Reading validates the whole file first and returns every problem with its row and column;
-nothing is returned for a file with any problem, so nothing of it can be half-applied.
+nothing is returned for a file with any problem, so nothing of it can be half-applied. A file with no verdict
+at all (sent back unfilled, or with its header only) is rejected too: it has nothing to import.
 """
 
 from __future__ import annotations
@@ -212,6 +213,10 @@ def _validate_text(path: Path, data: bytes, text: str, expected: Expected) -> Ju
         verdicts.extend(_row_verdicts(number, cells, known, problems))
     if problems:
         raise _Rejected(sorted(problems, key=lambda p: p.row or 0))
+    if not verdicts:
+        raise _Rejected([ReviewProblem(None, None, "no verdicts filled in: write pass or fail (or 1 / 0) in the "
+                                                   "expert_<metric> cells of the rows you reviewed, and your name in "
+                                                   "reviewer")])
     reviewed = {v.item_id for v in verdicts}
     return JudgeReview(str(path), hashlib.sha256(data).hexdigest(), evaluation_id, config_key, tuple(verdicts),
                        len(records) - len(reviewed))

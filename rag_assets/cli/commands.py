@@ -282,10 +282,15 @@ def _golden_set_empty(state: RunState) -> bool:
 
 
 def _report_failures(results: Sequence[dg.ExecuteInProcessResult]) -> None:
+    """Each failed step with the error that failed it: the innermost cause, not Dagster's wrapper around an
+    error raised in an op ("Error occurred while executing op ..."), which says nothing the step's name does not."""
     for result in results:
         for event in result.all_events:
             if event.is_step_failure:
-                print(f"\nstep {event.step_key} failed: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
+                error = event.step_failure_data.error
+                while error.cause is not None:
+                    error = error.cause
+                print(f"\nstep {event.step_key} failed: {error.message.strip()}", file=sys.stderr)
 
 
 def run(target: Driven, settings: Settings, review: str | None, use_sample_review: bool, thresholds: str | None = None,

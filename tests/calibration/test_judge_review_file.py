@@ -11,6 +11,7 @@ import pytest
 
 from rag_assets.calibration.models import JudgeConfig, ReviewItem
 from rag_assets.calibration.review_file import read_judge_review, write_judge_review
+from rag_assets.calibration.stats import calibrate_all
 from rag_assets.curation.inbox import CurationFolders, import_review_file
 from rag_assets.store.calibration_repository import SqlCalibrationRepository
 from rag_assets.store.engine import get_engine
@@ -55,7 +56,7 @@ def _fill(xlsx: Path, target: Path, cells: dict[tuple[int, str], str | None], de
 
 def _import(path: Path, folders: CurationFolders, repo: SqlCalibrationRepository):
     return import_review_file(path, folders, {}, lambda p, _, limits: read_judge_review(p, repo.sample, limits),
-                              repo.apply_review)
+                              lambda review: repo.apply_review(review, calibrate_all))
 
 
 GOOD = {(2, "expert_faithfulness"): "pass", (2, "expert_answer_relevance"): "1", (2, "reviewer"): "dana",
