@@ -95,6 +95,7 @@ KEY_FACTS: dict[str, tuple[str, ...]] = {
     "rag_answers": ("system", "answered", "errors", "declined", "contexts_unmapped_share", "latency_p95_ms"),
     "evaluation": (*REGISTRY.headline(), "judge_calls_per_item", "thresholds"),  # the headline metrics at k = 5
     "judge_probes": ("items_probed", "share_of_evaluation_calls"),
+    "judge_calibration": ("files_applied", "files_rejected"),
     "ab_comparison": ("recommendation", "reason", "current", "candidate", "delta_faithfulness", "delta_recall@5"),
     "production_sample": ("records", "sample_size", "bad_lines", "faithfulness", "context_precision",
                           "citation_accuracy", "drift_alerts", "coverage_gaps", "queued_candidates"),

@@ -14,6 +14,7 @@ from rag_assets.calibration.review_file import is_judge_review, read_judge_revie
 from rag_assets.calibration.stats import MetricCalibration, calibrate_all
 from rag_assets.curation.inbox import import_review_file, inbox_files
 from rag_assets.defs.assets.corpus import OWNERS
+from rag_assets.defs.assets.curation import review_files_check
 from rag_assets.defs.jobs import AssetJob
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import CurationResource, StoreResource
@@ -23,6 +24,7 @@ from rag_assets.store.calibration_repository import ReviewApplied, SqlCalibratio
 from rag_assets.text.markdown import markdown_list, markdown_table
 
 CALIBRATION_CHECK = "judge_agreement"
+JUDGE_REVIEW_FILES_CHECK = "judge_review_files_valid"
 
 
 def calibrations(store: StoreResource) -> SqlCalibrationRepository:
@@ -57,6 +59,12 @@ def build_judge_calibration(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         group_name=lifecycle.named("calibration"),
         owners=OWNERS,
         kinds={"python", "excel", "sql"},
+        check_specs=[dg.AssetCheckSpec(
+            JUDGE_REVIEW_FILES_CHECK, asset=lifecycle.key("judge_calibration"), blocking=True,
+            description="Every imported judge-review file passed validation (every column, verdict values, known item "
+                        "ids of the evaluation's sample, its evaluation id and judge configuration, a reviewer on each "
+                        "reviewed row, at least one verdict, no formula cells). A rejected file is applied not at all "
+                        "and fails the run, as a rejected question review does.")],
         description=(
             "The judge's agreement with your experts. Imports the judge-review files (judge-review-<evaluation>.xlsx "
             "or .csv) from the curation inbox, each validated whole and stored in one transaction, then moved to "
@@ -110,7 +118,7 @@ def _calibrate(context: dg.AssetExecutionContext, config: JudgeCalibrationConfig
         "files_rejected": dg.MetadataValue.int(len(rejected)),
         "imports": dg.MetadataValue.md(markdown_table(
             ["file", "status", "moved to", "report"], [(r.source, r.status, r.moved_to, r.report or "") for r in results])),
-    })
+    }, check_results=[review_files_check(JUDGE_REVIEW_FILES_CHECK, "judge-review", results)])
 
 
 def _calibration_tables(summaries: Sequence[tuple[JudgeConfig, MetricCalibration]]) -> dict[str, dg.MetadataValue]:
