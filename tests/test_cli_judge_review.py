@@ -138,6 +138,7 @@ def test_a_rejected_judge_review_is_named_with_its_first_reason_in_the_terminal_
          "sheet Review, file, expert_context_recall: column is missing"),
         (_set(3, "expert_faithfulness", "yes"), "sheet Review, row 3, expert_faithfulness: 'yes' is not a verdict"),
         (_copy_row_2, "sheet Review, row 32, item_id: "),
+        (_set(3, "notes", "=1+1"), "sheet Review, row 3, notes: starts with '=' (a spreadsheet formula)"),
         (_set(3, "evaluation_id", "ev-000"), "sheet Review, row 3, evaluation_id: 'ev-000' does not match this file's "
                                              "evaluation id"),
     ]

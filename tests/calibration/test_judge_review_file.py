@@ -118,6 +118,8 @@ def test_the_csv_round_trips_through_a_spreadsheet_save_under_a_copy_s_name(setu
      ["sheet Review, row 4, expert_answer_relevance: the judge gave no verdict on this metric for this item; "
       "leave it empty"]),
     ({**GOOD, (2, "reviewer"): None}, None, None, ["sheet Review, row 2, reviewer: required on a row with a verdict"]),
+    ({**GOOD, (3, "notes"): "=1+1"}, None, None,  # a real formula cell, as the question review rejects it
+     ["sheet Review, row 3, notes: starts with '=' (a spreadsheet formula); remove it or prefix it with an apostrophe"]),
     (GOOD, "expert_context_precision", None,
      ["sheet Review, file, expert_context_precision: column is missing; keep every column of the file as it was "
       "sent"]),
