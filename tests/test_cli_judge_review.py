@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from pathlib import Path
 
+import openpyxl
 import pytest
 
 from rag_assets.cli import main
@@ -43,3 +45,120 @@ def test_a_returned_judge_review_shows_its_agreement_check_in_the_next_run(
     assert re.search(shown, out), out
     assert ("FAILED judge_calibration.judge_agreement" in out) is not passed
     assert not returned.exists() and (returned.parent.parent / "processed" / returned.name).exists()
+
+
+def _first_run(tmp_path: Path) -> Path:
+    """`rag-assets run` on the sample: the evaluation sends its judge review; the workbook in the outbox."""
+    assert main(["run", "--no-production", "--summary-json", str(tmp_path / "first.json")]) == 0
+    (evaluation,) = json.loads((tmp_path / "first.json").read_text())["assets"]["evaluation"].values()
+    return Path(evaluation["judge_review_workbook"])
+
+
+def _stored(home: Path) -> dict[str, int]:
+    """The rows of the judge-review tables in the store."""
+    with sqlite3.connect(home / "rag_assets.db") as conn:
+        return {table: conn.execute(f"select count(*) from {table}").fetchone()[0]
+                for table in ("judge_review_import", "expert_verdict", "judge_calibration")}
+
+
+def _header_only(workbook: Path) -> Path:
+    """The workbook sent back with its header row only, saved into the inbox."""
+    book = openpyxl.load_workbook(workbook)
+    book["Review"].delete_rows(2, book["Review"].max_row)
+    target = workbook.parent.parent / "inbox" / workbook.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    book.save(target)
+    return target
+
+
+@pytest.mark.parametrize("send_back", [
+    lambda workbook: review_judge_as_expert(str(workbook), "dana", lambda metric, judged: None), _header_only,
+], ids=["unfilled", "header-only"])
+def test_a_judge_review_with_no_verdict_is_rejected_whole_and_records_nothing(
+        project_env: Path, checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], send_back):
+    workbook = _first_run(tmp_path)
+    before = _stored(project_env)
+    returned = send_back(workbook)
+
+    main(["run", "--no-production"])
+
+    out = capsys.readouterr()
+    assert "IntegrityError" not in out.out + out.err
+    rejected = returned.parent.parent / "rejected"
+    assert (rejected / returned.name).exists() and not returned.exists()
+    assert not (returned.parent.parent / "processed" / returned.name).exists()
+    assert "no verdicts filled in" in (rejected / f"{returned.name}.errors.txt").read_text()
+    assert _stored(project_env) == before, "no import row, no verdict, no calibration"
+
+
+def test_an_import_that_fails_while_measuring_leaves_the_file_in_the_inbox_and_the_store_as_it_was(
+        project_env: Path, checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch):
+    """The import row, the verdicts, the calibration and the move to processed/ happen together or not at all."""
+    workbook = _first_run(tmp_path)
+    before = _stored(project_env)
+    returned = review_judge_as_expert(str(workbook), "dana", _agree)
+
+    def broken(verdicts):
+        raise RuntimeError("the statistics failed")
+
+    monkeypatch.setattr("rag_assets.defs.assets.calibration.calibrate_all", broken)
+    assert main(["run", "--no-production"]) == 1
+    assert "the statistics failed" in capsys.readouterr().err
+    assert returned.exists() and not (returned.parent.parent / "processed" / returned.name).exists()
+    assert _stored(project_env) == before
+
+
+def _edited(returned: Path, edit) -> Path:
+    """The filled workbook in the inbox after ``edit(sheet, header)``, saved as a spreadsheet would."""
+    book = openpyxl.load_workbook(returned)
+    sheet = book["Review"]
+    edit(sheet, [c.value for c in sheet[1]])
+    book.save(returned)
+    return returned
+
+
+def _set(row: int, column: str, value: str):
+    return lambda sheet, header: setattr(sheet.cell(row, header.index(column) + 1), "value", value)
+
+
+def _copy_row_2(sheet, header) -> None:
+    below = sheet.max_row + 1
+    for column in range(1, sheet.max_column + 1):
+        sheet.cell(below, column).value = sheet.cell(2, column).value
+
+
+def test_a_rejected_judge_review_is_named_with_its_first_reason_in_the_terminal_and_the_summary_json(
+        project_env: Path, checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """As a rejected question review: the import's blocking check fails, naming the file and the first problem
+    (row and column), and `rag-assets run` exits 1."""
+    workbook = _first_run(tmp_path)
+    cases = [
+        (lambda sheet, header: sheet.delete_cols(header.index("expert_context_recall") + 1),
+         "sheet Review, file, expert_context_recall: column is missing"),
+        (_set(3, "expert_faithfulness", "yes"), "sheet Review, row 3, expert_faithfulness: 'yes' is not a verdict"),
+        (_copy_row_2, "sheet Review, row 32, item_id: "),
+        (_set(3, "notes", "=1+1"), "sheet Review, row 3, notes: starts with '=' (a spreadsheet formula)"),
+        (_set(3, "evaluation_id", "ev-000"), "sheet Review, row 3, evaluation_id: 'ev-000' does not match this file's "
+                                             "evaluation id"),
+    ]
+    for number, (edit, reason) in enumerate(cases):
+        returned = _edited(review_judge_as_expert(str(workbook), "dana", _agree), edit)
+        capsys.readouterr()
+        summary = tmp_path / f"rejected-{number}.json"
+
+        code = main(["run", "--no-production", "--summary-json", str(summary)])
+
+        out = capsys.readouterr()
+        assert code == 1, out
+        line = (f"FAILED judge_calibration.judge_review_files_valid [None]: 1 judge-review file(s) rejected, nothing "
+                f"from them applied: {returned.name}: {reason}")
+        assert line in out.out, out.out
+        assert "a judge_calibration_import run failed (see above)" in out.err
+        assert re.search(r"judge_calibration +files_applied=0, files_rejected=1", out.out), out.out
+        checks = {c["check"]: c for c in json.loads(summary.read_text())["checks"]}
+        assert not checks["judge_review_files_valid"]["passed"]
+        assert f"{returned.name}: {reason}" in checks["judge_review_files_valid"]["description"]
+        rejected = returned.parent.parent / "rejected"
+        assert (rejected / returned.name).exists() and not returned.exists()
+        (rejected / returned.name).rename(tmp_path / f"{number}-{returned.name}")  # the next case's file is its own

@@ -69,10 +69,6 @@ class DecisionImport:
                 totals[key] = totals.get(key, 0) + value
         return dict(sorted(totals.items()))
 
-    @property
-    def problems(self) -> list[tuple[str, str]]:
-        return [(r.source, str(p)) for r in self.rejected for p in r.problems]
-
 
 def import_decisions(store: Store, folders: CurationFolders, limits: ReviewLimits, version: str,
                      names: list[str], accept_all: bool = False) -> DecisionImport:

@@ -4,7 +4,8 @@ It travels through the curation outbox and inbox like a question review, and is 
 ``judge-review-<evaluation id>``: the inbox sensor routes it by that prefix. Every row repeats the
 evaluation id and the judge configuration key, so an import is pinned to the evaluation and judge it
 reviews. Reading validates the whole file first and returns every problem with its row and column;
-nothing is returned for a file with any problem, so nothing of it can be half-applied.
+nothing is returned for a file with any problem, so nothing of it can be half-applied. A file with no verdict
+at all (sent back unfilled, or with its header only) is rejected too: it has nothing to import.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from typing import IO
 from rag_assets.calibration.models import FAIL, PASS, REVIEWED_METRICS, ExpertVerdict, JudgeConfig, JudgeReview, \
     ReviewItem, verdict
 from rag_assets.curation.models import ReviewLimits, ReviewProblem, excerpt
+from rag_assets.curation.review_file import formula_problem, spreadsheet_cell
 from rag_assets.curation.review_writer import write_atomically
 from rag_assets.curation.workbook import WorkbookUnreadable, review_sheet_as_csv, write_workbook
 from rag_assets.errors import ReviewFileRejected
 from rag_assets.files import FileTooLarge, read_regular_file
-from rag_assets.text.spreadsheet import restore, write_spreadsheet_csv
+from rag_assets.text.spreadsheet import write_spreadsheet_csv
 
 PREFIX = "judge-review-"
 _EVALUATION_ID = re.compile(r"ev-[0-9a-f]{20}")  # as the evaluation repository makes them
@@ -136,13 +138,10 @@ def _text(path: Path, data: bytes) -> tuple[str, str | None]:
                                                    "CSV UTF-8")]) from None
 
 
-def _cell(raw: str) -> str:
-    """The text without the writer's formula-escaping apostrophe (see rag_assets.text.spreadsheet)."""
-    return restore(raw).strip()
-
-
-def _records(text: str) -> list[tuple[int, dict[str, str]]]:
-    """(spreadsheet row number, cells by column) of every non-blank data row; missing columns reject the file."""
+def _records(text: str, problems: list[ReviewProblem]) -> list[tuple[int, dict[str, str]]]:
+    """(spreadsheet row number, cells by column) of every non-blank data row; missing columns reject the file. Cells
+    are read as the question review reads them (the writer's apostrophe taken off); an editable cell that starts like
+    a formula is a problem, as it is there."""
     lines = list(csv.reader(io.StringIO(text, newline="")))
     if not lines:
         raise _Rejected([ReviewProblem(None, None, "file is empty: no header row")])
@@ -151,8 +150,18 @@ def _records(text: str) -> list[tuple[int, dict[str, str]]]:
     if missing:
         raise _Rejected([ReviewProblem(None, name, "column is missing; keep every column of the file as it was sent")
                          for name in missing])
-    return [(number, {name: _cell(value) for name, value in zip(header, [*cells, *[''] * len(header)])})
-            for number, cells in enumerate(lines[1:], start=2) if any(c.strip() for c in cells)]
+    records = []
+    for number, cells in enumerate(lines[1:], start=2):
+        if not any(c.strip() for c in cells):
+            continue
+        row: dict[str, str] = {}
+        for name, raw in zip(header, [*cells, *[""] * len(header)]):
+            value, formula = spreadsheet_cell(raw)
+            if formula is not None and name in EDITABLE:
+                problems.append(formula_problem(number, name, formula))
+            row[name] = value or ""
+        records.append((number, row))
+    return records
 
 
 def _row_verdicts(number: int, cells: Mapping[str, str], known: Mapping[str, Mapping[str, str | None]],
@@ -188,8 +197,8 @@ def _validate(path: Path, data: bytes, expected: Expected) -> JudgeReview:
 
 
 def _validate_text(path: Path, data: bytes, text: str, expected: Expected) -> JudgeReview:
-    records = _records(text)
     problems: list[ReviewProblem] = []
+    records = _records(text, problems)
     evaluation_id = evaluation_of(path.name)
     sample = expected(evaluation_id)
     if sample is None:
@@ -212,6 +221,10 @@ def _validate_text(path: Path, data: bytes, text: str, expected: Expected) -> Ju
         verdicts.extend(_row_verdicts(number, cells, known, problems))
     if problems:
         raise _Rejected(sorted(problems, key=lambda p: p.row or 0))
+    if not verdicts:
+        raise _Rejected([ReviewProblem(None, None, "no verdicts filled in: write pass or fail (or 1 / 0) in the "
+                                                   "expert_<metric> cells of the rows you reviewed, and your name in "
+                                                   "reviewer")])
     reviewed = {v.item_id for v in verdicts}
     return JudgeReview(str(path), hashlib.sha256(data).hexdigest(), evaluation_id, config_key, tuple(verdicts),
                        len(records) - len(reviewed))

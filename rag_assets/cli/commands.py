@@ -95,6 +95,7 @@ KEY_FACTS: dict[str, tuple[str, ...]] = {
     "rag_answers": ("system", "answered", "errors", "declined", "contexts_unmapped_share", "latency_p95_ms"),
     "evaluation": (*REGISTRY.headline(), "judge_calls_per_item", "thresholds"),  # the headline metrics at k = 5
     "judge_probes": ("items_probed", "share_of_evaluation_calls"),
+    "judge_calibration": ("files_applied", "files_rejected"),
     "ab_comparison": ("recommendation", "reason", "current", "candidate", "delta_faithfulness", "delta_recall@5"),
     "production_sample": ("records", "sample_size", "bad_lines", "faithfulness", "context_precision",
                           "citation_accuracy", "drift_alerts", "coverage_gaps", "queued_candidates"),
@@ -282,10 +283,15 @@ def _golden_set_empty(state: RunState) -> bool:
 
 
 def _report_failures(results: Sequence[dg.ExecuteInProcessResult]) -> None:
+    """Each failed step with the error that failed it: the innermost cause, not Dagster's wrapper around an
+    error raised in an op ("Error occurred while executing op ..."), which says nothing the step's name does not."""
     for result in results:
         for event in result.all_events:
             if event.is_step_failure:
-                print(f"\nstep {event.step_key} failed: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
+                error = event.step_failure_data.error
+                while error.cause is not None:
+                    error = error.cause
+                print(f"\nstep {event.step_key} failed: {error.message.strip()}", file=sys.stderr)
 
 
 def run(target: Driven, settings: Settings, review: str | None, use_sample_review: bool, thresholds: str | None = None,

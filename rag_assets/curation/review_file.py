@@ -56,7 +56,8 @@ from rag_assets.files import FileTooLarge, read_regular_file
 from rag_assets.text.control import control_character_problem
 from rag_assets.text.spreadsheet import formula_start, restore
 
-__all__ = ["REVIEW_FORMATS", "declared_version", "read_only_edits", "read_review_file", "unsupported_reason"]
+__all__ = ["REVIEW_FORMATS", "declared_version", "formula_problem", "read_only_edits", "read_review_file",
+           "spreadsheet_cell", "unsupported_reason"]
 
 #: The one set of review file suffixes (suffix -> format): the inbox takes these and rejects the rest.
 REVIEW_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".xlsx": "xlsx"}
@@ -240,8 +241,10 @@ def _detect_delimiter(header_line: str) -> str:
     return best
 
 
-def _csv_cell(raw: str) -> tuple[str | None, str | None]:
-    """(cleaned value or None, the formula character it starts with or None).
+def spreadsheet_cell(raw: str) -> tuple[str | None, str | None]:
+    """(cleaned value or None, the formula character it starts with or None): the one reading of a cell of a
+    file a person filled in a spreadsheet (a review, a judge review), where an editable cell starting with a
+    formula character is a :func:`formula_problem`.
 
     The writer's escaping apostrophe (see :mod:`rag_assets.text.spreadsheet`) is stripped and the
     rest taken literally. Otherwise strip surrounding whitespace and apply OWASP's CSV-injection
@@ -263,7 +266,7 @@ def _control_problems(row: int, column: str, value: str | None) -> list[ReviewPr
     return [ReviewProblem(row, column, f"{problem}; remove it")] if problem else []
 
 
-def _formula_problem(row: int, column: str, character: str) -> ReviewProblem:
+def formula_problem(row: int, column: str, character: str) -> ReviewProblem:
     return ReviewProblem(
         row, column, f"starts with {character!r} (a spreadsheet formula); remove it or prefix it with an apostrophe"
     )
@@ -316,9 +319,9 @@ def _parse_csv(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
         for name, raw in zip(header, fields):
             if name not in _KNOWN_COLUMNS or name in values:
                 continue
-            value, formula = _csv_cell(raw)
+            value, formula = spreadsheet_cell(raw)
             if formula is not None and name in EDITABLE_COLUMNS:
-                problems.append(_formula_problem(row, name, formula))
+                problems.append(formula_problem(row, name, formula))
             problems.extend(_control_problems(row, name, value))
             values[name] = value
         records.append(_Record(row, values))

@@ -4,7 +4,9 @@ The file is JSONL, one answer per line: ``question``, ``answer``, ``contexts`` (
 ``text`` and optionally ``chunk_id`` and ``version``), optionally ``reference``, and per judge metric
 (faithfulness, answer_relevance, context_precision, context_recall) either a label ``0`` or ``1``, or
 ``{"pair": "<id>", "label": "good" | "bad"}`` (two answers to one question, one better than the other).
-Other fields are kept out of the way. The judge scores every answer through :func:`judge_cases` (the
+Other fields are kept out of the way, except one spelt like a metric (``faithfullness``: a label that would be
+lost); an answer labelled twice on one metric (an exact duplicate line, or the same answer in one pair twice) is
+a bad row, as is a label that is not the integer 0 or 1 (``1.0``, ``true``). The judge scores every answer through :func:`judge_cases` (the
 evaluation asset's path), and each metric gets its agreement with the labels (see ``agreement``), beside
 the "longer answer wins" baseline for pairs, and Cohen's kappa for labels. A file with any bad row is rejected whole, every problem
 named by line and field, before anything is judged.
@@ -12,6 +14,7 @@ named by line and field, before anything is judged.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -31,6 +34,10 @@ from rag_assets.scoring.single import Case, as_chunks, judge_cases
 def _reviewed() -> tuple[str, ...]:
     """The metrics a labelled row may label: the judge's own verdicts (see ``Registry.reviewed``)."""
     return tuple(m.name for m in REGISTRY.reviewed())
+
+
+#: The fields of a labelled row besides its labels.
+_FIELDS = frozenset({"question", "answer", "contexts", "reference"})
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,7 @@ def _problems_of(row: Any) -> list[str]:
             problems.append(f"contexts: {exc}")
     if row.get("reference") is not None and not isinstance(row["reference"], str):
         problems.append("reference: a string or null is required")
+    problems.extend(_misspelt_labels(row))
     metrics = [m for m in _reviewed() if m in row]
     if not metrics:
         problems.append(f"no label: give at least one of {', '.join(_reviewed())}")
@@ -67,11 +75,41 @@ def _problems_of(row: Any) -> list[str]:
         value = row[metric]
         pair = isinstance(value, dict) and isinstance(value.get("pair"), str) and value["pair"] and \
             value.get("label") in ("good", "bad")
-        if not pair and (isinstance(value, bool) or value not in (0, 1)):
+        if not pair and (type(value) is not int or value not in (0, 1)):  # not True, not 1.0
             problems.append(f"{metric}: 0, 1 or {{\"pair\": \"<id>\", \"label\": \"good\" | \"bad\"}} is required, "
                             f"got {value!r}")
     if "context_recall" in row and not isinstance(row.get("reference"), str):
         problems.append("context_recall: a label needs a reference answer")
+    return problems
+
+
+def _misspelt_labels(row: Mapping[str, Any]) -> list[str]:
+    """A field that is no metric but is spelt like one (``faithfullness``, ``Faithfulness``): a label that would
+    be ignored. Other fields (an id, a source) are kept out of the way."""
+    problems = []
+    for key in row:
+        if key in _FIELDS or key in _reviewed():
+            continue
+        close = difflib.get_close_matches(key.lower(), _reviewed(), n=1, cutoff=0.8)
+        if close:
+            problems.append(f"{key}: not a metric; did you mean {close[0]}? (labels: {', '.join(_reviewed())})")
+    return problems
+
+
+def _duplicates(rows: Sequence[tuple[int, dict[str, Any]]]) -> list[tuple[int, str]]:
+    """(line, problem) for each label given again to the same answer (question, answer, contexts and reference) on
+    the same metric (for pairs, in the same pair): counted twice it would narrow the intervals for nothing."""
+    first: dict[str, int] = {}
+    problems = []
+    for number, row in rows:
+        case = [row["question"], row["answer"], row["contexts"], row.get("reference")]
+        for metric in (m for m in _reviewed() if m in row):
+            value = row[metric]
+            key = json.dumps([*case, metric, value["pair"] if isinstance(value, dict) else None], sort_keys=True)
+            if key in first:
+                problems.append((number, f"{metric}: the same answer is labelled on line {first[key]}; keep one"))
+            else:
+                first[key] = number
     return problems
 
 
@@ -81,7 +119,7 @@ def load_labelled(path: Path) -> list[Labelled]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read: {exc}") from exc
-    rows, problems = [], []
+    rows, problems, valid = [], [], []
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
@@ -94,10 +132,12 @@ def load_labelled(path: Path) -> list[Labelled]:
         problems.extend(f"{path}:{number}: {p}" for p in found)
         if found:
             continue
+        valid.append((number, row))
         labels = {m: int(row[m]) for m in _reviewed() if m in row and not isinstance(row[m], dict)}
         pairs = {m: (row[m]["pair"], row[m]["label"] == "good") for m in _reviewed() if isinstance(row.get(m), dict)}
         rows.append(Labelled(number, Case(row["question"], row["answer"], row["contexts"], row.get("reference")),
                              labels, pairs))
+    problems.extend(f"{path}:{number}: {problem}" for number, problem in _duplicates(valid))
     problems.extend(_pair_problems(path, rows))
     if not rows and not problems:
         problems.append(f"{path}: no labelled answer")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from sqlalchemy import delete, insert, select
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from rag_assets.calibration.models import (
     UNRECORDED_JUDGE, ExpertVerdict, JudgeConfig, JudgeReview, ReviewItem, StoredCalibration, same_judge, verdict,
@@ -26,9 +26,18 @@ CALIBRATION = JudgeCalibrationRow.__table__
 
 @dataclass
 class ReviewApplied:
+    """What applying a judge-review file did: its verdicts, and the calibration of its judge configuration
+    recomputed over every verdict on that judge, in the same transaction (``judge`` None: already applied)."""
+
     already_applied: bool = False
     verdicts: int = 0
     unreviewed: int = 0
+    judge: JudgeConfig | None = None
+    calibration: tuple[MetricCalibration, ...] = ()
+
+
+#: Measures a judge configuration's agreement with every expert verdict on it (``calibration.stats.calibrate_all``).
+Calibrate = Callable[[Sequence[ExpertVerdict]], Sequence[MetricCalibration]]
 
 
 def _finite(value: float) -> float | None:
@@ -77,13 +86,18 @@ class SqlCalibrationRepository:
 
     def config(self, key: str) -> JudgeConfig | None:
         with self.engine.connect() as conn:
-            row = conn.execute(select(SAMPLE.c.judge_config_json).where(SAMPLE.c.judge_config == key).limit(1)).first()
+            return self._config(conn, key)
+
+    @staticmethod
+    def _config(conn: Connection, key: str) -> JudgeConfig | None:
+        row = conn.execute(select(SAMPLE.c.judge_config_json).where(SAMPLE.c.judge_config == key).limit(1)).first()
         return None if row is None else JudgeConfig.from_json(row[0])
 
-    def apply_review(self, review: JudgeReview) -> ReviewApplied:
-        """Store every verdict of a validated file in one transaction; a file already applied adds nothing. A
-        reviewer's verdict replaces their earlier one on the same item and metric of the evaluation (a corrected
-        file sent again), so no verdict is counted twice."""
+    def apply_review(self, review: JudgeReview, calibrate: Calibrate) -> ReviewApplied:
+        """Store every verdict of a validated file and the calibration ``calibrate`` measures over every verdict on
+        its judge configuration then, in one transaction: the import, its verdicts and the calibration are stored
+        together or not at all. A file already applied adds nothing. A reviewer's verdict replaces their earlier one
+        on the same item and metric of the evaluation (a corrected file sent again), so no verdict is counted twice."""
         with write_transaction(self.engine) as conn:
             if conn.execute(select(IMPORT.c.sha256).where(IMPORT.c.sha256 == review.sha256)).first():
                 return ReviewApplied(already_applied=True)
@@ -99,27 +113,27 @@ class SqlCalibrationRepository:
                      "metric": v.metric, "judge_verdict": v.judge_verdict, "expert_verdict": v.expert_verdict,
                      "reviewer": v.reviewer, "notes": v.notes, "source_sha256": review.sha256, "source_row": v.row}
                     for v in review.verdicts])
-        return ReviewApplied(verdicts=len(review.verdicts), unreviewed=review.unreviewed)
+            judge = self._config(conn, review.judge_config)
+            measured = tuple(calibrate(self._verdicts(conn, review.judge_config)))
+            _save_calibration(conn, judge, measured)
+        return ReviewApplied(verdicts=len(review.verdicts), unreviewed=review.unreviewed, judge=judge,
+                             calibration=measured)
 
     def verdicts(self, config_key: str) -> list[ExpertVerdict]:
         """Every expert verdict on items this judge configuration judged, in import order."""
         with self.engine.connect() as conn:
-            rows = conn.execute(select(VERDICT).where(VERDICT.c.judge_config == config_key)
-                                .order_by(VERDICT.c.verdict_id)).mappings().all()
+            return self._verdicts(conn, config_key)
+
+    @staticmethod
+    def _verdicts(conn: Connection, config_key: str) -> list[ExpertVerdict]:
+        rows = conn.execute(select(VERDICT).where(VERDICT.c.judge_config == config_key)
+                            .order_by(VERDICT.c.verdict_id)).mappings().all()
         return [ExpertVerdict(r["item_id"], r["metric"], r["judge_verdict"], r["expert_verdict"], r["reviewer"],
                               r["notes"], r["source_row"]) for r in rows]
 
     def configs_with_verdicts(self) -> list[str]:
         with self.engine.connect() as conn:
             return sorted(r[0] for r in conn.execute(select(VERDICT.c.judge_config).distinct()))
-
-    def save_calibration(self, config: JudgeConfig, results: Sequence[MetricCalibration]) -> None:
-        with write_transaction(self.engine) as conn:
-            conn.execute(insert(CALIBRATION), [
-                {"judge_config": config.key, "judge_config_json": config.as_json(), "metric": r.metric, "n": r.n,
-                 "accuracy": r.accuracy, "kappa": _finite(r.kappa.value), "kappa_low": _finite(r.kappa.low),
-                 "kappa_high": _finite(r.kappa.high), "confusion_json": json.dumps(r.confusion),
-                 "disagreements_json": json.dumps([asdict(d) for d in r.disagreements])} for r in results])
 
     def calibration(self, config: JudgeConfig) -> dict[str, StoredCalibration]:
         """Metric -> the newest calibration of this judge configuration (empty: never calibrated)."""
@@ -136,3 +150,13 @@ class SqlCalibrationRepository:
             row = conn.execute(select(CALIBRATION.c.judge_config_json).order_by(CALIBRATION.c.calibration_id.desc())
                                .limit(1)).first()
         return None if row is None else JudgeConfig.from_json(row[0])
+
+
+def _save_calibration(conn: Connection, config: JudgeConfig, results: Sequence[MetricCalibration]) -> None:
+    """One calibration row per measured metric (none measured: nothing to store)."""
+    if results:
+        conn.execute(insert(CALIBRATION), [
+            {"judge_config": config.key, "judge_config_json": config.as_json(), "metric": r.metric, "n": r.n,
+             "accuracy": r.accuracy, "kappa": _finite(r.kappa.value), "kappa_low": _finite(r.kappa.low),
+             "kappa_high": _finite(r.kappa.high), "confusion_json": json.dumps(r.confusion),
+             "disagreements_json": json.dumps([asdict(d) for d in r.disagreements])} for r in results])

@@ -11,6 +11,7 @@ import pytest
 
 from rag_assets.calibration.models import JudgeConfig, ReviewItem
 from rag_assets.calibration.review_file import read_judge_review, write_judge_review
+from rag_assets.calibration.stats import calibrate_all
 from rag_assets.curation.inbox import CurationFolders, import_review_file
 from rag_assets.store.calibration_repository import SqlCalibrationRepository
 from rag_assets.store.engine import get_engine
@@ -55,7 +56,7 @@ def _fill(xlsx: Path, target: Path, cells: dict[tuple[int, str], str | None], de
 
 def _import(path: Path, folders: CurationFolders, repo: SqlCalibrationRepository):
     return import_review_file(path, folders, {}, lambda p, _, limits: read_judge_review(p, repo.sample, limits),
-                              repo.apply_review)
+                              lambda review: repo.apply_review(review, calibrate_all))
 
 
 GOOD = {(2, "expert_faithfulness"): "pass", (2, "expert_answer_relevance"): "1", (2, "reviewer"): "dana",
@@ -117,6 +118,8 @@ def test_the_csv_round_trips_through_a_spreadsheet_save_under_a_copy_s_name(setu
      ["sheet Review, row 4, expert_answer_relevance: the judge gave no verdict on this metric for this item; "
       "leave it empty"]),
     ({**GOOD, (2, "reviewer"): None}, None, None, ["sheet Review, row 2, reviewer: required on a row with a verdict"]),
+    ({**GOOD, (3, "notes"): "=1+1"}, None, None,  # a real formula cell, as the question review rejects it
+     ["sheet Review, row 3, notes: starts with '=' (a spreadsheet formula); remove it or prefix it with an apostrophe"]),
     (GOOD, "expert_context_precision", None,
      ["sheet Review, file, expert_context_precision: column is missing; keep every column of the file as it was "
       "sent"]),

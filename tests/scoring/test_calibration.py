@@ -121,3 +121,37 @@ def test_a_pair_needs_one_good_and_one_bad_answer(tmp_path: Path):
     rows = [ROWS[4], {**ROWS[5], "answer_relevance": {"pair": "p1", "label": "good"}}]
     with pytest.raises(ConfigError, match=r"answer_relevance pair 'p1' \(lines 1, 2\): exactly one good and one bad"):
         load_labelled(_write(tmp_path / "pairs.jsonl", rows))
+
+
+def test_a_duplicate_line_a_misspelt_metric_and_a_label_not_0_or_1_are_rejected_naming_line_and_field(
+        project_env: Path, tmp_path: Path, capsys):
+    """A line given twice would be counted twice (n doubled, the interval narrowed for nothing); a misspelt
+    metric beside a correct one would be dropped without a word; 1.0 is no more a label than true is."""
+    bad = _write(tmp_path / "bad.jsonl", [
+        *ROWS, ROWS[0],                                              # line 9: line 1 again
+        {**ROWS[1], "faithfulness": 1},                              # line 10: line 2's answer, labelled again
+        {**ROWS[4], "answer_relevance": {"pair": "p1", "label": "good"}},  # line 11: line 5 again, in its pair
+        {**ROWS[2], "faithfullness": 0},                             # line 12: a misspelt metric beside a label
+        {**ROWS[3], "Faithfulness": 1, "question": "Is there a size cap?"},  # line 13: one in capitals
+        {**ROWS[3], "faithfulness": 1.0, "question": "How large may a file be?"},  # line 14
+        {**ROWS[3], "question": "What is the file size limit?", "source": "ticket 12", "id": 7},  # fine
+    ])
+    with pytest.raises(ConfigError) as error:
+        load_labelled(bad)
+    problems = str(error.value).splitlines()[1:]
+    assert problems == [
+        f"  - {bad}:12: faithfullness: not a metric; did you mean faithfulness? (labels: faithfulness, "
+        "answer_relevance, context_precision, context_recall)",
+        f"  - {bad}:13: Faithfulness: not a metric; did you mean faithfulness? (labels: faithfulness, "
+        "answer_relevance, context_precision, context_recall)",
+        f"  - {bad}:14: faithfulness: 0, 1 or {{\"pair\": \"<id>\", \"label\": \"good\" | \"bad\"}} is required, got 1.0",
+        f"  - {bad}:9: faithfulness: the same answer is labelled on line 1; keep one",
+        f"  - {bad}:10: faithfulness: the same answer is labelled on line 2; keep one",
+        f"  - {bad}:11: answer_relevance: the same answer is labelled on line 5; keep one",
+        f"  - {bad}:answer_relevance pair 'p1' (lines 5, 6, 11): exactly one good and one bad answer are required"
+        .replace(f"{bad}:answer", f"{bad}: answer"),
+    ]
+    assert main(["calibrate", str(bad)]) == 2
+    assert f"{bad} rejected (7 problem(s))" in capsys.readouterr().err
+    assert calibrate(_write(tmp_path / "fine.jsonl", [*ROWS, {**ROWS[3], "source": "ticket 12", "id": 7,
+                                                              "question": "What is the file size limit?"}])).answers == 9

@@ -9,20 +9,22 @@ import dagster as dg
 
 from rag_assets.calibration.gate import DEFAULT_MIN_KAPPA, calibration_gate
 from rag_assets.app.judge_review import ReviewSent
-from rag_assets.calibration.models import JudgeConfig, StoredCalibration
-from rag_assets.calibration.review_file import evaluation_of, is_judge_review, read_judge_review
+from rag_assets.calibration.models import JudgeConfig, JudgeReview, StoredCalibration
+from rag_assets.calibration.review_file import is_judge_review, read_judge_review
 from rag_assets.calibration.stats import MetricCalibration, calibrate_all
 from rag_assets.curation.inbox import import_review_file, inbox_files
 from rag_assets.defs.assets.corpus import OWNERS
+from rag_assets.defs.assets.curation import review_files_check
 from rag_assets.defs.jobs import AssetJob
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import CurationResource, StoreResource
 from rag_assets.errors import ConfigError
 from rag_assets.settings import current_settings
-from rag_assets.store.calibration_repository import SqlCalibrationRepository
+from rag_assets.store.calibration_repository import ReviewApplied, SqlCalibrationRepository
 from rag_assets.text.markdown import markdown_list, markdown_table
 
 CALIBRATION_CHECK = "judge_agreement"
+JUDGE_REVIEW_FILES_CHECK = "judge_review_files_valid"
 
 
 def calibrations(store: StoreResource) -> SqlCalibrationRepository:
@@ -57,6 +59,12 @@ def build_judge_calibration(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         group_name=lifecycle.named("calibration"),
         owners=OWNERS,
         kinds={"python", "excel", "sql"},
+        check_specs=[dg.AssetCheckSpec(
+            JUDGE_REVIEW_FILES_CHECK, asset=lifecycle.key("judge_calibration"), blocking=True,
+            description="Every imported judge-review file passed validation (every column, verdict values, known item "
+                        "ids of the evaluation's sample, its evaluation id and judge configuration, a reviewer on each "
+                        "reviewed row, at least one verdict, no formula cells). A rejected file is applied not at all "
+                        "and fails the run, as a rejected question review does.")],
         description=(
             "The judge's agreement with your experts. Imports the judge-review files (judge-review-<evaluation>.xlsx "
             "or .csv) from the curation inbox, each validated whole and stored in one transaction, then moved to "
@@ -82,15 +90,18 @@ def _calibrate(context: dg.AssetExecutionContext, config: JudgeCalibrationConfig
     missing = [path for path in files if not path.exists()]
     if missing:
         context.log.warning(f"not in the inbox any more (already imported?): {', '.join(map(str, missing))}")
+    measured: dict[str, tuple[JudgeConfig, tuple[MetricCalibration, ...]]] = {}
+
+    def apply(review: JudgeReview) -> ReviewApplied:
+        """The file's verdicts and its judge's calibration over every verdict then, stored in one transaction."""
+        applied = repo.apply_review(review, calibrate_all)
+        if applied.judge is not None:
+            measured[applied.judge.key] = (applied.judge, applied.calibration)
+        return applied
+
     results = [import_review_file(path, folders, {}, lambda p, _, limits: read_judge_review(p, repo.sample, limits),
-                                  repo.apply_review, curation.limits()) for path in files if path.exists()]
-    touched = {repo.sample(evaluation_of(r.source))[0] for r in results if r.status == "applied"}
-    summaries = []
-    for key in sorted(touched):
-        judge = repo.config(key)
-        measured = calibrate_all(repo.verdicts(key))
-        repo.save_calibration(judge, measured)
-        summaries.extend((judge, m) for m in measured)
+                                  apply, curation.limits()) for path in files if path.exists()]
+    summaries = [(judge, m) for _, (judge, found) in sorted(measured.items()) for m in found]
     current = repo.current_config()
     stored = repo.calibration(current) if current else {}
     rejected = [r for r in results if r.status == "rejected"]
@@ -107,7 +118,7 @@ def _calibrate(context: dg.AssetExecutionContext, config: JudgeCalibrationConfig
         "files_rejected": dg.MetadataValue.int(len(rejected)),
         "imports": dg.MetadataValue.md(markdown_table(
             ["file", "status", "moved to", "report"], [(r.source, r.status, r.moved_to, r.report or "") for r in results])),
-    })
+    }, check_results=[review_files_check(JUDGE_REVIEW_FILES_CHECK, "judge-review", results)])
 
 
 def _calibration_tables(summaries: Sequence[tuple[JudgeConfig, MetricCalibration]]) -> dict[str, dg.MetadataValue]:

@@ -9,12 +9,14 @@ is applied twice, and the golden set is built from the decisions.
 """
 
 import functools
+from collections.abc import Sequence
 
 import dagster as dg
 
 from rag_assets.app.curation_import import DecisionImport, applied_files_digest, import_decisions
 from rag_assets.app.review_queue import write_review_queue
 from rag_assets.corpus.models import sha256_hex
+from rag_assets.curation.inbox import ImportResult
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.reuse import last_materialization
@@ -114,6 +116,24 @@ def decisions_metadata(done: DecisionImport) -> dict[str, dg.MetadataValue]:
     }
 
 
+def review_files_check(name: str, kind: str, results: Sequence[ImportResult]) -> dg.AssetCheckResult:
+    """The check that every imported file of ``kind`` (a question review, a judge review) passed validation: when
+    one did not, its line names how many were rejected, the first one's name and first problem, and where the
+    reports are, so a terminal shows why (ERROR: the import's blocking check fails the run)."""
+    rejected = [r for r in results if r.status == "rejected"]
+    description = f"every {kind} file was valid"
+    if rejected:
+        first = rejected[0]
+        more = f" (and {len(first.problems) - 1} more problem(s))" if len(first.problems) > 1 else ""
+        reason = f"{first.problems[0]}{more}" if first.problems else "see its report"
+        description = (f"{len(rejected)} {kind} file(s) rejected, nothing from them applied: {first.source}: "
+                       f"{reason}; see the report beside each in {first.moved_to.parent}")
+    return dg.AssetCheckResult(
+        check_name=name, passed=not rejected, severity=dg.AssetCheckSeverity.ERROR, description=description,
+        metadata={"problems": dg.MetadataValue.md(markdown_table(
+            ["file", "problem"], [(r.source, str(p)) for r in rejected for p in r.problems]))})
+
+
 @functools.cache
 def build_curated_decisions(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
@@ -139,18 +159,10 @@ def build_curated_decisions(lifecycle: Lifecycle) -> dg.AssetsDefinition:
                                 context.partition_key, config.files, config.accept_all)
         if done.missing:
             context.log.warning(f"not in the inbox any more (already imported?): {', '.join(map(str, done.missing))}")
-        rejected = done.rejected
         yield dg.MaterializeResult(
             metadata=decisions_metadata(done),
             data_version=dg.DataVersion(done.data_version),
-            check_results=[dg.AssetCheckResult(
-                check_name=REVIEW_FILES_CHECK,
-                passed=not rejected,
-                severity=dg.AssetCheckSeverity.ERROR,
-                description=(f"{len(rejected)} review file(s) rejected; see the report beside each in rejected/"
-                             if rejected else "every review file was valid"),
-                metadata={"problems": dg.MetadataValue.md(markdown_table(["file", "problem"], done.problems))},
-            )],
+            check_results=[review_files_check(REVIEW_FILES_CHECK, "review", done.results)],
         )
 
     return curated_decisions
