@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rag_assets.app.evaluation import Gating, assess, evaluate_golden, render_report, scorecard
+from rag_assets.app.evaluation import Assessment, Gating, assess, evaluate_golden, render_report, scorecard
 from rag_assets.console import terminal_progress
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.golden.models import GoldenItem
@@ -118,15 +118,20 @@ class EvaluationResult:
         """The asset's threshold and judge-failure gates, with the RAG run's error budget (rag_answers' blocking
         check, which stops the assets before they score); no regression gate: there is no stored baseline. A
         system that failed on every item fails here even when no gated metric applies to what is left."""
-        gates = assess(self.outcome, Gating(self.thresholds(profile_or_thresholds), max_judge_failure_rate)).gates
-        gates.rag_errors = error_budget([self.responses[i.item_id] for i in self.items if i.item_id in self.responses],
-                                        max_rag_error_rate)
-        return gates
+        return self._assessment(profile_or_thresholds, max_judge_failure_rate, max_rag_error_rate).gates
+
+    def _assessment(self, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO,
+                    max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE,
+                    max_rag_error_rate: float = DEFAULT_MAX_ERROR_RATE) -> Assessment:
+        assessment = assess(self.outcome, Gating(self.thresholds(profile_or_thresholds), max_judge_failure_rate))
+        assessment.gates.rag_errors = error_budget(
+            [self.responses[i.item_id] for i in self.items if i.item_id in self.responses], max_rag_error_rate)
+        return assessment
 
     def write_report(self, path: str | Path, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO) -> Path:
         """The evaluation asset's HTML report of this result (gated by ``profile_or_thresholds``)."""
         name = f"python-{dt.datetime.now(dt.timezone.utc):%Y%m%dT%H%M%SZ}"
-        assessment = assess(self.outcome, Gating(self.thresholds(profile_or_thresholds)))
+        assessment = self._assessment(profile_or_thresholds)
         report = render_report(name, self.corpus_version, _Run(self.system_name, self.system_config_hash), assessment,
                                self.items, self.responses)
         return report.write(Path(path))

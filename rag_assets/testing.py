@@ -61,8 +61,9 @@ def quality_failures(result: EvaluationResult, profile_or_thresholds: str | Path
     inapplicable = [t.metric for t in gates.thresholds if not t.applicable]
     if inapplicable:
         lines.append(f"  not applicable (no item calls for it): {', '.join(inapplicable)}")
+    budget = "" if gates.rag_error_budget_passed else ", and the RAG error budget is spent"
     return (f"RAG quality below {result.thresholds_label(profile_or_thresholds)} ({result.judge}): {len(failed)} of "
-            f"{len(gated)} metrics fail\n" + "\n".join(lines))
+            f"{len(gated)} metrics fail{budget}\n" + "\n".join(lines))
 
 
 def assert_quality(result: EvaluationResult, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO,

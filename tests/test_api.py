@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 from pathlib import Path
 
 import dagster as dg
@@ -22,6 +23,7 @@ from rag_assets.llm.anthropic_client import AnthropicClient
 from rag_assets.examples.callable_system import answer as example_answer
 from rag_assets.scoring.judge_prompts import CONTEXT_PRECISION
 from rag_assets.testing import assert_quality
+from rag_assets.text.tokens import tokenize
 from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
 from tests.fakes import claude_judge
 from tests.fakes.anthropic_server import FakeAnthropicServer
@@ -120,6 +122,15 @@ def _stored(evaluation_id: str) -> dict[tuple[str, str], float]:
     return {(item_id, metric): value for (item_id, _), values in stored.items() for metric, value in values.items()}
 
 
+#: two items in ragas' columns: the rate limit, which _system's context holds, and key rotation, which it does not
+TWO_ITEMS = pd.DataFrame([
+    {"item_id": "limits", "user_input": "What is the rate limit?", "reference": "50 requests per minute.",
+     "reference_contexts": [LIMITS]},
+    {"item_id": "rotate", "user_input": "How do I rotate a key?", "reference": "Create a new key, delete the old.",
+     "reference_contexts": [ROTATE]},
+])
+
+
 def _system(request: dict) -> dict:
     """Brings back the rate-limit context for every question: right for the first item, wrong for the second."""
     return {"answer": "The API allows 50 requests per minute per key [1].", "retrieved": [{"id": "1", "text": LIMITS}]}
@@ -154,6 +165,10 @@ def test_a_context_holding_the_reference_context_with_text_around_it_hits_it():
                                                          "retrieved": [{"id": "chunk-7", "text": around}]})
     row = result.to_pandas().iloc[0]
     assert (row["hit_rate@5"], row["recall@5"], row["mrr@5"], row["contexts_unmapped_share"]) == (1.0, 1.0, 1.0, 0.0)
+    held, words = len(tokenize(LIMITS)), len(tokenize(around))
+    assert (held, words) == (11, 43)
+    assert (row["token_recall@5"], row["token_precision@5"]) == (1.0, pytest.approx(held / words, abs=1e-9)), \
+        "the words around the evidence are retrieved, not evidence"
 
 
 def test_evaluate_works_where_an_event_loop_is_running_as_in_a_notebook_cell():
@@ -180,12 +195,7 @@ def test_a_golden_set_export_without_its_corpus_says_what_to_pass(tmp_path: Path
 
 
 def test_assert_quality_lists_the_failing_metrics_with_their_worst_items_and_passes_what_meets_them(tmp_path: Path):
-    frame = pd.DataFrame([
-        {"item_id": "limits", "user_input": "What is the rate limit?", "reference": "50 requests per minute.",
-         "reference_contexts": [LIMITS]},
-        {"item_id": "rotate", "user_input": "How do I rotate a key?", "reference": "Create a new key, delete the old.",
-         "reference_contexts": [ROTATE]},
-    ])
+    frame = TWO_ITEMS
     result = rag_assets.evaluate(frame, _system)
     with pytest.raises(AssertionError) as failed:
         assert_quality(result, {"faithfulness": 0.9, "recall@5": 0.8, "mrr@5": 0.75, "temporal_faithfulness": 0.5})
@@ -214,22 +224,20 @@ def _failing(request: dict) -> dict:
     return _system(request)
 
 
-def test_a_system_that_failed_on_the_items_fails_the_gates_even_where_no_gated_metric_applies():
+def test_a_system_that_failed_on_the_items_fails_the_gates_even_where_no_gated_metric_applies(tmp_path: Path):
     """The tester's case: every item raised, and a gate on a metric no item had left (citation accuracy) passed."""
-    frame = pd.DataFrame([
-        {"item_id": "limits", "user_input": "What is the rate limit?", "reference": "50 requests per minute.",
-         "reference_contexts": [LIMITS]},
-        {"item_id": "rotate", "user_input": "How do I rotate a key?", "reference": "Create a new key, delete the old.",
-         "reference_contexts": [ROTATE]},
-    ])
+    frame = TWO_ITEMS
     down = rag_assets.evaluate(frame.iloc[1:], _failing)
     gates = down.gates({"citation_accuracy": 0.5})
     assert [(t.metric, t.applicable) for t in gates.thresholds] == [("citation_accuracy", False)]
     assert (gates.rag_errors.errors, gates.rag_errors.items, gates.passed) == (1, 1, False)
     with pytest.raises(AssertionError) as failed:
         assert_quality(down, {"citation_accuracy": 0.5})
-    assert str(failed.value).splitlines()[1].startswith(
-        "  RAG errors: 1 of 1 items errored (100.0%, budget 5.0%); exception x1, e.g. rotate: ")
+    head, budget = str(failed.value).splitlines()[:2]
+    assert head.endswith(": 0 of 0 metrics fail, and the RAG error budget is spent")
+    assert budget.startswith("  RAG errors: 1 of 1 items errored (100.0%, budget 5.0%); exception x1, e.g. rotate: ")
+    page = down.write_report(tmp_path / "report.html", {"citation_accuracy": 0.5}).read_text(encoding="utf-8")
+    assert re.search(r"RAG error budget</td><td><span class=\"badge fail\">failed", page), "the report agrees"
     half = rag_assets.evaluate(frame, _failing)
     assert not half.gates({"faithfulness": 0.5}).passed, "one item of two errored: over the 5% budget"
     assert half.gates({"faithfulness": 0.5}, max_rag_error_rate=0.5).passed

@@ -282,14 +282,19 @@ def _golden_set_empty(state: RunState) -> bool:
                for shown in state.materializations)
 
 
+#: the class of the error Dagster wraps an op's error in (its name, as the event's serialised error gives it)
+STEP_ERROR_WRAPPER = "DagsterExecutionStepExecutionError"
+
+
 def _report_failures(results: Sequence[dg.ExecuteInProcessResult]) -> None:
-    """Each failed step with the error that failed it: the innermost cause, not Dagster's wrapper around an
-    error raised in an op ("Error occurred while executing op ..."), which says nothing the step's name does not."""
+    """Each failed step with the error that failed it: the error the op raised, not Dagster's wrapper around it
+    ("Error occurred while executing op ..."), which says nothing the step's name does not. Only that wrapper is
+    taken off: an error of ours raised from a lower one says what the lower one meant."""
     for result in results:
         for event in result.all_events:
             if event.is_step_failure:
                 error = event.step_failure_data.error
-                while error.cause is not None:
+                if error.cls_name == STEP_ERROR_WRAPPER and error.cause is not None:
                     error = error.cause
                 print(f"\nstep {event.step_key} failed: {error.message.strip()}", file=sys.stderr)
 

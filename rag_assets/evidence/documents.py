@@ -35,6 +35,11 @@ class Document:
         return token_spans(self.body)
 
     @cached_property
+    def words(self) -> list[str]:
+        """The body's words, lower case, one per token (what the locator compares)."""
+        return [self.body[start:end].lower() for start, end in self.tokens]
+
+    @cached_property
     def token_starts(self) -> list[int]:
         return [start for start, _ in self.tokens]
 

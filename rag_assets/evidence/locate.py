@@ -14,9 +14,11 @@ Three ways, tried in order in each candidate document, the first that succeeds w
 A retrieved context may also be placed by the part of it a document holds (``part``, asked for by the RAG
 step, never for a label, which must be found whole): failing the three ways in every candidate, the longest run
 of the text's words, in order, that a candidate holds, when it is more than half of the text's words or all of
-the document's. A system's chunk that carries the file's front matter, a heading of its own, or the text around
-a short reference document is then credited for the document text it holds; a chunk that only shares a phrase
-with a document stays unmapped. Its score is the run's share of the text's words.
+a document of at least ``WHOLE_DOCUMENT_WORDS`` words. A system's chunk that carries the file's front matter or
+markup the snapshot drops, a heading of its own, or the text around a short reference document is then credited
+for the document text it holds; a chunk that only shares a phrase with a document, or holds a stub document of a
+few words, stays unmapped, and so does one whose longest run several documents hold alike (a footer they share).
+Its score is the run's share of the text's words; the words outside the run count as retrieved, not evidence.
 
 Candidate documents: the one the caller names first (a system's source, a label's file), then the
 documents that hold most of the text's rarest words (an inverted index built on first need).
@@ -34,6 +36,8 @@ from rag_assets.evidence.spans import Span
 from rag_assets.text.tokens import tokenize
 
 DEFAULT_MIN_SCORE = 0.8
+#: the fewest words a document must have for a context holding all of it to be placed on it by ``part``
+WHOLE_DOCUMENT_WORDS = 8
 _MARKS = frozenset("*_`#>|")
 # How many of a text's rarest words pick its candidate documents, and how many candidates are tried.
 _RARE_WORDS = 12
@@ -86,15 +90,21 @@ class Locator:
         if not wanted:
             return None
         words = tokenize(wanted)
-        candidates = self._candidates(words, path)
-        for candidate in candidates:
-            found = self._in(self.documents[candidate], wanted, words)
+        shared: dict[str, int] = {}  # per candidate, the most words of the text one window of it holds
+        for candidate in self._candidates(words, path):
+            found, shared[candidate] = self._in(self.documents[candidate], wanted, words)
             if found is not None:
                 return found
         if not part:
             return None
-        parts = [found for c in candidates if (found := self._part(self.documents[c], words)) is not None]
-        return max(parts, key=lambda found: found.score, default=None)
+        # a run of the text's words lies in one window, so a window holding at most half of them rules out a run
+        # over half, and one holding fewer words than the document rules out the whole document: those are skipped
+        possible = [c for c, most in shared.items()
+                    if 2 * most > len(words) or WHOLE_DOCUMENT_WORDS <= len(self.documents[c].words) <= most]
+        parts = [found for c in possible if (found := self._part(self.documents[c], words)) is not None]
+        best = max((found.score for found in parts), default=None)
+        placed = [found for found in parts if found.score == best]
+        return placed[0] if len(placed) == 1 else None
 
     def _candidates(self, words: Sequence[str], path: str | None) -> list[str]:
         first = [path] if path is not None and path in self.documents else []
@@ -114,37 +124,41 @@ class Locator:
             self._postings = dict(postings)
         return self._postings
 
-    def _in(self, document: Document, wanted: str, words: Sequence[str]) -> Location | None:
+    def _in(self, document: Document, wanted: str, words: Sequence[str]) -> tuple[Location | None, int]:
+        """Where the text is in ``document`` (exact, normalised or fuzzy), and the most of its words one window of
+        the document holds."""
         at = document.body.find(wanted)
         if at >= 0:
-            return Location(Span(document.path, at, at + len(wanted)), "exact", 1.0)
+            return Location(Span(document.path, at, at + len(wanted)), "exact", 1.0), len(words)
         needle = _normalised(wanted)[0]
         if document.path not in self._normal:
             self._normal[document.path] = _normalised(document.body)
         haystack, offsets = self._normal[document.path]
         at = haystack.find(needle) if needle else -1
         if at >= 0:
-            return Location(Span(document.path, offsets[at], offsets[at + len(needle) - 1] + 1), "normalised", 1.0)
+            span = Span(document.path, offsets[at], offsets[at + len(needle) - 1] + 1)
+            return Location(span, "normalised", 1.0), len(words)
         return self._fuzzy(document, words)
 
     def _part(self, document: Document, words: Sequence[str]) -> Location | None:
-        """The longest run of ``words`` the body holds in order, if it is more than half of them or all the body's."""
-        spans = document.tokens
-        body_words = [document.body[start:end].lower() for start, end in spans]
+        """The longest run of ``words`` the body holds in order, if it is more than half of them or all of a body of
+        at least ``WHOLE_DOCUMENT_WORDS`` words."""
+        spans, body_words = document.tokens, document.words
         run = SequenceMatcher(None, body_words, list(words), autojunk=False).find_longest_match(
             0, len(body_words), 0, len(words))
-        if run.size == 0 or (2 * run.size <= len(words) and run.size < len(body_words)):
+        whole = run.size == len(body_words) >= WHOLE_DOCUMENT_WORDS
+        if run.size == 0 or (2 * run.size <= len(words) and not whole):
             return None
         span = Span(document.path, spans[run.a][0], spans[run.a + run.size - 1][1])
         return Location(span, "part", round(run.size / len(words), 4))
 
-    def _fuzzy(self, document: Document, words: Sequence[str]) -> Location | None:
-        """The best window of len(words) body words by shared words (multiset), if it reaches min_score."""
+    def _fuzzy(self, document: Document, words: Sequence[str]) -> tuple[Location | None, int]:
+        """The best window of len(words) body words by shared words (multiset), if it reaches min_score; and the
+        words that window shares."""
         size = len(words)
         if size == 0:
-            return None
-        spans = document.tokens
-        body_words = [document.body[start:end].lower() for start, end in spans]
+            return None, 0
+        spans, body_words = document.tokens, document.words
         want = Counter(words)
         have: Counter = Counter()
         shared = best = 0
@@ -162,7 +176,7 @@ class Locator:
                 best, best_at = shared, max(0, index - size + 1)
         score = best / size
         if best_at < 0 or score < self.min_score:
-            return None
+            return None, best
         window = range(best_at, min(best_at + size, len(spans)))
         inside = [i for i in window if body_words[i] in want]
-        return Location(Span(document.path, spans[inside[0]][0], spans[inside[-1]][1]), "fuzzy", round(score, 4))
+        return Location(Span(document.path, spans[inside[0]][0], spans[inside[-1]][1]), "fuzzy", round(score, 4)), best

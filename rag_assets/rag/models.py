@@ -27,7 +27,7 @@ class RetrievedChunk:
     ``chunk_id`` is set when the system named a snapshot chunk (its ``span`` is the chunk's);
     otherwise the system gave a text (maybe with its own ``own_id``), which the run locates in the
     revision's documents (``rag_assets.evidence.locate``): ``span`` where it was found, ``mapping``
-    how (``chunk_id`` for named chunks, ``exact``, ``normalised``, ``fuzzy`` with
+    how (``chunk_id`` for named chunks, ``exact``, ``normalised``, ``fuzzy`` or ``part`` with
     ``location_score``, or ``unmapped``). Judges read ``text``, the words the system really
     returned; retrieval metrics read the span.
     """
@@ -51,6 +51,13 @@ class RetrievedChunk:
     def unmapped(self) -> bool:
         """A text not found in the pinned revision: a retrieval miss, whatever it says."""
         return self.chunk_id is None and self.span is None
+
+    def unplaced_words(self, words: int) -> int:
+        """Of the context's ``words``, those its span does not hold: all of an unmapped text's, the share outside
+        the run a ``part`` placement holds, none otherwise. Token precision counts them as retrieved, not evidence."""
+        if self.unmapped:
+            return words
+        return round(words * (1 - self.location_score)) if self.mapping == "part" and self.location_score else 0
 
 
 @dataclass(frozen=True)

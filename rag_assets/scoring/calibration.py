@@ -83,14 +83,20 @@ def _problems_of(row: Any) -> list[str]:
     return problems
 
 
+#: how many letters a misspelt metric name may have more or fewer than the metric's
+MISSPELT_LENGTH = 2
+
+
 def _misspelt_labels(row: Mapping[str, Any]) -> list[str]:
     """A field that is no metric but is spelt like one (``faithfullness``, ``Faithfulness``): a label that would
-    be ignored. Other fields (an id, a source) are kept out of the way."""
+    be ignored. Other fields (an id, a source, ``faithfulness_score``, ragas' ``context_entity_recall``) are kept
+    out of the way: a misspelling is a close match of about a metric's length (two letters more or fewer)."""
     problems = []
     for key in row:
         if key in _FIELDS or key in _reviewed():
             continue
-        close = difflib.get_close_matches(key.lower(), _reviewed(), n=1, cutoff=0.8)
+        close = [m for m in difflib.get_close_matches(key.lower(), _reviewed(), n=1, cutoff=0.8)
+                 if abs(len(m) - len(key)) <= MISSPELT_LENGTH]
         if close:
             problems.append(f"{key}: not a metric; did you mean {close[0]}? (labels: {', '.join(_reviewed())})")
     return problems

@@ -95,6 +95,18 @@ def test_a_retrieved_context_is_credited_for_the_part_a_document_holds_and_a_lab
     assert locator.locate("x1 x2 x3 x4 x5 " + _words(5, 8) + " y1 y2 y3 y4", part=True) is None, "a phrase shared"
 
 
+def test_a_stub_document_or_a_footer_several_documents_share_places_no_context():
+    """A review's cases: a context holding a whole document of three words, and one that is a system's own words
+    and a footer six documents end with, were placed (the second on whichever document came first)."""
+    footer = "For more help contact support at the service desk"
+    documents = Documents.of({"stub.md": "Overview of settings", **{f"d{n}.md": f"Page {n} text. {footer}"
+                                                                    for n in range(6)}})
+    locator = Locator(documents)
+    assert locator.locate("Overview of settings for the new release and what changed in each of its parts",
+                          part=True) is None
+    assert locator.locate("Our own summary in our words. " + footer, part=True) is None
+
+
 class _Fixed:
     """A system that answers every query with one payload, as a user's callable would."""
 

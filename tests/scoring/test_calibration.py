@@ -134,7 +134,8 @@ def test_a_duplicate_line_a_misspelt_metric_and_a_label_not_0_or_1_are_rejected_
         {**ROWS[2], "faithfullness": 0},                             # line 12: a misspelt metric beside a label
         {**ROWS[3], "Faithfulness": 1, "question": "Is there a size cap?"},  # line 13: one in capitals
         {**ROWS[3], "faithfulness": 1.0, "question": "How large may a file be?"},  # line 14
-        {**ROWS[3], "question": "What is the file size limit?", "source": "ticket 12", "id": 7},  # fine
+        {**ROWS[3], "question": "What is the file size limit?", "source": "ticket 12", "id": 7,  # fine: fields of
+         "faithfulness_score": 0.8, "context_entity_recall": 1, "llm_context_precision": 0.5},  # other tools
     ])
     with pytest.raises(ConfigError) as error:
         load_labelled(bad)

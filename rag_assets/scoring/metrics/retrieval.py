@@ -26,7 +26,7 @@ def figures(context: ItemContext) -> dict[str, float]:
     found[f"doc_hit_rate@{k}"] = document_hit_rate_at_k(
         [_documents(r) for r in response.retrieved], {e.path for e in evidence if e.grade > 0}, k)
     if context.documents is not None:
-        unlocated = sum(len(tokenize(r.text)) for r in response.retrieved[:k] if r.span is None)
+        unlocated = sum(r.unplaced_words(len(tokenize(r.text))) for r in response.retrieved[:k])
         found.update(token_metrics(ranked, unlocated, evidence, k, context.documents.token_starts))
     found[f"diversity@{k}"] = diversity([(r.span, r.text) for r in response.retrieved], k)
     return found
