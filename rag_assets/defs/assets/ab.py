@@ -10,6 +10,7 @@ from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import LLM_POOL, RagSystemResource
 from rag_assets.scoring.ab import REJECT
 from rag_assets.scoring.embedding import make_embedder
+from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES_REF
 from rag_assets.settings import current_settings
 
 AB_CHECK = "ab_not_rejected"
@@ -90,6 +91,7 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         owners=OWNERS,
         kinds={"python", "anthropic"},
         pool=LLM_POOL,
+        code_version=lifecycle.judged(JUDGE_TEMPLATES_REF),
         check_specs=[dg.AssetCheckSpec(
             AB_CHECK, asset=lifecycle.key("ab_comparison"), partitions_def=lifecycle.corpus_versions, description=(
                 "The candidate system is not REJECTed against the current one: no significant faithfulness drop beyond "
