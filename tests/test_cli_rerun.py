@@ -96,13 +96,16 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
                           f"(review file: {project_env.parent / 'curation' / 'outbox' / f'review-{version}.csv'})"], \
         "the bundled review was applied; what production traffic queued since waits"
 
-    # the same home under another judge (a key set, another judge model, new offline heuristics): what the judge
-    # scored is stale, in Dagster's account and for the production days, and nothing upstream of it is
+    # the same home under another judge (a key set, another judge model, new offline heuristics) or another evidence
+    # overlap: what the judge scored is stale, in Dagster's account and for the production days, and nothing
+    # upstream of it is
     instance_home = str(project_env / "dagster")
     other = dataclasses.replace(BUNDLED, judge="anthropic:claude-another")
+    overlap = dataclasses.replace(BUNDLED, evidence_min_overlap=0.9)
     sample_key, logs = BUNDLED.key("production_sample"), RESOURCES["production_logs"].folder()
     with dg.DagsterInstance.from_config(instance_home) as instance:
-        for lifecycle, stale, scored in ((BUNDLED, [], 7), (other, ["ab_comparison", "evaluation", "judge_probes"], 0)):
+        for lifecycle, stale, scored in ((BUNDLED, [], 7), (other, ["ab_comparison", "evaluation", "judge_probes"], 0),
+                                         (overlap, ["ab_comparison", "evaluation", "judge_probes"], 0)):
             defs = build_definitions(lifecycle, RESOURCES)
             keys = stale_selection(instance, defs, build_lifecycle_job(lifecycle).selection, version)
             assert [key.to_user_string() for key in keys] == stale, lifecycle.judge

@@ -40,6 +40,9 @@ class Lifecycle:
     unknown). It is part of the code version of every asset the judge scores (``judged``), so that once a key is
     set, another judge model is chosen or the offline heuristics change, Dagster and ``rag-assets run`` find those
     assets stale instead of showing the scores of the judge before as current.
+    ``evidence_min_overlap``: the overlap a context needs to hit an evidence span (RAG_ASSETS_EVIDENCE_MIN_OVERLAP
+    when the code location loads; None: unknown), part of the same code versions: the retrieval figures change
+    with it.
     """
 
     name: str | None = None
@@ -49,6 +52,7 @@ class Lifecycle:
     threshold_profile: str | None = None
     thresholds_file: str | None = None
     judge: str | None = None
+    evidence_min_overlap: float | None = None
 
     def __post_init__(self) -> None:
         if self.name is not None and not _NAME.match(self.name):
@@ -60,11 +64,14 @@ class Lifecycle:
         """The unnamed instance, configured by the RAG_ASSETS_* variables when the code location loads."""
         return cls(production_start=settings.production_start, evaluation_cron=settings.evaluation_cron,
                    sensor_interval=settings.sensor_interval,
-                   judge=llm_identity("auto", settings.anthropic_api_key_set, DEFAULT_MODEL))
+                   judge=llm_identity("auto", settings.anthropic_api_key_set, DEFAULT_MODEL),
+                   evidence_min_overlap=settings.evidence_min_overlap)
 
     def judged(self, code_version: str) -> str:
-        """The code version of an asset the judge scores: ``code_version`` with the instance's judge."""
-        return f"{code_version}+{self.judge}" if self.judge else code_version
+        """The code version of an asset the judge scores: ``code_version`` with the instance's judge and the
+        evidence overlap its retrieval figures count hits by."""
+        return "+".join([code_version, *([self.judge] if self.judge else []),
+                         *([f"overlap={self.evidence_min_overlap:g}"] if self.evidence_min_overlap is not None else [])])
 
     def named(self, thing: str) -> str:
         """A job, sensor, schedule, group, partitions or resource name of this instance."""
