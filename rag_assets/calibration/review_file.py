@@ -22,7 +22,7 @@ from typing import IO
 from rag_assets.calibration.models import FAIL, PASS, REVIEWED_METRICS, ExpertVerdict, JudgeConfig, JudgeReview, \
     ReviewItem, verdict
 from rag_assets.curation.models import ReviewLimits, ReviewProblem, excerpt
-from rag_assets.curation.review_file import formula_problem, spreadsheet_cell
+from rag_assets.curation.review_file import control_problems, formula_problem, spreadsheet_cell
 from rag_assets.curation.review_writer import write_atomically
 from rag_assets.curation.workbook import WorkbookUnreadable, review_sheet_as_csv, write_workbook
 from rag_assets.errors import ReviewFileRejected
@@ -141,7 +141,7 @@ def _text(path: Path, data: bytes) -> tuple[str, str | None]:
 def _records(text: str, problems: list[ReviewProblem]) -> list[tuple[int, dict[str, str]]]:
     """(spreadsheet row number, cells by column) of every non-blank data row; missing columns reject the file. Cells
     are read as the question review reads them (the writer's apostrophe taken off); an editable cell that starts like
-    a formula is a problem, as it is there."""
+    a formula or holds a control character is a problem, as it is there."""
     lines = list(csv.reader(io.StringIO(text, newline="")))
     if not lines:
         raise _Rejected([ReviewProblem(None, None, "file is empty: no header row")])
@@ -159,6 +159,8 @@ def _records(text: str, problems: list[ReviewProblem]) -> list[tuple[int, dict[s
             value, formula = spreadsheet_cell(raw)
             if formula is not None and name in EDITABLE:
                 problems.append(formula_problem(number, name, formula))
+            if name in EDITABLE:
+                problems.extend(control_problems(number, name, value))
             row[name] = value or ""
         records.append((number, row))
     return records

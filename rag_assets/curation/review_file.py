@@ -260,7 +260,7 @@ def spreadsheet_cell(raw: str) -> tuple[str | None, str | None]:
     return value, None if _PLAIN_NUMBER.fullmatch(value) else first
 
 
-def _control_problems(row: int, column: str, value: str | None) -> list[ReviewProblem]:
+def control_problems(row: int, column: str, value: str | None) -> list[ReviewProblem]:
     """The control-character rule of :mod:`rag_assets.text.control`, for one cell."""
     problem = control_character_problem(value) if value else None
     return [ReviewProblem(row, column, f"{problem}; remove it")] if problem else []
@@ -322,7 +322,7 @@ def _parse_csv(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
             value, formula = spreadsheet_cell(raw)
             if formula is not None and name in EDITABLE_COLUMNS:
                 problems.append(formula_problem(row, name, formula))
-            problems.extend(_control_problems(row, name, value))
+            problems.extend(control_problems(row, name, value))
             values[name] = value
         records.append(_Record(row, values))
     if header is None:
@@ -418,7 +418,7 @@ def _parse_jsonl(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:
             if value is not None and not isinstance(value, str):
                 line_problems.append(ReviewProblem(row, name, f"expected a string or null, found {_json_kind(value)}"))
                 continue
-            line_problems.extend(_control_problems(row, name, value))
+            line_problems.extend(control_problems(row, name, value))
             values[name] = (value or "").strip() or None
         problems.extend(line_problems)
         records.append(None if line_problems else _Record(row, values))

@@ -87,6 +87,23 @@ def test_a_filled_workbook_is_applied_once_and_filed_away(setup):
         ("q-2", "context_recall", "fail")]  # dana's verdicts replaced, none counted twice
 
 
+def test_a_control_character_in_a_cell_an_expert_fills_is_rejected_as_in_a_question_review(setup):
+    folders, repo, _, csv_path = setup
+    with csv_path.open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    rows[1].update(expert_answer_relevance="0", reviewer="lee", notes="see\x07here")
+    target = folders.inbox / csv_path.name
+    target.parent.mkdir(parents=True)
+    with target.open("w", encoding="utf-8-sig", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    result = _import(target, folders, repo)
+    assert (result.status, [str(p) for p in result.problems]) == (
+        "rejected", ["row 3, notes: contains the control character U+0007 at character 4; remove it"])
+    assert repo.verdicts(CONFIG.key) == []
+
+
 def test_the_csv_round_trips_through_a_spreadsheet_save_under_a_copy_s_name(setup):
     folders, repo, _, csv_path = setup
     with csv_path.open(encoding="utf-8-sig", newline="") as handle:
