@@ -1,7 +1,9 @@
 """Find a text in the pinned revision's documents: one locator for golden labels and for the
 contexts a RAG system returns.
 
-Three ways, tried in order in each candidate document, the first that succeeds wins:
+Three ways, each tried in every candidate document before the next: a text found exactly or normalised
+in any candidate is placed there, not on a fuzzy window of a near copy that came first (a v1 page beside its
+v2); among fuzzy windows the best share wins, the first candidate on a tie:
 
 - ``exact``: the text (stripped) occurs in the body as is;
 - ``normalised``: it occurs once whitespace runs are one space, Markdown emphasis, code, heading,
@@ -90,13 +92,18 @@ class Locator:
         if not wanted:
             return None
         words = tokenize(wanted)
-        shared: dict[str, int] = {}  # per candidate, the most words of the text one window of it holds
-        for candidate in self._candidates(words, path):
-            found, shared[candidate] = self._in(self.documents[candidate], wanted, words)
+        candidates = self._candidates(words, path)
+        for candidate in candidates:
+            found = self._whole(self.documents[candidate], wanted)
             if found is not None:
                 return found
-        if not part:
-            return None
+        shared: dict[str, int] = {}  # per candidate, the most words of the text one window of it holds
+        windows = []
+        for candidate in candidates:
+            found, shared[candidate] = self._fuzzy(self.documents[candidate], words)
+            windows += [found] if found is not None else []
+        if windows or not part:
+            return max(windows, key=lambda found: found.score, default=None)
         # a run of the text's words lies in one window, so a window holding at most half of them rules out a run
         # over half, and one holding fewer words than the document rules out the whole document: those are skipped
         possible = [c for c, most in shared.items()
@@ -124,21 +131,19 @@ class Locator:
             self._postings = dict(postings)
         return self._postings
 
-    def _in(self, document: Document, wanted: str, words: Sequence[str]) -> tuple[Location | None, int]:
-        """Where the text is in ``document`` (exact, normalised or fuzzy), and the most of its words one window of
-        the document holds."""
+    def _whole(self, document: Document, wanted: str) -> Location | None:
+        """Where the text is in ``document`` as it is, or normalised."""
         at = document.body.find(wanted)
         if at >= 0:
-            return Location(Span(document.path, at, at + len(wanted)), "exact", 1.0), len(words)
+            return Location(Span(document.path, at, at + len(wanted)), "exact", 1.0)
         needle = _normalised(wanted)[0]
         if document.path not in self._normal:
             self._normal[document.path] = _normalised(document.body)
         haystack, offsets = self._normal[document.path]
         at = haystack.find(needle) if needle else -1
         if at >= 0:
-            span = Span(document.path, offsets[at], offsets[at + len(needle) - 1] + 1)
-            return Location(span, "normalised", 1.0), len(words)
-        return self._fuzzy(document, words)
+            return Location(Span(document.path, offsets[at], offsets[at + len(needle) - 1] + 1), "normalised", 1.0)
+        return None
 
     def _part(self, document: Document, words: Sequence[str]) -> Location | None:
         """The longest run of ``words`` the body holds in order, if it is more than half of them or all of a body of

@@ -78,6 +78,16 @@ def test_a_context_is_found_exactly_normalised_fuzzily_or_not_at_all():
         "a wrong source hint falls back to the other documents"
 
 
+def test_a_text_found_exactly_in_one_version_is_placed_there_not_on_a_near_copy_tried_first():
+    """A tester's case: a v2 page's sentence was placed by a fuzzy window on the v1 page, which says 30 days where
+    v2 says 90, so a golden label pointed at the wrong version and a perfect retrieval scored a miss."""
+    v1 = "Deleted files are kept for 30 days in the trash before they are removed for good from every device."
+    v2 = v1.replace("30 days", "90 days")
+    locator = Locator(Documents.of({"v1/retention.md": v1, "v2/retention.md": v2}))
+    assert locator.locate(v2, "v1/retention.md") == Location(Span("v2/retention.md", 0, len(v2)), "exact", 1.0)
+    assert locator.locate(v2) == Location(Span("v2/retention.md", 0, len(v2)), "exact", 1.0)
+
+
 def test_a_context_spanning_two_documents_is_not_stitched_together():
     assert Locator(Documents.from_chunks(CHUNKS)).locate(_words(16, 25)) is None
     assert Locator(Documents.from_chunks(CHUNKS)).locate(_words(16, 25), part=True) is None, "half in each: neither"
