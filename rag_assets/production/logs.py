@@ -179,7 +179,7 @@ def _load(raw: bytes) -> dict[str, Any]:
     if _nesting_depth(raw) > MAX_DEPTH:
         raise _Invalid(f"record: JSON nested deeper than {MAX_DEPTH} levels")
     try:
-        record = json.loads(raw.decode("utf-8"))
+        record = json.loads(raw.decode("utf-8-sig"))  # a byte order mark some writers put before the first line
     except UnicodeDecodeError:
         raise _Invalid("not valid UTF-8") from None
     except json.JSONDecodeError as exc:

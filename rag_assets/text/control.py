@@ -6,6 +6,10 @@ PostgreSQL refuses NUL in text columns while SQLite stores it, so a NUL let thro
 backend and silently corrupts the other; the other controls are invisible in a spreadsheet or a
 report and mostly mean a binary or mangled file. Every boundary rejects such text with this
 module's message, so the same input gets the same answer wherever it enters.
+
+The same rule refuses an unpaired surrogate (U+D800 to U+DFFF alone), which no UTF-8 text holds but a JSON
+escape such as ``"\\ud800"`` decodes to: Python keeps it in a string, and the first hash or write of it as UTF-8
+fails, so one such log line stopped the scoring of its whole day.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import re
 
 _FORBIDDEN = re.compile(r"[\x00-\x08\x0b\x0e-\x1f]")
+_UNPAIRED = re.compile("[\ud800-\udfff]")
 _FORBIDDEN_BYTES = bytes([*range(0x00, 0x09), 0x0B, *range(0x0E, 0x20)])
 
 
@@ -30,6 +35,10 @@ def has_control_bytes(data: bytes) -> bool:
 def control_character_problem(text: str) -> str | None:
     """Why ``text`` is refused (naming the first forbidden character and its 1-based position), or None."""
     found = _FORBIDDEN.search(text)
-    if found is None:
-        return None
-    return f"contains the control character U+{ord(found.group()):04X} at character {found.start() + 1}"
+    if found is not None:
+        return f"contains the control character U+{ord(found.group()):04X} at character {found.start() + 1}"
+    found = _UNPAIRED.search(text)
+    if found is not None:
+        return (f"contains an unpaired surrogate U+{ord(found.group()):04X} at character {found.start() + 1} (an "
+                "escape that stands for no character)")
+    return None

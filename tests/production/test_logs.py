@@ -59,6 +59,18 @@ def test_bad_lines_are_reported_and_good_ones_kept(tmp_path: Path) -> None:
     assert all(isinstance(b, BadLine) for b in read.bad_lines)
 
 
+def test_an_unpaired_surrogate_is_a_bad_line_and_a_byte_order_mark_costs_no_record(tmp_path: Path) -> None:
+    """A tester's cases: a question holding the escape \\ud800 passed the parser and then stopped the scoring of
+    its whole day where it was hashed; a file another service wrote with a BOM lost its first record."""
+    (tmp_path / "a.jsonl").write_bytes(b"\xef\xbb\xbf" + json.dumps(_record(query_id="q1")).encode() + b"\n"
+                                       + json.dumps(_record(query_id="q2", question="\ud800 x")).encode() + b"\n")
+    read = read_logs(tmp_path)
+    assert [r.query_id for r in read.records] == ["q1"]
+    assert [(b.file, b.line, b.reason) for b in read.bad_lines] == [
+        ("a.jsonl", 2, "question: contains an unpaired surrogate U+D800 at character 1 (an escape that stands for no "
+                       "character)")]
+
+
 def test_day_filter_uses_the_utc_date(tmp_path: Path) -> None:
     _write(tmp_path / "log.jsonl", [
         json.dumps(_record(query_id="late", timestamp="2024-05-01T23:30:00-02:00")),  # 2024-05-02 in UTC
