@@ -134,12 +134,13 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
         from rag_assets.defs.lifecycle import Lifecycle
 
         start = checked_iso_date("production_start", self.production_start or DEFAULT_PRODUCTION_START)
+        keyed = self._key_variable() is not None
         cron = checked_cron("evaluation_cron", self.evaluation_cron or DEFAULT_EVALUATION_CRON)
         return Lifecycle(name=self.name, production_start=start, evaluation_cron=cron,
                          sensor_interval=self.sensor_interval_seconds, threshold_profile=self.threshold_profile,
                          thresholds_file=self._path(self.thresholds_file, base),
-                         judge=llm_identity(self.llm.provider, self._key_variable() is not None,
-                                            self.llm.judge_model or self.llm.model or DEFAULT_MODEL),
+                         judge=llm_identity(self.llm.provider, keyed, self.llm.judge_model or self.llm.model or DEFAULT_MODEL),
+                         generator=llm_identity(self.llm.provider, keyed, self.llm.model or DEFAULT_MODEL),
                          evidence_min_overlap=current_settings().evidence_min_overlap)
 
     def home_path(self, base: Path | None = None) -> Path:

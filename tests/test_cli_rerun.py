@@ -98,14 +98,16 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
 
     # the same home under another judge (a key set, another judge model, new offline heuristics) or another evidence
     # overlap: what the judge scored is stale, in Dagster's account and for the production days, and nothing
-    # upstream of it is
+    # upstream of it is; under another model answering for the reference system, its answers and what scores them
     instance_home = str(project_env / "dagster")
     other = dataclasses.replace(BUNDLED, judge="anthropic:claude-another")
     overlap = dataclasses.replace(BUNDLED, evidence_min_overlap=0.9)
+    answering = dataclasses.replace(BUNDLED, generator="anthropic:claude-another")
     sample_key, logs = BUNDLED.key("production_sample"), RESOURCES["production_logs"].folder()
     with dg.DagsterInstance.from_config(instance_home) as instance:
         for lifecycle, stale, scored in ((BUNDLED, [], 7), (other, ["ab_comparison", "evaluation", "judge_probes"], 0),
-                                         (overlap, ["ab_comparison", "evaluation", "judge_probes"], 0)):
+                                         (overlap, ["ab_comparison", "evaluation", "judge_probes"], 0),
+                                         (answering, ["ab_comparison", "evaluation", "judge_probes", "rag_answers"], 7)):
             defs = build_definitions(lifecycle, RESOURCES)
             keys = stale_selection(instance, defs, build_lifecycle_job(lifecycle).selection, version)
             assert [key.to_user_string() for key in keys] == stale, lifecycle.judge

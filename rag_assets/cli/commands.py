@@ -11,6 +11,7 @@ import contextlib
 import errno
 import importlib.metadata
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Sequence
@@ -359,7 +360,8 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
     for label, path in {**artifacts(state), "store": store.describe(), "event log": log}.items():
         if path:
             print(f"{label}: {path}")
-    print(f"open the UI: rag-assets ui   (DAGSTER_HOME={_dagster_home(settings)} dagster dev -m {settings.code_location})")
+    print(f"open the UI: rag-assets ui   (DAGSTER_HOME={shlex.quote(str(_dagster_home(settings)))} dagster dev -m "
+          f"{settings.code_location})")
     with contextlib.redirect_stderr(out):
         _report_failures(results)
     if result is not None and not result.success:

@@ -40,6 +40,9 @@ class Lifecycle:
     unknown). It is part of the code version of every asset the judge scores (``judged``), so that once a key is
     set, another judge model is chosen or the offline heuristics change, Dagster and ``rag-assets run`` find those
     assets stale instead of showing the scores of the judge before as current.
+    ``generator``: likewise the model that writes the reference system's answers (``llm_identity`` of the model, not
+    the judge model), part of rag_answers' code version (``generated``): with a key set, the reference system's
+    answers are Claude's, so the offline answers before are stale.
     ``evidence_min_overlap``: the overlap a context needs to hit an evidence span (RAG_ASSETS_EVIDENCE_MIN_OVERLAP
     when the code location loads; None: unknown), part of the same code versions: the retrieval figures change
     with it.
@@ -52,6 +55,7 @@ class Lifecycle:
     threshold_profile: str | None = None
     thresholds_file: str | None = None
     judge: str | None = None
+    generator: str | None = None
     evidence_min_overlap: float | None = None
 
     def __post_init__(self) -> None:
@@ -65,7 +69,12 @@ class Lifecycle:
         return cls(production_start=settings.production_start, evaluation_cron=settings.evaluation_cron,
                    sensor_interval=settings.sensor_interval,
                    judge=llm_identity("auto", settings.anthropic_api_key_set, DEFAULT_MODEL),
+                   generator=llm_identity("auto", settings.anthropic_api_key_set, DEFAULT_MODEL),
                    evidence_min_overlap=settings.evidence_min_overlap)
+
+    def generated(self, code_version: str) -> str:
+        """The code version of the RAG answers: ``code_version`` with the model the reference system answers with."""
+        return f"{code_version}+{self.generator}" if self.generator else code_version
 
     def judged(self, code_version: str) -> str:
         """The code version of an asset the judge scores: ``code_version`` with the instance's judge and the

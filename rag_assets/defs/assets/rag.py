@@ -171,7 +171,7 @@ def build_rag_answers(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         group_name=lifecycle.named("rag"),
         owners=OWNERS,
         kinds={"python", "anthropic"},
-        code_version=RAG_ANSWER.ref,
+        code_version=lifecycle.generated(RAG_ANSWER.ref),
         automation_condition=EAGER_PAST_CHECKS,
         description=(
             "The configured RAG system (the built-in BM25 reference system, your Python callable, or your HTTP "
