@@ -140,7 +140,8 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
                          sensor_interval=self.sensor_interval_seconds, threshold_profile=self.threshold_profile,
                          thresholds_file=self._path(self.thresholds_file, base),
                          judge=llm_identity(self.llm.provider, keyed, self.llm.judge_model or self.llm.model or DEFAULT_MODEL),
-                         generator=llm_identity(self.llm.provider, keyed, self.llm.model or DEFAULT_MODEL),
+                         generator=llm_identity(self.llm.provider, keyed, self.llm.model or DEFAULT_MODEL)
+                         if self.system.kind == "reference" else None,
                          evidence_min_overlap=current_settings().evidence_min_overlap)
 
     def home_path(self, base: Path | None = None) -> Path:

@@ -106,7 +106,7 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
     sample_key, logs = BUNDLED.key("production_sample"), RESOURCES["production_logs"].folder()
     with dg.DagsterInstance.from_config(instance_home) as instance:
         for lifecycle, stale, scored in ((BUNDLED, [], 7), (other, ["ab_comparison", "evaluation", "judge_probes"], 0),
-                                         (overlap, ["ab_comparison", "evaluation", "judge_probes"], 0),
+                                         (overlap, ["ab_comparison", "evaluation", "judge_probes"], 7),
                                          (answering, ["ab_comparison", "evaluation", "judge_probes", "rag_answers"], 7)):
             defs = build_definitions(lifecycle, RESOURCES)
             keys = stale_selection(instance, defs, build_lifecycle_job(lifecycle).selection, version)

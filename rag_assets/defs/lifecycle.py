@@ -41,11 +41,12 @@ class Lifecycle:
     set, another judge model is chosen or the offline heuristics change, Dagster and ``rag-assets run`` find those
     assets stale instead of showing the scores of the judge before as current.
     ``generator``: likewise the model that writes the reference system's answers (``llm_identity`` of the model, not
-    the judge model), part of rag_answers' code version (``generated``): with a key set, the reference system's
-    answers are Claude's, so the offline answers before are stale.
+    the judge model; None where the instance's system is not the reference one), part of rag_answers' code version
+    (``generated``): with a key set, the reference system's answers are Claude's, so the offline answers before are
+    stale.
     ``evidence_min_overlap``: the overlap a context needs to hit an evidence span (RAG_ASSETS_EVIDENCE_MIN_OVERLAP
-    when the code location loads; None: unknown), part of the same code versions: the retrieval figures change
-    with it.
+    when the code location loads; None: unknown), part of the code version of the assets with retrieval figures
+    (``counted``).
     """
 
     name: str | None = None
@@ -77,10 +78,14 @@ class Lifecycle:
         return f"{code_version}+{self.generator}" if self.generator else code_version
 
     def judged(self, code_version: str) -> str:
-        """The code version of an asset the judge scores: ``code_version`` with the instance's judge and the
-        evidence overlap its retrieval figures count hits by."""
-        return "+".join([code_version, *([self.judge] if self.judge else []),
-                         *([f"overlap={self.evidence_min_overlap:g}"] if self.evidence_min_overlap is not None else [])])
+        """The code version of an asset the judge scores: ``code_version`` with the instance's judge."""
+        return f"{code_version}+{self.judge}" if self.judge else code_version
+
+    def counted(self, code_version: str) -> str:
+        """The code version of an asset with retrieval figures: ``code_version`` with the evidence overlap they count
+        hits by."""
+        overlap = self.evidence_min_overlap
+        return code_version if overlap is None else f"{code_version}+overlap={overlap:g}"
 
     def named(self, thing: str) -> str:
         """A job, sensor, schedule, group, partitions or resource name of this instance."""

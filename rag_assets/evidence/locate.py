@@ -1,9 +1,10 @@
 """Find a text in the pinned revision's documents: one locator for golden labels and for the
 contexts a RAG system returns.
 
-Three ways, each tried in every candidate document before the next: a text found exactly or normalised
-in any candidate is placed there, not on a fuzzy window of a near copy that came first (a v1 page beside its
-v2); among fuzzy windows the best share wins, the first candidate on a tie:
+Three ways, tried in the document the caller names (a system's source, a label's file) first, which wins
+with any of them; then each in every other candidate before the next: a text found exactly or normalised in
+any of them is placed there, not on a fuzzy window of a near copy that came first (a v1 page beside its v2);
+among fuzzy windows the best share wins, the first candidate on a tie:
 
 - ``exact``: the text (stripped) occurs in the body as is;
 - ``normalised``: it occurs once whitespace runs are one space, Markdown emphasis, code, heading,
@@ -19,7 +20,8 @@ of the text's words, in order, that a candidate holds, when it is more than half
 a document of at least ``WHOLE_DOCUMENT_WORDS`` words. A system's chunk that carries the file's front matter or
 markup the snapshot drops, a heading of its own, or the text around a short reference document is then credited
 for the document text it holds; a chunk that only shares a phrase with a document, or holds a stub document of a
-few words, stays unmapped, and so does one whose longest run several documents hold alike (a footer they share).
+few words, stays unmapped, and so does one whose longest run several documents hold alike (a footer they share)
+unless one of them is the document the caller names.
 Its score is the run's share of the text's words; the words outside the run count as retrieved, not evidence.
 
 Candidate documents: the one the caller names first (a system's source, a label's file), then the
@@ -38,6 +40,9 @@ from rag_assets.evidence.spans import Span
 from rag_assets.text.tokens import tokenize
 
 DEFAULT_MIN_SCORE = 0.8
+#: raised when where a text is placed changes (v2: the ``part`` method; exact and normalised in every candidate
+#: before fuzzy windows): part of the code version of what stores placements (golden labels, RAG answers)
+LOCATOR_VERSION = "locate-v2"
 #: the fewest words a document must have for a context holding all of it to be placed on it by ``part``
 WHOLE_DOCUMENT_WORDS = 8
 _MARKS = frozenset("*_`#>|")
@@ -93,13 +98,21 @@ class Locator:
             return None
         words = tokenize(wanted)
         candidates = self._candidates(words, path)
-        for candidate in candidates:
+        named = candidates[0] if candidates and candidates[0] == path else None
+        shared: dict[str, int] = {}  # per candidate, the most words of the text one window of it holds
+        if named is not None:
+            found = self._whole(self.documents[named], wanted)
+            if found is None:
+                found, shared[named] = self._fuzzy(self.documents[named], words)
+            if found is not None:
+                return found
+        others = [c for c in candidates if c != named]
+        for candidate in others:
             found = self._whole(self.documents[candidate], wanted)
             if found is not None:
                 return found
-        shared: dict[str, int] = {}  # per candidate, the most words of the text one window of it holds
         windows = []
-        for candidate in candidates:
+        for candidate in others:
             found, shared[candidate] = self._fuzzy(self.documents[candidate], words)
             windows += [found] if found is not None else []
         if windows or not part:
@@ -111,7 +124,7 @@ class Locator:
         parts = [found for c in possible if (found := self._part(self.documents[c], words)) is not None]
         best = max((found.score for found in parts), default=None)
         placed = [found for found in parts if found.score == best]
-        return placed[0] if len(placed) == 1 else None
+        return next((found for found in placed if found.span.path == named), placed[0] if len(placed) == 1 else None)
 
     def _candidates(self, words: Sequence[str], path: str | None) -> list[str]:
         first = [path] if path is not None and path in self.documents else []

@@ -42,6 +42,7 @@ from rag_assets.errors import ConfigError
 from rag_assets.rag.http_transport import (HEADERS_INSTEAD, HttpReply, ResponseTooLarge, post, redact,
                                           refuse_url_credentials, resolve_headers)
 from rag_assets.rag.models import Citation, RagQuery, RagResponse, RetrievedChunk, failed
+from rag_assets.text.control import control_character_problem
 
 
 DEFAULT_MAX_RESPONSE_BYTES = 5_000_000
@@ -62,6 +63,8 @@ def _field(value: Any, kind: type | tuple[type, ...], where: str, optional: bool
         raise ContractError(f"{where}: expected {expected}, got {type(value).__name__}")
     if kind in (float, (int, float)) and not abs(value) < FINITE_LIMIT:  # NaN, infinities, ints no float holds
         raise ContractError(f"{where}: expected a finite number, got {repr(value)[:40]}")
+    if isinstance(value, str) and (problem := control_character_problem(value)):  # the store could not hold it
+        raise ContractError(f"{where}: {problem}")
     return value
 
 

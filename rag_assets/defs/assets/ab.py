@@ -91,7 +91,7 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         owners=OWNERS,
         kinds={"python", "anthropic"},
         pool=LLM_POOL,
-        code_version=lifecycle.generated(lifecycle.judged(JUDGE_TEMPLATES_REF)),
+        code_version=lifecycle.counted(lifecycle.generated(lifecycle.judged(JUDGE_TEMPLATES_REF))),
         check_specs=[dg.AssetCheckSpec(
             AB_CHECK, asset=lifecycle.key("ab_comparison"), partitions_def=lifecycle.corpus_versions, description=(
                 "The candidate system is not REJECTed against the current one: no significant faithfulness drop beyond "

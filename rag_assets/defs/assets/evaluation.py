@@ -311,7 +311,7 @@ def build_evaluation(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         group_name=lifecycle.named("evaluation"),
         owners=OWNERS,
         kinds={"python", "anthropic", "html"},
-        code_version=lifecycle.judged(JUDGE_CODE_VERSION),
+        code_version=lifecycle.counted(lifecycle.judged(JUDGE_CODE_VERSION)),
         automation_condition=EAGER_PAST_CHECKS,
         check_specs=specs,
         description=(

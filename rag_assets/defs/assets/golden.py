@@ -12,6 +12,7 @@ from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, StoreResource
 from rag_assets.defs.reuse import last_materialization
+from rag_assets.evidence.locate import LOCATOR_VERSION
 from rag_assets.llm.client import LLMClient
 from rag_assets.settings import current_settings
 from rag_assets.text.markdown import markdown_table
@@ -71,7 +72,7 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         owners=OWNERS,
         kinds={"python", "sql", "json"},
         pool=LLM_POOL,
-        code_version="golden-set-v1",
+        code_version=f"golden-set-v1+{LOCATOR_VERSION}",
         automation_condition=golden_set_condition(lifecycle),
         description=(
             "The golden set for the corpus version: accepted items, each pinned to this corpus version. A new "

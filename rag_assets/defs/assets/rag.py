@@ -16,6 +16,7 @@ from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, StoreResource
 from rag_assets.defs.shards import SHARD_SIZE_HELP, ShardWork, planned, shard_outputs, sharded_asset, step
 from rag_assets.errors import RagAssetsError
+from rag_assets.evidence.locate import LOCATOR_VERSION
 from rag_assets.llm.results import LLMStats
 from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.models import RagResponse
@@ -171,7 +172,7 @@ def build_rag_answers(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         group_name=lifecycle.named("rag"),
         owners=OWNERS,
         kinds={"python", "anthropic"},
-        code_version=lifecycle.generated(RAG_ANSWER.ref),
+        code_version=lifecycle.generated(f"{RAG_ANSWER.ref}+{LOCATOR_VERSION}"),
         automation_condition=EAGER_PAST_CHECKS,
         description=(
             "The configured RAG system (the built-in BM25 reference system, your Python callable, or your HTTP "
