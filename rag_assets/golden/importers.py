@@ -32,6 +32,7 @@ from rag_assets.corpus.models import sha256_hex
 from rag_assets.errors import RagAssetsError
 from rag_assets.files import replaced_in_one_step
 from rag_assets.golden.models import ExternalItem
+from rag_assets.text.control import control_character_problem
 from rag_assets.text.spreadsheet import restore, write_spreadsheet_csv
 
 __all__ = [
@@ -82,6 +83,15 @@ def _label(index: int, item: Any, id_field: str) -> str:
     return f"item {index}"
 
 
+def _text(value: str, where: str, what: str) -> str:
+    """``value`` unless it holds a control character or an unpaired surrogate (the one rule of
+    :mod:`rag_assets.text.control`: the store could not hold it)."""
+    problem = control_character_problem(value)
+    if problem:
+        raise ExternalDataError(f"{where}: {what} {problem}")
+    return value
+
+
 def _require_str(path: Path, label: str, item: Mapping, field: str, *, allow_empty: bool = False) -> str:
     if field not in item:
         raise ExternalDataError(f"{path}: {label}: missing field '{field}'")
@@ -90,7 +100,7 @@ def _require_str(path: Path, label: str, item: Mapping, field: str, *, allow_emp
         raise ExternalDataError(f"{path}: {label}: field '{field}' must be a string, got {type(value).__name__}")
     if not allow_empty and not value.strip():
         raise ExternalDataError(f"{path}: {label}: field '{field}' is empty")
-    return value
+    return _text(value, f"{path}: {label}", f"field '{field}'")
 
 
 def _require_list(path: Path, data: Any, what: str) -> list:
@@ -293,6 +303,7 @@ def _parse_list(value: Any, where: str, field: str) -> list[str]:
         if not isinstance(element, str):
             raise ExternalDataError(
                 f"{where}: field '{field}' element {position} must be a string, got {type(element).__name__}")
+        _text(element, where, f"field '{field}' element {position}")
     return value
 
 
@@ -353,7 +364,7 @@ def _cell_str(row: Mapping[str, Any], field: str, where: str, *, required: bool)
         return None
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise ExternalDataError(f"{where}: field '{field}' must be a string, got {type(value).__name__}")
-    return value if isinstance(value, str) else str(value)
+    return _text(value, where, f"field '{field}'") if isinstance(value, str) else str(value)
 
 
 def read_ragas_testset(path: Path) -> list[ExternalItem]:

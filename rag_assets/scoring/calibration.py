@@ -28,6 +28,7 @@ from rag_assets.llm.client import LLMClient
 from rag_assets.scoring.agreement import Agreement, label_agreement, paired_agreement
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.single import Case, as_chunks, judge_cases
+from rag_assets.text.control import control_character_problem
 
 
 
@@ -67,6 +68,11 @@ def _problems_of(row: Any) -> list[str]:
             problems.append(f"contexts: {exc}")
     if row.get("reference") is not None and not isinstance(row["reference"], str):
         problems.append("reference: a string or null is required")
+    texts = [("question", row.get("question")), ("answer", row.get("answer")), ("reference", row.get("reference")),
+             *((f"contexts[{n}]", c.get("text") if isinstance(c, dict) else c)
+               for n, c in enumerate(contexts if isinstance(contexts, list) else []))]
+    problems += [f"{field}: {problem}" for field, text in texts
+                 if isinstance(text, str) and (problem := control_character_problem(text))]
     problems.extend(_misspelt_labels(row))
     metrics = [m for m in _reviewed() if m in row]
     if not metrics:

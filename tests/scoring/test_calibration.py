@@ -134,6 +134,7 @@ def test_a_duplicate_line_a_misspelt_metric_and_a_label_not_0_or_1_are_rejected_
         {**ROWS[2], "faithfullness": 0},                             # line 12: a misspelt metric beside a label
         {**ROWS[3], "Faithfulness": 1, "question": "Is there a size cap?"},  # line 13: one in capitals
         {**ROWS[3], "faithfulness": 1.0, "question": "How large may a file be?"},  # line 14
+        {**ROWS[3], "question": "Is there a limit? \ud800"},  # line 15: half of an emoji's escape
         {**ROWS[3], "question": "What is the file size limit?", "source": "ticket 12", "id": 7,  # fine: fields of
          "faithfulness_score": 0.8, "context_entity_recall": 1, "llm_context_precision": 0.5},  # other tools
     ])
@@ -146,6 +147,8 @@ def test_a_duplicate_line_a_misspelt_metric_and_a_label_not_0_or_1_are_rejected_
         f"  - {bad}:13: Faithfulness: not a metric; did you mean faithfulness? (labels: faithfulness, "
         "answer_relevance, context_precision, context_recall)",
         f"  - {bad}:14: faithfulness: 0, 1 or {{\"pair\": \"<id>\", \"label\": \"good\" | \"bad\"}} is required, got 1.0",
+        f"  - {bad}:15: question: contains an unpaired surrogate U+D800 at character 19 (an escape that stands for no "
+        "character)",
         f"  - {bad}:9: faithfulness: the same answer is labelled on line 1; keep one",
         f"  - {bad}:10: faithfulness: the same answer is labelled on line 2; keep one",
         f"  - {bad}:11: answer_relevance: the same answer is labelled on line 5; keep one",
@@ -153,6 +156,6 @@ def test_a_duplicate_line_a_misspelt_metric_and_a_label_not_0_or_1_are_rejected_
         .replace(f"{bad}:answer", f"{bad}: answer"),
     ]
     assert main(["calibrate", str(bad)]) == 2
-    assert f"{bad} rejected (7 problem(s))" in capsys.readouterr().err
+    assert f"{bad} rejected (8 problem(s))" in capsys.readouterr().err
     assert calibrate(_write(tmp_path / "fine.jsonl", [*ROWS, {**ROWS[3], "source": "ticket 12", "id": 7,
                                                               "question": "What is the file size limit?"}])).answers == 9
