@@ -53,11 +53,26 @@ def batched(items: Iterable[T], size: int = IN_BATCH) -> Iterator[Sequence[T]]:
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
     dbapi_connection.isolation_level = None  # SQLAlchemy, not pysqlite, decides when to BEGIN
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_LOCK_WAIT_SECONDS * 1000}")
+    _write_ahead_log(cursor)
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute(f"PRAGMA busy_timeout={SQLITE_LOCK_WAIT_SECONDS * 1000}")
     cursor.close()
+
+
+def _write_ahead_log(cursor: sqlite3.Cursor) -> None:
+    """Switch the database to WAL, retrying for as long as a busy wait would: on a fresh file that other processes
+    open at the same moment, SQLite refuses the switch at once, without its busy wait, where waiting could deadlock
+    with another connection's write (four processes creating one store together failed so, once, under load)."""
+    deadline = time.monotonic() + SQLITE_LOCK_WAIT_SECONDS
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 @cache
