@@ -157,9 +157,8 @@ def _records(text: str, problems: list[ReviewProblem]) -> list[tuple[int, dict[s
         row: dict[str, str] = {}
         for name, raw in zip(header, [*cells, *[""] * len(header)]):
             value, formula = spreadsheet_cell(raw)
-            if formula is not None and name in EDITABLE:
-                problems.append(formula_problem(number, name, formula))
             if name in EDITABLE:
+                problems.extend([formula_problem(number, name, formula)] if formula is not None else [])
                 problems.extend(control_problems(number, name, value))
             row[name] = value or ""
         records.append((number, row))

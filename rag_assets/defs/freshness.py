@@ -86,7 +86,9 @@ def already_scored(instance: dg.DagsterInstance, asset: dg.AssetKey, code_versio
         current = logged_days(folder) if days else {}
     except OSError:
         return set()
-    records = {day: last_materialization(instance, asset, day) for day in days}
-    return {day for day, record in records.items()
-            if record is not None and _data_version(record) == current.get(day) is not None
-            and record.asset_materialization.tags.get(CODE_VERSION_TAG) == code_version}
+    def scored(day: str) -> bool:
+        record = last_materialization(instance, asset, day)
+        return (record is not None and current.get(day) is not None and _data_version(record) == current[day]
+                and record.asset_materialization.tags.get(CODE_VERSION_TAG) == code_version)
+
+    return {day for day in days if scored(day)}

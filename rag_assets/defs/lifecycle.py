@@ -67,10 +67,9 @@ class Lifecycle:
     @classmethod
     def bundled(cls, settings: Settings) -> Lifecycle:
         """The unnamed instance, configured by the RAG_ASSETS_* variables when the code location loads."""
+        llm = llm_identity("auto", settings.anthropic_api_key_set, DEFAULT_MODEL)  # one model generates and judges
         return cls(production_start=settings.production_start, evaluation_cron=settings.evaluation_cron,
-                   sensor_interval=settings.sensor_interval,
-                   judge=llm_identity("auto", settings.anthropic_api_key_set, DEFAULT_MODEL),
-                   generator=llm_identity("auto", settings.anthropic_api_key_set, DEFAULT_MODEL),
+                   sensor_interval=settings.sensor_interval, judge=llm, generator=llm,
                    evidence_min_overlap=settings.evidence_min_overlap)
 
     def generated(self, code_version: str) -> str:
