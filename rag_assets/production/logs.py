@@ -4,7 +4,7 @@ A log folder holds ``*.jsonl`` files, one JSON object per line, one line per ser
 
     {
       "query_id":  str,            optional; default: sha256 of "<file name>\\0<line number>" (16 hex)
-      "timestamp": str,            required; ISO-8601 with a timezone offset or "Z"
+      "timestamp": str,            required; ISO-8601 with a timezone offset or "Z" (RFC 3339: "z")
       "question":  str,            required; not blank
       "answer":    str | null,     null (or absent) means nothing was served
       "retrieved": [               required; may be empty; ranks follow list order
@@ -35,6 +35,7 @@ or inode) indexes the folder again. A folder that cannot be written is indexed f
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -127,6 +128,8 @@ def _number(value: Any, where: str) -> float:
     # bool is an int subclass; a true/false score is a producer bug, not a score
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _Invalid(f"{where}: expected a number")
+    if not math.isfinite(value):  # json.loads reads NaN and Infinity, which JSON itself does not allow
+        raise _Invalid(f"{where}: expected a finite number, not {value}")
     return float(value)
 
 
@@ -145,7 +148,8 @@ def _object(value: Any, where: str) -> dict[str, Any]:
 def _timestamp(value: Any) -> datetime:
     text = _string(value, "timestamp")
     try:
-        parsed = datetime.fromisoformat(text)  # accepts "Z" since Python 3.11
+        # "Z" is read since Python 3.11; RFC 3339 also allows a lowercase "z", which it does not read
+        parsed = datetime.fromisoformat(text[:-1] + "Z" if text.endswith("z") else text)
     except ValueError:
         raise _Invalid("timestamp: not ISO-8601") from None
     if parsed.tzinfo is None:

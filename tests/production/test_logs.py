@@ -98,3 +98,18 @@ def test_a_bad_line_is_reported_on_the_day_of_its_nearest_valid_neighbour(tmp_pa
     assert [(b.file, b.line, b.day) for b in second.bad_lines] == [
         ("log.jsonl", 5, date(2024, 5, 2)), ("only-bad.jsonl", 1, None)]
     assert len(read_logs(tmp_path).bad_lines) == 4
+
+
+def test_a_score_that_json_allows_only_by_extension_is_a_bad_line_and_rfc3339_lowercase_is_read(tmp_path: Path) -> None:
+    """A tester's cases: Python's json reads NaN and Infinity, which no JSON producer may write, and a NaN score
+    passed as a number; RFC 3339 allows "2024-05-01t10:00:00z", which was refused as not ISO-8601."""
+    (tmp_path / "a.jsonl").write_text("\n".join([
+        json.dumps(_record(query_id="q1", timestamp="2024-05-01t10:00:00z")),
+        json.dumps(_record(query_id="q2", retrieved=[{"chunk_id": "c1", "text": "a", "score": float("nan")}])),
+        json.dumps(_record(query_id="q3", retrieved=[{"chunk_id": "c1", "text": "a", "score": float("-inf")}])),
+    ]) + "\n", encoding="utf-8")
+    read = read_logs(tmp_path)
+    assert [(r.query_id, r.timestamp) for r in read.records] == [("q1", datetime(2024, 5, 1, 10, tzinfo=UTC))]
+    assert [(b.line, b.reason) for b in read.bad_lines] == [
+        (2, "retrieved[0].score: expected a finite number, not nan"),
+        (3, "retrieved[0].score: expected a finite number, not -inf")]
