@@ -127,4 +127,4 @@ def test_judge_review_round_trip_calibration_and_the_check_on_threshold_and_judg
         assert not check.passed and check.severity == dg.AssetCheckSeverity.ERROR
         assert check.description.startswith(
             "the judge configuration changed since the last calibration (provider offline -> anthropic, model "
-            "offline-heuristics-v3 -> claude-haiku-4-5)")
+            "offline-heuristics-v4 -> claude-haiku-4-5)")

@@ -48,7 +48,7 @@ def test_the_measures_on_hand_computed_scores():
 
 def test_calibrate_reports_the_hand_checked_agreement(tmp_path: Path):
     report = calibrate(_write(tmp_path / "labelled.jsonl", ROWS))
-    assert report.judge == "offline:offline-heuristics-v3" and report.answers == 8
+    assert report.judge == "offline:offline-heuristics-v4" and report.answers == 8
     [relevance] = [m for m in report.metrics if m.metric == "answer_relevance"]
     [faithfulness] = [m for m in report.metrics if m.metric == "faithfulness"]
     assert (faithfulness.judge.kind, faithfulness.judge.n, faithfulness.longer_answer) == ("labels", 4, None)
@@ -62,7 +62,7 @@ def test_calibrate_reports_the_hand_checked_agreement(tmp_path: Path):
 def test_the_cli_prints_the_table_with_the_configured_judge(project_env: Path, tmp_path: Path, capsys):
     assert main(["calibrate", str(_write(tmp_path / "labelled.jsonl", ROWS))]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("judge offline:offline-heuristics-v3, 8 labelled answers")
+    assert out.startswith("judge offline:offline-heuristics-v4, 8 labelled answers")
     assert "| faithfulness | labels | 4 | 0.750 [" in out and "| 0.500 [" in out and "| answer_relevance | pairs | 2 | 0.500 [" in out
 
 

@@ -38,7 +38,7 @@ from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
 from rag_assets.scoring.offline_judge.support import Evidence
 from rag_assets.scoring.offline_judge.text import (
-    is_decline, name_runs, names, numbers, numbers_stated, statements, stems, strip_citations,
+    clock_times, is_decline, name_runs, names, numbers, numbers_stated, statements, stems, strip_citations,
 )
 from rag_assets.scoring.offline_judge.answer_relevance import question_parts
 from tests.conftest import PROJECT_ROOT, SAMPLE_CORPUS
@@ -394,6 +394,17 @@ def test_a_version_written_with_a_v_is_a_number():
     assert numbers("fixed in v1.2.3 and V2") == {"1.2.3", "2"}
     assert _claims("The bug was fixed in version 1.2.3 of the client.", fixed)[0][1] == "grounded"
     assert _claims("The bug was fixed in v1.2.4 of the client.", fixed)[0][1] == "inconsistency"
+
+
+def test_a_clock_time_is_one_number_whatever_its_notation():
+    """Opening hours exported as data ("11:0-22:0") and written out in an answer ("from 11 AM to 10 PM") are the
+    same times: the answer's "PM" was a fabricated name and "10" a fabricated number."""
+    assert clock_times("open 11:0-22:0, or 5:30 p.m. and 12 am") == "open  11:00 - 22:00 , or  17:30  and  0:00 "
+    assert clock_times("at 10:30:15, a 1.5:1 ratio") == "at 10:30:15, a 1.5:1 ratio", "no part of a longer number"
+    hours = {"chunk_id": "h", "text": "The shop is open Mondays from 11:0 to 22:0."}
+    assert _claims("It is open Mondays from 11 AM to 10 PM.", hours)[0][1:] == ("grounded", ["h"], 1.0)
+    assert _claims("It is open Mondays from 11 AM to 9 PM.", hours)[0][1:] == ("inconsistency", [], 0.0)
+    assert numbers_stated("from 11 AM") == {"11", "11:00"}, "a chunk's time is also read as written"
 
 
 def test_long_blank_runs_cost_linear_time():

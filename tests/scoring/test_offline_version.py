@@ -6,8 +6,8 @@ that name would let a calibration or a baseline made with the old scores stand f
 context-precision rescaling of offline-heuristics-v2 did exactly that until the name was raised). This test
 pins a digest of what the four judge tasks output on the committed dev set: when it fails, raise the version
 in rag_assets/llm/offline.py and put the new digest here, together. A few written cases beside the dev set
-cover rules its rows never reach (v3's spaced thousands and declines that state something left the dev set's
-outputs as they were).
+cover rules its rows never reach (v3's spaced thousands and declines that state something, v4's clock times, left
+the dev set's outputs as they were).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from rag_assets.llm.offline import OfflineClient
 from rag_assets.scoring import offline_judge
 
 DEV_SET = Path(__file__).parent / "judge_dev"
-PINNED = ("offline-heuristics-v3", "fd067f340d108ff4")
+PINNED = ("offline-heuristics-v4", "240c3b088b782d71")
 
 
 #: cases the dev set does not reach: a number tokenised with a spaced separator; sentences with a decline or hedge
@@ -39,6 +39,8 @@ WRITTEN = [
      "contexts": ["Active users reached 1,234,567 within 24 months."]},
     {"question": "How big are digital photos?", "answer": "The file size of digital photos can vary greatly with "
      "compression.", "contexts": ["Compression changes the file size of a digital photo a great deal."]},
+    {"question": "When is the shop open?", "answer": "It opens Mondays from 11 AM to 10 PM.",
+     "contexts": ['{"hours": {"Monday": "11:0-22:0"}}']},
 ]
 
 

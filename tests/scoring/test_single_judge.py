@@ -36,7 +36,7 @@ def test_judge_gives_the_evaluation_assets_per_item_values_for_the_same_items(pr
         contexts = [{"chunk_id": r.chunk_id, "text": r.text, "version": version_of[r.chunk_id]}
                     for r in response.retrieved]
         scores = judge(item.question, response.answer, contexts, reference=item.reference_answer)
-        assert scores["failures"] == {} and scores["judge"] == "offline:offline-heuristics-v3"
+        assert scores["failures"] == {} and scores["judge"] == "offline:offline-heuristics-v4"
         assert {m: scores[m] for m in CORE} == {m: values[(item.item_id, item.revision)][m] for m in CORE}, item.item_id
         compared += 1
     assert compared >= 10

@@ -39,6 +39,10 @@ _NUMBER_WORDS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty".split())} | {w: str(n) for n, w in zip(
         range(30, 100, 10), "thirty forty fifty sixty seventy eighty ninety".split())}
+#: a clock time on a 12-hour dial ("5 pm", "5:30 p.m.", "12 AM") and one on a 24-hour dial ("17:30", "9:00"; "17:0", as
+#: some data exports write a minute, is 17:00); not a part of a longer run of digits ("10:30:15", "1.5:1")
+_CLOCK_12 = re.compile(r"(?<![\w.:,])(1[0-2]|0?[1-9])(?::([0-5]\d))?\s*([ap])\.?m\b\.?", re.IGNORECASE)
+_CLOCK_24 = re.compile(r"(?<![\w.:,])([01]?\d|2[0-3]):([0-5]?\d)(?!\d|[.:,]\d)")
 #: a number in words of tens and units: "twenty-four", "thirty one"
 _COMPOUND = re.compile(r"\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ](one|two|three|four|five|six"
                        r"|seven|eight|nine)\b")
@@ -95,9 +99,20 @@ def _stem(word: str) -> str:
     return word if any(ch.isdigit() for ch in word) else _STEMMER.stemWord(word)
 
 
+def clock_times(text: str) -> str:
+    """``text`` with each clock time written one way, on a 24-hour dial with two-digit minutes ("5:30 pm", "17:30"
+    and "17:30" are "17:30"; "11 AM" and "11:0" are "11:00"): a time is one number whatever the notation, and its
+    "AM" or "PM" no word of it (nor a name)."""
+    def twelve(m: re.Match[str]) -> str:
+        return f"{int(m[1]) % 12 + (12 if m[3].lower() == 'p' else 0)}:{m[2] or '00'}"
+    # spaced apart, so that a range ("11:0-22:0") is two times, not a word "00-22"
+    return _CLOCK_24.sub(lambda m: f" {int(m[1])}:{int(m[2]):02d} ", _CLOCK_12.sub(twelve, text))
+
+
 def stems(text: str) -> list[str]:
-    """The stems of the content words (no stopwords, no one-letter words), in order."""
-    return [_stem(w) for w in tokenize(text) if w not in STOPWORDS and len(w) > 1]
+    """The stems of the content words (no stopwords, no one-letter words; clock times as ``clock_times``), in
+    order."""
+    return [_stem(w) for w in tokenize(clock_times(text)) if w not in STOPWORDS and len(w) > 1]
 
 
 def numbers(text: str) -> frozenset[str]:
@@ -121,22 +136,23 @@ def _spaced(text: str, keep: Callable[[str], bool] = lambda joined: True) -> str
 
 
 def claimed_numbers(claim: str, held: frozenset[str]) -> frozenset[str]:
-    """The numbers a claim states in digits (``numbers``), a number in spaced groups read as one where the chunks
-    hold it so ("1 234 567" in a claim, "1,234,567" in a chunk)."""
-    return numbers(_spaced(claim, lambda joined: joined in held))
+    """The numbers a claim states in digits (``numbers``), a clock time as ``clock_times`` writes it, a number in
+    spaced groups read as one where the chunks hold it so ("1 234 567" in a claim, "1,234,567" in a chunk)."""
+    return numbers(_spaced(clock_times(claim), lambda joined: joined in held))
 
 
 def numbers_stated(text: str) -> frozenset[str]:
     """The numbers a text states in digits or in words up to ninety-nine ("number one hit" states 1): what a claim's
     digits are looked up in. A claim's own words are not read as numbers ("the one that"), only its digits.
     Digit groups split by a spaced separator ("235, 000" in tokenised text, "235 000" in SI style) are read
-    both ways, as one number and as a list, since either may be meant ("64, 128 and 256" is a list)."""
+    both ways, as one number and as a list, since either may be meant ("64, 128 and 256" is a list). A clock time
+    is read as written and as ``clock_times`` writes it ("11 AM" states 11 and 11:00)."""
     lower = text.lower()
     words = re.findall(r"[a-z]+", lower)
     spaced = numbers(_spaced(text))
     compound = frozenset(str(int(_NUMBER_WORDS[tens]) + int(_NUMBER_WORDS[unit]))
                          for tens, unit in _COMPOUND.findall(lower))
-    return numbers(text) | spaced | compound | frozenset(_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS)
+    return numbers(text) | numbers(clock_times(text)) | spaced | compound | frozenset(_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS)
 
 
 def without_numbers(text: str) -> str:
@@ -151,6 +167,7 @@ def names(text: str) -> frozenset[str]:
 def name_runs(text: str) -> list[frozenset[str]]:
     """The proper names of ``names``, one per run of adjacent capitalised words ("Ray Kurzweil"): a name is
     held where any of its words is (a source that writes "Kurzweil" names the same man)."""
+    text = clock_times(text)
     spans = token_spans(text)
     runs: list[list[str]] = []
     last_end = None
