@@ -41,7 +41,7 @@ class OfflineClient(LLMClient):
     #: the heuristics' version, part of the judge configuration: raised when their scores change (v2: no negation
     #: rule, question-given names, focus in context precision; v3: spaced thousands, declines that state something
     #: are claims, names held by any word, changed values only against a sentence that gives numbers; v4: a clock
-    #: time is one number whatever its notation, "10 PM" is "22:00"), so that a
+    #: time is one number whatever its notation, "10 PM" is "22:00"; an identifier's parts are words), so that a
     #: calibration or a regression baseline made with older scores is not taken for this judge's
     #: (tests/scoring/test_offline_version.py pins its outputs)
     model = "offline-heuristics-v4"

@@ -200,6 +200,7 @@ def _claims(answer: str, *chunks: Mapping[str, str], question: str = "How do bac
 
 def test_text_is_read_as_stemmed_content_words_numbers_names_and_statements():
     assert stems("The files were linked nightly") == ["file", "link", "night"]
+    assert stems("Set max_retries in sync.conf") == ["set", "max", "retri", "sync.conf"], "an identifier's parts"
     assert numbers("1,200 requests in 2.0 during the 1050s") == {"1200", "2.0", "1050"}
     assert names("Backups go to Amazon Glacier daily.") == {"amazon", "glacier"}, "the opening word is no name"
     assert statements("The agent uploads changed files every hour; the server keeps old versions for thirty days. "

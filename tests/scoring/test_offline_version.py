@@ -20,7 +20,7 @@ from rag_assets.llm.offline import OfflineClient
 from rag_assets.scoring import offline_judge
 
 DEV_SET = Path(__file__).parent / "judge_dev"
-PINNED = ("offline-heuristics-v4", "240c3b088b782d71")
+PINNED = ("offline-heuristics-v4", "e4912d985380d8c5")
 
 
 #: cases the dev set does not reach: a number tokenised with a spaced separator; sentences with a decline or hedge

@@ -110,9 +110,9 @@ def clock_times(text: str) -> str:
 
 
 def stems(text: str) -> list[str]:
-    """The stems of the content words (no stopwords, no one-letter words; clock times as ``clock_times``), in
-    order."""
-    return [_stem(w) for w in tokenize(clock_times(text)) if w not in STOPWORDS and len(w) > 1]
+    """The stems of the content words (no stopwords, no one-letter words; clock times as ``clock_times``; the parts
+    of an identifier, "review_count" holds "review" and "count"), in order."""
+    return [_stem(w) for w in tokenize(clock_times(text).replace("_", " ")) if w not in STOPWORDS and len(w) > 1]
 
 
 def numbers(text: str) -> frozenset[str]:

@@ -116,7 +116,7 @@ def test_answer_relevance_on_wikiqa_llmbar_and_mt_bench(measured):
         "LLMBar Natural": (100, 0.565, 0.53, 0.55),
         "LLMBar Adversarial Neighbor": (134, 0.634, 0.754, 0.134),
         "LLMBar Adversarial GPTInst": (92, 0.707, 0.837, 0.163),
-        "LLMBar Adversarial GPTOut": (47, 0.362, 0.277, 0.447),
+        "LLMBar Adversarial GPTOut": (47, 0.383, 0.277, 0.447),
         "LLMBar Adversarial Manual": (46, 0.37, 0.391, 0.196),
         "MT-Bench (first turn)": (200, 0.547, 0.458, 0.682),
     }
