@@ -424,6 +424,12 @@ def test_faithfulness_counts_graded_support_and_keeps_the_verdict_count_for_a_mo
                                                                         "inconsistency": 0, "fabrication": 0})
     unsupported = [{k: v for k, v in c.items() if k != "support"} for c in claims]
     assert metrics.faithfulness.formula({"claims": unsupported})[0] == 0.5
+    lenient = [{"claim": "x", "verdict": "fabrication", "support": 1.0}, {"claim": "y", "verdict": "inconsistency",
+               "support": 0.9}, {"claim": "z", "verdict": "out_of_context", "support": 0.8},
+               {"claim": "w", "verdict": "grounded", "support": 0.1}]
+    assert metrics.faithfulness.formula({"claims": lenient})[0] == 0.25, (
+        "a tester's fake judge: every claim a fabrication with support 1.0 scored faithfulness 1.000; the verdict "
+        "bounds the support: 0 + 0 + 0.5 + 0.5 over 4")
 
 
 def test_answer_relevance_covers_each_part_and_halves_a_part_without_the_kind_of_answer_it_asks():

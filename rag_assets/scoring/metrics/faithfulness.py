@@ -24,15 +24,28 @@ from rag_assets.scoring.metrics.registry import JudgeTask, Judgment, Metric
 VERDICTS = ("grounded", "out_of_context", "inconsistency", "fabrication")
 
 
+#: the credit a claim's graded support can give under each verdict: the verdict decides what a claim is, the
+#: support only orders claims of one verdict (a judge's "fabrication" with support 1.0 counted as grounded)
+CREDIT_RANGE = {"grounded": (0.5, 1.0), "out_of_context": (0.0, 0.5), "inconsistency": (0.0, 0.0),
+                "fabrication": (0.0, 0.0)}
+
+
+def credit(claim: Mapping[str, Any]) -> float:
+    """1 for a grounded claim and 0 for any other; a graded ``support`` counts instead, within its verdict's range."""
+    low, high = CREDIT_RANGE[claim["verdict"]]
+    support = claim.get("support")
+    return float(claim["verdict"] == "grounded") if support is None else min(max(float(support), low), high)
+
+
 def formula(judgment: Mapping[str, Any]) -> tuple[float, dict[str, int]]:
     """Grounded claims / all claims. An answer with no claim (a decline) claims nothing unsupported: 1.0.
     A claim may carry a graded ``support`` in [0, 1] (the offline judge's): it then counts that instead of
-    1 or 0, so two answers whose unsupported claims are unsupported to different degrees do not tie."""
+    1 or 0 (see ``credit``), so two answers whose unsupported claims are unsupported to different degrees do not
+    tie."""
     counts = Counter(c["verdict"] for c in judgment["claims"])
     total = sum(counts.values())
-    credit = sum(float(c["verdict"] == "grounded") if c.get("support") is None else c["support"]
-                 for c in judgment["claims"])
-    return (1.0 if total == 0 else credit / total), {v: counts.get(v, 0) for v in VERDICTS}
+    credit_sum = sum(credit(c) for c in judgment["claims"])
+    return (1.0 if total == 0 else credit_sum / total), {v: counts.get(v, 0) for v in VERDICTS}
 
 
 def _inputs(context: ItemContext) -> dict[str, Any]:
@@ -89,7 +102,8 @@ METRIC = Metric(
     definition=("Share of the answer's claims that the retrieved contexts support. The judge splits the answer into "
                 "atomic claims and gives each a verdict: grounded, out_of_context (not in the contexts), "
                 "inconsistency (contradicts them) or fabrication (invents specifics); a graded support counts in "
-                "between. An answer with no claim (a decline) scores 1."),
+                "between, within its verdict's range (grounded 0.5 to 1, out_of_context 0 to 0.5, the others 0). "
+                "An answer with no claim (a decline) scores 1."),
     score=lambda context, judgment: formula(judgment)[0],
     record=_record, reason=reason, headline=True, allowed_drop=0.03,
     thresholds={"general": 0.85, "high_stakes": 0.95, "developer": 0.70, "offline": 0.90},
