@@ -27,7 +27,7 @@ from rag_assets.scoring.embedding import Embedder
 from rag_assets.scoring.item_scores import ItemScores
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.metrics.context import ItemContext
-from rag_assets.scoring.metrics.registry import ADVERSARIAL, JudgeTask, Metric
+from rag_assets.scoring.metrics.registry import ADVERSARIAL, IncompleteJudgment, JudgeTask, Metric
 
 __all__ = ["ADVERSARIAL", "UNMAPPED_SHARE", "EvaluationOutcome", "ItemScores", "PlannedCall", "document_versions",
            "evaluate", "evidence_spans", "judge_calls", "planned_calls", "score_answers", "score_context", "score_item"]
@@ -128,7 +128,12 @@ def _judged(metric: Metric, context: ItemContext, result: LLMResult, scores: Ite
     if not result.ok:
         scores.failures[metric.key(context.k)] = f"{result.template_ref} {result.error_kind}: {result.error}"
         return
-    _set(scores, metric.key(context.k), metric.score(context, result.output))
+    try:
+        value = metric.score(context, result.output)
+    except IncompleteJudgment as incomplete:
+        scores.failures[metric.key(context.k)] = f"{result.template_ref} incomplete: {incomplete}"
+        return
+    _set(scores, metric.key(context.k), value)
     if metric.record is not None:
         metric.record(context, result.output, scores)
 

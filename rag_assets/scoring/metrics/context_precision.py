@@ -13,7 +13,7 @@ from rag_assets.scoring import offline_judge
 from rag_assets.scoring.item_scores import ItemScores
 from rag_assets.scoring.metrics.context import ItemContext
 from rag_assets.scoring.metrics.judge_text import RUBRIC, retrieved
-from rag_assets.scoring.metrics.registry import JudgeTask, Judgment, Metric
+from rag_assets.scoring.metrics.registry import IncompleteJudgment, JudgeTask, Judgment, Metric
 
 
 def formula(useful: Sequence[float]) -> float:
@@ -57,8 +57,14 @@ TASK = JudgeTask("context_precision", TEMPLATE, _inputs)
 
 
 def _score(context: ItemContext, judgment: Judgment) -> float:
+    """The formula over the retrieved chunks in rank order; a chunk the judge gave no verdict is not taken for a
+    useless one (a judge that named other ids scored 0.000)."""
     grades = {v["chunk_id"]: v["useful"] if v.get("score") is None else v["score"] for v in judgment["verdicts"]}
-    return formula([grades.get(c, 0.0) for c in context.retrieved_ids])
+    missing = [c for c in context.retrieved_ids if c not in grades]
+    if missing:
+        raise IncompleteJudgment(f"no verdict for retrieved chunk {', '.join(missing[:3])}"
+                                 + (f" and {len(missing) - 3} more" if len(missing) > 3 else ""))
+    return formula([grades[c] for c in context.retrieved_ids])
 
 
 def _record(context: ItemContext, judgment: Judgment, scores: ItemScores) -> None:

@@ -34,6 +34,11 @@ DEFAULT_K = 5
 Judgment = Mapping[str, Any]
 
 
+class IncompleteJudgment(ValueError):
+    """A well-formed judge answer that does not cover what was asked (no verdict for a retrieved chunk): raised by a
+    metric's ``score`` so that the call is recorded as failed, never scored from what is missing."""
+
+
 @dataclass(frozen=True)
 class JudgeTask:
     """One judge call per item: its template (prompt, output model and offline scorer) and the inputs it
