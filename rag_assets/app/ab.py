@@ -15,6 +15,7 @@ from rag_assets.scoring.embedding import Embedder
 from rag_assets.scoring.evaluate import score_answers
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.scorecard import Scorecard
+from rag_assets.scoring.statements import stated
 
 
 class ComparisonImpossible(RagAssetsError):
@@ -43,7 +44,7 @@ def compare_contenders(store: Store, version: str, current: Contender, candidate
     golden = store.golden().latest_version([version])
     if golden is None:
         raise ComparisonImpossible(f"no golden-set version for {version} yet")
-    items = store.golden().version_items(golden.number)
+    items = stated(store.golden().version_items(golden.number), judge, store.llm_cache())
     chunks = store.corpus().snapshot_chunks(version)
     documents = store.corpus().documents(version)
     snapshot = SnapshotChunks.of(chunks, documents)

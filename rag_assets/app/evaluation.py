@@ -12,7 +12,7 @@ experts, the report written and published, all discarded together when a step fa
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -37,7 +37,7 @@ from rag_assets.scoring.embedding import Embedder
 from rag_assets.scoring.evaluate import EvaluationOutcome, score_answers
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates, Scorecard, score_gates
-from rag_assets.scoring.statements import extract_statements
+from rag_assets.scoring.statements import stated
 from rag_assets.settings import current_settings
 from rag_assets.store.calibration_repository import SqlCalibrationRepository
 from rag_assets.store.rag_repository import RagRun
@@ -76,7 +76,7 @@ def judge_run_items(store: Store, rag_run_id: str, select: Callable[[list[str]],
     rag, corpus = store.rag(), store.corpus()
     run = rag.run(rag_run_id)
     item_ids = select(store.golden().version_item_ids(run.golden_version))
-    items = store.golden().version_items(run.golden_version, item_ids)
+    items = stated(store.golden().version_items(run.golden_version, item_ids), judge, store.llm_cache())
     chunks = corpus.snapshot_chunks(run.corpus_version, rag.chunk_ids(run.run_id, item_ids) | {
         ref.chunk_id for item in items for ref in item.relevant_chunks})
     responses = {r.item_id: r for r in rag.results(run.run_id, {c.chunk_id: c for c in chunks}, item_ids)}
@@ -105,13 +105,12 @@ def evaluate_golden(items: Sequence[GoldenItem], chunks: Sequence[SnapshotChunk]
     """The steps of the golden_set, rag_answers and evaluation assets on items nothing stored: each reference
     answer split into statements, the system ``setup`` makes over the snapshot asked every question, every
     answer judged (retrieval at ``k``)."""
-    found = extract_statements(items, judge, cache)[0]
-    stated = [replace(i, reference_statements=tuple(found.get((i.item_id, i.revision), ()))) for i in items]
+    items = stated(items, judge, cache)
     snapshot = SnapshotChunks.of(chunks, documents)
     system = setup(snapshot)
-    responses = {r.item_id: r for r in answer_items(system, stated, corpus_version, snapshot, progress("rag answers"))}
-    outcome = judge_answers(stated, responses, chunks, judge, cache, embedder, k, documents, progress("judging"))
-    return GoldenScores(stated, responses, outcome, system.name, config_hash(system))
+    responses = {r.item_id: r for r in answer_items(system, items, corpus_version, snapshot, progress("rag answers"))}
+    outcome = judge_answers(items, responses, chunks, judge, cache, embedder, k, documents, progress("judging"))
+    return GoldenScores(items, responses, outcome, system.name, config_hash(system))
 
 
 @dataclass(frozen=True)

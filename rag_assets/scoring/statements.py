@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.cache import LLMCache
@@ -21,3 +22,12 @@ def extract_statements(items: Sequence[GoldenItem], client: LLMClient,
     results = client.run(calls, cache)
     found = {(i.item_id, i.revision): r.output["statements"] for i, r in zip(todo, results) if r.ok and r.output["statements"]}
     return found, LLMStats().add(results)
+
+
+def stated(items: Sequence[GoldenItem], client: LLMClient, cache: LLMCache | None) -> list[GoldenItem]:
+    """The items with the statements ``client`` reads in their reference answers, whatever statements they carry:
+    those stored with a golden set were made by the judge that built it, and a Claude-judged context recall rested
+    on the offline judge's statements (a tester's home, built offline and then evaluated with a key). The calls go
+    through the cache, so the judge that built the set answers them from it."""
+    found = extract_statements([replace(i, reference_statements=()) for i in items], client, cache)[0]
+    return [replace(i, reference_statements=tuple(found.get((i.item_id, i.revision), ()))) for i in items]

@@ -11,6 +11,7 @@ with the rate limit. With k = 2 (relevant chunk of q-1: c1, of q-2: c2, of q-3: 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -271,3 +272,16 @@ def test_a_failure_after_the_save_leaves_no_evaluation_and_no_file(tmp_path: Pat
                      EvaluationRequest("cv-1", run.run_id, 2, Gating({}), OFFLINE),
                      Destinations(tmp_path / "reports", tmp_path / "outbox"))
     assert store.evaluations().history(["cv-1"]) == [] and list((tmp_path / "outbox").iterdir()) == []
+
+
+def test_the_reference_statements_are_the_scoring_judges_not_those_stored_with_the_golden_set():
+    """A tester's home: a golden set built with the offline judge, then evaluated with Claude; the stored path's
+    context recall read the offline judge's statements while rag_assets.evaluate asked Claude for them."""
+    stale = [replace(item, reference_statements=("Statements another judge made.",)) for item in ITEMS]
+    judged = evaluate_golden(stale, CHUNKS, None, "cv-1", lambda snapshot: FixedSystem(), OfflineClient(), None,
+                             make_embedder("hashing"), 2)
+    assert [i.reference_statements for i in judged.items] == [("50 requests per minute per key.",),
+                                                              ("Create a new key, then delete the old one.",),
+                                                              ("On the first day of each month.",)]
+    assert [s.values["context_recall"] for s in judged.outcome.items] == [
+        s.values["context_recall"] for s in _scored().outcome.items]
