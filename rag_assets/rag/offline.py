@@ -42,13 +42,13 @@ def offline_answer(inputs: Mapping[str, Any]) -> dict[str, Any]:
         return {"answer": DECLINE, "citations": [], "declined": True}
     df = {w: sum(1 for c in chunks if w in _words(c["text"])) for w in wanted}
     weight = {w: math.log(1 + len(chunks) / (1 + df[w])) + 0.1 for w in wanted}
-    total = sum(weight.values())
+    total = math.fsum(weight.values())  # fsum: exactly rounded, so the sum of a set is the same in every process
     scored = []
     for rank, chunk in enumerate(chunks):
         version_bonus = 0.05 if asked_versions and chunk.get("version") in asked_versions else 0.0
         for sentence in sentences(chunk["text"]):
             covered = wanted & _words(sentence)
-            support = sum(weight[w] for w in covered) / total
+            support = math.fsum(weight[w] for w in covered) / total
             scored.append((support + version_bonus - rank * 0.001, support, sentence, chunk["chunk_id"], covered))
     scored.sort(key=lambda s: -s[0])
     if not scored or scored[0][1] < MIN_SUPPORT:

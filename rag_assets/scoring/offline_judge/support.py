@@ -48,10 +48,12 @@ class Evidence:
         return math.log((len(self.sentences) + 1) / (max(self._df[stem], 1) + 0.5))
 
     def coverage(self, wanted: Iterable[str], held: frozenset[str]) -> float:
-        """The weighted share of ``wanted`` stems that ``held`` contains (0 when nothing is wanted)."""
+        """The weighted share of ``wanted`` stems that ``held`` contains (0 when nothing is wanted). Summed with
+        ``math.fsum``, exactly rounded: a plain sum over a set depends on its order, which the hash seed sets, and
+        a tie between two sentences broke differently from one process to the next."""
         wanted = set(wanted)
-        total = sum(self.weight(w) for w in wanted)
-        return sum(self.weight(w) for w in wanted if w in held) / total if total else 0.0
+        total = math.fsum(self.weight(w) for w in wanted)
+        return math.fsum(self.weight(w) for w in wanted if w in held) / total if total else 0.0
 
     def best(self, statement: str, chunk_id: str | None = None) -> tuple[float, list[Sentence]]:
         """The highest support any one sentence (of one chunk, if named) gives the statement, and the
