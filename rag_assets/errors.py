@@ -32,6 +32,11 @@ class ReviewFileRejected(RagAssetsError):
         more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
         super().__init__(f"{path} rejected ({len(problems)} problem(s)):\n{shown}{more}")
 
+    def first_line(self) -> str:
+        """The file and its first problem, on one line, with how many more there are."""
+        more = f" (and {len(self.problems) - 1} more problem(s))" if len(self.problems) > 1 else ""
+        return f"{self.path}: {self.problems[0]}{more}"
+
 
 class BatchNotFinished(RagAssetsError):
     """A provider batch has not ended by the poll deadline, or could not be polled. It stays

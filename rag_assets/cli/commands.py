@@ -28,7 +28,7 @@ from rag_assets.cli.system import importable_from_here, system_run_config
 from rag_assets.cli.trial import accept_all_ops, unreviewed_lines
 from rag_assets.console import event_log
 from rag_assets.defs.orphaned_runs import fail_orphaned_runs, process_tags
-from rag_assets.errors import ConfigError, RagAssetsError
+from rag_assets.errors import ConfigError, RagAssetsError, ReviewFileRejected
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.settings import CORPUS_ROOT_ENV, Settings, SettingsError, current_settings, environment
 
@@ -170,11 +170,30 @@ def _stage_review(review: str | None, version: str, target: Driven) -> None:
     if target.resource("store").curation().is_applied(file_sha256(source)):
         print(f"review file {source}: applied already")
         return
+    if review:
+        _check_review(source, target)
     inbox = _curation_root(target) / "inbox"
     inbox.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, inbox / source.name)
     kind = "reviewed file" if review else "simulated expert review (bundled)"
     print(f"{kind}: {source} -> {inbox / source.name}")
+
+
+def _check_review(source: Path, target: Driven) -> None:
+    """A ``--review`` file read as its import will read it, before it reaches the inbox: a bad row stops the command
+    with one line naming file, row and field (exit 2), and nothing is staged or applied. The import checks it again
+    (the candidates may change in between), as it does any file dropped in the inbox by hand. A judge review is
+    checked by its own import, and so is a file given before this home has candidates (this run generates them)."""
+    from rag_assets.calibration.review_file import is_judge_review
+    from rag_assets.curation.review_file import read_review_file
+
+    known = target.resource("store").candidates().corpus_versions_by_id()
+    if is_judge_review(source) or not known:
+        return
+    try:
+        read_review_file(source, known, target.resource("curation").limits())
+    except ReviewFileRejected as rejected:
+        raise RagAssetsError(f"{rejected.first_line()}; nothing staged or applied") from None
 
 
 def _changed_assets(instance: dg.DagsterInstance, target: Driven, version: str, review_waiting: bool,
