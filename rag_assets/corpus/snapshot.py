@@ -50,6 +50,8 @@ class SnapshotRepository(Protocol):
 
     def latest_version(self, root: str) -> str | None: ...
 
+    def current_version(self, root: str) -> str | None: ...
+
     def document_revisions(self, version_id: str) -> dict[str, str]: ...
 
     def revision_chunk_counts(self, revision_ids: Collection[str]) -> dict[str, int]: ...
@@ -150,6 +152,13 @@ def _stat_cache_delta(
     return changed, set(old) - set(new)
 
 
+def current_version(repo: SnapshotRepository, root: str) -> str | None:
+    """The version the folder at ``root`` (resolved) held at its last snapshot, else the newest made from it: not
+    simply the newest, which after a revert to an earlier version is the one reverted from (a new snapshot was
+    diffed against it and took its review decisions, the schedule re-evaluated it)."""
+    return repo.current_version(root) or repo.latest_version(root)
+
+
 def snapshot_corpus(
     root: str | Path,
     config: ChunkerConfig,
@@ -184,7 +193,7 @@ def snapshot_corpus(
     revisions = _new_revisions(manifest, documents, counts, config)
     counts.update({revision.revision_id: len(revision.chunks) for revision in revisions})
 
-    parent = repo.latest_version(resolved)
+    parent = current_version(repo, resolved)
     parent_documents = repo.document_revisions(parent) if parent else {}
     differing = set(documents.values()) ^ set(parent_documents.values())
     hashes = {revision.revision_id: [c.content_hash for c in revision.chunks] for revision in revisions}

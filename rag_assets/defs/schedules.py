@@ -1,11 +1,15 @@
-"""Schedules: re-evaluate the newest golden set regularly, since a RAG system drifts without any corpus change."""
+"""Schedules: re-evaluate the newest golden set of the current corpus regularly, since a RAG system drifts without
+any corpus change."""
 
 import functools
 
 import dagster as dg
 
+from rag_assets.corpus.manifest import resolve_root
+from rag_assets.corpus.snapshot import current_version
 from rag_assets.defs.jobs import AssetJob
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
+from rag_assets.errors import RagAssetsError
 
 
 @functools.cache
@@ -25,17 +29,24 @@ def build_reevaluation_schedule(lifecycle: Lifecycle) -> dg.ScheduleDefinition:
         job=build_reevaluation_job(lifecycle),
         cron_schedule=lifecycle.evaluation_cron,
         default_status=dg.DefaultScheduleStatus.RUNNING,
-        description="Re-answers and re-scores the newest golden set on the newest corpus partition "
-                    "(cron from RAG_ASSETS_EVALUATION_CRON or the instance's evaluation_cron, daily at 06:00 UTC by "
-                    "default), even when nothing changed.",
+        required_resource_keys=lifecycle.resource_keys("corpus", "store"),
+        description="Re-answers and re-scores the newest golden set of the corpus version the folder held at its "
+                    "last snapshot (the newest partition when none is known; cron from RAG_ASSETS_EVALUATION_CRON or "
+                    "the instance's evaluation_cron, daily at 06:00 UTC by default), even when nothing changed.",
     )
-    def reevaluation_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.SkipReason:
+    def reevaluation_schedule(context: dg.ScheduleEvaluationContext, **_called: object
+                              ) -> dg.RunRequest | dg.SkipReason:
         partitions = context.instance.get_dynamic_partitions(lifecycle.corpus_versions.name)
         if not partitions:
             return dg.SkipReason("no corpus version yet")
-        newest = partitions[-1]
+        services = lifecycle.services(context)
+        try:
+            held = current_version(services.store.corpus(), str(resolve_root(services.corpus.resolved_root())))
+        except RagAssetsError:  # the folder is gone: the newest partition, as before it was ever read
+            held = None
+        version = held if held in partitions else partitions[-1]
         tick = context.scheduled_execution_time.isoformat()
-        return dg.RunRequest(run_key=f"reevaluate:{newest}:{tick}", partition_key=newest,
+        return dg.RunRequest(run_key=f"reevaluate:{version}:{tick}", partition_key=version,
                              tags={"rag_assets/trigger": "schedule"})
 
     return reevaluation_schedule

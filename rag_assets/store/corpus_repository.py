@@ -135,6 +135,12 @@ class SqlCorpusRepository:
         with self.engine.connect() as conn:
             return conn.execute(query).scalar()
 
+    def current_version(self, root: str) -> str | None:
+        """The version the last snapshot of ``root`` gave: what the folder held then, which is not the newest
+        version made from it once it was put back to an earlier one."""
+        with self.engine.connect() as conn:
+            return conn.execute(select(LISTING.c.version_id).where(LISTING.c.corpus_root == root)).scalar()
+
     def record_listing(self, root: str, fingerprint: str, version_id: str) -> None:
         """Replace the root's row; retried, since two snapshots of one root may finish together."""
 

@@ -13,6 +13,7 @@ import dagster as dg
 import pytest
 
 from rag_assets.definitions import defs
+from rag_assets.corpus.snapshot import snapshot_corpus
 from rag_assets.defs.assets.corpus import corpus_snapshot
 from rag_assets.defs.assets.curation import curated_decisions
 from rag_assets.defs.assets.generation import question_candidates
@@ -76,18 +77,43 @@ def test_every_sensor_and_the_schedule_start_running():
     assert reevaluation_schedule.cron_schedule == "0 6 * * *"
 
 
-def test_the_schedule_reevaluates_the_newest_corpus_partition():
-    tick = datetime.datetime(2026, 11, 30, 6, 0, tzinfo=datetime.timezone.utc)
+TICK = datetime.datetime(2026, 11, 30, 6, 0, tzinfo=datetime.timezone.utc)
+
+
+def _scheduled(instance: dg.DagsterInstance) -> dg.RunRequest | dg.SkipReason:
     # each context in a with block: one opens its own instance from the ref, and that stays the process's current
     # one (Dagster's defs-state context variable) until the context is closed, for every later test of the worker
+    with dg.build_schedule_context(instance=instance, scheduled_execution_time=TICK, resources=RESOURCES) as context:
+        return reevaluation_schedule(context)
+
+
+def test_the_schedule_reevaluates_the_newest_corpus_partition_before_any_snapshot(project_env: Path):
     with dg.instance_for_test() as instance:
-        with dg.build_schedule_context(instance=instance, scheduled_execution_time=tick) as context:
-            assert isinstance(reevaluation_schedule(context), dg.SkipReason)
+        assert isinstance(_scheduled(instance), dg.SkipReason)
         instance.add_dynamic_partitions(corpus_versions.name, ["cv-000000000001", "cv-000000000002"])
-        with dg.build_schedule_context(instance=instance, scheduled_execution_time=tick) as context:
-            request = reevaluation_schedule(context)
+        request = _scheduled(instance)
         assert request.partition_key == "cv-000000000002"
         assert request.run_key == "reevaluate:cv-000000000002:2026-11-30T06:00:00+00:00"
+
+
+def test_after_a_revert_the_schedule_reevaluates_and_the_next_snapshot_diffs_the_version_the_folder_holds(
+        project_env: Path, sample_corpus: Path):
+    """A tester put the corpus back to an earlier version: the schedule went on re-evaluating the newest version,
+    no longer on disk, and the next edit's snapshot named it as its parent (its diff and its lineage's decisions)."""
+    corpus, chunker = RESOURCES["store"].corpus(), RESOURCES["corpus"].chunker()
+    page = sample_corpus / "v2" / "encryption.md"
+    original = page.read_bytes()
+    first = snapshot_corpus(sample_corpus, chunker, corpus).version_id
+    page.write_bytes(original + b"\nOne more line.\n")
+    second = snapshot_corpus(sample_corpus, chunker, corpus).version_id
+    page.write_bytes(original)
+    assert snapshot_corpus(sample_corpus, chunker, corpus).version_id == first
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(corpus_versions.name, [first, second])
+        assert _scheduled(instance).partition_key == first
+    page.write_bytes(original + b"\nAnother line.\n")
+    third = snapshot_corpus(sample_corpus, chunker, corpus)
+    assert third.diff.parent_version == first and corpus.lineage(third.version_id) == [third.version_id, first]
 
 
 class _Webhook:
