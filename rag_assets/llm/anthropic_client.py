@@ -147,9 +147,10 @@ class AnthropicClient(LLMClient):
         blocks = [block.model_dump(mode="json", exclude_none=True) for block in message.content]
         tool = next((b for b in message.content if b.type == "tool_use"), None)
         text = "".join(b.text for b in message.content if b.type == "text")
+        truncated = message.stop_reason == "max_tokens"  # cut off mid-answer: never taken, even if it parses
         answer = tool.input if tool is not None and isinstance(tool.input, dict) else parse_json_object(text)
         return Reply(
-            answer=answer,
+            answer=None if truncated else answer,
             raw_text=text or str(answer),
             input_tokens=usage.input_tokens + written + read,
             output_tokens=usage.output_tokens,
@@ -160,6 +161,7 @@ class AnthropicClient(LLMClient):
             prompt_cache_read_tokens=read,
             transcript=[{"role": "assistant", "content": blocks}] if blocks else [],
             tool_use_id=tool.id if tool is not None else None,
+            truncated=truncated,
         )
 
     @asynccontextmanager

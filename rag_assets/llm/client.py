@@ -46,7 +46,8 @@ class ApiCallError(Exception):
 
 @dataclass
 class Reply:
-    """One provider response: the structured answer if it had one, else its raw text."""
+    """One provider response: the structured answer if it had one, else its raw text. ``truncated``: the output
+    stopped at the token limit (``max_tokens``), so whatever it holds may be cut short and is no answer."""
 
     answer: dict[str, Any] | None
     raw_text: str
@@ -58,6 +59,7 @@ class Reply:
     prompt_cache_read_tokens: int = 0
     transcript: list[dict[str, Any]] = field(default_factory=list)
     tool_use_id: str | None = None
+    truncated: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,9 @@ UNSENT = "budget_stop"
 
 
 def _validate(template: PromptTemplate, reply: Reply) -> tuple[dict[str, Any] | None, str | None]:
+    if reply.truncated:  # a partial tool input may still be a schema-valid object: a judgment missing its end
+        return None, (f"the answer was cut off at the token limit (max_tokens {template.max_tokens}) and may be "
+                      f"incomplete: {reply.raw_text[:200]!r}")
     if reply.answer is None:
         return None, f"the answer was not a {template.tool_name} tool call or JSON object: {reply.raw_text[:200]!r}"
     try:
