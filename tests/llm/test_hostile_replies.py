@@ -82,3 +82,43 @@ def test_a_batch_answer_cut_off_at_max_tokens_is_repaired_directly_then_a_parse_
         assert len(server.batches) == 1 and server.count() == 1, "the batch answer, then one direct repair"
     assert result.via_batch and result.output is None and result.error_kind == "parse_error"
     assert result.error.startswith(CUT_OFF + ": ")
+
+
+# -- 2. the API key echoed back never leaves the client -----------------------------------------------------
+
+def _echo_error(body: dict) -> Reply:
+    # the fake answers a responder's exception as a 500 whose message is the exception's (no retry)
+    raise RuntimeError(f"invalid x-api-key: {API_KEY}")
+
+
+def test_a_key_echoed_in_an_error_body_is_blanked_out_of_the_recorded_error(monkeypatch):
+    # anthropic 2.x reads ANTHROPIC_AUTH_TOKEN only when no api_key is passed, and the client always passes one
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "sk-ant-oat-unused")
+    with FakeAnthropicServer(_echo_error) as server:
+        result = _run(server)
+        assert server.requests[0].had_api_key
+    assert result.error_kind == "api_error" and result.output is None
+    assert result.error == "Anthropic API error 500: api_error: responder raised RuntimeError: invalid x-api-key: ***"
+
+
+def test_a_key_echoed_in_text_is_blanked_out_of_the_parse_error():
+    with FakeAnthropicServer(lambda body: Reply(text=f"I was called with {API_KEY} and will not answer")) as server:
+        result = _run(server)
+    assert result.error_kind == "parse_error" and API_KEY not in result.error
+    assert result.error.endswith(": 'I was called with *** and will not answer'")
+
+
+def test_a_key_echoed_inside_a_tool_answer_is_blanked_out_of_the_answer():
+    echoed = {"questions": [dict(VALID["questions"][0], answer=f"At most 15 GB ({API_KEY}).")]}
+    with FakeAnthropicServer(lambda body: Reply(tool_input=echoed)) as server:
+        result = _run(server)
+    assert result.output["questions"][0]["answer"] == "At most 15 GB (***)."
+    assert API_KEY not in json.dumps(result.output)
+
+
+def test_a_key_echoed_in_a_batch_error_is_blanked_out_of_the_fallback_and_the_error(tmp_path: Path):
+    with FakeAnthropicServer(_echo_error, batch_delay=0.01) as server:
+        result = _run(server, tmp_path)
+    assert result.batch_fallback == ("the batch request errored: api_error: responder raised RuntimeError: "
+                                     "invalid x-api-key: ***")
+    assert result.error == "Anthropic API error 500: api_error: responder raised RuntimeError: invalid x-api-key: ***"
