@@ -1,6 +1,9 @@
 """Claude through the official ``anthropic`` SDK (AsyncAnthropic).
 
-Structured output is a forced tool call whose input schema is the template's pydantic model.
+Structured output is a forced tool call whose input schema is the template's pydantic model: every request
+sets ``tool_choice`` to the template's tool, so only a ``tool_use`` of that tool is an answer. Prose (even
+prose holding a JSON object, such as a refusal quoting the expected format) or a call of another tool is
+unparseable: it gets the one repair request, then is recorded as a parse_error.
 Retries on 429/529/5xx/timeouts are the SDK's own (``max_retries``); the count comes from the
 SDK's raw response (``retries_taken``). The API key is handed to the SDK and kept nowhere else; a
 server or proxy that echoes it (or an ``ANTHROPIC_AUTH_TOKEN`` the SDK sends) back in an error body or
@@ -32,7 +35,7 @@ import anthropic
 from rag_assets.errors import redact
 from rag_assets.llm.batch import BatchJournal, BatchOutcome, BatchRequest, BatchRun, BatchSettings
 from rag_assets.llm.budget import Budget
-from rag_assets.llm.client import ApiCallError, BulkOutcome, LLMClient, Reply, Request, parse_json_object
+from rag_assets.llm.client import ApiCallError, BulkOutcome, LLMClient, Reply, Request
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price, cost_usd, min_cacheable_tokens
 from rag_assets.llm.prompt_cache import prompt_chars
 from rag_assets.llm.results import ANTHROPIC
@@ -172,10 +175,11 @@ class AnthropicClient(LLMClient):
         tool = next((b for b in message.content if b.type == "tool_use"), None)
         text = "".join(b.text for b in message.content if b.type == "text")
         truncated = message.stop_reason == "max_tokens"  # cut off mid-answer: never taken, even if it parses
-        answer = tool.input if tool is not None and isinstance(tool.input, dict) else parse_json_object(text)
+        # the request forced the template's tool (_create_params): text, even holding JSON, is no answer
+        answer = tool.input if tool is not None and isinstance(tool.input, dict) else None
         return Reply(
             answer=None if truncated else self._redacted(answer),
-            raw_text=self._redacted(text or str(answer)),
+            raw_text=self._redacted(text or str(tool.input if tool is not None else None)),
             input_tokens=usage.input_tokens + written + read,
             output_tokens=usage.output_tokens,
             retries=retries,
@@ -185,6 +189,7 @@ class AnthropicClient(LLMClient):
             prompt_cache_read_tokens=read,
             transcript=[{"role": "assistant", "content": blocks}] if blocks else [],
             tool_use_id=tool.id if tool is not None else None,
+            tool_name=self._redacted(tool.name) if tool is not None else None,
             truncated=truncated,
         )
 

@@ -84,6 +84,42 @@ def test_a_batch_answer_cut_off_at_max_tokens_is_repaired_directly_then_a_parse_
     assert result.error.startswith(CUT_OFF + ": ")
 
 
+# -- 3. only a tool_use of the forced tool is an answer ---------------------------------------------------
+
+
+def test_every_request_forces_the_templates_tool():
+    with FakeAnthropicServer(generation_responder) as server:
+        _run(server)
+        assert server.requests[0].body["tool_choice"] == {"type": "tool", "name": TOOL}
+
+
+def test_a_tool_use_of_another_tool_is_a_parse_error():
+    wrong = _message([{"type": "tool_use", "id": "toolu_1", "name": "some_other_tool", "input": VALID}])
+    with FakeAnthropicServer(lambda body: Reply(raw_body=wrong)) as server:
+        result = _run(server)
+        repair = server.requests[1].body["messages"]
+    assert result.output is None and result.error_kind == "parse_error" and result.requests == 2
+    assert result.error == f"the answer called the tool 'some_other_tool', not {TOOL}"
+    assert repair[2]["content"][0]["tool_use_id"] == "toolu_1"
+
+
+def test_prose_holding_a_json_object_is_no_answer_when_the_tool_was_forced():
+    prose = "Sorry, I cannot do this. For reference the expected format is " + json.dumps(VALID)
+    with FakeAnthropicServer(lambda body: Reply(text=prose)) as server:
+        result = _run(server)
+        assert server.count() == 2
+    assert result.output is None and result.error_kind == "parse_error"
+    assert result.error == f"the answer was not a {TOOL} tool call: {prose[:200]!r}"
+
+
+def test_a_batch_answer_of_another_tool_is_a_parse_error(tmp_path: Path):
+    wrong = _message([{"type": "tool_use", "id": "toolu_1", "name": "some_other_tool", "input": VALID}])
+    with FakeAnthropicServer(lambda body: Reply(raw_body=wrong), batch_delay=0.01) as server:
+        result = _run(server, tmp_path)
+    assert result.via_batch and result.output is None and result.error_kind == "parse_error"
+    assert result.error == f"the answer called the tool 'some_other_tool', not {TOOL}"
+
+
 # -- 2. the API key echoed back never leaves the client -----------------------------------------------------
 
 def _echo_error(body: dict) -> Reply:
@@ -105,7 +141,7 @@ def test_a_key_echoed_in_text_is_blanked_out_of_the_parse_error():
     with FakeAnthropicServer(lambda body: Reply(text=f"I was called with {API_KEY} and will not answer")) as server:
         result = _run(server)
     assert result.error_kind == "parse_error" and API_KEY not in result.error
-    assert result.error.endswith(": 'I was called with *** and will not answer'")
+    assert result.error == f"the answer was not a {TOOL} tool call: 'I was called with *** and will not answer'"
 
 
 def test_a_key_echoed_inside_a_tool_answer_is_blanked_out_of_the_answer():
