@@ -1,8 +1,18 @@
 """Domain exceptions.
 
 Every message names what a user needs to find the problem (file, row, field), because these
-messages travel unchanged into failed Dagster runs and check metadata.
+messages travel unchanged into failed Dagster runs and check metadata; so a secret (an API key, a
+token a server echoed back) is blanked out of a message with ``redact`` where the message is made.
 """
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    """``text`` with every occurrence of each (non-empty) secret replaced by ``***``; pass the longest first
+    when one secret may contain another."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
 
 
 class RagAssetsError(Exception):

@@ -1,8 +1,14 @@
 """Claude through the official ``anthropic`` SDK (AsyncAnthropic).
 
-Structured output is a forced tool call whose input schema is the template's pydantic model.
+Structured output is a forced tool call whose input schema is the template's pydantic model: every request
+sets ``tool_choice`` to the template's tool, so only a ``tool_use`` of that tool is an answer. Prose (even
+prose holding a JSON object, such as a refusal quoting the expected format) or a call of another tool is
+unparseable: it gets the one repair request, then is recorded as a parse_error.
 Retries on 429/529/5xx/timeouts are the SDK's own (``max_retries``); the count comes from the
-SDK's raw response (``retries_taken``). The API key is handed to the SDK and kept nowhere else.
+SDK's raw response (``retries_taken``). The API key is handed to the SDK and kept nowhere else; a
+server or proxy that echoes it (or an ``ANTHROPIC_AUTH_TOKEN`` the SDK sends) back in an error body or
+an answer does not get it stored: every error text, raw text and answer the client returns has it
+blanked out as ``***`` (``_redacted``), so no store, report, review file or run log downstream sees it.
 
 With ``batch`` settings and a journal, a run with at least ``min_calls`` cache misses sends them
 as Message Batches (half the price; see ``rag_assets.llm.batch``) with exactly the parameters of
@@ -26,9 +32,10 @@ from typing import Any
 
 import anthropic
 
+from rag_assets.errors import redact
 from rag_assets.llm.batch import BatchJournal, BatchOutcome, BatchRequest, BatchRun, BatchSettings
 from rag_assets.llm.budget import Budget
-from rag_assets.llm.client import ApiCallError, BulkOutcome, LLMClient, Reply, Request, parse_json_object
+from rag_assets.llm.client import ApiCallError, BulkOutcome, LLMClient, Reply, Request
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price, cost_usd, min_cacheable_tokens
 from rag_assets.llm.prompt_cache import prompt_chars
 from rag_assets.llm.results import ANTHROPIC
@@ -87,6 +94,23 @@ class AnthropicClient(LLMClient):
             return await super()._tokens_per_char(requests, exact=False)
         return per_char, True
 
+    def _secrets(self) -> tuple[str, ...]:
+        """What the SDK authenticates with (the key, and a bearer token it read from ANTHROPIC_AUTH_TOKEN), longest first."""
+        found = [self._sdk_options["api_key"]]
+        if self._sdk is not None:
+            found += [self._sdk.api_key or "", self._sdk.auth_token or ""]
+        return tuple(sorted({s for s in found if s}, key=len, reverse=True))
+
+    def _redacted(self, value: Any) -> Any:
+        """``value`` (a text, or a JSON value such as a tool input) with the secrets blanked out of every string."""
+        if isinstance(value, str):
+            return redact(value, self._secrets())
+        if isinstance(value, dict):
+            return {self._redacted(k): self._redacted(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._redacted(v) for v in value]
+        return value
+
     async def _open(self) -> None:
         self._sdk = anthropic.AsyncAnthropic(**self._sdk_options)
 
@@ -131,10 +155,11 @@ class AnthropicClient(LLMClient):
         return self._reply(message, retries)
 
     def _api_call_error(self, exc: anthropic.APIError) -> ApiCallError:
-        """What a failed SDK call is recorded as, with the retries the SDK made before giving up."""
+        """What a failed SDK call is recorded as, with the retries the SDK made before giving up (the error
+        body's message with the secrets blanked out: a proxy may echo the key)."""
         if isinstance(exc, anthropic.APIStatusError):
             retried = exc.status_code in (408, 409, 429) or exc.status_code >= 500
-            return ApiCallError(f"Anthropic API error {exc.status_code}: {_error_message(exc)}",
+            return ApiCallError(self._redacted(f"Anthropic API error {exc.status_code}: {_error_message(exc)}"),
                                 retries=self._sdk_options["max_retries"] if retried else 0)
         if isinstance(exc, anthropic.APIConnectionError):
             return ApiCallError(f"Anthropic API unreachable: {type(exc).__name__}",
@@ -142,15 +167,19 @@ class AnthropicClient(LLMClient):
         return ApiCallError(f"Anthropic API answer unusable: {type(exc).__name__}")
 
     def _reply(self, message: Any, retries: int, *, batch: bool = False) -> Reply:
+        """The reply to one request, direct or batched: its answer and raw text with the secrets blanked out
+        (the transcript, sent back to the API in a repair request only, is left as the API wrote it)."""
         usage = message.usage
         written, read = usage.cache_creation_input_tokens or 0, usage.cache_read_input_tokens or 0
         blocks = [block.model_dump(mode="json", exclude_none=True) for block in message.content]
         tool = next((b for b in message.content if b.type == "tool_use"), None)
         text = "".join(b.text for b in message.content if b.type == "text")
-        answer = tool.input if tool is not None and isinstance(tool.input, dict) else parse_json_object(text)
+        truncated = message.stop_reason == "max_tokens"  # cut off mid-answer: never taken, even if it parses
+        # the request forced the template's tool (_create_params): text, even holding JSON, is no answer
+        answer = tool.input if tool is not None and isinstance(tool.input, dict) else None
         return Reply(
-            answer=answer,
-            raw_text=text or str(answer),
+            answer=None if truncated else self._redacted(answer),
+            raw_text=self._redacted(text or str(tool.input if tool is not None else None)),
             input_tokens=usage.input_tokens + written + read,
             output_tokens=usage.output_tokens,
             retries=retries,
@@ -160,6 +189,8 @@ class AnthropicClient(LLMClient):
             prompt_cache_read_tokens=read,
             transcript=[{"role": "assistant", "content": blocks}] if blocks else [],
             tool_use_id=tool.id if tool is not None else None,
+            tool_name=self._redacted(tool.name) if tool is not None else None,
+            truncated=truncated,
         )
 
     @asynccontextmanager
@@ -213,7 +244,7 @@ class _MessageBatches:
             return self._client._reply(result.message, 0, batch=True)
         if result.type == "errored":
             error = result.error.error
-            return f"the batch request errored: {error.type}: {error.message}"
+            return self._client._redacted(f"the batch request errored: {error.type}: {error.message}")
         return f"the batch request was {result.type}"
 
 

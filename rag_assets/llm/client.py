@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
@@ -46,7 +45,10 @@ class ApiCallError(Exception):
 
 @dataclass
 class Reply:
-    """One provider response: the structured answer if it had one, else its raw text."""
+    """One provider response: the structured answer if it had one, else its raw text. ``tool_name``: the tool
+    the answer called (None for a provider without tools); only the template's own tool is an answer.
+    ``truncated``: the output stopped at the token limit (``max_tokens``), so whatever it holds may be cut
+    short and is no answer."""
 
     answer: dict[str, Any] | None
     raw_text: str
@@ -58,6 +60,8 @@ class Reply:
     prompt_cache_read_tokens: int = 0
     transcript: list[dict[str, Any]] = field(default_factory=list)
     tool_use_id: str | None = None
+    tool_name: str | None = None
+    truncated: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,25 +93,18 @@ UNSENT = "budget_stop"
 
 
 def _validate(template: PromptTemplate, reply: Reply) -> tuple[dict[str, Any] | None, str | None]:
+    if reply.truncated:  # a partial tool input may still be a schema-valid object: a judgment missing its end
+        return None, (f"the answer was cut off at the token limit (max_tokens {template.max_tokens}) and may be "
+                      f"incomplete: {reply.raw_text[:200]!r}")
+    if reply.tool_name is not None and reply.tool_name != template.tool_name:
+        return None, f"the answer called the tool {reply.tool_name[:100]!r}, not {template.tool_name}"
     if reply.answer is None:
-        return None, f"the answer was not a {template.tool_name} tool call or JSON object: {reply.raw_text[:200]!r}"
+        return None, f"the answer was not a {template.tool_name} tool call: {reply.raw_text[:200]!r}"
     try:
         return template.output_model.model_validate(reply.answer).model_dump(mode="json"), None
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()[:5])
         return None, f"the answer does not match the schema: {problems}"
-
-
-def parse_json_object(text: str) -> dict[str, Any] | None:
-    """The first JSON object in ``text`` (models sometimes wrap JSON in prose or fences)."""
-    start = text.find("{")
-    if start < 0:
-        return None
-    try:
-        value, _ = json.JSONDecoder().raw_decode(text[start:])
-    except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 class LLMClient(ABC):

@@ -24,7 +24,7 @@ class LLMResult:
     """The outcome of one LLMCall. Exactly one of ``output`` and ``error`` is set.
 
     ``error_kind`` is ``api_error`` (the API failed after the SDK's retries) or ``parse_error``
-    (the answer did not validate, even after one repair attempt). A failed call is recorded as
+    (the answer did not validate, or was cut off at the token limit, even after one repair attempt). A failed call is recorded as
     such; nobody substitutes a default answer for it. ``via_batch``: the first answer came through a
     provider batch (at the batch price); ``batch_fallback``: why a batch could not answer the call,
     which was then asked directly.

@@ -38,9 +38,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
-from rag_assets.errors import ConfigError
-from rag_assets.rag.http_transport import (HEADERS_INSTEAD, HttpReply, ResponseTooLarge, post, redact,
-                                          refuse_url_credentials, resolve_headers)
+from rag_assets.errors import ConfigError, redact
+from rag_assets.rag.http_transport import (HEADERS_INSTEAD, HttpReply, ResponseTooLarge, post, refuse_url_credentials,
+                                          resolve_headers)
 from rag_assets.rag.models import Citation, RagQuery, RagResponse, RetrievedChunk, failed
 from rag_assets.text.control import control_character_problem
 

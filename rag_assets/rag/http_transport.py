@@ -84,12 +84,6 @@ def refuse_url_credentials(url: str, setting: str, instead: str) -> None:
                           f"the run; pass the secret as a header from an environment variable instead: {instead}")
 
 
-def redact(text: str, secrets: tuple[str, ...]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    return text
-
-
 def post(url: str, body: bytes, headers: Mapping[str, str], timeout: float, max_bytes: int) -> HttpReply:
     """POST ``body``; TimeoutError past ``timeout`` seconds in all, ResponseTooLarge past ``max_bytes``.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -23,13 +24,14 @@ from rag_assets.rag.reference import ReferenceRagSystem
 from rag_assets.rag.system import run_rag
 from rag_assets.scoring.embedding import HashingEmbedder
 from rag_assets.scoring.evaluate import evaluate
+from rag_assets.scoring.judge_prompts import FAITHFULNESS
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
 from rag_assets.store.llm_batch_repository import SqlBatchJournal
 from rag_assets.store.llm_cache_repository import SqlLLMCache
 from tests.conftest import SAMPLE_CORPUS
 from tests.fakes import claude_judge
-from tests.fakes.anthropic_server import FakeAnthropicServer
+from tests.fakes.anthropic_server import FakeAnthropicServer, Reply
 from tests.fakes.claude_generation import API_KEY
 
 CORE_METRICS = ("faithfulness", "answer_relevance", "context_precision", "context_recall")
@@ -142,3 +144,47 @@ def test_rag_assets_judge_uses_claude_when_the_key_is_set(monkeypatch):
         tools = Counter(r.body["tool_choice"]["name"] for r in server.requests)
     assert scores["judge"].startswith("anthropic:") and scores["answer_relevance"] == 0.5
     assert tools == Counter({"record_extract_reference_statements": 1, **{t: 1 for t in JUDGE_TOOLS}})
+
+
+def _wrong_tool(body: dict) -> Reply:
+    return Reply(raw_body=json.dumps({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": body["model"], "stop_reason": "tool_use",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "some_other_tool", "input": {"claims": []}}],
+        "stop_sequence": None, "usage": {"input_tokens": 100, "output_tokens": 10}}))
+
+
+def _echo_key(body: dict) -> Reply:
+    raise RuntimeError(f"internal error for key {API_KEY}")  # the fake's 500 (not retried) carries this message
+
+
+PROSE = 'Sorry, I cannot judge this answer. For reference the expected format is {"claims": []}'
+HOSTILE_FAITHFULNESS = {  # what the judge's faithfulness call gets back, and the failure it is recorded as
+    "cut off at max_tokens": (lambda body: Reply(tool_input={"claims": []}, stop_reason="max_tokens"),
+                              f"parse_error: the answer was cut off at the token limit (max_tokens "
+                              f"{FAITHFULNESS.max_tokens}) and may be incomplete: \"{{'claims': []}}\""),
+    "another tool": (_wrong_tool, "parse_error: the answer called the tool 'some_other_tool', not "
+                                  "record_judge_faithfulness"),
+    "prose with JSON": (lambda body: Reply(text=PROSE),
+                        f"parse_error: the answer was not a record_judge_faithfulness tool call: {PROSE!r}"),
+    "key echoed in an error": (_echo_key, "api_error: Anthropic API error 500: api_error: responder raised "
+                                          "RuntimeError: internal error for key ***"),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE_FAITHFULNESS)
+def test_a_hostile_faithfulness_reply_is_a_recorded_failure_never_a_score(world, case):
+    items, responses, versions, cache = world
+    items = items[:2]
+    hostile, failure = HOSTILE_FAITHFULNESS[case]
+
+    def responder(body: dict) -> Reply:
+        tool = body["tool_choice"]["name"]
+        return hostile(body) if tool == "record_judge_faithfulness" else claude_judge.judge_responder(body)
+
+    with FakeAnthropicServer(responder) as server:
+        outcome = _judge(items, responses, versions, cache, server)
+    for scores in outcome.items:
+        assert "faithfulness" not in scores.values and "answer_relevance" in scores.values
+        assert scores.failures["faithfulness"] == f"judge_faithfulness@3 {failure}"
+        assert API_KEY not in json.dumps(scores.failures)
+    assert outcome.judge_failures == len(items)
