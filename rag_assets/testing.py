@@ -70,8 +70,8 @@ def assert_quality(result: EvaluationResult, profile_or_thresholds: str | Path |
                    max_rag_error_rate: float = DEFAULT_MAX_ERROR_RATE) -> None:
     """Fail the calling test (AssertionError) unless every metric of ``profile_or_thresholds`` (a profile
     name, a YAML/JSON thresholds file, or ``{metric: minimum}``) is at or above its minimum, the judge
-    failed on at most ``max_judge_failure_rate`` of each judge metric's items and the system on at most ``max_rag_error_rate`` of
-    the items (the asset's error budget)."""
+    failed on at most ``max_judge_failure_rate`` of each judge metric's items and the system on at most
+    ``max_rag_error_rate`` of the items (the asset's error budget)."""
     message = quality_failures(result, profile_or_thresholds, max_judge_failure_rate, max_rag_error_rate)
     if message:
         raise AssertionError(message)

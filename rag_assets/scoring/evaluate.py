@@ -55,7 +55,8 @@ class MetricFailures:
         return self.failed / self.items if self.items else 0.0
 
     def describe(self, budget: float) -> str:
-        return f"{self.metric}: {self.failed} of {self.items} items ({self.rate:.1%}) not judged; budget {_percent(budget)}"
+        return (f"{self.metric}: {self.failed} of {self.items} items ({self.rate:.1%}) not judged; "
+                f"budget {_percent(budget)}")
 
 
 def metric_failures(items: Sequence[ItemScores], metrics: Sequence[str] | None = None,
@@ -66,7 +67,7 @@ def metric_failures(items: Sequence[ItemScores], metrics: Sequence[str] | None =
     wanted = None if metrics is None else set(metrics)
     found = []
     for metric in REGISTRY.metrics("judge"):
-        key = metric.key(k)
+        key, task = metric.key(k), metric.task.name if metric.task is not None else ""
         if wanted is not None and key not in wanted:
             continue
         failed = asked = 0
@@ -76,7 +77,7 @@ def metric_failures(items: Sequence[ItemScores], metrics: Sequence[str] | None =
             if key in item.failures:
                 failed += 1
                 asked += 1
-            elif metric.task is not None and metric.task.name in item.outputs and metric.scores_type(item.question_type):
+            elif metric.scores_type(item.question_type) and task in item.outputs:
                 asked += 1
         if asked:
             found.append(MetricFailures(key, failed, asked))
@@ -112,8 +113,10 @@ class JudgeFailureBudget:
 
 def judge_failure_budget(items: Sequence[ItemScores], max_rate: float, metrics: Sequence[str] | None = None,
                          k: int = DEFAULT_K) -> JudgeFailureBudget:
-    """The judge failure budget of scored ``items``: the one place it is computed (the evaluation's gate and
-    asset check, ``rag_assets.evaluate``'s gates and ``assert_quality``, and the A/B comparison read it)."""
+    """The judge failure budget of scored ``items``. ``metric_failures`` and ``JudgeFailureBudget`` are the one place
+    it is computed: the gates (``Scorecard.build`` counts, ``Gates.judge_budget`` decides), hence the evaluation's
+    judge_failure_budget check and report, ``rag_assets.evaluate``'s gates and ``assert_quality``, and the A/B
+    comparison (through this function) all read them."""
     return JudgeFailureBudget(tuple(metric_failures(items, metrics, k)), max_rate)
 
 

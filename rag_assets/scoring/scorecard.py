@@ -8,7 +8,8 @@ from dataclasses import asdict, dataclass, field
 
 from rag_assets.rag.error_budget import ErrorBudget
 from rag_assets.scoring.aggregate import Aggregate, aggregate_all, aggregate_by_type
-from rag_assets.scoring.evaluate import EvaluationOutcome, ItemScores, JudgeFailureBudget, MetricFailures, metric_failures
+from rag_assets.scoring.evaluate import (EvaluationOutcome, ItemScores, JudgeFailureBudget, MetricFailures,
+                                        metric_failures)
 from rag_assets.scoring.gates import ItemKey, RegressionResult, regression_gate
 from rag_assets.scoring.thresholds import ThresholdResult, check_thresholds
 from rag_assets.text.markdown import markdown_table
