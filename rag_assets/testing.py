@@ -53,8 +53,7 @@ def quality_failures(result: EvaluationResult, profile_or_thresholds: str | Path
     lines = [f"  RAG errors: {gates.rag_errors.describe()}"] if not gates.rag_error_budget_passed else []
     lines += [_line(result, t) for t in failed]
     if not gates.failure_budget_passed:
-        lines.append(f"  judge failures {gates.failure_rate:.1%} of {result.outcome.judge_calls} calls > budget "
-                     f"{max_judge_failure_rate:.1%}")
+        lines += [f"  {m.describe(max_judge_failure_rate)}" for m in gates.judge_budget.over]
     if not lines:
         return None
     gated = [t for t in gates.thresholds if t.applicable]
@@ -71,8 +70,8 @@ def assert_quality(result: EvaluationResult, profile_or_thresholds: str | Path |
                    max_rag_error_rate: float = DEFAULT_MAX_ERROR_RATE) -> None:
     """Fail the calling test (AssertionError) unless every metric of ``profile_or_thresholds`` (a profile
     name, a YAML/JSON thresholds file, or ``{metric: minimum}``) is at or above its minimum, the judge
-    failed on at most ``max_judge_failure_rate`` of its calls and the system on at most ``max_rag_error_rate`` of
-    the items (the asset's error budget)."""
+    failed on at most ``max_judge_failure_rate`` of each judge metric's items and the system on at most
+    ``max_rag_error_rate`` of the items (the asset's error budget)."""
     message = quality_failures(result, profile_or_thresholds, max_judge_failure_rate, max_rag_error_rate)
     if message:
         raise AssertionError(message)

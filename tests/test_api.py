@@ -268,7 +268,10 @@ def test_with_claude_as_judge_a_spent_failure_budget_fails_assert_quality_and_fa
     with pytest.raises(AssertionError) as failed:
         assert_quality(result, {"faithfulness": 0.5})
     assert str(failed.value) == ("RAG quality below the given thresholds (anthropic / claude-sonnet-5-5): 0 of 1 metrics "
-                                 "fail\n  judge failures 25.0% of 4 calls > budget 5.0%")
+                                 "fail\n  context_precision: 1 of 1 items (100.0%) not judged; budget 5%")
+    gates = result.gates({"faithfulness": 0.5})
+    assert not gates.failure_budget_passed, "the same verdict as the asset's check: one function decides both"
+    assert gates.failure_budget_text() == "context_precision: 1 of 1 items (100.0%) not judged; budget 5%"
 
 
 def test_a_long_question_is_cut_short_where_a_failure_names_it():

@@ -14,7 +14,7 @@ from rag_assets.scoring.ab import ABComparison, compare_systems
 from rag_assets.scoring.embedding import Embedder
 from rag_assets.scoring.evaluate import score_answers
 from rag_assets.scoring.metrics import REGISTRY
-from rag_assets.scoring.scorecard import Scorecard
+from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Scorecard
 from rag_assets.scoring.statements import stated
 
 
@@ -38,9 +38,11 @@ class ABOutcome:
 
 def compare_contenders(store: Store, version: str, current: Contender, candidate: Contender, judge: LLMClient,
                        embedder: Embedder, k: int, alpha: float, faithfulness_bound: float,
-                       min_overlap: float) -> ABOutcome:
+                       min_overlap: float, max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE) -> ABOutcome:
     """Both systems answer the newest golden set of ``version``; each answer set is scored (judge metrics and
-    retrieval metrics at ``k``) and the candidate compared with the current system, item by item."""
+    retrieval metrics at ``k``) and the candidate compared with the current system, item by item. A side whose
+    judge failed on more than ``max_judge_failure_rate`` of a metric's items (the evaluation's budget) makes
+    the comparison undecidable (REVIEW), never an approval."""
     golden = store.golden().latest_version([version])
     if golden is None:
         raise ComparisonImpossible(f"no golden-set version for {version} yet")
@@ -49,7 +51,7 @@ def compare_contenders(store: Store, version: str, current: Contender, candidate
     documents = store.corpus().documents(version)
     snapshot = SnapshotChunks.of(chunks, documents)
     metrics = REGISTRY.names(k=k)
-    values, types = {}, {}
+    values, types, budgets = {}, {}, {}
     for role, contender in (("current", current), ("candidate", candidate)):
         try:
             system = contender.setup(snapshot)
@@ -59,6 +61,7 @@ def compare_contenders(store: Store, version: str, current: Contender, candidate
         outcome = score_answers(items, responses, chunks, judge, store.llm_cache(), embedder, k,
                                 documents=documents, min_overlap=min_overlap)
         values[role], types = Scorecard.build(outcome, metrics).values()
+        budgets[role] = outcome.failure_budget(max_judge_failure_rate, metrics)
     comparison = compare_systems(values["current"], values["candidate"], types, metrics, alpha,
-                                 faithfulness_bound=faithfulness_bound)
+                                 faithfulness_bound=faithfulness_bound, unjudged=budgets)
     return ABOutcome(golden.number, comparison)

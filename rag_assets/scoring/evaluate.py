@@ -25,14 +25,99 @@ from rag_assets.llm.results import LLMCall, LLMResult, LLMStats
 from rag_assets.rag.models import RagResponse
 from rag_assets.scoring.embedding import Embedder
 from rag_assets.scoring.item_scores import ItemScores
-from rag_assets.scoring.metrics import REGISTRY
+from rag_assets.scoring.metrics import DEFAULT_K, REGISTRY
 from rag_assets.scoring.metrics.context import ItemContext
 from rag_assets.scoring.metrics.registry import ADVERSARIAL, IncompleteJudgment, JudgeTask, Metric
 
-__all__ = ["ADVERSARIAL", "UNMAPPED_SHARE", "EvaluationOutcome", "ItemScores", "PlannedCall", "document_versions",
-           "evaluate", "evidence_spans", "judge_calls", "planned_calls", "score_answers", "score_context", "score_item"]
+__all__ = ["ADVERSARIAL", "UNMAPPED_SHARE", "EvaluationOutcome", "ItemScores", "JudgeFailureBudget", "MetricFailures",
+           "PlannedCall", "document_versions", "evaluate", "evidence_spans", "judge_calls", "judge_failure_budget",
+           "metric_failures", "planned_calls", "score_answers", "score_context", "score_item"]
 
 UNMAPPED_SHARE = "contexts_unmapped_share"
+
+
+def _percent(share: float) -> str:
+    """A budget as people write it: 5%, 2.5%."""
+    return f"{round(share * 100, 2):g}%"
+
+
+@dataclass(frozen=True)
+class MetricFailures:
+    """One judge metric's failed judge calls among its own items: those it was asked to score (its judge task was
+    called for the item, answered or failed, and it scores the item's question type)."""
+
+    metric: str
+    failed: int
+    items: int
+
+    @property
+    def rate(self) -> float:
+        return self.failed / self.items if self.items else 0.0
+
+    def describe(self, budget: float) -> str:
+        return (f"{self.metric}: {self.failed} of {self.items} items ({self.rate:.1%}) not judged; "
+                f"budget {_percent(budget)}")
+
+
+def metric_failures(items: Sequence[ItemScores], metrics: Sequence[str] | None = None,
+                    k: int = DEFAULT_K) -> list[MetricFailures]:
+    """Per judge metric (of ``metrics``' keys, every registered one when None, at cutoff ``k``), in registry order:
+    how many of the items it was asked to score the judge failed on. Items the RAG system failed on are not judged
+    and not counted; a metric asked of no item is left out."""
+    wanted = None if metrics is None else set(metrics)
+    found = []
+    for metric in REGISTRY.metrics("judge"):
+        key, task = metric.key(k), metric.task.name if metric.task is not None else ""
+        if wanted is not None and key not in wanted:
+            continue
+        failed = asked = 0
+        for item in items:
+            if item.rag_error is not None:
+                continue
+            if key in item.failures:
+                failed += 1
+                asked += 1
+            elif metric.scores_type(item.question_type) and task in item.outputs:
+                asked += 1
+        if asked:
+            found.append(MetricFailures(key, failed, asked))
+    return found
+
+
+@dataclass(frozen=True)
+class JudgeFailureBudget:
+    """The judge failure budget, per metric: each judge metric's failed share of its own items is at most
+    ``max_rate``. Pooling every call would let failures concentrated on one metric (say the unfaithful answers'
+    faithfulness calls) hide under the calls that succeeded, and the mean of what is left would be lifted."""
+
+    metrics: tuple[MetricFailures, ...]
+    max_rate: float
+
+    @property
+    def over(self) -> tuple[MetricFailures, ...]:
+        """The metrics over the budget, in registry order."""
+        return tuple(m for m in self.metrics if m.rate > self.max_rate)
+
+    @property
+    def passed(self) -> bool:
+        return not self.over
+
+    def describe(self) -> str:
+        """Every metric over the budget with its rate, or that all are within it."""
+        if self.over:
+            return "; ".join(m.describe(self.max_rate) for m in self.over)
+        worst = max(self.metrics, key=lambda m: m.rate, default=None)
+        most = f" (most: {worst.metric} {worst.failed} of {worst.items})" if worst is not None and worst.failed else ""
+        return f"every judge metric within the budget of {_percent(self.max_rate)} of its items not judged{most}"
+
+
+def judge_failure_budget(items: Sequence[ItemScores], max_rate: float, metrics: Sequence[str] | None = None,
+                         k: int = DEFAULT_K) -> JudgeFailureBudget:
+    """The judge failure budget of scored ``items``. ``metric_failures`` and ``JudgeFailureBudget`` are the one place
+    it is computed: the gates (``Scorecard.build`` counts, ``Gates.judge_budget`` decides), hence the evaluation's
+    judge_failure_budget check and report, ``rag_assets.evaluate``'s gates and ``assert_quality``, and the A/B
+    comparison (through this function) all read them."""
+    return JudgeFailureBudget(tuple(metric_failures(items, metrics, k)), max_rate)
 
 
 @dataclass
@@ -45,7 +130,13 @@ class EvaluationOutcome:
 
     @property
     def judge_failure_rate(self) -> float:
+        """The share of all judge calls that failed: a figure to show, not the budget (see ``judge_failure_budget``,
+        which is per metric)."""
         return self.judge_failures / self.judge_calls if self.judge_calls else 0.0
+
+    def failure_budget(self, max_rate: float, metrics: Sequence[str] | None = None) -> JudgeFailureBudget:
+        """The judge failure budget of these scores (``judge_failure_budget``)."""
+        return judge_failure_budget(self.items, max_rate, metrics, self.k)
 
     @property
     def contexts_unmapped_share(self) -> float:

@@ -8,12 +8,13 @@ from dataclasses import asdict, dataclass, field
 
 from rag_assets.rag.error_budget import ErrorBudget
 from rag_assets.scoring.aggregate import Aggregate, aggregate_all, aggregate_by_type
-from rag_assets.scoring.evaluate import EvaluationOutcome, ItemScores
+from rag_assets.scoring.evaluate import (EvaluationOutcome, ItemScores, JudgeFailureBudget, MetricFailures,
+                                        metric_failures)
 from rag_assets.scoring.gates import ItemKey, RegressionResult, regression_gate
 from rag_assets.scoring.thresholds import ThresholdResult, check_thresholds
 from rag_assets.text.markdown import markdown_table
 
-#: The judge failure budget: the share of judge calls that may fail before the evaluation fails.
+#: The judge failure budget: the share of a judge metric's items the judge may fail on before the evaluation fails.
 MAX_JUDGE_FAILURE_RATE = 0.05
 
 
@@ -25,6 +26,8 @@ class Scorecard:
     rag_errors: int
     items: list[ItemScores]
     judge_failure_rate: float
+    #: per judge metric, the judge's failures among the items it was asked to score (the budget's figures)
+    judge_failures: tuple[MetricFailures, ...] = ()
 
     @classmethod
     def build(cls, outcome: EvaluationOutcome, metrics: Sequence[str]) -> Scorecard:
@@ -34,7 +37,8 @@ class Scorecard:
         scored = [i for i in outcome.items if i.rag_error is None]
         return cls(aggregate_all(scored, metrics), aggregate_by_type(scored, metrics),
                    {v: hallucinations.get(v, 0) for v in ("out_of_context", "inconsistency", "fabrication")},
-                   sum(1 for i in outcome.items if i.rag_error), outcome.items, outcome.judge_failure_rate)
+                   sum(1 for i in outcome.items if i.rag_error), outcome.items, outcome.judge_failure_rate,
+                   tuple(metric_failures(outcome.items, metrics, outcome.k)))
 
     def as_dict(self) -> dict:
         return {"overall": {m: a.as_dict() for m, a in self.overall.items()},
@@ -60,12 +64,19 @@ class Gates:
     thresholds: list[ThresholdResult]
     regressions: list[RegressionResult]
     baseline_id: str | None
-    failure_rate: float
+    failure_rate: float  # of all judge calls, shown; the budget is per metric (judge_budget)
     max_failure_rate: float
     notes: list[str] = field(default_factory=list)
     #: the RAG run's error budget where the gates stand alone (the Python API); the assets gate it before any
     #: scoring, as rag_answers' blocking check
     rag_errors: ErrorBudget | None = None
+    judge_failures: tuple[MetricFailures, ...] = ()
+
+    @property
+    def judge_budget(self) -> JudgeFailureBudget:
+        """The judge failure budget, per metric: what the judge_failure_budget check, the report, ``gates`` and
+        ``assert_quality`` of the Python API all decide by."""
+        return JudgeFailureBudget(self.judge_failures, self.max_failure_rate)
 
     @property
     def thresholds_passed(self) -> bool:
@@ -77,7 +88,10 @@ class Gates:
 
     @property
     def failure_budget_passed(self) -> bool:
-        return self.failure_rate <= self.max_failure_rate
+        return self.judge_budget.passed
+
+    def failure_budget_text(self) -> str:
+        return self.judge_budget.describe()
 
     @property
     def rag_error_budget_passed(self) -> bool:
@@ -124,7 +138,8 @@ class Gates:
         return {"passed": self.passed, "thresholds": [asdict(t) for t in self.thresholds],
                 "regressions": [asdict(r) for r in self.regressions if r.failed or r.scope == "overall"],
                 "baseline_id": self.baseline_id, "failure_rate": self.failure_rate,
-                "max_failure_rate": self.max_failure_rate, "notes": list(self.notes)}
+                "max_failure_rate": self.max_failure_rate, "notes": list(self.notes),
+                "judge_failures": [asdict(m) for m in self.judge_failures]}
 
 
 def score_gates(card: Scorecard, thresholds: Mapping[str, float], baseline_id: str | None,
@@ -136,4 +151,4 @@ def score_gates(card: Scorecard, thresholds: Mapping[str, float], baseline_id: s
         regressions = regression_gate(baseline_values, current, types, list(card.overall), alpha, allowed)
     types = {i.question_type for i in card.items}
     return Gates(check_thresholds(card.overall, thresholds, types), regressions, baseline_id, card.judge_failure_rate,
-                 max_failure_rate)
+                 max_failure_rate, judge_failures=card.judge_failures)

@@ -8,8 +8,11 @@ from pathlib import Path
 import dagster as dg
 
 from rag_assets.defs.assets.ab import ab_comparison
-from rag_assets.defs.resources import RESOURCES, RagSystemResource
+from rag_assets.defs.resources import RESOURCES, LLMResource, RagSystemResource
 from tests.defs.lifecycle import check_evaluations, current_version, metadata, run_job, stage_sample_review
+from tests.fakes.anthropic_server import FakeAnthropicServer, Reply
+from tests.fakes.claude_generation import API_KEY
+from tests.fakes.claude_judge import judge_responder
 
 
 def _compare(instance, version: str, candidate: dict):
@@ -32,6 +35,36 @@ def test_a_system_against_itself_is_approved_and_a_k1_variant_is_not(project_env
         assert meta["recommendation"] in ("REJECT", "REVIEW")
         assert meta["delta_recall@5"] < 0 and "significant regression: recall@5: delta" in meta["comparison"]
         assert check_evaluations(weaker)["ab_not_rejected"].description.startswith(meta["recommendation"])
+
+
+def _no_faithfulness(body: dict) -> Reply:
+    """The fake Claude judge, but every faithfulness call gets an answer outside its schema."""
+    if body["tool_choice"]["name"] == "record_judge_faithfulness":
+        return Reply(tool_input={"unexpected": True})
+    return judge_responder(body)
+
+
+def test_a_comparison_whose_faithfulness_calls_all_failed_cannot_be_decided(project_env: Path):
+    """The tester's case: every faithfulness call failed, faithfulness dropped out of the pairs and the system against
+    itself was approved on what was left."""
+    version = current_version()
+    stage_sample_review(version)
+    with dg.instance_for_test() as instance, FakeAnthropicServer(_no_faithfulness) as server:
+        run_job(instance, "lifecycle", version)
+        claude = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_retries=0)
+        result = dg.materialize([ab_comparison], partition_key=version, instance=instance,
+                                resources={**RESOURCES, "llm": claude},
+                                run_config={"ops": {"ab_comparison": {"config": {"candidate": {
+                                    "name": "reference-again", "k": 5}}}}})
+    meta = metadata(result, "ab_comparison")
+    assert meta["recommendation"] == "REVIEW" and "delta_faithfulness" not in meta
+    check = check_evaluations(result)["ab_not_rejected"]
+    assert check.description.startswith(
+        "REVIEW: cannot be decided: current faithfulness: 48 of 48 items (100.0%) not judged; budget 5%; "
+        "cannot be decided: current citation_accuracy: 48 of 48 items (100.0%) not judged; budget 5%; ")
+    assert "- cannot be decided: candidate faithfulness: 48 of 48 items (100.0%) not judged; budget 5%" in meta[
+        "comparison"]
+    assert check.passed, "REVIEW passes with a warning, as the check's description says"
 
 
 def test_a_teams_own_system_with_no_candidate_named_is_skipped_with_the_reason(project_env: Path):

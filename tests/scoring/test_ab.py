@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rag_assets.scoring.ab import APPROVE, REJECT, REVIEW, ABComparison, MetricComparison, compare_systems
+from rag_assets.scoring.evaluate import JudgeFailureBudget, MetricFailures
 from rag_assets.scoring.gates import ItemKey
 
 KEYS: list[ItemKey] = [(f"i{n:02d}", 1) for n in range(12)]
@@ -112,3 +113,44 @@ def test_markdown_names_the_recommendation_and_has_a_row_per_metric():
     for metric in METRICS:
         assert sum(line.startswith(f"| {metric} |") for line in overall.splitlines()) == 1
     assert "| factual | recall@5 |" in text and "| i00 | hit_rate@5 | 1.000 | 0.000 | -1.000 |" in text
+
+
+def _budget(failed: int, metric: str = "faithfulness", items: int = 12) -> JudgeFailureBudget:
+    """A side's judge failure budget (5%): ``failed`` of ``items`` not judged on ``metric``, none on the others."""
+    return JudgeFailureBudget((MetricFailures(metric, failed, items),), 0.05)
+
+
+def test_a_metric_whose_judge_calls_all_failed_on_one_side_cannot_be_decided_not_approved():
+    """The tester's case: every faithfulness call failed, so faithfulness dropped out of the pairs and the rest was
+    approved ("no significant regression in 6 comparisons")."""
+    dropped = {k: {m: v for m, v in CURRENT[k].items() if m != "faithfulness"} for k in KEYS}
+    before = compare_systems(CURRENT, dropped, TYPES, METRICS)
+    assert before.recommendation == APPROVE and {c.metric for c in before.comparisons} == {"recall@5", "hit_rate@5"}
+    result = compare_systems(CURRENT, dropped, TYPES, METRICS, unjudged={"current": _budget(0),
+                                                                         "candidate": _budget(12)})
+    assert result.recommendation == REVIEW
+    assert result.reasons == ("cannot be decided: candidate faithfulness: 12 of 12 items (100.0%) not judged; "
+                              "budget 5%",)
+    assert "cannot be decided: candidate faithfulness" in result.markdown()
+
+
+def test_one_failure_in_twelve_on_the_current_side_is_over_the_budget_and_none_is_within_it():
+    # 1 of 12 (8.3%) on the current side: its faithfulness is compared on 11 items, not decidable
+    result = compare_systems(CURRENT, CURRENT, TYPES, METRICS, unjudged={"current": _budget(1),
+                                                                         "candidate": _budget(0)})
+    assert (result.recommendation, result.reasons) == (
+        REVIEW, ("cannot be decided: current faithfulness: 1 of 12 items (8.3%) not judged; budget 5%",))
+    both = compare_systems(CURRENT, CURRENT, TYPES, METRICS, unjudged={"current": _budget(1), "candidate": _budget(2)})
+    assert [r.split(":")[1] for r in both.reasons] == [" current faithfulness", " candidate faithfulness"]
+    within = compare_systems(CURRENT, CURRENT, TYPES, METRICS, unjudged={"current": _budget(0), "candidate": _budget(0)})
+    assert within.recommendation == APPROVE
+    # a metric not compared is not this comparison's concern
+    other = compare_systems(CURRENT, CURRENT, TYPES, METRICS, unjudged={"candidate": _budget(12, "context_recall")})
+    assert other.recommendation == APPROVE
+
+
+def test_a_rejection_stands_and_tells_what_was_not_judged():
+    result = compare_systems(CURRENT, _changed({"faithfulness": 0.8}), TYPES, METRICS,
+                             unjudged={"candidate": _budget(1)})
+    assert result.recommendation == REJECT and result.reasons[0].startswith("faithfulness dropped beyond its bound")
+    assert result.reasons[-1] == "cannot be decided: candidate faithfulness: 1 of 12 items (8.3%) not judged; budget 5%"

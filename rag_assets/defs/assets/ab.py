@@ -11,6 +11,7 @@ from rag_assets.defs.resources import LLM_POOL, RagSystemResource
 from rag_assets.scoring.ab import REJECT
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES_REF
+from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
 from rag_assets.settings import current_settings
 
 AB_CHECK = "ab_not_rejected"
@@ -31,13 +32,15 @@ DEMO_CANDIDATE = SystemSpec(name="reference-k3", k=3)
 
 class ABConfig(dg.Config):
     """The candidate system to compare with the configured one (the ``rag`` resource), k for the retrieval
-    metrics, alpha, and the tighter bound on a faithfulness drop. Without a candidate, the reference system is
+    metrics, alpha, the tighter bound on a faithfulness drop, and the judge failure budget (per metric and side:
+    over it, the comparison cannot be decided and is a REVIEW). Without a candidate, the reference system is
     compared with itself at k=3 (the demo) and any other system is not compared."""
 
     candidate: SystemSpec | None = None
     k: int = 5
     alpha: float = 0.05
     faithfulness_bound: float = 0.02
+    max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE
     embedder: str = "hashing"
 
 
@@ -95,7 +98,9 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         check_specs=[dg.AssetCheckSpec(
             AB_CHECK, asset=lifecycle.key("ab_comparison"), partitions_def=lifecycle.corpus_versions, description=(
                 "The candidate system is not REJECTed against the current one: no significant faithfulness drop beyond "
-                "its tighter bound, and not a significant regression on every metric. REVIEW passes with a warning."))],
+                "its tighter bound, and not a significant regression on every metric. REVIEW passes with a warning; "
+                "it is also what a comparison gets when a side's judge failed on more than the budget of a metric's "
+                "items (it cannot be decided)."))],
         description=(
             "A/B comparison of two RAG systems configured by name on the newest golden set of the corpus version: both "
             "answer it and are scored by the same judge; per-metric and per-type deltas with paired permutation tests, "
@@ -120,7 +125,8 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         try:
             outcome = compare_contenders(store, version, contender(current, rag), contender(candidate, named),
                                          llm.judge_client(journal=journal), make_embedder(config.embedder), config.k,
-                                         config.alpha, config.faithfulness_bound, current_settings().evidence_min_overlap)
+                                         config.alpha, config.faithfulness_bound, current_settings().evidence_min_overlap,
+                                         config.max_judge_failure_rate)
         except ComparisonImpossible as exc:
             raise dg.Failure(description=str(exc)) from exc
         yield _compared(outcome, current, candidate)

@@ -83,8 +83,9 @@ def check_specs(lifecycle: Lifecycle) -> list[dg.AssetCheckSpec]:
             "question type, dropped by more than its allowed delta with a significant paired permutation test; "
             "a failure names the items that got worse.")),
         dg.AssetCheckSpec(FAILURE_BUDGET_CHECK, asset=key, blocking=True, partitions_def=partitions, description=(
-            "The judge failed (API error or unparseable answer) on at most max_judge_failure_rate of its calls; "
-            "failed calls are excluded from the means, never replaced by a default.")),
+            "For each judge metric, the judge failed (API error or unparseable answer) on at most "
+            "max_judge_failure_rate of the items it was asked to score; failed calls are excluded from the means, "
+            "never replaced by a default, so failures concentrated on one metric would lift its mean.")),
     ]
 
 
@@ -268,9 +269,12 @@ def _checks(done: StoredEvaluation, config: EvaluationConfig) -> list[dg.AssetCh
                             metadata={"regressions": dg.MetadataValue.md(gates.regression_markdown()),
                                       "baseline": dg.MetadataValue.text(gates.baseline_id or "none")}),
         dg.AssetCheckResult(check_name=FAILURE_BUDGET_CHECK, passed=gates.failure_budget_passed, severity=severity,
-                            description=(f"judge failure rate {outcome.judge_failure_rate:.1%} "
-                                         f"(budget {config.max_judge_failure_rate:.1%})"),
-                            metadata={"failures": dg.MetadataValue.md(markdown_table(
+                            description=(f"{gates.failure_budget_text()} (all judge calls: "
+                                         f"{outcome.judge_failure_rate:.1%} failed)"),
+                            metadata={"per_metric": dg.MetadataValue.md(markdown_table(
+                                ["metric", "not judged", "items", "rate"],
+                                [(m.metric, m.failed, m.items, f"{m.rate:.1%}") for m in gates.judge_failures])),
+                                      "failures": dg.MetadataValue.md(markdown_table(
                                 ["item", "metric", "why"], done.assessment.scorecard.failure_rows()))}),
     ]
 
