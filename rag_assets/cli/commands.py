@@ -225,13 +225,29 @@ def _review_waiting(version: str, target: Driven) -> bool:
     return inbox.is_dir() and any(declared_corpus_version(path) == version for path in inbox_files(inbox))
 
 
+def _planned_lineage(version: str, target: Driven) -> list[str]:
+    """The lineage of corpus version ``version`` once this run has snapshotted it, newest first: the stored one's,
+    or for a version not snapshotted yet (the corpus changed since the last run) itself followed by the lineage
+    of the parent its snapshot will get. Asked before the snapshot exists, the store's lineage would be
+    ``[version]`` alone and miss every decision taken on the earlier versions."""
+    from rag_assets.corpus.snapshot import planned_parent
+
+    corpus = target.resource("store").corpus()
+    if corpus.get_snapshot(version) is not None:
+        return corpus.lineage(version)
+    parent = planned_parent(target.resource("corpus").resolved_root(), corpus)
+    return [version, *(corpus.lineage(parent) if parent else [])]
+
+
 def _review_first(version: str, review_waiting: bool, target: Driven) -> bool:
     """Whether nobody has reviewed anything for this corpus (no accepted item in its lineage, none imported) and
     no review waits: then a run can only snapshot, generate and queue the candidates for review, and what it
-    builds on them (golden set, answers, scores) waits for the review rather than failing for want of it."""
+    builds on them (golden set, answers, scores) waits for the review rather than failing for want of it.
+    The lineage is the one the snapshot will have, so a changed corpus keeps the decisions of its ancestors and
+    its run builds and gates the golden set instead of passing with no checks."""
     store = target.resource("store")
-    lineage = store.corpus().lineage(version) if store.made() else [version]
-    return not review_waiting and not store.golden().accepted_items(lineage or [version])
+    lineage = _planned_lineage(version, target) if store.made() else [version]
+    return not review_waiting and not store.golden().accepted_items(lineage)
 
 
 def _next_step(version: str, target: Driven) -> str:

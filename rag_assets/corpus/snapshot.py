@@ -69,6 +69,12 @@ def plan_snapshot(root: str | Path, config: ChunkerConfig, repo: SnapshotReposit
     return build_manifest(resolved, config, repo.stat_cache(resolved))
 
 
+def planned_parent(root: str | Path, repo: SnapshotRepository) -> str | None:
+    """The parent a new snapshot of ``root`` gets when it is taken now (``take_snapshot``): the newest stored
+    snapshot of that root, or None for its first one."""
+    return repo.latest_version(str(resolve_root(root)))
+
+
 def read_chunks(root: str | Path, config: ChunkerConfig) -> tuple[str, list[SnapshotChunk], dict[str, str]]:
     """The version id, chunks and document bodies a snapshot of ``root`` would store, without a store:
     chunk ids depend only on path, content and chunker, so they are the stored snapshot's ids (in its order)."""

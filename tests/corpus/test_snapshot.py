@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rag_assets.corpus.models import ChunkerConfig
-from rag_assets.corpus.snapshot import read_chunks, snapshot_corpus
+from rag_assets.corpus.snapshot import plan_snapshot, planned_parent, read_chunks, snapshot_corpus
 from rag_assets.errors import CorpusError
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
@@ -93,6 +93,19 @@ def test_one_changed_file_rechunks_only_that_document_and_the_diff_names_it(corp
     assert rows_after["document_revision"] - rows_before["document_revision"] == 1
     new_ids = {c.chunk_id for c in repo.chunks(second.version_id)}
     assert len(new_ids - old_ids) == 1 and len(old_ids - new_ids) == 1
+
+
+def test_the_planned_parent_and_lineage_are_the_ones_the_snapshot_then_gets(corpus: Path, repo: SqlCorpusRepository):
+    assert planned_parent(corpus, repo) is None
+    first = snapshot_corpus(corpus, CONFIG, repo)
+    limits = corpus / "guide/limits.md"
+    limits.write_text(limits.read_text() + "\nOne more line.\n")
+    planned = plan_snapshot(corpus, CONFIG, repo).version_id
+    assert repo.lineage(planned) == [planned], "before its snapshot the store knows no parent for it"
+    assert planned_parent(corpus, repo) == first.version_id
+    second = snapshot_corpus(corpus, CONFIG, repo)
+    assert second.version_id == planned and second.diff.parent_version == first.version_id
+    assert repo.lineage(second.version_id) == [planned, first.version_id]
 
 
 def test_added_and_removed_documents_appear_in_the_diff(corpus: Path, repo: SqlCorpusRepository):

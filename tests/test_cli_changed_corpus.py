@@ -1,0 +1,49 @@
+"""The first ``rag-assets run`` after a corpus change, on a home whose golden set was reviewed already: the new
+version's lineage holds the accepted items, so the run builds the golden set, answers and scores it, and its
+checks decide the exit code; it does not stop at the candidates as if nobody had reviewed the corpus."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rag_assets.cli import main
+from tests.test_cli import checkout_curation  # noqa: F401  (a fixture)
+
+
+#: minimums the offline reference system does not reach on the sample corpus: the gate fails
+STRICT = "faithfulness: 1.0\ncontext_recall: 1.0\n"
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["gate as bundled", "gate failing"])
+def test_the_first_run_after_a_one_line_corpus_edit_builds_and_evaluates_the_golden_set(
+        strict: bool, project_env: Path, checkout_curation: Path, sample_corpus: Path,  # noqa: F811
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path):
+    monkeypatch.setenv("DAGSTER_HOME", "")  # the CLI's own instance in the home
+    main(["run", "--no-production"])  # the bundled review applied: accepted items for this corpus version
+    first = capsys.readouterr().out
+    assert "next step: nobody has reviewed" not in first
+    page = sorted(sample_corpus.rglob("*.md"))[0]
+    page.write_text(page.read_text(encoding="utf-8") + "\n\nA new paragraph about offline mode.\n", encoding="utf-8")
+
+    summary = tmp_path / "s.json"
+    thresholds = tmp_path / "strict.yaml"
+    thresholds.write_text(STRICT, encoding="utf-8")
+    code = main(["run", "--no-production", "--summary-json", str(summary),
+                 *(["--thresholds", str(thresholds)] if strict else [])])
+    out = capsys.readouterr().out
+    data = json.loads(summary.read_text(encoding="utf-8"))
+
+    assert "next step: nobody has reviewed" not in out
+    snapshot = next(iter(data["assets"]["corpus_snapshot"].values()))
+    version = snapshot["corpus_version"]
+    assert snapshot["new_version"] and snapshot["parent_version"] != version
+    assert {"golden_set", "rag_answers", "evaluation"} <= set(data["assets"]), sorted(data["assets"])
+    assert data["assets"]["golden_set"][version]["items"] > 0
+    evaluation = [c for c in data["checks"] if c["asset"] == "evaluation"]
+    assert evaluation and all(c["partition"] == version for c in evaluation), data["checks"]
+    failed = sorted(c["check"] for c in data["checks"] if not c["passed"])
+    assert code == (1 if failed else 0), (code, failed)
+    assert ("evaluation_thresholds" in failed) == strict, failed
