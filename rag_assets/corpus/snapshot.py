@@ -70,9 +70,9 @@ def plan_snapshot(root: str | Path, config: ChunkerConfig, repo: SnapshotReposit
 
 
 def planned_parent(root: str | Path, repo: SnapshotRepository) -> str | None:
-    """The parent a new snapshot of ``root`` gets when it is taken now (``take_snapshot``): the newest stored
-    snapshot of that root, or None for its first one."""
-    return repo.latest_version(str(resolve_root(root)))
+    """The parent a new snapshot of ``root`` gets when it is taken now (``snapshot_corpus``): the version the folder
+    held at its last snapshot (``current_version``), or None for its first one."""
+    return current_version(repo, str(resolve_root(root)))
 
 
 def read_chunks(root: str | Path, config: ChunkerConfig) -> tuple[str, list[SnapshotChunk], dict[str, str]]:
