@@ -212,7 +212,7 @@ def _merged(context: dg.OpExecutionContext, config: EvaluationConfig, store: Sto
         version, plan.rag_run_id, config.k, Gating(judging.thresholds, config.max_judge_failure_rate, config.alpha,
                                                    config.allowed_drops),
         judging.config, config.baseline, config.judge_review_sample,
-        last_probe_lines(context.instance, context.asset_key, version))
+        last_probe_lines(context.instance, context.asset_key, version, judging.config))
     try:
         done = evaluate_run(store, calibrations(store), plan.outcomes(store.judged_shards(), run_key(context)),
                             request, places)
