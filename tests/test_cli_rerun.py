@@ -165,3 +165,29 @@ def test_a_new_store_under_an_instance_that_ran_before_runs_everything(
                                          "curated_decisions", "golden_set", "ab_comparison", "rag_answers",
                                          "evaluation", "judge_probes"])
     assert "items=48, added=48" in out, "the instance's records say fresh, but this store had nothing"
+
+
+def test_a_failed_gate_still_fails_a_rerun_that_finds_the_evaluation_up_to_date(
+        project_env: Path, checkout_curation: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+        capsys: pytest.CaptureFixture[str]):
+    """The usual CI retry: the same run again, nothing changed. The evaluation is up to date and its failed
+    threshold check is an earlier run's result that still holds, so the gate fails again: exit 1 every time."""
+    monkeypatch.setenv("DAGSTER_HOME", "")
+    strict = tmp_path / "strict.json"
+    strict.write_text(json.dumps({"context_precision": 1.0}), encoding="utf-8")
+    assert main(["run", "--no-production", "--thresholds", str(strict)]) == 1
+    first = capsys.readouterr()
+    assert "FAILED evaluation.evaluation_thresholds [cv-" in first.out
+    summary = project_env / "summary.json"
+    for attempt in range(2):  # the first retry runs what the failed step held back; the second finds nothing to do
+        assert main(["run", "--no-production", "--summary-json", str(summary)]) == 1, attempt
+        out, err = capsys.readouterr()
+        failed = re.search(r"  FAILED evaluation\.evaluation_thresholds \[cv-\S+\]: .*\(earlier run ([0-9a-f]{8})\)$",
+                           out, re.MULTILINE)
+        assert failed, out
+        assert re.search(r"\n1 gate failed and still stands for corpus version cv-\S+: "
+                         rf"evaluation\.evaluation_thresholds \[cv-\S+\] of earlier run {failed[1]}\. ", err), err
+        assert "succeeded for corpus version" not in out and "nothing to run for corpus version" not in out
+        data = json.loads(summary.read_text(encoding="utf-8"))
+        assert [c["check"] for c in data["checks"] if not c["passed"]] == ["evaluation_thresholds"]
+    assert "every asset is up to date" in out and _materialized(out) == []

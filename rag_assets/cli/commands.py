@@ -23,7 +23,7 @@ import dagster as dg
 from rag_assets.app.review_simulation import sample_review_path
 from rag_assets.cli.door import argument_problems
 from rag_assets.cli.instance import Driven, driven
-from rag_assets.cli.summary import RunState, Shown, run_state, write_summary_json
+from rag_assets.cli.summary import RunState, Shown, failed_gates, run_state, write_summary_json
 from rag_assets.cli.system import importable_from_here, system_run_config
 from rag_assets.cli.trial import accept_all_ops, unreviewed_lines
 from rag_assets.console import event_log
@@ -407,6 +407,15 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
     if not all(r.success for r in results):
         failed = sorted({r.job_def.name for r in results if not r.success})
         print(f"\na {' and a '.join(failed)} run failed (see above)", file=out)
+        return 1
+    standing = failed_gates(state)
+    if standing:  # results of earlier runs that still hold for these versions: their failed gates still fail
+        names = ", ".join(f"{s.check.asset_key.to_user_string()}.{s.check.check_name} [{s.check.partition}]"
+                          + (f" of earlier run {s.run_id[:8]}" if s.earlier else "") for s in standing)
+        many = len(standing) > 1
+        print(f"\n{len(standing)} gate{'s' if many else ''} failed and still stand{'' if many else 's'} for corpus "
+              f"version {version}: {names}. Nothing they read changed since, so the run fails as that run did; "
+              "change what failed (or the thresholds) and run again.", file=out)
         return 1
     if first_review:
         print(_next_step(version, target))

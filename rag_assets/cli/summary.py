@@ -90,6 +90,18 @@ def run_state(instance: dg.DagsterInstance, current_runs: Iterable[str], kept: C
     return RunState(list(materializations.values()), list(checks.values()))
 
 
+def fails_run(check: dg.AssetCheckEvaluation) -> bool:
+    """Whether a check result fails the run that records it, by Dagster's own rule: a blocking check that failed
+    with ERROR severity (a gate). A warning, or a failed check that blocks nothing (a drift alert), does not."""
+    return not check.passed and check.severity == dg.AssetCheckSeverity.ERROR and bool(check.blocking)
+
+
+def failed_gates(state: RunState) -> list[Shown]:
+    """The shown check results that fail a run, this invocation's and those of earlier runs that still hold: a
+    re-run that had nothing to do must not pass a gate its results failed (``rag-assets run`` exits 1 on them)."""
+    return [shown for shown in state.checks if fails_run(shown.check)]
+
+
 def _plain(value: Any) -> Any:
     """A metadata value as JSON: numbers, strings, lists and objects as they are, anything else as text."""
     if isinstance(value, float):

@@ -5,7 +5,8 @@ both are what the graph has now, Dagster calls the partition FRESH and materiali
 would write the same thing. A run then selects only the stale or missing assets and everything
 downstream of them (a re-run upstream may give a new data version). What Dagster cannot see is
 decided outside it: a file waiting in the curation inbox, run options that change an asset's
-config, a production day whose log records changed (``already_scored``).
+config, a production day whose log records changed (``already_scored``), and a materialization whose judge calls
+failed (``judged_with_failures``): it holds no verdict for those calls, so the next run judges again.
 """
 
 from __future__ import annotations
@@ -32,6 +33,18 @@ def outdated(tags: Mapping[str, str] | None, code_version: str | None,
     return any(read is None or read != now for read, now in inputs.values())
 
 
+#: The metadata label of the number of judge calls that failed (API error or unparseable answer) in a materialization.
+JUDGE_FAILURES = "judge_failures"
+
+
+def judged_with_failures(materialization: dg.AssetMaterialization) -> bool:
+    """Whether some of the judge calls behind ``materialization`` failed: it is not up to date, however fresh its
+    code and inputs, since the same run again would judge those calls again (the LLM cache answers the calls that
+    succeeded and keeps no failed one, so only the failed calls are sent)."""
+    entry = materialization.metadata.get(JUDGE_FAILURES)
+    return entry is not None and isinstance(entry.value, (int, float)) and entry.value > 0
+
+
 def _version_read(instance: dg.DagsterInstance, tags: Mapping[str, str], upstream: dg.AssetKey,
                   newest: dg.EventLogRecord | None) -> str | None:
     """The data version of the ``upstream`` materialization that ``tags``' materialization read, found by the
@@ -53,9 +66,9 @@ def _data_version(record: dg.EventLogRecord | None) -> str | None:
 def stale_selection(instance: dg.DagsterInstance, defs: dg.Definitions, selection: dg.AssetSelection,
                     partition: str, forced: Iterable[dg.AssetKey] = ()) -> list[dg.AssetKey]:
     """The assets of ``selection`` (all partitioned alike, as the lifecycle's are) that are stale or missing in
-    ``partition``, or ``forced``, with all of ``selection`` downstream of them, in key order; empty when the
-    partition is up to date. Read from the tags Dagster records on each materialization (public event data);
-    each asset's newest materialization is fetched once."""
+    ``partition``, or whose judge calls failed there, or ``forced``, with all of ``selection`` downstream of them,
+    in key order; empty when the partition is up to date. Read from the tags and metadata Dagster records on each
+    materialization (public event data); each asset's newest materialization is fetched once."""
     graph = defs.resolve_asset_graph()
     keys = selection.resolve(graph)
     newest = functools.cache(lambda key: last_materialization(instance, key, partition))
@@ -69,7 +82,8 @@ def stale_selection(instance: dg.DagsterInstance, defs: dg.Definitions, selectio
             dep.asset_key.to_user_string(): (_version_read(instance, tags, dep.asset_key, newest(dep.asset_key)),
                                              _data_version(newest(dep.asset_key)))
             for dep in spec.deps}
-        if outdated(tags, assets.code_versions_by_key.get(key), inputs):
+        if outdated(tags, assets.code_versions_by_key.get(key), inputs) or judged_with_failures(
+                record.asset_materialization):
             changed.add(key)
     if not changed:
         return []

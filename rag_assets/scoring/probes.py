@@ -254,6 +254,12 @@ def probe_lines(rates: Mapping[str, float], evaluation_id: str) -> dict[str, str
     return {metric: f"judge probes on {evaluation_id}: {', '.join(shown)}" for metric, shown in parts.items()}
 
 
+def no_probe_lines(judge: str) -> dict[str, str]:
+    """Per metric a probe reads, the line the report shows when no probes of its ``judge`` (a label) ran yet:
+    another judge's pass rates say nothing about this one."""
+    return {probe.metric: f"judge probes: none yet for this judge ({judge})" for probe in PROBES}
+
+
 def self_preference(judge_provider: str, judge_model: str, generators: Mapping[str, str | None]) -> list[str]:
     """The steps (``generators``: step -> the model that wrote its text, None when unknown) whose text the judge's
     own model wrote: an LLM judge tends to prefer its own writing, so its figures there are suspect. The offline

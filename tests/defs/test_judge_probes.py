@@ -10,14 +10,17 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from rag_assets.calibration.models import JudgeConfig
 from rag_assets.defs.assets.evaluation import evaluation
-from rag_assets.defs.assets.probes import PROBES_CHECK, SELF_PREFERENCE_CHECK, build_judge_probes, judge_probes
+from rag_assets.defs.assets.probes import (PROBES_CHECK, SELF_PREFERENCE_CHECK, build_judge_probes, judge_probes,
+                                           last_probe_lines)
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.freshness import stale_selection
 from rag_assets.defs.graph import build_definitions
 from rag_assets.defs.jobs import build_lifecycle_job
 from rag_assets.defs.lifecycle import BUNDLED
 from rag_assets.defs.resources import RESOURCES, LLMResource
+from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES_REF
 from tests.defs.lifecycle import check_evaluations, current_version, metadata, run_job, stage_sample_review
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.claude_generation import API_KEY
@@ -46,12 +49,24 @@ def test_the_offline_judge_passes_its_probes_and_a_lenient_claude_judge_fails_th
                                     resources=resources, raise_on_error=False,
                                     run_config={"ops": {"evaluation": {"config": {"judge_review_sample": 0}}}})
             assert metadata(scored, "evaluation")["judge"] == "anthropic / claude-haiku-4-5", "its gates may fail"
-            report = Path(metadata(scored, "evaluation")["report"]).read_text(encoding="utf-8")
-            probed = metadata(result, "evaluation")["evaluation_id"]
-            line = report[report.index('<small class="probes">'):].split("</small>")[0]
-            assert line.startswith(f'<small class="probes">judge probes on {probed}: fabricated_claim 1.00, ')
-            assert line.endswith(", repeat 1.00"), "the report shows the probes of the evaluation before it"
+            assert _probe_line(scored) == ('<small class="probes">judge probes: none yet for this judge '
+                                           '(anthropic / claude-haiku-4-5)'), "not the offline judge's probes"
             judged = dg.materialize([judge_probes], partition_key=version, instance=instance, resources=resources)
+            assert metadata(judged, "judge_probes")["judge"].startswith("anthropic / claude-haiku-4-5, templates ")
+            rescored = dg.materialize([evaluation], partition_key=version, instance=instance, resources=resources,
+                                      raise_on_error=False,
+                                      run_config={"ops": {"evaluation": {"config": {"judge_review_sample": 1}}}})
+            claude_probed = metadata(scored, "evaluation")["evaluation_id"]
+            assert _probe_line(rescored).startswith(
+                f'<small class="probes">judge probes on {claude_probed}: fabricated_claim 0.00, '), \
+                "its own judge's probes, of the evaluation before it"
+        offline = dg.materialize([evaluation], partition_key=version, instance=instance, resources=RESOURCES,
+                                 raise_on_error=False,
+                                 run_config={"ops": {"evaluation": {"config": {"judge_review_sample": 1}}}})
+        line = _probe_line(offline)
+        probed = metadata(result, "evaluation")["evaluation_id"]
+        assert line.startswith(f'<small class="probes">judge probes on {probed}: fabricated_claim 1.00, ')
+        assert line.endswith(", repeat 1.00"), "the offline judge's own probes, past the newer ones of another judge"
         lenient = check_evaluations(judged)[PROBES_CHECK]
         assert not lenient.passed and lenient.severity == dg.AssetCheckSeverity.WARN
         assert lenient.description.startswith("below 0.90: fabricated_claim 0.00")
@@ -60,6 +75,37 @@ def test_the_offline_judge_passes_its_probes_and_a_lenient_claude_judge_fails_th
         assert not own.passed and own.description.startswith(
             "the judge's model claude-haiku-4-5 also wrote rag_answers: its figures there may favour its own writing")
         assert check_evaluations(result)[SELF_PREFERENCE_CHECK].passed, "the offline heuristics prefer nothing"
+
+
+def _probe_line(result: dg.ExecuteInProcessResult) -> str:
+    """The first judge-probes line of the report of the evaluation ``result`` materialized."""
+    report = Path(metadata(result, "evaluation")["report"]).read_text(encoding="utf-8")
+    return report[report.index('<small class="probes">'):].split("</small>")[0]
+
+
+def test_a_report_shows_the_newest_probes_of_its_own_judge_and_else_says_none_ran_yet():
+    judges = {name: JudgeConfig(name, f"{name}-model", JUDGE_TEMPLATES_REF, "hashing") for name in ("offline", "claude")}
+    evaluation_key, probes_key = BUNDLED.key("evaluation"), BUNDLED.key("judge_probes")
+
+    def probed(evaluation_id: str, rate: float, judge: str | None) -> None:
+        instance.report_runless_asset_event(dg.AssetMaterialization(probes_key, partition="cv-1", metadata={
+            "evaluation_id": evaluation_id, "pass_rate/fabricated_claim": rate,
+            **({"judge_config": judges[judge].key} if judge else {})}))
+
+    with dg.instance_for_test() as instance:
+        none_yet = {metric: "judge probes: none yet for this judge (claude / claude-model)"
+                    for metric in ("faithfulness", "answer_relevance", "context_precision")}
+        assert last_probe_lines(instance, evaluation_key, "cv-1", judges["claude"]) == none_yet
+        probed("ev-0", 0.5, None)  # probes that recorded no judge (before judges were recorded)
+        probed("ev-1", 0.0, "claude")
+        probed("ev-2", 1.0, "offline")
+        probed("ev-3", 0.9, None)
+        assert last_probe_lines(instance, evaluation_key, "cv-1", judges["claude"]) == {
+            "faithfulness": "judge probes on ev-1: fabricated_claim 0.00"}
+        assert last_probe_lines(instance, evaluation_key, "cv-1", judges["offline"]) == {
+            "faithfulness": "judge probes on ev-2: fabricated_claim 1.00"}
+        assert last_probe_lines(instance, evaluation_key, "cv-2", judges["offline"]) == {
+            metric: line.replace("claude / claude-model", "offline / offline-model") for metric, line in none_yet.items()}
 
 
 def test_a_second_probe_run_counts_the_calls_the_cache_answered_apart_from_those_sent(project_env: Path,

@@ -16,8 +16,12 @@ import dagster as dg
 import pytest
 from sqlalchemy import func, select
 
+from rag_assets.definitions import defs
 from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.rag import rag_answers
+from rag_assets.defs.freshness import stale_selection
+from rag_assets.defs.jobs import build_lifecycle_job
+from rag_assets.defs.lifecycle import BUNDLED
 from rag_assets.defs.resources import RESOURCES, LLMResource, RagSystemResource
 from rag_assets.scoring.evaluate import judge_calls
 from rag_assets.shards import plan_shards
@@ -89,6 +93,35 @@ def test_a_shard_whose_judge_calls_failed_reaches_the_merge_and_is_judged_again_
         assert sorted(_shard_outputs(again)) == [k for k in shards if _shard_outputs(first)[k]["judge_failures"]]
         assert metadata(again, "evaluation")["judge_failures"] == failures
         assert _judged_shard_rows() == offline + clean
+
+
+def test_an_evaluation_whose_judge_calls_failed_is_stale_and_its_next_run_sends_only_the_failed_calls(
+        project_env: Path, monkeypatch: pytest.MonkeyPatch):
+    """Failed judge calls are no verdict: the evaluation holding them is not up to date (``rag-assets run`` selects
+    it again), and that run judges the failed calls again, the LLM cache answering every call that succeeded,
+    rather than recording the same evaluation again."""
+    version = current_version()
+    stage_sample_review(version)
+    selection = build_lifecycle_job(BUNDLED).selection
+    monkeypatch.setattr(claude_judge, "BROKEN", {"record_judge_context_precision"})
+    with dg.instance_for_test() as instance, FakeAnthropicServer(judge_responder) as server:
+        def stale() -> list[str]:
+            return [key.to_user_string() for key in stale_selection(instance, defs, selection, version)]
+
+        run_job(instance, "lifecycle", version)
+        assert stale() == []
+        judge = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_retries=0)
+        first = metadata(_evaluate(instance, version, 5, {"severity": "WARN"}, llm=judge), "evaluation")
+        assert first["judge_failures"] > 0
+        assert stale() == ["evaluation", "judge_probes"], "judge it again, and what reads it"
+
+        monkeypatch.setattr(claude_judge, "BROKEN", set())  # the API answers again: the same run, nothing changed
+        again = _evaluate(instance, version, 5, {"severity": "WARN"}, llm=judge)
+        judged = metadata(again, "evaluation")
+        assert "reused_evaluation" not in judged and judged["evaluation_id"] != first["evaluation_id"]
+        assert judged["judge_failures"] == 0 and judged["llm_calls"] == first["llm_calls"]
+        assert judged["llm_cache_misses"] == first["judge_failures"], "only the failed calls are sent"
+        assert stale() == ["judge_probes"], "the evaluation holds; what read the older one does not"
 
 
 def _judged_shard_rows() -> int:

@@ -17,6 +17,7 @@ from rag_assets.defs.assets.calibration import calibrations, judge_review_metada
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.assets.probes import last_probe_lines
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
+from rag_assets.defs.freshness import judged_with_failures
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata, provider_label
 from rag_assets.defs.resources import LLM_POOL, CurationResource, LLMResource, StoreResource
@@ -212,7 +213,7 @@ def _merged(context: dg.OpExecutionContext, config: EvaluationConfig, store: Sto
         version, plan.rag_run_id, config.k, Gating(judging.thresholds, config.max_judge_failure_rate, config.alpha,
                                                    config.allowed_drops),
         judging.config, config.baseline, config.judge_review_sample,
-        last_probe_lines(context.instance, context.asset_key, version))
+        last_probe_lines(context.instance, context.asset_key, version, judging.config))
     try:
         done = evaluate_run(store, calibrations(store), plan.outcomes(store.judged_shards(), run_key(context)),
                             request, places)
@@ -280,9 +281,10 @@ def _checks(done: StoredEvaluation, config: EvaluationConfig) -> list[dg.AssetCh
 
 
 def _reusable(store: StoreResource, previous: dg.AssetMaterialization, inputs: str, version: str) -> bool:
-    """The last evaluation read these ``inputs``, is still the newest of the lineage (so the baseline and
-    history a new one would get are the same) and its report is still there."""
-    if previous.tags.get(INPUTS_TAG) != inputs:
+    """The last evaluation read these ``inputs``, none of its judge calls failed (those are judged again, so a
+    new evaluation differs), it is still the newest of the lineage (so the baseline and history a new one would
+    get are the same) and its report is still there."""
+    if previous.tags.get(INPUTS_TAG) != inputs or judged_with_failures(previous):
         return False
     newest = store.evaluations().history(store.corpus().lineage(version), limit=1)
     return (bool(newest) and newest[0].evaluation_id == previous.metadata["evaluation_id"].value

@@ -6,6 +6,7 @@ import math
 import dagster as dg
 
 from rag_assets.app.probes import ProbeOutcome, probe_evaluation
+from rag_assets.calibration.models import JudgeConfig
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
@@ -14,7 +15,8 @@ from rag_assets.defs.reuse import last_materialization
 from rag_assets.llm.client import LLMClient
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.probes import (CAPPED_FROM, DEFAULT_MIN_PASS_RATE, DEFAULT_SAMPLE, MAX_SHARE, MIN_SAMPLE,
-                                       PROBES, ProbeSettings, probe_lines, probe_verdict, self_preference)
+                                       PROBES, ProbeSettings, no_probe_lines, probe_lines, probe_verdict,
+                                       self_preference)
 from rag_assets.settings import current_settings
 from rag_assets.text.markdown import markdown_table
 
@@ -23,6 +25,11 @@ PASS_RATE = "pass_rate/"  # + the probe's name: a metadata label the UI plots
 SELF_PREFERENCE_CHECK = "judge_self_preference"
 #: The assets whose text an LLM may have written, and the metadata naming its model.
 GENERATORS = ("question_candidates", "rag_answers")
+#: The metadata label of the probes' judge configuration (``JudgeConfig.key``): the evaluation's report shows only
+#: probes of its own judge.
+JUDGE_CONFIG = "judge_config"
+#: How many of a partition's newest judge_probes materializations the report looks through for its judge's.
+PROBES_LOOKED_AT = 20
 
 
 class ProbeConfig(dg.Config):
@@ -31,14 +38,16 @@ class ProbeConfig(dg.Config):
     embedder: str = "hashing"
 
 
-def _metadata(outcome: ProbeOutcome) -> dict[str, dg.MetadataValue]:
-    """The probes' pass rates and their judge calls: those sent to the judge and those the LLM cache answered,
+def _metadata(outcome: ProbeOutcome, judge: JudgeConfig) -> dict[str, dg.MetadataValue]:
+    """The probes' judge, pass rates and judge calls: those sent to the judge and those the LLM cache answered,
     and the share of the evaluation's judge calls they add, both sides counted alike (every call asked of the
     judge, answered from the cache or not, as the evaluation's own ``llm_calls`` counts them)."""
     rows = [[r.name, r.metric, r.expect, r.tested, r.passed, "n/a" if math.isnan(r.pass_rate) else f"{r.pass_rate:.3f}"]
             for r in outcome.results]
     return {
         "evaluation_id": dg.MetadataValue.text(outcome.evaluation_id),
+        "judge": dg.MetadataValue.text(judge.label()),
+        JUDGE_CONFIG: dg.MetadataValue.text(judge.key),
         "items_probed": dg.MetadataValue.int(outcome.sample),
         "probe_calls": dg.MetadataValue.int(outcome.probe_calls),
         "probe_cached": dg.MetadataValue.int(outcome.probe_cached),
@@ -49,15 +58,23 @@ def _metadata(outcome: ProbeOutcome) -> dict[str, dg.MetadataValue]:
     }
 
 
-def last_probe_lines(instance: dg.DagsterInstance, evaluation: dg.AssetKey, partition: str) -> dict[str, str]:
-    """Per metric its probes' pass rates from the newest judge_probes of ``partition`` beside ``evaluation`` (none
-    yet: no line), for the report (see ``probe_lines``)."""
-    record = last_materialization(instance, dg.AssetKey([*evaluation.path[:-1], "judge_probes"]), partition)
-    if record is None:
-        return {}
-    shown = record.asset_materialization.metadata
-    rates = {label[len(PASS_RATE):]: float(value.value) for label, value in shown.items() if label.startswith(PASS_RATE)}
-    return probe_lines(rates, str(shown["evaluation_id"].value))
+def last_probe_lines(instance: dg.DagsterInstance, evaluation: dg.AssetKey, partition: str,
+                     judge: JudgeConfig) -> dict[str, str]:
+    """Per metric its probes' pass rates from the newest judge_probes of ``partition`` beside ``evaluation`` that
+    probed ``judge`` (the configuration of the evaluation whose report shows them), for the report (see
+    ``probe_lines``); another judge's probes, or probes that recorded no judge, say nothing about it: then each
+    metric's line says none ran yet."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey([*evaluation.path[:-1], "judge_probes"]),
+                              asset_partitions=[partition]), limit=PROBES_LOOKED_AT).records
+    for record in records:
+        shown = record.asset_materialization.metadata
+        probed = shown.get(JUDGE_CONFIG)
+        if probed is not None and probed.value == judge.key:
+            rates = {label[len(PASS_RATE):]: float(value.value) for label, value in shown.items()
+                     if label.startswith(PASS_RATE)}
+            return probe_lines(rates, str(shown["evaluation_id"].value))
+    return no_probe_lines(f"{judge.provider} / {judge.model}")
 
 
 def _probe_settings() -> ProbeSettings:
@@ -125,7 +142,7 @@ def _judge_probes(lifecycle: Lifecycle, settings: ProbeSettings) -> dg.AssetsDef
         if outcome is None:
             raise dg.Failure(description=f"no evaluation of {context.partition_key} to probe yet")
         passed, description = probe_verdict(outcome.results, settings.min_pass_rate)
-        yield dg.MaterializeResult(metadata=_metadata(outcome))
+        yield dg.MaterializeResult(metadata=_metadata(outcome, JudgeConfig.of(judge, config.embedder)))
         yield dg.AssetCheckResult(check_name=PROBES_CHECK, passed=passed, severity=dg.AssetCheckSeverity.WARN,
                                   description=description)
         yield _self_preference(context, lifecycle, judge)
