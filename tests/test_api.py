@@ -274,6 +274,24 @@ def test_with_claude_as_judge_a_spent_failure_budget_fails_assert_quality_and_fa
     assert gates.failure_budget_text() == "context_precision: 1 of 1 items (100.0%) not judged; budget 5%"
 
 
+def test_a_reference_the_judge_could_not_split_is_a_context_recall_failure_not_a_skipped_item(
+        monkeypatch: pytest.MonkeyPatch):
+    """Skipped, an item whose statements could not be extracted left context recall's mean (over the others) and
+    its failure budget: a judge failing on the hard references lifted the figure."""
+    frame = pd.DataFrame({"item_id": ["limits"], "user_input": ["What is the rate limit?"],
+                          "reference": ["50 requests per minute."], "reference_contexts": [[LIMITS]]})
+    monkeypatch.setattr(claude_judge, "BROKEN", {"record_extract_reference_statements"})
+    with FakeAnthropicServer(claude_judge.judge_responder) as server:
+        judge = AnthropicClient("sk-test", "claude-sonnet-5-5", base_url=server.base_url, max_retries=1)
+        result = rag_assets.evaluate(frame, _system, judge=judge)
+    row = result.to_pandas().iloc[0]
+    assert math.isnan(row["context_recall"]) and row["faithfulness"] == 1.0
+    assert row["failures"]["context_recall"] == ("no statements could be extracted from the reference (the "
+                                                 "extraction call failed or found none)")
+    assert "context_recall: 1 of 1 items (100.0%) not judged; budget 5%" in result.gates(
+        {"faithfulness": 0.5}).failure_budget_text()
+
+
 def test_a_long_question_is_cut_short_where_a_failure_names_it():
     from rag_assets.testing import _named
 

@@ -76,14 +76,16 @@ def judge_run_items(store: Store, rag_run_id: str, select: Callable[[list[str]],
     rag, corpus = store.rag(), store.corpus()
     run = rag.run(rag_run_id)
     item_ids = select(store.golden().version_item_ids(run.golden_version))
-    items = stated(store.golden().version_items(run.golden_version, item_ids), judge, store.llm_cache())
+    items, statements = stated(store.golden().version_items(run.golden_version, item_ids), judge, store.llm_cache())
     chunks = corpus.snapshot_chunks(run.corpus_version, rag.chunk_ids(run.run_id, item_ids) | {
         ref.chunk_id for item in items for ref in item.relevant_chunks})
     responses = {r.item_id: r for r in rag.results(run.run_id, {c.chunk_id: c for c in chunks}, item_ids)}
     documents = corpus.documents(run.corpus_version, {c.path for c in chunks} | {
         r.span.path for response in responses.values() for r in response.retrieved if r.span is not None} | {
         e.path for item in items for e in item.evidence})
-    return judge_answers(items, responses, chunks, judge, store.llm_cache(), embedder, k, documents, progress)
+    outcome = judge_answers(items, responses, chunks, judge, store.llm_cache(), embedder, k, documents, progress)
+    outcome.stats.merge(statements)
+    return outcome
 
 
 @dataclass(frozen=True)
@@ -105,11 +107,12 @@ def evaluate_golden(items: Sequence[GoldenItem], chunks: Sequence[SnapshotChunk]
     """The steps of the golden_set, rag_answers and evaluation assets on items nothing stored: each reference
     answer split into statements, the system ``setup`` makes over the snapshot asked every question, every
     answer judged (retrieval at ``k``)."""
-    items = stated(items, judge, cache)
+    items, statements = stated(items, judge, cache)
     snapshot = SnapshotChunks.of(chunks, documents)
     system = setup(snapshot)
     responses = {r.item_id: r for r in answer_items(system, items, corpus_version, snapshot, progress("rag answers"))}
     outcome = judge_answers(items, responses, chunks, judge, cache, embedder, k, documents, progress("judging"))
+    outcome.stats.merge(statements)
     return GoldenScores(items, responses, outcome, system.name, config_hash(system))
 
 

@@ -28,6 +28,7 @@ from rag_assets.scoring.item_scores import ItemScores
 from rag_assets.scoring.metrics import DEFAULT_K, REGISTRY
 from rag_assets.scoring.metrics.context import ItemContext
 from rag_assets.scoring.metrics.registry import ADVERSARIAL, IncompleteJudgment, JudgeTask, Metric
+from rag_assets.scoring.statements import NO_STATEMENTS
 
 __all__ = ["ADVERSARIAL", "UNMAPPED_SHARE", "EvaluationOutcome", "ItemScores", "JudgeFailureBudget", "MetricFailures",
            "PlannedCall", "document_versions", "evaluate", "evidence_spans", "judge_calls", "judge_failure_budget",
@@ -316,8 +317,16 @@ def score_answers(items: Sequence[GoldenItem], responses: Mapping[str, RagRespon
     """The judging step of an evaluation over a snapshot, one code path for the evaluation asset, the A/B
     comparison and ``rag_assets.evaluate``: evidence from the items (or their chunks among ``chunks``),
     document versions from the documents and chunks (``document_versions``), context recall from the items'
-    reference statements."""
+    reference statements: an item context recall scores whose reference gave none is recorded as not judged, as
+    ``rag_assets.judge`` records it (skipped, it left both the metric's mean and its failure budget)."""
     by_id = {c.chunk_id: c for c in chunks}
-    return evaluate(items, responses, document_versions(chunks, documents),
-                    {i.item_id: i.reference_statements for i in items}, judge, cache, embedder, k,
-                    {i.item_id: evidence_spans(i, by_id) for i in items}, documents, progress, min_overlap)
+    outcome = evaluate(items, responses, document_versions(chunks, documents),
+                       {i.item_id: i.reference_statements for i in items}, judge, cache, embedder, k,
+                       {i.item_id: evidence_spans(i, by_id) for i in items}, documents, progress, min_overlap)
+    recall, unstated = REGISTRY.find("context_recall"), {i.item_id for i in items if not i.reference_statements}
+    for scores in outcome.items if recall is not None else ():
+        key = recall.key(k)
+        if (scores.item_id in unstated and scores.rag_error is None and recall.scores_type(scores.question_type)
+                and key not in scores.values and key not in scores.failures):
+            scores.failures[key] = NO_STATEMENTS
+    return outcome

@@ -16,7 +16,7 @@ from typing import Any
 
 from rag_assets.errors import ConfigError
 from rag_assets.golden.models import GoldenItem
-from rag_assets.scoring.statements import extract_statements
+from rag_assets.scoring.statements import NO_STATEMENTS, extract_statements
 from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.factory import make_llm_client
@@ -29,7 +29,6 @@ from rag_assets.settings import API_KEY_ENV, environment
 CORPUS = "judged"  # the corpus version the judged cases, as golden items, name
 #: a question type that is neither adversarial (no decline scoring) nor any generated type
 QUESTION_TYPE = "single"
-NO_STATEMENTS = "no statements could be extracted from the reference (the extraction call failed or found none)"
 
 
 def default_judge() -> LLMClient:

@@ -1,4 +1,5 @@
-"""Reference statements for context recall, extracted once per item revision through the judge."""
+"""Reference statements for context recall, extracted through the judge: once per item revision when a golden set is
+built (kept with it and exported), and by the scoring judge for each evaluation (``stated``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from rag_assets.llm.cache import LLMCache
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import LLMCall, LLMStats
 from rag_assets.scoring.judge_prompts import REFERENCE_STATEMENTS
+
+#: why an item that context recall scores has no value for it
+NO_STATEMENTS = "no statements could be extracted from the reference (the extraction call failed or found none)"
 
 
 def extract_statements(items: Sequence[GoldenItem], client: LLMClient,
@@ -24,10 +28,11 @@ def extract_statements(items: Sequence[GoldenItem], client: LLMClient,
     return found, LLMStats().add(results)
 
 
-def stated(items: Sequence[GoldenItem], client: LLMClient, cache: LLMCache | None) -> list[GoldenItem]:
-    """The items with the statements ``client`` reads in their reference answers, whatever statements they carry:
-    those stored with a golden set were made by the judge that built it, and a Claude-judged context recall rested
-    on the offline judge's statements (a tester's home, built offline and then evaluated with a key). The calls go
-    through the cache, so the judge that built the set answers them from it."""
-    found = extract_statements([replace(i, reference_statements=()) for i in items], client, cache)[0]
-    return [replace(i, reference_statements=tuple(found.get((i.item_id, i.revision), ()))) for i in items]
+def stated(items: Sequence[GoldenItem], client: LLMClient,
+           cache: LLMCache | None) -> tuple[list[GoldenItem], LLMStats]:
+    """The items with the statements ``client`` reads in their reference answers, whatever statements they carry,
+    and the tally of those calls: the statements stored with a golden set were made by the judge that built it, and
+    a Claude-judged context recall rested on the offline judge's statements (a tester's home, built offline and then
+    evaluated with a key). The calls go through the cache, so the judge that built the set answers them from it."""
+    found, stats = extract_statements([replace(i, reference_statements=()) for i in items], client, cache)
+    return [replace(i, reference_statements=tuple(found.get((i.item_id, i.revision), ()))) for i in items], stats
