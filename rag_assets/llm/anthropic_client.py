@@ -146,7 +146,7 @@ class AnthropicClient(LLMClient):
         try:
             raw = await self._sdk.messages.with_raw_response.create(**self._create_params(request, messages))
         except anthropic.APIError as exc:
-            raise self._api_call_error(exc) from exc
+            raise self._api_call_error(exc) from None
         retries = raw.retries_taken
         try:
             message = await raw.parse()
@@ -156,7 +156,8 @@ class AnthropicClient(LLMClient):
 
     def _api_call_error(self, exc: anthropic.APIError) -> ApiCallError:
         """What a failed SDK call is recorded as, with the retries the SDK made before giving up (the error
-        body's message with the secrets blanked out: a proxy may echo the key)."""
+        body's message with the secrets blanked out: a proxy may echo the key). Raised ``from None``: the SDK's
+        exception holds the body as sent, and Dagster keeps an error's whole chain of causes in its event log."""
         if isinstance(exc, anthropic.APIStatusError):
             retried = exc.status_code in (408, 409, 429) or exc.status_code >= 500
             return ApiCallError(self._redacted(f"Anthropic API error {exc.status_code}: {_error_message(exc)}"),
@@ -216,7 +217,7 @@ class _MessageBatches:
             batch = await self._batches.create(
                 requests=[{"custom_id": r.custom_id, "params": r.params} for r in requests])
         except anthropic.APIError as exc:
-            raise self._client._api_call_error(exc) from exc
+            raise self._client._api_call_error(exc) from None
         return batch.id
 
     async def ended(self, batch_id: str) -> bool | None:
@@ -226,7 +227,7 @@ class _MessageBatches:
         except anthropic.NotFoundError:
             return None
         except anthropic.APIError as exc:
-            raise self._client._api_call_error(exc) from exc
+            raise self._client._api_call_error(exc) from None
         if batch.archived_at is not None or (batch.processing_status == "ended" and not batch.results_url):
             return None
         return batch.processing_status == "ended"
@@ -237,7 +238,7 @@ class _MessageBatches:
             async for line in lines:
                 yield line.custom_id, self._outcome(line.result)
         except anthropic.APIError as exc:
-            raise self._client._api_call_error(exc) from exc
+            raise self._client._api_call_error(exc) from None
 
     def _outcome(self, result: Any) -> BatchOutcome:
         if result.type == "succeeded":

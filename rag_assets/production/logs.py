@@ -128,9 +128,13 @@ def _number(value: Any, where: str) -> float:
     # bool is an int subclass; a true/false score is a producer bug, not a score
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _Invalid(f"{where}: expected a number")
-    if not math.isfinite(value):  # json.loads reads NaN and Infinity, which JSON itself does not allow
+    try:
+        number = float(value)  # an integer of 400 digits has no float: OverflowError
+    except OverflowError:
+        raise _Invalid(f"{where}: expected a finite number, got an integer of {len(str(value))} digits") from None
+    if not math.isfinite(number):  # json.loads reads NaN and Infinity, which JSON itself does not allow
         raise _Invalid(f"{where}: expected a finite number, not {value}")
-    return float(value)
+    return number
 
 
 def _list(value: Any, where: str) -> list[Any]:

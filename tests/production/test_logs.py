@@ -107,9 +107,11 @@ def test_a_score_that_json_allows_only_by_extension_is_a_bad_line_and_rfc3339_lo
         json.dumps(_record(query_id="q1", timestamp="2024-05-01t10:00:00z")),
         json.dumps(_record(query_id="q2", retrieved=[{"chunk_id": "c1", "text": "a", "score": float("nan")}])),
         json.dumps(_record(query_id="q3", retrieved=[{"chunk_id": "c1", "text": "a", "score": float("-inf")}])),
+        json.dumps(_record(query_id="q4", retrieved=[{"chunk_id": "c1", "text": "a", "score": 10 ** 400}])),
     ]) + "\n", encoding="utf-8")
     read = read_logs(tmp_path)
     assert [(r.query_id, r.timestamp) for r in read.records] == [("q1", datetime(2024, 5, 1, 10, tzinfo=UTC))]
     assert [(b.line, b.reason) for b in read.bad_lines] == [
         (2, "retrieved[0].score: expected a finite number, not nan"),
-        (3, "retrieved[0].score: expected a finite number, not -inf")]
+        (3, "retrieved[0].score: expected a finite number, not -inf"),
+        (4, "retrieved[0].score: expected a finite number, got an integer of 401 digits")]
