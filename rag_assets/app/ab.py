@@ -46,7 +46,7 @@ def compare_contenders(store: Store, version: str, current: Contender, candidate
     golden = store.golden().latest_version([version])
     if golden is None:
         raise ComparisonImpossible(f"no golden-set version for {version} yet")
-    items = stated(store.golden().version_items(golden.number), judge, store.llm_cache())[0]
+    items = stated(store.golden().version_items(golden.number), judge, store.llm_cache()).items
     chunks = store.corpus().snapshot_chunks(version)
     documents = store.corpus().documents(version)
     snapshot = SnapshotChunks.of(chunks, documents)

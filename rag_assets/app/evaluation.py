@@ -34,7 +34,7 @@ from rag_assets.report.build import Report, build_report
 from rag_assets.report.compare import EvaluationDiff, diff_evaluations
 from rag_assets.report.publish import publish_report
 from rag_assets.scoring.embedding import Embedder
-from rag_assets.scoring.evaluate import EvaluationOutcome, score_answers
+from rag_assets.scoring.evaluate import EvaluationOutcome, score_answers, with_statement_calls
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates, Scorecard, score_gates
 from rag_assets.scoring.statements import stated
@@ -76,16 +76,16 @@ def judge_run_items(store: Store, rag_run_id: str, select: Callable[[list[str]],
     rag, corpus = store.rag(), store.corpus()
     run = rag.run(rag_run_id)
     item_ids = select(store.golden().version_item_ids(run.golden_version))
-    items, statements = stated(store.golden().version_items(run.golden_version, item_ids), judge, store.llm_cache())
+    statements = stated(store.golden().version_items(run.golden_version, item_ids), judge, store.llm_cache())
+    items = statements.items
     chunks = corpus.snapshot_chunks(run.corpus_version, rag.chunk_ids(run.run_id, item_ids) | {
         ref.chunk_id for item in items for ref in item.relevant_chunks})
     responses = {r.item_id: r for r in rag.results(run.run_id, {c.chunk_id: c for c in chunks}, item_ids)}
     documents = corpus.documents(run.corpus_version, {c.path for c in chunks} | {
         r.span.path for response in responses.values() for r in response.retrieved if r.span is not None} | {
         e.path for item in items for e in item.evidence})
-    outcome = judge_answers(items, responses, chunks, judge, store.llm_cache(), embedder, k, documents, progress)
-    outcome.stats.merge(statements)
-    return outcome
+    return with_statement_calls(
+        judge_answers(items, responses, chunks, judge, store.llm_cache(), embedder, k, documents, progress), statements)
 
 
 @dataclass(frozen=True)
@@ -107,12 +107,13 @@ def evaluate_golden(items: Sequence[GoldenItem], chunks: Sequence[SnapshotChunk]
     """The steps of the golden_set, rag_answers and evaluation assets on items nothing stored: each reference
     answer split into statements, the system ``setup`` makes over the snapshot asked every question, every
     answer judged (retrieval at ``k``)."""
-    items, statements = stated(items, judge, cache)
+    statements = stated(items, judge, cache)
+    items = statements.items
     snapshot = SnapshotChunks.of(chunks, documents)
     system = setup(snapshot)
     responses = {r.item_id: r for r in answer_items(system, items, corpus_version, snapshot, progress("rag answers"))}
-    outcome = judge_answers(items, responses, chunks, judge, cache, embedder, k, documents, progress("judging"))
-    outcome.stats.merge(statements)
+    outcome = with_statement_calls(
+        judge_answers(items, responses, chunks, judge, cache, embedder, k, documents, progress("judging")), statements)
     return GoldenScores(items, responses, outcome, system.name, config_hash(system))
 
 

@@ -53,7 +53,8 @@ def probe_evaluation(store: Store, version: str, judge: LLMClient, embedder: Emb
     evaluation = history[-1]
     rag = store.rag()
     run = rag.run(evaluation.rag_run_id)
-    items, statements = stated(store.golden().version_items(run.golden_version), judge, store.llm_cache())
+    statements = stated(store.golden().version_items(run.golden_version), judge, store.llm_cache())
+    items = statements.items
     chunks = store.corpus().snapshot_chunks(run.corpus_version, rag.chunk_ids(run.run_id) | {
         ref.chunk_id for item in items for ref in item.relevant_chunks})
     responses = {r.item_id: r for r in rag.results(run.run_id, {c.chunk_id: c for c in chunks})}
@@ -61,7 +62,7 @@ def probe_evaluation(store: Store, version: str, judge: LLMClient, embedder: Emb
     versions = document_versions(chunks, store.corpus().documents(run.corpus_version, located))
     values, _ = store.evaluations().item_values(evaluation.evaluation_id)
     base = {item_id: scores for (item_id, _revision), scores in values.items()}
-    evaluation_calls = statements.calls + sum(len(judge_calls(i, responses[i.item_id], versions, i.reference_statements))
+    evaluation_calls = statements.stats.calls + sum(len(judge_calls(i, responses[i.item_id], versions, i.reference_statements))
                                               for i in items if i.item_id in responses and responses[i.item_id].ok)
     size = probe_sample_size(len(items), evaluation_calls, wanted)
     sample = stratified_sample(items, responses, size)

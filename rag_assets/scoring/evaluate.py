@@ -28,7 +28,7 @@ from rag_assets.scoring.item_scores import ItemScores
 from rag_assets.scoring.metrics import DEFAULT_K, REGISTRY
 from rag_assets.scoring.metrics.context import ItemContext
 from rag_assets.scoring.metrics.registry import ADVERSARIAL, IncompleteJudgment, JudgeTask, Metric
-from rag_assets.scoring.statements import NO_STATEMENTS
+from rag_assets.scoring.statements import NO_STATEMENTS, Stated
 
 __all__ = ["ADVERSARIAL", "UNMAPPED_SHARE", "EvaluationOutcome", "ItemScores", "JudgeFailureBudget", "MetricFailures",
            "PlannedCall", "document_versions", "evaluate", "evidence_spans", "judge_calls", "judge_failure_budget",
@@ -330,3 +330,17 @@ def score_answers(items: Sequence[GoldenItem], responses: Mapping[str, RagRespon
                 and key not in scores.values and key not in scores.failures):
             scores.failures[key] = NO_STATEMENTS
     return outcome
+
+
+def with_statement_calls(outcome: EvaluationOutcome, stated: Stated) -> EvaluationOutcome:
+    """``outcome`` with the calls that split its items' references into statements in its tally (what was sent and
+    billed), and a failed one as a judge failure recorded against the item's context recall (in place of
+    ``NO_STATEMENTS``): an outage while splitting is then retried on the next run and spends the failure budget, as
+    one while judging. ``judge_calls`` stays the calls that judge answers (four at most per item)."""
+    recall = REGISTRY.find("context_recall")
+    key = recall.key(outcome.k) if recall is not None else None
+    for scores in outcome.items:
+        if scores.item_id in stated.failed and key in scores.failures:
+            scores.failures[key] = stated.failed[scores.item_id]
+    stats = LLMStats().merge(outcome.stats).merge(stated.stats)
+    return replace(outcome, stats=stats, judge_failures=outcome.judge_failures + len(stated.failed))
