@@ -6,7 +6,7 @@ would write the same thing. A run then selects only the stale or missing assets 
 downstream of them (a re-run upstream may give a new data version). What Dagster cannot see is
 decided outside it: a file waiting in the curation inbox, run options that change an asset's
 config, a production day whose log records changed (``already_scored``), and a materialization whose judge calls
-failed (``judged_with_failures``): it holds no verdict for those calls, so the next run judges again.
+or RAG answers failed (``judged_with_failures``): it holds no verdict or answer for those, so the next run asks again.
 """
 
 from __future__ import annotations
@@ -33,16 +33,19 @@ def outdated(tags: Mapping[str, str] | None, code_version: str | None,
     return any(read is None or read != now for read, now in inputs.values())
 
 
-#: The metadata label of the number of judge calls that failed (API error or unparseable answer) in a materialization.
-JUDGE_FAILURES = "judge_failures"
+#: The metadata labels of the number of calls that failed in a materialization: judge calls (API error or
+#: unparseable answer) and the RAG system's answers (rag_answers).
+JUDGE_FAILURES, RAG_ERRORS = "judge_failures", "errors"
 
 
 def judged_with_failures(materialization: dg.AssetMaterialization) -> bool:
-    """Whether some of the judge calls behind ``materialization`` failed: it is not up to date, however fresh its
-    code and inputs, since the same run again would judge those calls again (the LLM cache answers the calls that
-    succeeded and keeps no failed one, so only the failed calls are sent)."""
-    entry = materialization.metadata.get(JUDGE_FAILURES)
-    return entry is not None and isinstance(entry.value, (int, float)) and entry.value > 0
+    """Whether some of the calls behind ``materialization`` failed (the judge's, or the RAG system's): it is not up
+    to date, however fresh its code and inputs, since the same run again would ask those calls again (for the judge
+    the LLM cache answers the calls that succeeded and keeps no failed one, so only the failed calls are sent). A
+    RAG system's outage is then answered again by a plain re-run, instead of failing its error budget for good."""
+    return any(isinstance(entry.value, (int, float)) and entry.value > 0
+               for entry in (materialization.metadata.get(label) for label in (JUDGE_FAILURES, RAG_ERRORS))
+               if entry is not None)
 
 
 def _version_read(instance: dg.DagsterInstance, tags: Mapping[str, str], upstream: dg.AssetKey,

@@ -6,6 +6,10 @@ from pathlib import Path
 
 import dagster as dg
 
+from rag_assets.definitions import defs
+from rag_assets.defs.freshness import stale_selection
+from rag_assets.defs.jobs import build_lifecycle_job
+from rag_assets.defs.lifecycle import BUNDLED
 from tests.defs.lifecycle import check_evaluations, current_version, metadata, run_job, stage_sample_review
 
 
@@ -33,6 +37,9 @@ def test_unknown_snapshot_ids_on_every_item_fail_the_budget_and_the_lifecycle_st
         materialized = {e.step_materialization_data.materialization.asset_key.to_user_string()
                         for e in result.get_asset_materialization_events()}
         assert "rag_answers" in materialized and "evaluation" not in materialized
+        stale = stale_selection(instance, defs, build_lifecycle_job(BUNDLED).selection, version)
+        assert "rag_answers" in {key.to_user_string() for key in stale}, (
+            "answers that errored are asked again by a plain re-run: an outage did not fail the budget for good")
 
 
 def test_a_raised_budget_lets_the_same_run_through(project_env: Path):
