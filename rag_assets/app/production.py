@@ -77,8 +77,8 @@ class ProductionDayOutcome:
 
 def score_production_day(store: Store, day: date, folder: Path, judge: LLMClient, embedder: Embedder,
                          corpus_root: Path, policy: DayPolicy, outbox: Path | None = None) -> ProductionDayOutcome:
-    """Score ``day`` of the logs in ``folder``; coverage is measured against the newest golden set of the newest
-    corpus version of ``corpus_root``, and gaps are queued as its candidates, written into the review files in
+    """Score ``day`` of the logs in ``folder``; coverage is measured against the newest golden set of the corpus
+    version ``corpus_root`` held at its last snapshot, and gaps are queued as its candidates, written into the review files in
     ``outbox`` at once (``app.review_queue``). Drift compares the day with the previous days that the same judge
     configuration scored: another judge's scores are another scale."""
     read = read_logs(folder, day)
@@ -95,7 +95,7 @@ def score_production_day(store: Store, day: date, folder: Path, judge: LLMClient
                                   [item.values[metric] for item in outcome.items if metric in item.values],
                                   policy.allowed_drop(metric), policy.alpha, metric)
              for metric in PRODUCTION_METRICS}
-    version = current_version(store.corpus(), str(corpus_root))
+    version = current_version(store.corpus(), str(Path(corpus_root).resolve()))  # as the snapshot keys its root
     gaps = coverage_gaps(read.records, _golden_items(store, version), embedder, policy.coverage_threshold)
     queued = _queue_gaps(store, version, gaps, read) if policy.queue_coverage_gaps else 0
     if queued and outbox is not None:
