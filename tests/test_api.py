@@ -253,14 +253,19 @@ def test_at_k_3_the_profile_gates_hit_rate_at_3_not_a_cut_off_the_evaluation_nev
         ("hit_rate@3", True)]
 
 
-def test_with_claude_as_judge_a_spent_failure_budget_fails_assert_quality_and_failures_are_per_item(
-        monkeypatch: pytest.MonkeyPatch):
+def _judged_by_claude_with_a_broken_tool(monkeypatch: pytest.MonkeyPatch, tool: str) -> EvaluationResult:
+    """One item judged by the fake Claude, which answers ``tool``'s calls with a schema-invalid input."""
     frame = pd.DataFrame({"item_id": ["limits"], "user_input": ["What is the rate limit?"],
                           "reference": ["50 requests per minute."], "reference_contexts": [[LIMITS]]})
-    monkeypatch.setattr(claude_judge, "BROKEN", {"record_judge_context_precision"})
+    monkeypatch.setattr(claude_judge, "BROKEN", {tool})
     with FakeAnthropicServer(claude_judge.judge_responder) as server:
         judge = AnthropicClient("sk-test", "claude-sonnet-5-5", base_url=server.base_url, max_retries=1)
-        result = rag_assets.evaluate(frame, _system, judge=judge)
+        return rag_assets.evaluate(frame, _system, judge=judge)
+
+
+def test_with_claude_as_judge_a_spent_failure_budget_fails_assert_quality_and_failures_are_per_item(
+        monkeypatch: pytest.MonkeyPatch):
+    result = _judged_by_claude_with_a_broken_tool(monkeypatch, "record_judge_context_precision")
     assert result.summary["judge"] == "anthropic / claude-sonnet-5-5"
     row = result.to_pandas().iloc[0]
     assert math.isnan(row["context_precision"]) and row["faithfulness"] == 1.0
@@ -279,12 +284,7 @@ def test_a_reference_the_judge_could_not_split_is_a_context_recall_failure_not_a
     """Skipped, an item whose statements could not be extracted left context recall's mean (over the others) and
     its failure budget: a judge failing on the hard references lifted the figure. A failed call is a judge failure
     (retried on the next run), named as such."""
-    frame = pd.DataFrame({"item_id": ["limits"], "user_input": ["What is the rate limit?"],
-                          "reference": ["50 requests per minute."], "reference_contexts": [[LIMITS]]})
-    monkeypatch.setattr(claude_judge, "BROKEN", {"record_extract_reference_statements"})
-    with FakeAnthropicServer(claude_judge.judge_responder) as server:
-        judge = AnthropicClient("sk-test", "claude-sonnet-5-5", base_url=server.base_url, max_retries=1)
-        result = rag_assets.evaluate(frame, _system, judge=judge)
+    result = _judged_by_claude_with_a_broken_tool(monkeypatch, "record_extract_reference_statements")
     row = result.to_pandas().iloc[0]
     assert math.isnan(row["context_recall"]) and row["faithfulness"] == 1.0
     assert row["failures"]["context_recall"].startswith("extract_reference_statements@1 parse_error: ")
