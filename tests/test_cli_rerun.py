@@ -116,20 +116,34 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
             assert len(already_scored(instance, sample_key, production_code_version(lifecycle), logs, days)) == scored
 
 
-def test_a_new_review_file_reruns_the_decisions_and_what_depends_on_them(
+def test_a_bad_review_file_is_refused_at_the_door_and_a_new_one_reruns_the_decisions_and_what_depends_on_them(
         first_run: str, project_env: Path, checkout_curation: Path, tmp_path: Path,  # noqa: F811
         capsys: pytest.CaptureFixture[str]):
     (sample,) = (checkout_curation / "sample").glob("review-cv-*.csv")
     with sample.open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))
     accepted = next(row for row in rows if row["decision"] == "accept")
+    fields = [c for c in rows[0] if c != "rows_written"]
+    typo = tmp_path / sample.name.replace("review-", "typo-review-")
+    with typo.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows([{**rows[0], "decision": "reject"}, {**rows[1], "decision": "acept"}])
+    before = _rows()
+    # a tester's file: a typo in one decision was rejected by the import after the run had started (exit 1, several
+    # lines); it is refused at the door now, in one line naming file, row and field, exit 2, nothing staged
+    assert main(["run", "--review", str(typo)]) == 2
+    refused = capsys.readouterr()
+    assert refused.out == "" and refused.err == (
+        f"error: {typo}: row 3, decision: unknown decision 'acept'; use accept, reject or edit; nothing staged or "
+        "applied\n")
+    assert not list((checkout_curation / "inbox").glob("typo-review-*")) and _rows() == before
     review = tmp_path / sample.name.replace("review-", "second-review-")
     with review.open("w", encoding="utf-8", newline="") as handle:
         # as an expert would write it: without the writer's rows_written count (of the bundled file's rows)
-        writer = csv.DictWriter(handle, fieldnames=[c for c in rows[0] if c != "rows_written"], extrasaction="ignore")
+        writer = csv.DictWriter(handle, fieldnames=fields, extrasaction="ignore")
         writer.writeheader()
         writer.writerow({**accepted, "decision": "reject", "notes": "wrong after all"})
-    before = _rows()
     assert main(["run", "--review", str(review), "--verbose"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"\bnew_version +True\b", out), "the golden set got a new version"
