@@ -45,3 +45,13 @@ def test_the_first_run_after_a_one_line_corpus_edit_builds_and_evaluates_the_gol
     assert evaluation and all(c["partition"] == version for c in evaluation), data["checks"]
     failed = sorted(c["check"] for c in data["checks"] if not c["passed"])
     assert code == 1 and "evaluation_thresholds" in failed, (code, failed)
+
+    # a review of the version before the edit: it was staged, applied to nothing, and the run exited 0 (tester)
+    (old,) = (checkout_curation / "sample").glob("review-cv-*.csv")
+    again = tmp_path / old.name
+    again.write_bytes(old.read_bytes().replace(b",accept,", b",reject,", 1))
+    assert main(["run", "--no-production", "--review", str(again)]) == 2
+    refused = capsys.readouterr()
+    assert refused.out == "" and refused.err.startswith(f"error: {again} reviews corpus version {old.stem[7:]}, but "
+                                                        f"the corpus is now {version} and a run imports")
+    assert not list((checkout_curation / "inbox").glob(old.name)), "not staged"

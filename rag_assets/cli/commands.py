@@ -171,7 +171,7 @@ def _stage_review(review: str | None, version: str, target: Driven) -> None:
         print(f"review file {source}: applied already")
         return
     if review:
-        _check_review(source, target)
+        _check_review(source, version, target)
     inbox = _curation_root(target) / "inbox"
     inbox.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, inbox / source.name)
@@ -179,13 +179,22 @@ def _stage_review(review: str | None, version: str, target: Driven) -> None:
     print(f"{kind}: {source} -> {inbox / source.name}")
 
 
-def _check_review(source: Path, target: Driven) -> None:
+def _check_review(source: Path, version: str, target: Driven) -> None:
     """A ``--review`` file read as its import will read it, before it reaches the inbox: a bad row stops the command
     with one line naming file, row and field (exit 2), and nothing is staged or applied. The import checks it again
     (the candidates may change in between), as it does any file dropped in the inbox by hand. A judge review is
-    checked by its own import, and so is a file given before this home has candidates (this run generates them)."""
+    checked by its own import, and so is a file given before this home has candidates (this run generates them).
+    A review of another corpus version than ``version`` is refused too: a run imports its own version's reviews
+    only, and such a file sat in the inbox, applied to nothing, while the run exited 0 (tester)."""
     from rag_assets.calibration.review_file import is_judge_review
+    from rag_assets.curation.inbox import declared_corpus_version
     from rag_assets.curation.review_file import read_review_file
+
+    declared = None if is_judge_review(source) else declared_corpus_version(source)
+    if declared not in (None, version):
+        raise RagAssetsError(f"{source} reviews corpus version {declared}, but the corpus is now {version} and a run "
+                             f"imports the reviews of its own version only: review {version}'s candidates (the run "
+                             "writes their review file to the curation outbox); nothing staged or applied")
 
     known = target.resource("store").candidates().corpus_versions_by_id()
     if is_judge_review(source) or not known:
