@@ -55,3 +55,8 @@ def test_the_first_run_after_a_one_line_corpus_edit_builds_and_evaluates_the_gol
     assert refused.out == "" and refused.err.startswith(f"error: {again} reviews corpus version {old.stem[7:]}, but "
                                                         f"the corpus is now {version} and a run imports")
     assert not list((checkout_curation / "inbox").glob(old.name)), "not staged"
+    (checkout_curation / "inbox").mkdir(exist_ok=True)
+    (checkout_curation / "inbox" / old.name).write_bytes(again.read_bytes())  # dropped by hand
+    assert main(["status"]) == 0
+    assert (f"review file in the inbox for corpus version {old.stem[7:]}, not {version} the corpus holds: `rag-assets "
+            "run` does not import it") in capsys.readouterr().out, "status said: to import with `rag-assets run`"

@@ -155,6 +155,18 @@ def _plan_version(target: Driven) -> str:
     return plan_snapshot(corpus.resolved_root(), corpus.chunker(), target.resource("store").corpus()).version_id
 
 
+def _held_version(target: Driven) -> str | None:
+    """The corpus version the corpus folder held at its last snapshot (None: none, or the folder is gone)."""
+    from rag_assets.corpus.manifest import resolve_root
+    from rag_assets.corpus.snapshot import current_version
+
+    try:
+        root = resolve_root(target.resource("corpus").resolved_root())
+    except RagAssetsError:
+        return None
+    return current_version(target.resource("store").corpus(), str(root))
+
+
 def _curation_root(target: Driven) -> Path:
     return target.resource("curation").folders().root
 
@@ -494,7 +506,7 @@ def status(target: Driven) -> int:
     if not store.made():
         print("nothing yet: `rag-assets run` snapshots the corpus and starts the lifecycle")
         return 0
-    shown = store_status(store, _curation_root(target))
+    shown = store_status(store, _curation_root(target), _held_version(target))
     print(f"corpus versions ({len(shown.corpus_versions)}):")
     for version, created, documents, chunks, root in shown.corpus_versions:
         print(f"  {version}  {created[:19]}  {documents} documents, {chunks} chunks  {root}")
