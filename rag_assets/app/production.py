@@ -14,7 +14,7 @@ from pathlib import Path
 from rag_assets.app.review_queue import write_review_queue
 from rag_assets.app.store import Store
 from rag_assets.calibration.models import JudgeConfig
-from rag_assets.corpus.snapshot import current_version
+from rag_assets.corpus.snapshot import held_version
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import provider_label
@@ -95,7 +95,7 @@ def score_production_day(store: Store, day: date, folder: Path, judge: LLMClient
                                   [item.values[metric] for item in outcome.items if metric in item.values],
                                   policy.allowed_drop(metric), policy.alpha, metric)
              for metric in PRODUCTION_METRICS}
-    version = current_version(store.corpus(), str(Path(corpus_root).resolve()))  # as the snapshot keys its root
+    version = held_version(corpus_root, store.corpus())
     gaps = coverage_gaps(read.records, _golden_items(store, version), embedder, policy.coverage_threshold)
     queued = _queue_gaps(store, version, gaps, read) if policy.queue_coverage_gaps else 0
     if queued and outbox is not None:

@@ -157,14 +157,9 @@ def _plan_version(target: Driven) -> str:
 
 def _held_version(target: Driven) -> str | None:
     """The corpus version the corpus folder held at its last snapshot (None: none, or the folder is gone)."""
-    from rag_assets.corpus.manifest import resolve_root
-    from rag_assets.corpus.snapshot import current_version
+    from rag_assets.corpus.snapshot import held_version
 
-    try:
-        root = resolve_root(target.resource("corpus").resolved_root())
-    except RagAssetsError:
-        return None
-    return current_version(target.resource("store").corpus(), str(root))
+    return held_version(target.resource("corpus").resolved_root(), target.resource("store").corpus())
 
 
 def _curation_root(target: Driven) -> Path:
@@ -202,14 +197,15 @@ def _check_review(source: Path, version: str, target: Driven) -> None:
     from rag_assets.curation.inbox import declared_corpus_version
     from rag_assets.curation.review_file import read_review_file
 
-    declared = None if is_judge_review(source) else declared_corpus_version(source)
+    judge_review = is_judge_review(source)
+    declared = None if judge_review else declared_corpus_version(source)
     if declared not in (None, version):
         raise RagAssetsError(f"{source} reviews corpus version {declared}, but the corpus is now {version} and a run "
                              f"imports the reviews of its own version only: review {version}'s candidates (the run "
                              "writes their review file to the curation outbox); nothing staged or applied")
 
     known = target.resource("store").candidates().corpus_versions_by_id()
-    if is_judge_review(source) or not known:
+    if judge_review or not known:
         return
     try:
         read_review_file(source, known, target.resource("curation").limits())

@@ -75,6 +75,15 @@ def planned_parent(root: str | Path, repo: SnapshotRepository) -> str | None:
     return current_version(repo, str(resolve_root(root)))
 
 
+def held_version(root: str | Path, repo: SnapshotRepository) -> str | None:
+    """``planned_parent`` for a reader that must not fail: None as well when the folder is gone. What the schedule
+    re-evaluates, production's coverage reads and ``rag-assets status`` names."""
+    try:
+        return planned_parent(root, repo)
+    except CorpusError:
+        return None
+
+
 def read_chunks(root: str | Path, config: ChunkerConfig) -> tuple[str, list[SnapshotChunk], dict[str, str]]:
     """The version id, chunks and document bodies a snapshot of ``root`` would store, without a store:
     chunk ids depend only on path, content and chunker, so they are the stored snapshot's ids (in its order)."""

@@ -5,11 +5,9 @@ import functools
 
 import dagster as dg
 
-from rag_assets.corpus.manifest import resolve_root
-from rag_assets.corpus.snapshot import current_version
+from rag_assets.corpus.snapshot import held_version
 from rag_assets.defs.jobs import AssetJob
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
-from rag_assets.errors import RagAssetsError
 
 
 @functools.cache
@@ -40,10 +38,7 @@ def build_reevaluation_schedule(lifecycle: Lifecycle) -> dg.ScheduleDefinition:
         if not partitions:
             return dg.SkipReason("no corpus version yet")
         services = lifecycle.services(context)
-        try:
-            held = current_version(services.store.corpus(), str(resolve_root(services.corpus.resolved_root())))
-        except RagAssetsError:  # the folder is gone: the newest partition, as before it was ever read
-            held = None
+        held = held_version(services.corpus.resolved_root(), services.store.corpus())  # None: the folder is gone
         version = held if held in partitions else partitions[-1]
         tick = context.scheduled_execution_time.isoformat()
         return dg.RunRequest(run_key=f"reevaluate:{version}:{tick}", partition_key=version,

@@ -129,7 +129,7 @@ def _echo_error(body: dict) -> Reply:
 
 def test_a_key_echoed_in_an_error_body_is_blanked_out_of_the_recorded_error(monkeypatch):
     # anthropic 2.x reads ANTHROPIC_AUTH_TOKEN only when no api_key is passed, and the client always passes one
-    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "sk-ant-oat-unused")
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "auth-token-this-test-never-sends")
     with FakeAnthropicServer(_echo_error) as server:
         result = _run(server)
         assert server.requests[0].had_api_key
