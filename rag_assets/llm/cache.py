@@ -33,7 +33,10 @@ class LLMCache(Protocol):
         """The cached answers among ``keys``, by key (a run looks all of its calls up at once)."""
         ...
 
-    def put(self, key: str, *, provider: str, model: str, template_ref: str, answer: CachedAnswer) -> None: ...
+    def put(self, key: str, *, provider: str, model: str, template_ref: str, answer: CachedAnswer) -> None:
+        """Write one answer; it replaces the key's answer cached already (one that left something out: see
+        ``PromptTemplate.uncovered``)."""
+        ...
 
     def put_many(self, entries: Sequence[CacheEntry]) -> None:
         """Write every entry (a key cached already keeps its answer)."""

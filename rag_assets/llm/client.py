@@ -2,7 +2,9 @@
 
 ``LLMClient.run(calls)`` answers a batch of calls: cache look-ups first, then the provider for
 the misses with bounded concurrency (and, if set, a requests-per-minute pace), schema validation
-with one repair attempt, and a result per call (an answer or a recorded error). Subclasses implement ``_ask`` (one request), and may answer
+with one repair attempt (an answer that leaves out part of what it was asked, such as a verdict for one of the
+chunks, is repaired like a malformed one; see ``PromptTemplate.uncovered``), and a result per call (an answer or a
+recorded error). Subclasses implement ``_ask`` (one request), and may answer
 many misses at once in ``_in_bulk`` (the Anthropic client's Message Batches path): a bulk reply
 takes the place of the first request and goes through the same validation, repair and caching,
 so a call's result is what the direct path would record.
@@ -19,7 +21,7 @@ import asyncio
 import itertools
 import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -92,7 +94,8 @@ BulkOutcome = Reply | str
 UNSENT = "budget_stop"
 
 
-def _validate(template: PromptTemplate, reply: Reply) -> tuple[dict[str, Any] | None, str | None]:
+def _validate(template: PromptTemplate, reply: Reply, inputs: Mapping[str, Any]
+              ) -> tuple[dict[str, Any] | None, str | None]:
     if reply.truncated:  # a partial tool input may still be a schema-valid object: a judgment missing its end
         return None, (f"the answer was cut off at the token limit (max_tokens {template.max_tokens}) and may be "
                       f"incomplete: {reply.raw_text[:200]!r}")
@@ -101,10 +104,13 @@ def _validate(template: PromptTemplate, reply: Reply) -> tuple[dict[str, Any] | 
     if reply.answer is None:
         return None, f"the answer was not a {template.tool_name} tool call: {reply.raw_text[:200]!r}"
     try:
-        return template.output_model.model_validate(reply.answer).model_dump(mode="json"), None
+        output = template.output_model.model_validate(reply.answer).model_dump(mode="json")
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()[:5])
         return None, f"the answer does not match the schema: {problems}"
+    if gap := template.gap(inputs, output):
+        return None, f"the answer is incomplete: {gap}"
+    return output, None
 
 
 class LLMClient(ABC):
@@ -167,7 +173,10 @@ class LLMClient(ABC):
                ) -> tuple[list[Request], dict[str, CachedAnswer], list[Request]]:
         """Every call's request, the cache hits by key, and the distinct misses."""
         requests = [self._request(call) for call in calls]
-        hits = cache.get_many([r.key for r in requests]) if cache is not None else {}
+        found = cache.get_many([r.key for r in requests]) if cache is not None else {}
+        # an answer cached before its template checked what it covers may leave something out: asked again
+        hits = {r.key: found[r.key] for r in requests
+                if r.key in found and r.template.gap(r.call.inputs, found[r.key].output) is None}
         misses = list({r.key: r for r in requests if r.key not in hits}.values())
         if self._prompt_cache_minimum() is not None and (lone := lone_contexts(r.prompt for r in misses)):
             unmarked = {r.key: replace(r, prompt=without_lone_context(r.prompt, lone)) for r in misses}
@@ -294,7 +303,7 @@ class LLMClient(ABC):
                            output_tokens=reply.output_tokens, cost_usd=reply.cost_usd,
                            prompt_cache_write_tokens=reply.prompt_cache_write_tokens,
                            prompt_cache_read_tokens=reply.prompt_cache_read_tokens)
-            output, error = _validate(template, reply)
+            output, error = _validate(template, reply, request.call.inputs)
             if output is not None:
                 if cache is not None:
                     cache.put(request.key, provider=self.provider, model=self.model, template_ref=template.ref,

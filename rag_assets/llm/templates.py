@@ -72,6 +72,13 @@ class PromptTemplate:
     rules: str = ""  # rules shared with the other members of its suite, which states them once for all
     context: Render | None = None  # the part of the inputs shared by the calls about one item
     suite: PromptSuite | None = None
+    #: what a schema-valid answer leaves out of what it was asked (a retrieved chunk without a verdict), or None:
+    #: such an answer is asked to be repaired, never cached, and a cached one is asked again (see ``LLMClient``)
+    uncovered: Callable[[Mapping[str, Any], Mapping[str, Any]], str | None] | None = None
+
+    def gap(self, inputs: Mapping[str, Any], output: Mapping[str, Any]) -> str | None:
+        """What ``output`` leaves out of ``inputs`` (None when it answers all of it)."""
+        return None if self.uncovered is None else self.uncovered(inputs, output)
 
     @property
     def ref(self) -> str:

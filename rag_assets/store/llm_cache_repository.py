@@ -39,7 +39,14 @@ class SqlLLMCache:
         return found
 
     def put(self, key: str, *, provider: str, model: str, template_ref: str, answer: CachedAnswer) -> None:
-        self._insert(_row(CacheEntry(key, provider, model, template_ref, answer)))
+        """Replaces the key's answer: a key is only put again when its cached answer left something out."""
+        row = _row(CacheEntry(key, provider, model, template_ref, answer))
+        try:
+            with write_transaction(self.engine) as conn:
+                conn.execute(CACHE.delete().where(CACHE.c.cache_key == key))
+                conn.execute(CACHE.insert().values(**row))
+        except IntegrityError:
+            pass  # another worker cached an answer to the same call in between; it was checked as this one was
 
     def put_many(self, entries: Sequence[CacheEntry]) -> None:
         """One write transaction per ``IN_BATCH`` entries; keys cached already are left as they are."""

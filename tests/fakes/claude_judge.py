@@ -13,7 +13,8 @@ from tests.fakes.anthropic_server import Reply, schema_filler
 from tests.fakes.claude_generation import generation_responder
 
 BROKEN: set[str] = set()
-_CHUNK = re.compile(r"^\[([0-9a-f]{16})\]", re.MULTILINE)
+#: a chunk's id where a prompt lists it (judge and RAG prompts: "[id] (version ...)"; generation: "[id] document: ...")
+_CHUNK = re.compile(r"^\[([^\]\n]+)\] (?:\(version |document: )", re.MULTILINE)
 
 
 def _prompt(body: dict) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,17 @@ def _inputs(context: ItemContext) -> dict[str, Any]:
     return {"question": context.item.question, "reference": context.item.reference_answer, "chunks": context.chunks}
 
 
+def unjudged_chunks(inputs: Mapping[str, Any], judgment: Judgment) -> str | None:
+    """The chunks sent without a verdict back (a judge that named other ids scored 0.000: each retrieved chunk
+    taken for a useless one), or None."""
+    judged = {v["chunk_id"] for v in judgment["verdicts"]}
+    missing = [c["chunk_id"] for c in inputs["chunks"] if c["chunk_id"] not in judged]
+    if not missing:
+        return None
+    return (f"no verdict for retrieved chunk {', '.join(missing[:3])}"
+            + (f" and {len(missing) - 3} more" if len(missing) > 3 else ""))
+
+
 class ChunkVerdict(BaseModel):
     chunk_id: str
     useful: bool = Field(description="True if the chunk helps to arrive at the reference answer.")
@@ -50,6 +61,7 @@ TEMPLATE = PromptTemplate(
     rules=RUBRIC, user=lambda i: f"Question: {i['question']}\n\nReference answer: {i['reference']}",
     context=retrieved, output_model=ContextPrecisionJudgment, offline=offline_judge.context_precision,
     tool_description="Record one usefulness verdict per retrieved chunk, in rank order.", max_tokens=1024,
+    uncovered=unjudged_chunks,
 )
 
 
@@ -58,12 +70,10 @@ TASK = JudgeTask("context_precision", TEMPLATE, _inputs)
 
 def _score(context: ItemContext, judgment: Judgment) -> float:
     """The formula over the retrieved chunks in rank order; a chunk the judge gave no verdict is not taken for a
-    useless one (a judge that named other ids scored 0.000)."""
+    useless one."""
+    if gap := unjudged_chunks(_inputs(context), judgment):
+        raise IncompleteJudgment(gap)
     grades = {v["chunk_id"]: v["useful"] if v.get("score") is None else v["score"] for v in judgment["verdicts"]}
-    missing = [c for c in context.retrieved_ids if c not in grades]
-    if missing:
-        raise IncompleteJudgment(f"no verdict for retrieved chunk {', '.join(missing[:3])}"
-                                 + (f" and {len(missing) - 3} more" if len(missing) > 3 else ""))
     return formula([grades[c] for c in context.retrieved_ids])
 
 

@@ -7,7 +7,7 @@ them gets no call.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -17,7 +17,7 @@ from rag_assets.scoring import offline_judge
 from rag_assets.scoring.metrics.context import ItemContext
 from rag_assets.scoring.metrics.judge_text import RUBRIC, retrieved
 from rag_assets.scoring.metrics.reasons import quoted
-from rag_assets.scoring.metrics.registry import JudgeTask, Judgment, Metric
+from rag_assets.scoring.metrics.registry import IncompleteJudgment, JudgeTask, Judgment, Metric
 
 
 def formula(attributed: Sequence[bool]) -> float:
@@ -29,6 +29,13 @@ def _inputs(context: ItemContext) -> dict[str, Any] | None:
     if not context.statements:
         return None
     return {"statements": list(context.statements), "chunks": context.chunks}
+
+
+def unattributed_statements(inputs: Mapping[str, Any], judgment: Judgment) -> str | None:
+    """A count of verdicts other than one per statement sent, or None: the formula reads the verdicts, so a
+    judge that added statements of its own raised recall and one that left some out judged a shorter reference."""
+    sent, judged = len(inputs["statements"]), len(judgment["statements"])
+    return None if judged == sent else f"{judged} verdicts for the {sent} reference statements sent"
 
 
 class StatementAttribution(BaseModel):
@@ -48,10 +55,17 @@ TEMPLATE = PromptTemplate(
     rules=RUBRIC, user=lambda i: "Statements:\n" + "\n".join(f"{n}. {s}" for n, s in enumerate(i["statements"], start=1)),
     context=retrieved, output_model=ContextRecallJudgment, offline=offline_judge.context_recall,
     tool_description="Record, per statement, whether the retrieved chunks support it.", max_tokens=1024,
+    uncovered=unattributed_statements,
 )
 
 
 TASK = JudgeTask("context_recall", TEMPLATE, _inputs)
+
+
+def _score(context: ItemContext, judgment: Judgment) -> float:
+    if gap := unattributed_statements({"statements": context.statements}, judgment):
+        raise IncompleteJudgment(gap)
+    return formula([s["attributed"] for s in judgment["statements"]])
 
 
 def reason(judgment: Judgment) -> str:
@@ -66,7 +80,7 @@ METRIC = Metric(
     name="context_recall", label="Context recall", kind="judge", task=TASK,
     definition=("Share of the reference answer's statements that the retrieved contexts support: whether retrieval "
                 "found everything the answer needs. Undefined without reference statements."),
-    score=lambda context, judgment: formula([s["attributed"] for s in judgment["statements"]]),
+    score=_score,
     reason=reason, headline=True,
     thresholds={"general": 0.70, "high_stakes": 0.85, "developer": 0.50, "offline": 0.70},
 )
