@@ -130,7 +130,7 @@ class AnthropicClient(LLMClient):
             system.append({"type": "text", "text": prompt.context, **(cache_control if prompt.cache_context else {})})
         return {
             "model": self.model,
-            "max_tokens": template.max_tokens,
+            "max_tokens": request.output_limit,
             "system": system,
             "messages": messages,
             "tools": list(prompt.tools),

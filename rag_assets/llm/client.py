@@ -73,10 +73,15 @@ class Request:
     call: LLMCall
     prompt: Prompt
     key: str
+    max_tokens: int | None = None  # the template's unless an answer was cut off at it (see ``_answer``)
 
     @property
     def template(self) -> PromptTemplate:
         return self.call.template
+
+    @property
+    def output_limit(self) -> int:
+        return self.max_tokens or self.template.max_tokens
 
     @property
     def system(self) -> str:
@@ -94,10 +99,14 @@ BulkOutcome = Reply | str
 UNSENT = "budget_stop"
 
 
-def _validate(template: PromptTemplate, reply: Reply, inputs: Mapping[str, Any]
-              ) -> tuple[dict[str, Any] | None, str | None]:
+#: how much the token limit grows when an answer is cut off at it: asked again once with that much room
+CUT_OFF_GROWTH = 2
+
+
+def _validate(request: Request, reply: Reply) -> tuple[dict[str, Any] | None, str | None]:
+    template = request.template
     if reply.truncated:  # a partial tool input may still be a schema-valid object: a judgment missing its end
-        return None, (f"the answer was cut off at the token limit (max_tokens {template.max_tokens}) and may be "
+        return None, (f"the answer was cut off at the token limit (max_tokens {request.output_limit}) and may be "
                       f"incomplete: {reply.raw_text[:200]!r}")
     if reply.tool_name is not None and reply.tool_name != template.tool_name:
         return None, f"the answer called the tool {reply.tool_name[:100]!r}, not {template.tool_name}"
@@ -108,7 +117,7 @@ def _validate(template: PromptTemplate, reply: Reply, inputs: Mapping[str, Any]
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()[:5])
         return None, f"the answer does not match the schema: {problems}"
-    if gap := template.gap(inputs, output):
+    if gap := template.gap(request.call.inputs, output):
         return None, f"the answer is incomplete: {gap}"
     return output, None
 
@@ -303,14 +312,17 @@ class LLMClient(ABC):
                            output_tokens=reply.output_tokens, cost_usd=reply.cost_usd,
                            prompt_cache_write_tokens=reply.prompt_cache_write_tokens,
                            prompt_cache_read_tokens=reply.prompt_cache_read_tokens)
-            output, error = _validate(template, reply, request.call.inputs)
+            output, error = _validate(request, reply)
             if output is not None:
                 if cache is not None:
                     cache.put(request.key, provider=self.provider, model=self.model, template_ref=template.ref,
                               answer=CachedAnswer(output, totals["input_tokens"], totals["output_tokens"],
                                                   totals["cost_usd"]))
                 return LLMResult(**base, output=output, repaired=attempt == 1, **totals)
-            messages = messages + reply.transcript + [_repair_request(template, reply, error)]
+            if reply.truncated:  # the same request would stop at the same place: asked afresh, with more room
+                request = replace(request, max_tokens=request.output_limit * CUT_OFF_GROWTH)
+            else:
+                messages = messages + reply.transcript + [_repair_request(template, reply, error)]
         return LLMResult(**base, output=None, error=error, error_kind="parse_error", repaired=True, **totals)
 
 

@@ -25,8 +25,9 @@ CALL = LLMCall("task-1", GENERATE_QUESTIONS, {"question_type": "factual", "count
      "text": "Files can be at most 15 GB."}]})
 VALID = {"questions": [{"question": "How large can a file be in 2.0?", "answer": "At most 15 GB.",
                         "relevant_chunk_ids": ["0123456789abcdef"]}]}
-CUT_OFF = (f"the answer was cut off at the token limit (max_tokens {GENERATE_QUESTIONS.max_tokens}) and may be "
-           f"incomplete")
+LIMIT = GENERATE_QUESTIONS.max_tokens
+#: the error of an answer cut off twice: first at the template's limit, then at twice that (asked again afresh)
+CUT_OFF = f"the answer was cut off at the token limit (max_tokens {2 * LIMIT}) and may be incomplete"
 
 
 def _run(server: FakeAnthropicServer, tmp_path: Path | None = None, **options) -> LLMResult:
@@ -52,19 +53,24 @@ def test_a_tool_answer_cut_off_at_max_tokens_is_a_parse_error_never_an_answer(tm
     with FakeAnthropicServer(lambda body: Reply(tool_input=VALID, stop_reason="max_tokens")) as server:
         client = AnthropicClient(API_KEY, MODEL, base_url=server.base_url, max_retries=0)
         [result] = client.run([CALL], cache)
-        repair = server.requests[1].body["messages"]
+        first, retry = (r.body for r in server.requests[:2])
         [again] = client.run([CALL], cache)
         assert server.count() == 4, "nothing was cached: the re-run asked again"
     assert result.output is None and result.error_kind == "parse_error" and result.requests == 2
     assert result.error.startswith(CUT_OFF + ": ")
-    assert repair[2]["content"][0]["type"] == "tool_result" and CUT_OFF in repair[2]["content"][0]["content"]
+    assert (first["max_tokens"], retry["max_tokens"]) == (LIMIT, 2 * LIMIT)
+    assert retry["messages"] == first["messages"], "asked afresh: the cut-off answer is not sent back to be mended"
     assert again.output is None and again.error_kind == "parse_error"
 
 
-def test_a_cut_off_answer_gets_the_one_repair_and_a_complete_second_answer_is_taken():
-    answers = iter([Reply(tool_input=VALID, stop_reason="max_tokens")])
-    with FakeAnthropicServer(lambda body: next(answers, Reply(tool_input=VALID))) as server:
+def test_an_answer_cut_off_at_the_limit_is_asked_again_with_twice_the_room_and_the_whole_answer_taken():
+    """The same request would stop at the same place: a long judgment (many claims) failed on every run."""
+    def room_for_the_answer(body: dict) -> Reply:
+        return Reply(tool_input=VALID, stop_reason="max_tokens" if body["max_tokens"] <= LIMIT else "tool_use")
+
+    with FakeAnthropicServer(room_for_the_answer) as server:
         result = _run(server)
+        assert [r.body["max_tokens"] for r in server.requests] == [LIMIT, 2 * LIMIT]
     assert result.output == VALID and result.repaired and result.requests == 2
 
 

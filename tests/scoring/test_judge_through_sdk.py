@@ -161,7 +161,7 @@ PROSE = 'Sorry, I cannot judge this answer. For reference the expected format is
 HOSTILE_FAITHFULNESS = {  # what the judge's faithfulness call gets back, and the failure it is recorded as
     "cut off at max_tokens": (lambda body: Reply(tool_input={"claims": []}, stop_reason="max_tokens"),
                               f"parse_error: the answer was cut off at the token limit (max_tokens "
-                              f"{FAITHFULNESS.max_tokens}) and may be incomplete: \"{{'claims': []}}\""),
+                              f"{2 * FAITHFULNESS.max_tokens}) and may be incomplete: \"{{'claims': []}}\""),
     "another tool": (_wrong_tool, "parse_error: the answer called the tool 'some_other_tool', not "
                                   "record_judge_faithfulness"),
     "prose with JSON": (lambda body: Reply(text=PROSE),
