@@ -71,7 +71,8 @@ class EvaluationResult:
 
     @property
     def summary(self) -> dict[str, Any]:
-        """The judge, the counts, and per metric its mean, std, n and judge failures (over the answered items)."""
+        """The judge, the counts, and per metric its mean, std, n and judge failures (over every item it scores,
+        those the system failed on at their worst value)."""
         card = self.scorecard
         return {"judge": self.judge, "system": self.system_name, "items": len(self.items), "rag_errors": card.rag_errors,
                 "judge_calls": self.outcome.judge_calls, "judge_failures": self.outcome.judge_failures,

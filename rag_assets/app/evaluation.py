@@ -64,7 +64,8 @@ def judge_answers(items: Sequence[GoldenItem], responses: Mapping[str, RagRespon
                   judge: LLMClient, cache: LLMCache | None, embedder: Embedder, k: int,
                   documents: Documents | None = None,
                   progress: Callable[[int, int], None] | None = None) -> EvaluationOutcome:
-    """Every metric of every answered item (retrieval at ``k``), with the evidence overlap the settings name."""
+    """Every metric of every item (retrieval at ``k``), with the evidence overlap the settings name; an item the
+    system failed on at each metric's worst value (``score_errored``)."""
     return score_answers(items, responses, chunks, judge, cache, embedder, k, progress, documents,
                          current_settings().evidence_min_overlap)
 

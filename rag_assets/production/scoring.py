@@ -37,7 +37,8 @@ def score_queries(queries: Sequence[ProductionQuery], client: LLMClient, cache: 
                   embedder: Embedder) -> EvaluationOutcome:
     """Judge every query; item values and failures keep only :data:`PRODUCTION_METRICS`.
 
-    A query that served no answer is recorded as a failure of the system (``rag_error``), not judged.
+    A query that served no answer is recorded as a failure of the system (``rag_error``), not judged, and counts
+    at the worst value of each metric (``score_errored``, as in an evaluation): an outage never lifts a day's means.
     """
     outcome = evaluate([as_unlabelled_item(q) for q in queries], {q.query_id: q.to_response() for q in queries},
                        {}, {}, client, cache, embedder, k=1)

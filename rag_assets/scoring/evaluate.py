@@ -5,7 +5,8 @@ judge task that a metric scoring the item's question type reads: four for the co
 judge_prompts); adversarial items, which have no reference, get two (faithfulness, and the noncommittal
 flag that says whether the system correctly declined). A failed judge call is recorded per item and metric and leaves those
 metrics unset; it is never replaced by a default score. An item the RAG system failed on is
-recorded as a RAG error and not judged.
+recorded as a RAG error, not judged, and counts at the worst value of every metric that would have scored it
+(``score_errored``): left out of the means, it would let a system lift them by raising on the items it misses.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from rag_assets.scoring.statements import NO_STATEMENTS, Stated
 
 __all__ = ["ADVERSARIAL", "UNMAPPED_SHARE", "EvaluationOutcome", "ItemScores", "JudgeFailureBudget", "MetricFailures",
            "PlannedCall", "document_versions", "evaluate", "evidence_spans", "judge_calls", "judge_failure_budget",
-           "metric_failures", "planned_calls", "score_answers", "score_context", "score_item"]
+           "metric_failures", "planned_calls", "score_answers", "score_context", "score_errored", "score_item"]
 
 UNMAPPED_SHARE = "contexts_unmapped_share"
 
@@ -251,6 +252,22 @@ def score_context(context: ItemContext, results: Mapping[str, LLMResult]) -> Ite
     return scores
 
 
+def score_errored(context: ItemContext) -> ItemScores:
+    """One item the RAG system failed on (``context.response``: its error), the one place its scores are decided for the
+    evaluation asset, ``rag-assets run``, ``rag_assets.evaluate``, the A/B comparison and production: every
+    metric that scores its question type at ``Metric.score_errored`` (0 for faithfulness, answer relevance,
+    context precision and recall, decline accuracy and the retrieval figures; undefined where an answer that cites
+    nothing or rests on no chunk is), as if it had answered nothing and retrieved nothing, yet never credited as a
+    decline. No judge is asked, so it has no claims, verdicts or judge failures."""
+    item, error = context.item, context.response.error or "no RAG response for this item"
+    empty = replace(context, response=RagResponse(item_id=item.item_id, answer=None, error=error), _shared={})
+    scores = ItemScores(item.item_id, item.revision, item.question_type, rag_error=error)
+    for metric in REGISTRY:
+        if metric.scores_type(item.question_type):
+            _set(scores, metric.key(context.k), metric.score_errored(empty))
+    return scores
+
+
 def score_item(item: GoldenItem, evidence: Sequence[EvidenceSpan], response: RagResponse,
                versions: Mapping[str, str | None], documents: Documents | None, results: Mapping[str, LLMResult],
                embedder: Embedder, k: int, min_overlap: float) -> ItemScores:
@@ -272,30 +289,25 @@ def evaluate(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse], 
     (the pinned revision's bodies); ``versions`` maps document paths to their versions. Judges read
     the returned texts. Each answered item also records ``contexts_unmapped_share``, kept out of the
     gated metrics. ``progress(done, total)`` is told of each judge call as it finishes. A context hits
-    an evidence span when they share ``min_overlap`` of the shorter of the two.
+    an evidence span when they share ``min_overlap`` of the shorter of the two. An item without a response, or
+    whose response is an error, makes no judge call and is scored by ``score_errored``.
     """
     contexts: dict[str, ItemContext] = {}
     for item in items:
-        response = responses.get(item.item_id)
-        if response is not None and response.ok:
-            contexts[item.item_id] = ItemContext(item, response, versions, statements.get(item.item_id, ()),
-                                                 (evidence or {}).get(item.item_id, ()), documents, embedder, k,
-                                                 min_overlap)
-    planned = [p for context in contexts.values() for p in planned_calls(context)]
+        response = responses.get(item.item_id) or RagResponse(item_id=item.item_id, answer=None,
+                                                               error="no RAG response for this item")
+        contexts[item.item_id] = ItemContext(item, response, versions, statements.get(item.item_id, ()),
+                                             (evidence or {}).get(item.item_id, ()), documents, embedder, k,
+                                             min_overlap)
+    planned = [p for context in contexts.values() if context.response.ok for p in planned_calls(context)]
     results = client.run([p.call for p in planned], cache, progress)
     owner = {p.call.key: p for p in planned}
     by_item: dict[str, dict[str, LLMResult]] = {}
     for result in results:
         plan = owner[result.key]
         by_item.setdefault(plan.item_id, {})[plan.task] = result
-    scored = []
-    for item in items:
-        if item.item_id not in contexts:
-            response = responses.get(item.item_id)
-            scored.append(ItemScores(item.item_id, item.revision, item.question_type,
-                                     rag_error=response.error if response else "no RAG response for this item"))
-            continue
-        scored.append(score_context(contexts[item.item_id], by_item.get(item.item_id, {})))
+    scored = [score_context(context, by_item.get(context.item.item_id, {})) if context.response.ok
+              else score_errored(context) for context in (contexts[item.item_id] for item in items)]
     return EvaluationOutcome(scored, LLMStats().add(results), len(results), sum(1 for r in results if not r.ok), k)
 
 
@@ -326,7 +338,7 @@ def score_answers(items: Sequence[GoldenItem], responses: Mapping[str, RagRespon
     recall, unstated = REGISTRY.find("context_recall"), {i.item_id for i in items if not i.reference_statements}
     for scores in outcome.items if recall is not None else ():
         key = recall.key(k)
-        if (scores.item_id in unstated and scores.rag_error is None and recall.scores_type(scores.question_type)
+        if (scores.item_id in unstated and recall.scores_type(scores.question_type)
                 and key not in scores.values and key not in scores.failures):
             scores.failures[key] = NO_STATEMENTS
     return outcome

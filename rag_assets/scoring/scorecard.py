@@ -31,11 +31,12 @@ class Scorecard:
 
     @classmethod
     def build(cls, outcome: EvaluationOutcome, metrics: Sequence[str]) -> Scorecard:
+        """The aggregates over every item, those the RAG system failed on included at the values
+        ``score_errored`` gave them: the gates, the report and the regression test read these."""
         hallucinations: Counter[str] = Counter()
         for item in outcome.items:
             hallucinations.update(item.hallucinations)
-        scored = [i for i in outcome.items if i.rag_error is None]
-        return cls(aggregate_all(scored, metrics), aggregate_by_type(scored, metrics),
+        return cls(aggregate_all(outcome.items, metrics), aggregate_by_type(outcome.items, metrics),
                    {v: hallucinations.get(v, 0) for v in ("out_of_context", "inconsistency", "fabrication")},
                    sum(1 for i in outcome.items if i.rag_error), outcome.items, outcome.judge_failure_rate,
                    tuple(metric_failures(outcome.items, metrics, outcome.k)))
@@ -47,7 +48,7 @@ class Scorecard:
                 "judge_failure_rate": self.judge_failure_rate}
 
     def values(self) -> tuple[dict[ItemKey, dict[str, float]], dict[ItemKey, str]]:
-        return ({(i.item_id, i.revision): dict(i.values) for i in self.items if i.rag_error is None},
+        return ({(i.item_id, i.revision): dict(i.values) for i in self.items},
                 {(i.item_id, i.revision): i.question_type for i in self.items})
 
     def failure_rows(self) -> list[tuple[str, str, str]]:

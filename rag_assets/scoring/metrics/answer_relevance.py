@@ -101,7 +101,7 @@ METRIC = Metric(
     definition=("Completeness (how fully each part of the question is answered, with the kind of answer it asks "
                 "for) times focus (share of the answer's statements that address the question); 0 for a "
                 "noncommittal answer. With a semantic embedder, the mean of that and the similarity of the question "
-                "to three questions the answer answers (ragas)."),
+                "to three questions the answer answers (ragas). An item the RAG system failed on scores 0."),
     score=_score, reason=reason, headline=True,
     thresholds={"general": 0.80, "high_stakes": 0.85, "developer": 0.60, "offline": 0.20},
     production_drift=(

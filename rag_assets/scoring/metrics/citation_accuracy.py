@@ -54,8 +54,10 @@ METRIC = Metric(
     only_where_data=True,
     definition=("Share of the answer's citations whose chunk supports the claim it is attached to, by the "
                 "faithfulness judgment; a citation of a chunk that was not retrieved is fabricated and wrong. "
-                "Undefined for an answer without citations."),
+                "Undefined for an answer without citations, hence for an item the RAG system failed on: raising gains "
+                "nothing answering without citations would not."),
     score=lambda context, judgment: _accuracy(context, judgment)[0], record=_record,
+    errored=lambda context: math.nan,
     thresholds={"high_stakes": 0.95},
     when_low=("Citations often point at chunks that do not support the sentence: cite per sentence, and validate "
               "cited ids against the retrieved set."),

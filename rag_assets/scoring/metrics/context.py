@@ -1,4 +1,4 @@
-"""One answered item as every metric sees it: the golden item, the system's response, and what is derived
+"""One item as every metric sees it: the golden item, the system's response, and what is derived
 from them once for all metrics (the contexts as the judge reads them, their document versions)."""
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ def context_version(chunk: RetrievedChunk, versions: Mapping[str, str | None]) -
 
 @dataclass
 class ItemContext:
-    """What a metric scores one answered item from. ``versions``: document path (or context id) -> version;
+    """What a metric scores one item from (an item the system failed on: a response that answers and retrieves
+    nothing, ``Metric.score_errored``). ``versions``: document path (or context id) -> version;
     ``statements``: the reference answer's statements; ``evidence`` and ``documents`` for the retrieval
     metrics (token figures only where ``documents`` are known)."""
 

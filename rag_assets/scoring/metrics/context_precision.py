@@ -94,7 +94,8 @@ METRIC = Metric(
     name="context_precision", label="Context precision", kind="judge", task=TASK,
     definition=("Average precision of the judge's usefulness verdicts over the retrieved contexts in rank order: "
                 "high when the contexts that help to arrive at the reference answer come first. A graded verdict "
-                "weighs each rank by its usefulness; 0 when no context is useful."),
+                "weighs each rank by its usefulness; 0 when no context is useful, or none was retrieved (an item the "
+                "RAG system failed on)."),
     score=_score, record=_record, reason=reason, headline=True,
     thresholds={"general": 0.75, "high_stakes": 0.85, "developer": 0.50, "offline": 0.30},
     production_drift=(

@@ -79,8 +79,9 @@ def reason(judgment: Judgment) -> str:
 METRIC = Metric(
     name="context_recall", label="Context recall", kind="judge", task=TASK,
     definition=("Share of the reference answer's statements that the retrieved contexts support: whether retrieval "
-                "found everything the answer needs. Undefined without reference statements."),
+                "found everything the answer needs. Undefined without reference statements. An item the RAG system "
+                "failed on retrieved nothing: 0."),
     score=_score,
-    reason=reason, headline=True,
+    reason=reason, headline=True, errored=lambda context: 0.0 if context.statements else math.nan,
     thresholds={"general": 0.70, "high_stakes": 0.85, "developer": 0.50, "offline": 0.70},
 )

@@ -103,7 +103,8 @@ METRIC = Metric(
                 "atomic claims and gives each a verdict: grounded, out_of_context (not in the contexts), "
                 "inconsistency (contradicts them) or fabrication (invents specifics); a graded support counts in "
                 "between, within its verdict's range (grounded 0.5 to 1, out_of_context 0 to 0.5, the others 0). "
-                "An answer with no claim (a decline) scores 1."),
+                "An answer with no claim (a decline) scores 1; an item the RAG system failed on has no answer and "
+                "scores 0: an error is not a decline."),
     score=lambda context, judgment: formula(judgment)[0],
     record=_record, reason=reason, headline=True, allowed_drop=0.03,
     thresholds={"general": 0.85, "high_stakes": 0.95, "developer": 0.70, "offline": 0.90},

@@ -21,6 +21,15 @@ at the evaluation's k). Each metric is one module of `rag_assets/scoring/metrics
 `python -m rag_assets.scoring.metrics.reference docs/metrics.md`: edit the metric, not this page. How to read
 the figures: [reading the evaluation](evaluation.md); the judge behind the judge metrics: [the judge](judge.md).
 
+An item your RAG system failed on (it raised, timed out, or gave no valid answer) has no answer and retrieved
+nothing. It is not judged, and counts at the worst value of every metric that would have scored it, never left
+out of a mean: 0 for every retrieval metric on an item with evidence (diversity included), for faithfulness (an
+error is not a decline, whose faithfulness is 1), answer relevance, context precision, context recall (on an item
+with reference statements) and decline accuracy (an adversarial question is not declined by an error). Citation
+accuracy and temporal faithfulness stay undefined for it, as for any answer that cites nothing or rests on no chunk.
+So raising on the items a system would miss lowers its figures as missing them does; the RAG error budget is a
+separate gate.
+
 """
 ITEMS = {"every": "every item", "answerable": "answerable items (not adversarial)",
          "adversarial": "adversarial items"}

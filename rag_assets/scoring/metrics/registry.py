@@ -57,7 +57,8 @@ class Metric:
     (claims, hallucination counts). ``items``: the question types it scores; ``only_where_data``: its
     threshold applies only where some item gave a value or a failure (citations, document versions).
     ``at_k``: the name is completed by the evaluation's k (``precision@5``). ``reason``: the judge's answer in
-    a sentence, for the experts; a metric with one is reviewed by them (``Registry.reviewed``)."""
+    a sentence, for the experts; a metric with one is reviewed by them (``Registry.reviewed``). ``errored``: what
+    an item the RAG system failed on scores, where 0 is not it (see ``score_errored``)."""
 
     name: str
     label: str
@@ -77,6 +78,18 @@ class Metric:
     production_drift: tuple[str, str] | None = None
     record: Callable[[ItemContext, Judgment, ItemScores], None] | None = None
     reason: Callable[[Judgment], str] | None = None
+    errored: Callable[[ItemContext], float] | None = None
+
+    def score_errored(self, context: ItemContext) -> float:
+        """The value of an item the RAG system failed on (``context``: its response answers nothing and retrieved
+        nothing), NaN where the metric would not have scored it. The worst the metric gives, never a value that
+        leaves the item out of a mean it would have been in: raising on the items a system would miss must not
+        lift its figures. ``errored`` when given; else a retrieval metric's own score of retrieving nothing (0
+        where the item has evidence, NaN where none), and 0 for the others: no judge is asked about an item with
+        no answer, and a formula of an empty answer may credit it (a decline's faithfulness is 1)."""
+        if self.errored is not None:
+            return self.errored(context)
+        return self.score(context, {}) if self.kind == "retrieval" else 0.0
 
     def key(self, k: int = DEFAULT_K) -> str:
         """The name its values are stored under in an evaluation at cutoff ``k``."""

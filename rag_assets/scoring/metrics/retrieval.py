@@ -1,6 +1,7 @@
 """The retrieval metrics: one formula family (``rag_assets.scoring.retrieval``) computed once per item from the
 returned contexts and the item's evidence spans, with no judge. Every one is undefined (NaN) for an item
-without relevant evidence (an adversarial question); token figures need the documents' words."""
+without relevant evidence (an adversarial question); token figures need the documents' words. An item the RAG
+system failed on retrieved nothing: each scores it as such (0), diversity too (``Metric.score_errored``)."""
 
 from __future__ import annotations
 
@@ -60,5 +61,6 @@ METRICS = (
     _member("token_iou", True, "Token IoU@k", "Word tokens in both the top k contexts and the evidence, over those "
             "in either."),
     _member("diversity", True, "Diversity@k", "1 - the mean redundancy of pairs of the top k contexts (span "
-            "overlap, else the Jaccard similarity of their word 3-shingles): whether they bring complementary text."),
+            "overlap, else the Jaccard similarity of their word 3-shingles): whether they bring complementary text. "
+            "Undefined below two contexts, but 0 for an item the RAG system failed on.", errored=lambda context: 0.0),
 )

@@ -40,8 +40,10 @@ METRIC = Metric(
     only_where_data=True,
     definition=("When the retrieved contexts come from several versions of the documents: 1 if every context the "
                 "answer relies on (those supporting its grounded claims) is of the newest version retrieved, or of "
-                "the version the question names; 0 otherwise. Undefined when one version was retrieved."),
+                "the version the question names; 0 otherwise. Undefined when one version was retrieved, hence for an "
+                "item the RAG system failed on (it retrieved none)."),
     score=lambda context, judgment: formula(context.item.question, context.retrieved_versions, judgment),
+    errored=lambda context: math.nan,
     thresholds={"high_stakes": 0.95},
     when_low=("Answers use outdated documents when newer ones were retrieved: prefer the newest version (metadata "
               "filter or recency boost) and say which version an answer is for."),
