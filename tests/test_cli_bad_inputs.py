@@ -107,3 +107,29 @@ def test_the_console_script_prints_the_one_line_and_nothing_else(tmp_path: Path)
     assert done.stderr == ("error: RAG_ASSETS_MAX_COST_USD='-1' is not a number of US dollars >= 0; "
                            "for example RAG_ASSETS_MAX_COST_USD=10\n")
     assert not (tmp_path / "home").exists()
+
+
+def test_a_review_asking_what_its_candidates_cannot_take_stops_at_the_door_naming_file_sheet_row_and_field(
+        project_env: Path, capsys: pytest.CaptureFixture[str]):
+    """A tester's workbook accepted a re-review whose evidence vanished: it passed the door, and the import
+    refused it after the run had started (exit 1, several lines, no sheet named)."""
+    from rag_assets.settings import Settings
+    from rag_assets.store.curation_repository import SqlCurationRepository
+    from rag_assets.store.engine import get_engine
+    from tests.curation.test_rejected_files_leave_the_store_unchanged import pending_review
+    from tests.curation.test_workbook import _outbox_workbook, fill_workbook, save_vanished_candidate
+
+    engine = get_engine(Settings.from_env().store_url)
+    version, _ = pending_review(engine)  # the candidates a first run generates for the sample corpus
+    gone = save_vanished_candidate(engine, version)
+    path, candidates, _ = _outbox_workbook(engine, version, project_env.parent / f"review-{version}.xlsx")
+    fill_workbook(path, {gone.candidate_id: {"D": "accept"}})
+    row = 2 + [c.candidate_id for c in candidates].index(gone.candidate_id)
+
+    assert main(["run", "--no-production", "--review", str(path)]) == 2
+    refused = capsys.readouterr()
+    assert refused.out == "" and refused.err == (
+        f"error: {path}: sheet Review, row {row}, decision: candidate {gone.candidate_id} has no relevant chunk left "
+        "in this corpus version (its evidence vanished); it can only be rejected; nothing staged or applied\n")
+    inbox = Settings.from_env().curation_root / "inbox"
+    assert not (inbox.is_dir() and list(inbox.iterdir())) and SqlCurationRepository(engine).decisions() == []

@@ -13,6 +13,7 @@ from rag_assets.cli import main
 from rag_assets.cli.system import header_templates, system_run_config
 from rag_assets.errors import ConfigError
 from tests.conftest import PROJECT_ROOT
+from tests.fakes.rag_http import FakeRagHttpServer
 
 
 def test_a_callable_in_the_current_directory_is_scored_and_the_summary_json_says_so(
@@ -209,3 +210,21 @@ def test_every_way_to_configure_an_http_system_refuses_a_credential_in_its_url(u
 def test_a_url_without_a_credential_is_taken_as_it_is():
     url = "https://rag.example/answer?tenant=a&design=b"
     assert system_run_config(None, url) == {"resources": {"rag": {"config": {"kind": "http", "target": url}}}}
+
+
+def test_no_form_of_a_header_secret_a_server_echoes_reaches_the_terminal_store_log_dagster_or_summary(
+        checkout: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    token, key = "s3cr3t-TOKEN-98765", "K-team-4411-key"
+    monkeypatch.setenv("TEAM_TOKEN", f"Bearer {token}")
+    monkeypatch.setenv("TEAM_KEY", key)
+    summary = tmp_path / "summary.json"
+    with FakeRagHttpServer() as server:
+        code = main(["run", "--no-production", "--system-url", f"{server.base_url}/echo-headers",
+                     "--system-header", "Authorization=TEAM_TOKEN", "--system-header", "X-Api-Key=TEAM_KEY",
+                     "--summary-json", str(summary)])
+    out, err = capsys.readouterr()
+    budget = next(c for c in json.loads(summary.read_text())["checks"] if c["check"] == "rag_answers_error_budget")
+    assert code == 1 and "http_error x" in budget["description"]
+    assert "HTTP 401: bad token *** for user; X-Api-Key=*** raw=***" in budget["description"]
+    assert (tmp_path / "home" / "logs" / "rag-assets.log").is_file()
+    assert _files_holding(tmp_path, token, key) == [] and token not in out + err and key not in out + err

@@ -187,15 +187,16 @@ def _stage_review(review: str | None, version: str, target: Driven) -> None:
 
 
 def _check_review(source: Path, version: str, target: Driven) -> None:
-    """A ``--review`` file read as its import will read it, before it reaches the inbox: a bad row stops the command
-    with one line naming file, row and field (exit 2), and nothing is staged or applied. The import checks it again
+    """A ``--review`` file read and checked against its candidates as its import will (``read_review_file``, then
+    ``refuse_undoable``), before it reaches the inbox: a bad row stops the command with one line naming file,
+    sheet, row and field (exit 2), and nothing is staged or applied. The import checks it again
     (the candidates may change in between), as it does any file dropped in the inbox by hand. A judge review is
     checked by its own import, and so is a file given before this home has candidates (this run generates them).
     A review of another corpus version than ``version`` is refused too: a run imports its own version's reviews
     only, and such a file sat in the inbox, applied to nothing, while the run exited 0 (tester)."""
     from rag_assets.calibration.review_file import is_judge_review
     from rag_assets.curation.inbox import declared_corpus_version
-    from rag_assets.curation.review_file import read_review_file
+    from rag_assets.curation.review_file import read_review_file, refuse_undoable
 
     judge_review = is_judge_review(source)
     declared = None if judge_review else declared_corpus_version(source)
@@ -204,11 +205,13 @@ def _check_review(source: Path, version: str, target: Driven) -> None:
                              f"imports the reviews of its own version only: review {version}'s candidates (the run "
                              "writes their review file to the curation outbox); nothing staged or applied")
 
-    known = target.resource("store").candidates().corpus_versions_by_id()
+    candidates = target.resource("store").candidates()
+    known = candidates.corpus_versions_by_id()
     if judge_review or not known:
         return
     try:
-        read_review_file(source, known, target.resource("curation").limits())
+        review = read_review_file(source, known, target.resource("curation").limits())
+        refuse_undoable(review, candidates.by_ids([row.candidate_id for row in review.rows]))
     except ReviewFileRejected as rejected:
         raise RagAssetsError(f"{rejected.first_line()}; nothing staged or applied") from None
 

@@ -88,6 +88,7 @@ class ReviewFile:
     corpus_version: str
     rows: tuple[ReviewRow, ...]
     undecided: int
+    sheet: str | None = None  # the workbook's review sheet, named in a problem found once the file was read
 
 
 @dataclass(frozen=True)

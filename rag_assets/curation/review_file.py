@@ -53,11 +53,12 @@ from rag_assets.curation.models import (
 from rag_assets.curation.workbook import WorkbookUnreadable, review_sheet_as_csv
 from rag_assets.errors import ReviewFileRejected
 from rag_assets.files import FileTooLarge, read_regular_file
+from rag_assets.generation.models import Candidate
 from rag_assets.text.control import control_character_problem
 from rag_assets.text.spreadsheet import formula_start, restore
 
-__all__ = ["REVIEW_FORMATS", "declared_version", "formula_problem", "read_only_edits", "read_review_file",
-           "spreadsheet_cell", "unsupported_reason"]
+__all__ = ["REVIEW_FORMATS", "declared_version", "formula_problem", "read_review_file",
+           "refuse_undoable", "spreadsheet_cell", "unsupported_reason"]
 
 #: The one set of review file suffixes (suffix -> format): the inbox takes these and rejects the rest.
 REVIEW_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".xlsx": "xlsx"}
@@ -123,6 +124,7 @@ def _read(path: Path, known_candidates: Mapping[str, str], limits: ReviewLimits)
         corpus_version=corpus_version,
         rows=rows,
         undecided=undecided,
+        sheet=sheet,
     )
 
 
@@ -595,7 +597,24 @@ def _flat(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
-def read_only_edits(rows: Iterable[ReviewRow], originals: Mapping[str, Mapping[str, str]]) -> list[ReviewProblem]:
+def refuse_undoable(review: ReviewFile, candidates: Mapping[str, Candidate]) -> None:
+    """Raise :class:`ReviewFileRejected` when a valid file asks what its ``candidates`` (id -> candidate, every
+    one the file decides) cannot take: accepting or editing a candidate whose evidence vanished from this corpus
+    version (no relevant chunk left, and the file has no column for new evidence, so it can only be rejected), or
+    an edit typed into a read-only column, which would be lost. The import asks it before it applies a row, and
+    ``rag-assets run --review`` at the door, so a file is refused the same way, in the same words, at either."""
+    problems = [ReviewProblem(row.row, "decision", f"candidate {row.candidate_id} has no relevant chunk left in "
+                              "this corpus version (its evidence vanished); it can only be rejected")
+                for row in review.rows
+                if row.decision != Decision.REJECT and candidates[row.candidate_id].evidence_vanished]
+    problems += _read_only_edits(review.rows, {c.candidate_id: {"question": c.question,
+                                                                "reference_answer": c.reference_answer}
+                                               for c in candidates.values()})
+    if problems:
+        raise ReviewFileRejected(review.path, _sorted([replace(p, sheet=review.sheet) for p in problems]))
+
+
+def _read_only_edits(rows: Iterable[ReviewRow], originals: Mapping[str, Mapping[str, str]]) -> list[ReviewProblem]:
     """Decided rows whose read-only ``question`` / ``reference_answer`` cell differs from what was
     written (``originals``: candidate id -> column -> text): the edit would be lost, so the file is
     rejected naming the column the edit belongs in."""

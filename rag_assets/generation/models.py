@@ -48,6 +48,13 @@ class Candidate:
     origin_item_id: str | None = None  # set when a stale golden item is sent back to review
     change_note: str = ""  # for such an item: where its evidence was, what it said, what stands there now
 
+    @property
+    def evidence_vanished(self) -> bool:
+        """An answerable question none of whose evidence is left in its corpus version (a re-review whose text
+        is gone): a review can only reject it, having no column for new evidence. An adversarial question has
+        no evidence by design."""
+        return self.question_type != "adversarial" and not self.relevant_chunks
+
     @staticmethod
     def make_id(question_type: str, question: str, relevant: tuple[ChunkRef, ...], source: tuple[ChunkRef, ...]) -> str:
         anchors = sorted(ref.chunk_id for ref in relevant or source)

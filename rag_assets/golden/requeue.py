@@ -9,6 +9,8 @@ expert then confirms the item against the new text (accept or edit) or retires i
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rag_assets.corpus.models import sha256_hex
 from rag_assets.evidence.anchor import ChunkIndex
 from rag_assets.evidence.documents import Documents
@@ -25,10 +27,18 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def _change(span: EvidenceSpan, old: str | None, new: str | None) -> str:
-    """One line of a re-review's note: where the evidence was, what it said, what stands there now."""
+def _change(span: EvidenceSpan, old: str | None, new: str | None, vanished: bool) -> str:
+    """One line of a re-review's note: where the evidence was, what it said, what stands there now, and for a
+    passage not found what the review may do, as its import allows it: with no evidence left at all
+    (``vanished``) only a rejection, which a review file has no column for new evidence to change."""
     was = f"WAS: {_flat(old)}" if old else "WAS: (its text is no longer stored)"
-    now = f"NOW: {_flat(new)}" if new is not None else f"NOW: (not found in {span.path}: reject it, or edit it)"
+    if new is not None:
+        now = f"NOW: {_flat(new)}"
+    elif vanished:
+        now = f"NOW: (not found in {span.path}, and no evidence of the item is left: reject it)"
+    else:
+        now = (f"NOW: (not found in {span.path}; its other evidence stands: accept or edit it against that, "
+               "or reject it)")
     return f"{span.path} @{span.start}-{span.end}\n{was}\n{now}"
 
 
@@ -50,15 +60,15 @@ def _located(text: str | None, path: str, documents: Documents) -> Span | None:
 def _candidate(entry: StaleItem, pinning: Pinning, target: PinTarget, index: ChunkIndex) -> Candidate:
     item = entry.item
     found: list[Span] = [e.span for e in entry.kept]
-    notes: list[str] = []
+    changes: list[tuple[EvidenceSpan, str | None, str | None]] = []
     for span in entry.lost:
         old = pinning.old_texts.get(span)
         location = _located(old, span.path, pinning.documents)
         if location is not None:
             found.append(location)
-        notes.append(_change(span, old, pinning.documents.text(location) if location else None))
+        changes.append((span, old, pinning.documents.text(location) if location else None))
     refs = index.covering(found, target.min_overlap)
-    return Candidate(
+    candidate = Candidate(
         candidate_id="q-" + sha256_hex("\0".join(["requeue", item.item_id, str(item.revision), target.version,
                                                     *(r.chunk_id for r in refs)]))[:12],
         question=item.question,
@@ -71,5 +81,6 @@ def _candidate(entry: StaleItem, pinning: Pinning, target: PinTarget, index: Chu
         model="stale-item",
         prompt_ref=REQUEUE_REF,
         origin_item_id=item.item_id,
-        change_note="\n".join(notes),
     )
+    notes = [_change(*change, candidate.evidence_vanished) for change in changes]
+    return replace(candidate, change_note="\n".join(notes))

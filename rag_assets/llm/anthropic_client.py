@@ -32,7 +32,7 @@ from typing import Any
 
 import anthropic
 
-from rag_assets.errors import redact
+from rag_assets.errors import redact_json
 from rag_assets.llm.batch import BatchJournal, BatchOutcome, BatchRequest, BatchRun, BatchSettings
 from rag_assets.llm.budget import Budget
 from rag_assets.llm.client import ApiCallError, BulkOutcome, LLMClient, Reply, Request
@@ -103,13 +103,7 @@ class AnthropicClient(LLMClient):
 
     def _redacted(self, value: Any) -> Any:
         """``value`` (a text, or a JSON value such as a tool input) with the secrets blanked out of every string."""
-        if isinstance(value, str):
-            return redact(value, self._secrets())
-        if isinstance(value, dict):
-            return {self._redacted(k): self._redacted(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self._redacted(v) for v in value]
-        return value
+        return redact_json(value, self._secrets())
 
     async def _open(self) -> None:
         self._sdk = anthropic.AsyncAnthropic(**self._sdk_options)

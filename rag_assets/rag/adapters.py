@@ -38,7 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
-from rag_assets.errors import ConfigError, redact
+from rag_assets.errors import ConfigError, redact, redact_json
 from rag_assets.rag.http_transport import (HEADERS_INSTEAD, HttpReply, ResponseTooLarge, post, refuse_url_credentials,
                                           resolve_headers)
 from rag_assets.rag.models import Citation, RagQuery, RagResponse, RetrievedChunk, failed
@@ -257,7 +257,8 @@ class HttpRagSystem:
 
     ``timeout`` is a deadline for each whole request, ``max_response_bytes`` caps the body, and
     ``headers`` are templates whose ``${VARIABLE}`` parts are read from the environment (see
-    ``http_transport``); what goes wrong becomes that item's error, never the run's.
+    ``http_transport``); what goes wrong becomes that item's error, never the run's. Whatever the server sends
+    back, error or answer, has those values blanked out (``redact``) before anything keeps it.
     """
 
     def __init__(self, url: str, k: int = 5, timeout: float = 30.0, max_concurrency: int = 4, retries: int = 2,
@@ -304,10 +305,10 @@ class HttpRagSystem:
         if problem:
             return failed(query.item_id, "http_error", f"{problem} (after {self.retries} retries)", latency)
         if not 200 <= reply.status < 300:
-            return failed(query.item_id, "http_error",
-                          f"HTTP {reply.status}: {reply.body[:200].decode('utf-8', 'replace')}", latency)
+            shown = redact(reply.body.decode("utf-8", "replace"), self._secrets)[:200]  # cut after: no secret's head
+            return failed(query.item_id, "http_error", f"HTTP {reply.status}: {shown}", latency)
         try:
-            return parse_output(query.item_id, json.loads(reply.body), latency)
+            return parse_output(query.item_id, redact_json(json.loads(reply.body), self._secrets), latency)
         except ContractError as exc:
             return failed(query.item_id, "bad_response", str(exc), latency)
         except ValueError as exc:  # not UTF-8 or not JSON

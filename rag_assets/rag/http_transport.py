@@ -8,7 +8,8 @@ is read in pieces and abandoned past ``max_bytes``, so a runaway response never 
 Header values are templates: ``"Bearer ${RAG_ASSETS_SYSTEM_TOKEN}"`` names the environment
 variable that holds the secret, so the configuration (shown in the UI, hashed into the run) holds
 only the name. Values are read when the system is set up; they are never returned by ``config()``
-and are blanked out of error messages. That is the one way to send a secret: a URL that holds one
+and are blanked out of error messages and of what the server answers, in every form a server may echo
+(``rag_assets.errors.secret_forms``). That is the one way to send a secret: a URL that holds one
 (``user:password@`` or a query parameter such as ``api_key``) is refused where it is configured,
 since the URL is the system's name in the store, the report, the event log and Dagster's run storage.
 """
@@ -45,7 +46,8 @@ class HttpReply:
 
 
 def resolve_headers(templates: Mapping[str, str], environ: Mapping[str, str] | None = None) -> tuple[dict[str, str], tuple[str, ...]]:
-    """The headers to send and the secret values in them (to blank out of messages).
+    """The headers to send and the secret values in them (to blank out of messages): each env var's value and each
+    header value that holds one (``rag_assets.errors.redact`` also blanks what a server may echo of them alone).
 
     A header whose name suggests a credential must take its value from an env var: a literal
     secret in the config would be shown in the UI and stored with the run.
@@ -61,8 +63,8 @@ def resolve_headers(templates: Mapping[str, str], environ: Mapping[str, str] | N
         missing = [var for var in names if not environ.get(var)]
         if missing:
             raise ConfigError(f"header {name}: environment variable {', '.join(missing)} is not set")
-        secrets.extend(environ[var] for var in names)
         headers[name] = _ENV_REFERENCE.sub(lambda match: environ[match.group(1)], template)
+        secrets.extend([environ[var] for var in names] + ([headers[name]] if names else []))
     return headers, tuple(sorted(set(secrets), key=len, reverse=True))
 
 

@@ -24,9 +24,8 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from rag_assets.curation.agreement import ADJUDICATOR_PREFIX, Content, ReviewerAgreement, agreed, pairwise_agreement, standing
-from rag_assets.curation.models import Decision, ReviewFile, ReviewProblem, ReviewRow
-from rag_assets.curation.review_file import read_only_edits
-from rag_assets.errors import ReviewFileRejected
+from rag_assets.curation.models import Decision, ReviewFile, ReviewRow
+from rag_assets.curation.review_file import refuse_undoable
 from rag_assets.evidence.spans import EvidenceSpan
 from rag_assets.generation.models import Candidate
 from rag_assets.golden.models import REVIEWED_ORIGIN, UNREVIEWED_ORIGIN
@@ -94,17 +93,10 @@ class SqlCurationRepository:
             return list(conn.execute(query).scalars())
 
     def apply_review(self, review: ReviewFile) -> ApplyOutcome:
-        """Apply every decided row of a validated file in one transaction."""
+        """Apply every decided row of a validated file in one transaction, or none of them when
+        ``refuse_undoable`` finds a row the candidates as stored now cannot take."""
         candidates = self.candidates.by_ids([row.candidate_id for row in review.rows])
-        problems = [ReviewProblem(row.row, "decision", f"candidate {row.candidate_id} has no relevant chunk left in "
-                                  "this corpus version (its evidence vanished); it can only be rejected")
-                    for row in review.rows
-                    if row.decision != Decision.REJECT and _evidence_vanished(candidates[row.candidate_id])]
-        problems += read_only_edits(review.rows, {c.candidate_id: {"question": c.question,
-                                                                   "reference_answer": c.reference_answer}
-                                                  for c in candidates.values()})
-        if problems:
-            raise ReviewFileRejected(review.path, problems)
+        refuse_undoable(review, candidates)
 
         def work(conn: Connection) -> ApplyOutcome:
             if conn.execute(select(IMPORT.c.sha256).where(IMPORT.c.sha256 == review.sha256)).first():
@@ -203,10 +195,6 @@ def _chunk_spans(conn: Connection, candidate: Candidate) -> tuple[EvidenceSpan, 
     found = chunk_evidence(conn, {r.chunk_id for r in candidate.relevant_chunks}, candidate.corpus_version)
     spans = tuple(found.get(r.chunk_id) for r in candidate.relevant_chunks)
     return spans if all(span is not None and span.revision for span in spans) else ()
-
-
-def _evidence_vanished(candidate: Candidate) -> bool:
-    return candidate.question_type != "adversarial" and not candidate.relevant_chunks
 
 
 def _content(row: ReviewRow) -> Content:

@@ -3,6 +3,7 @@ same validation and import path as a CSV (whole-file rejection naming sheet, row
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from rag_assets.curation.inbox import declared_corpus_version, import_review_fil
 from rag_assets.curation.queue import review_rows, workbook_rows
 from rag_assets.curation.review_file import read_review_file
 from rag_assets.curation.workbook import WorkbookRow, markdown_to_text, write_review_workbook
+from rag_assets.generation.models import Candidate
 from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.curation_repository import SqlCurationRepository
@@ -93,6 +95,52 @@ def test_workbook_round_trip_through_the_inbox(world) -> None:
         (candidates[2].candidate_id, "reject", 4, "Zoë")]
     assert decisions[2]["notes"] == "=not a formula, typed as text"
     assert (folders.processed / path.name).exists()
+
+
+def save_vanished_candidate(engine, version: str) -> Candidate:
+    """A re-review whose evidence is gone from ``version`` (its page was deleted): no relevant chunk is left."""
+    gone = dataclasses.replace(
+        SqlCandidateRepository(engine).for_version(version)[0], relevant_chunks=(), source_chunks=(),
+        candidate_id=Candidate.make_id("factual", "What did the deleted page say?", (), ()),
+        question="What did the deleted page say?", origin_item_id="q-goldengone1",
+        change_note="regions.md @0-40\nWAS: the old text\nNOW: (not found in regions.md, and no evidence of the item "
+                    "is left: reject it)")
+    SqlCandidateRepository(engine).save([gone])
+    return gone
+
+
+def fill_workbook(path: Path, fills: dict[str, dict[str, str]]) -> Path:
+    """``path``'s Review sheet with the cells ``fills`` gives (candidate id -> column letter -> value) filled in
+    as an expert would, and a reviewer on those rows; saved in place."""
+    book = openpyxl.load_workbook(path)
+    sheet = book["Review"]
+    for row in range(2, sheet.max_row + 1):
+        for column, value in fills.get(sheet[f"A{row}"].value, {}).items():
+            sheet[f"{column}{row}"], sheet[f"H{row}"] = value, "ana"
+    book.save(path)
+    return path
+
+
+def test_a_workbook_asking_what_its_candidates_cannot_take_is_rejected_naming_the_sheet_too(world) -> None:
+    engine, version, _, folders = world
+    gone = save_vanished_candidate(engine, version)
+    path, candidates, _ = _outbox_workbook(engine, version, folders.inbox / f"review-{version}.xlsx")
+    other = next(c for c in candidates if c.candidate_id != gone.candidate_id)
+    fill_workbook(path, {gone.candidate_id: {"D": "accept"}, other.candidate_id: {"D": "accept", "C": "Better?"}})
+    rows = {c.candidate_id: row for row, c in enumerate(candidates, start=2)}
+    repo = SqlCurationRepository(engine)
+    before = _dump(engine)
+
+    result = import_review_file(path, folders, repo.candidates.corpus_versions_by_id(), read_review_file,
+                                repo.apply_review)
+
+    assert result.status == "rejected" and _dump(engine) == before
+    assert [str(p) for p in result.problems] == sorted([
+        f"sheet Review, row {rows[gone.candidate_id]}, decision: candidate {gone.candidate_id} has no relevant chunk "
+        "left in this corpus version (its evidence vanished); it can only be rejected",
+        f"sheet Review, row {rows[other.candidate_id]}, question: question is read-only and was changed; put the new "
+        "text in edited_question with decision 'edit' (and leave question as written)"],
+        key=lambda line: int(line.split("row ")[1].split(",")[0]))
 
 
 def test_an_excel_style_workbook_with_a_bad_decision_is_rejected_naming_sheet_row_and_column(world) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 import time
@@ -18,7 +19,9 @@ HUGE_BYTES = 50_000_000
 class FakeRagHttpServer:
     """``/canned`` answers with ``canned`` (bytes set by the test); ``/secure`` wants ``Bearer TOKEN``
     (``/echo-auth`` refuses and echoes the X-Api-Key header; ``/own-windows`` wants it too and answers as
-    ``tests.rag.own_chunking_system.windows``);
+    ``tests.rag.own_chunking_system.windows``); ``/echo-headers`` refuses an item whose id's characters sum odd,
+    echoing the Authorization header whole, its credential alone and a Basic one decoded, and answers the others
+    quoting it;
     ``/drip`` sends its body one byte every 2 s; ``/huge`` sends 50 MB (``/huge-undeclared``
     without a Content-Length)."""
 
@@ -77,6 +80,19 @@ class FakeRagHttpServer:
                         self._send(401, b'{"error": "bad or missing token"}')
                 elif self.path == "/echo-auth":  # a careless server that shows what it was sent
                     self._send(403, json.dumps({"got": self.headers.get("X-Api-Key")}).encode())
+                elif self.path == "/echo-headers":  # half the items refused, echoing each form of what was sent
+                    authorization = self.headers.get("Authorization", "")
+                    credential = authorization.split()[-1] if authorization else ""
+                    if sum(map(ord, request["item_id"])) % 2:
+                        try:
+                            decoded = base64.b64decode(credential).decode()
+                        except ValueError:
+                            decoded = ""
+                        self._send(401, f"bad token {authorization} for user; X-Api-Key={self.headers.get('X-Api-Key')}"
+                                        f" raw={credential} decoded={decoded} pw={decoded.partition(':')[2]}".encode())
+                    else:
+                        self._send(200, json.dumps({"answer": f"ok, you are {credential}", "retrieved": [
+                            {"text": f"totally unrelated text {authorization}"}]}).encode())
                 elif self.path == "/drip":
                     def drip():
                         for byte in b'{"answer": "late"}':

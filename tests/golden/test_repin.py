@@ -84,7 +84,31 @@ def test_an_edit_elsewhere_repins_an_edit_of_the_evidence_makes_stale_and_nothin
     was, now = beta_again.change_note.splitlines()[1:3]
     assert was.startswith("WAS: ") and now.startswith("NOW: ") and "kilograms" in now and "kilograms" not in was
     assert beta_again.relevant_chunks and all(r.chunk_id in new_chunks for r in beta_again.relevant_chunks)
-    assert delta_again.relevant_chunks == () and "not found in delta.md" in delta_again.change_note
+    assert delta_again.relevant_chunks == () and delta_again.evidence_vanished
+    # the import refuses anything but a rejection of it (refuse_undoable), so its note offers nothing else
+    assert delta_again.change_note.splitlines()[2] == (
+        "NOW: (not found in delta.md, and no evidence of the item is left: reject it)")
+
+
+def test_a_re_review_that_lost_one_passage_but_keeps_another_offers_an_edit_and_one_that_lost_all_only_a_rejection(
+        tmp_path: Path):
+    root, corpus, version, items = _store(tmp_path)
+    chunks = corpus.snapshot_chunks(version)
+    gamma, delta = ([c for c in chunks if c.path == f"{name}.md"][3] for name in ("gamma", "delta"))
+    both = GoldenItem("q-both", 1, "factual", "What do gamma and delta say?", "Both say so.", (gamma.ref, delta.ref),
+                      version)
+    (root / "delta.md").unlink()
+    new = snapshot_corpus(root, CONFIG, corpus).version_id
+
+    target = PinTarget(new, corpus.snapshot_chunks(new), corpus)
+    kept_one, lost_all = requeue_candidates(pin_items([both, items[3]], target), target)
+
+    assert (kept_one.origin_item_id, lost_all.origin_item_id) == ("q-both", "q-delta")
+    assert kept_one.relevant_chunks and not kept_one.evidence_vanished and lost_all.evidence_vanished
+    assert kept_one.change_note.splitlines()[2] == (
+        "NOW: (not found in delta.md; its other evidence stands: accept or edit it against that, or reject it)")
+    assert lost_all.change_note.splitlines()[2] == (
+        "NOW: (not found in delta.md, and no evidence of the item is left: reject it)")
 
 
 def test_another_chunk_size_repins_every_item_and_makes_none_stale(tmp_path: Path):

@@ -3,13 +3,14 @@ cap, and every malformed field an item error naming it, while ``answer()`` itsel
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 
 import pytest
 
 from rag_assets.defs.resources import RagSystemResource
-from rag_assets.errors import ConfigError
+from rag_assets.errors import ConfigError, redact
 from rag_assets.rag.adapters import HttpRagSystem
 from rag_assets.rag.http_transport import resolve_headers
 from rag_assets.rag.models import RagQuery
@@ -81,6 +82,40 @@ def test_an_error_message_that_echoes_the_secret_shows_stars(server, monkeypatch
     assert system.answer(QUERIES)[0].error == 'HTTP 403: {"got": "***"}'
 
 
+def test_a_secret_cut_short_by_the_200_character_error_excerpt_shows_stars_not_its_head(server, monkeypatch):
+    monkeypatch.setenv(TOKEN_ENV, "k" * 300)
+    system = HttpRagSystem(server.base_url + "/echo-auth", headers={"X-Api-Key": f"${{{TOKEN_ENV}}}"}, retries=0)
+    assert system.answer(QUERIES)[0].error == 'HTTP 403: {"got": "***"}'
+
+
+ECHOED = "s3cr3t-TOKEN-98765"
+
+
+@pytest.mark.parametrize(("authorization", "hidden"), [
+    (f"Bearer {ECHOED}", [ECHOED]),  # as --system-header Authorization=VAR sends a VAR holding the whole value
+    ("Basic " + base64.b64encode(f"alice:{ECHOED}".encode()).decode(), [ECHOED, f"alice:{ECHOED}"]),
+])
+def test_every_form_of_a_secret_header_a_server_echoes_shows_stars_in_errors_and_answers(
+        server, monkeypatch, authorization, hidden):
+    monkeypatch.setenv("TEAM_TOKEN", authorization)
+    monkeypatch.setenv("TEAM_KEY", "K-team-4411")
+    system = HttpRagSystem(server.base_url + "/echo-headers", headers={"Authorization": "${TEAM_TOKEN}",
+                                                                       "X-Api-Key": "${TEAM_KEY}"}, retries=0)
+    answered, refused = system.answer([RagQuery("i1", "q?", "cv-test"), RagQuery("i2", "q?", "cv-test")])
+    decoded = " decoded=*** pw=***" if authorization.startswith("Basic") else " decoded= pw="
+    assert refused.error == f"HTTP 401: bad token *** for user; X-Api-Key=*** raw=***{decoded}"
+    assert (answered.answer, answered.retrieved[0].text) == ("ok, you are ***", "totally unrelated text ***")
+    shown = repr([refused, answered])
+    assert [secret for secret in [authorization, "K-team-4411", *hidden] if secret in shown] == []
+
+
+def test_a_piece_of_a_secret_too_short_to_tell_from_a_word_is_kept_but_a_short_secret_as_given_is_not():
+    assert redact("Bearer abc: abc is fine", ("Bearer abc",)) == "***: abc is fine"
+    assert redact("raw=abc", ("abc",)) == "raw=***"
+    assert redact("pw=hunter2 user=alice", ("Basic " + base64.b64encode(b"alice:hunter2").decode(),)) == (
+        "pw=*** user=alice")
+
+
 def test_secret_headers_must_name_an_env_var_that_is_set(monkeypatch):
     monkeypatch.delenv(TOKEN_ENV, raising=False)
     with pytest.raises(ConfigError, match=f"header Authorization: environment variable {TOKEN_ENV} is not set"):
@@ -88,7 +123,7 @@ def test_secret_headers_must_name_an_env_var_that_is_set(monkeypatch):
     with pytest.raises(ConfigError, match=r"header X-Api-Key: a credential must come from an environment variable"):
         HttpRagSystem("http://127.0.0.1:9/", headers={"X-Api-Key": "literal-secret"})
     assert resolve_headers({"X-Team": "search", "Authorization": "Bearer ${A}${B}"}, {"A": "aa", "B": "bbb"}) == (
-        {"X-Team": "search", "Authorization": "Bearer aabbb"}, ("bbb", "aa"))
+        {"X-Team": "search", "Authorization": "Bearer aabbb"}, ("Bearer aabbb", "bbb", "aa"))
 
 
 def test_the_rag_resource_passes_header_templates_and_the_cap(monkeypatch, tmp_path):
