@@ -83,8 +83,8 @@ def judge_run_items(store: Store, rag_run_id: str, select: Callable[[list[str]],
         ref.chunk_id for item in items for ref in item.relevant_chunks})
     responses = {r.item_id: r for r in rag.results(run.run_id, {c.chunk_id: c for c in chunks}, item_ids)}
     documents = corpus.documents(run.corpus_version, {c.path for c in chunks} | {
-        r.span.path for response in responses.values() for r in response.retrieved if r.span is not None} | {
-        e.path for item in items for e in item.evidence})
+        p.path for response in responses.values() for r in response.retrieved for p in r.places} | {
+        p.path for item in items for e in item.evidence for p in e.places})
     return with_statement_calls(
         judge_answers(items, responses, chunks, judge, store.llm_cache(), embedder, k, documents, progress), statements)
 

@@ -99,11 +99,13 @@ class Documents(Mapping[str, Document]):
     def text(self, span: Span) -> str:
         return self._by_path[span.path].body[span.start:span.end]
 
-    def evidence(self, span: Span, grade: float = 1.0) -> EvidenceSpan:
-        """``span`` pinned to this revision of its document."""
+    def evidence(self, span: Span, grade: float = 1.0, elsewhere: Iterable[Span] = ()) -> EvidenceSpan:
+        """``span`` pinned to this revision of its document, with the other places its text occurs (``elsewhere``)
+        pinned to theirs."""
         document = self._by_path[span.path]
         return EvidenceSpan(span.path, document.revision, span.start, span.end,
-                            sha256_hex(document.body[span.start:span.end]), grade)
+                            sha256_hex(document.body[span.start:span.end]), grade,
+                            tuple(self.evidence(other) for other in elsewhere))
 
     def token_starts(self, path: str) -> Sequence[int]:
         document = self._by_path.get(path)

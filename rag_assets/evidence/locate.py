@@ -26,6 +26,18 @@ Its score is the run's share of the text's words; the words outside the run coun
 
 Candidate documents: the one the caller names first (a system's source, a label's file), then the
 documents that hold most of the text's rarest words (an inverted index built on first need).
+
+A text found in several places (a live page and its archived copy, a passage a document repeats) is placed at
+all of them, not at whichever came first: the place the rules above choose is its ``span``, the others are
+``elsewhere``, in the same order (the named document, the candidates, then by path). Found as is or normalised,
+its places are every occurrence in the document it was found in and in every other document that holds it as is
+(each document holding all of its rarest words is searched), and its normalised occurrences in the other
+candidates, at most ``MAX_PLACES`` in all (a phrase, not a passage, can occur thousands of times); a fuzzy window
+ties with the equally good windows of the other candidates, and a ``part`` in the named document with the equally
+long runs of the others. The retrieval figures credit a text at any of its places and count it once
+(``rag_assets.scoring.retrieval``), the importers keep every place of a reference text as its evidence
+(``rag_assets.golden.pinning``): retrieving any copy of the evidence counts, and where a copy is placed by
+default never turns a hit into a miss.
 """
 
 from __future__ import annotations
@@ -41,8 +53,11 @@ from rag_assets.text.tokens import tokenize
 
 DEFAULT_MIN_SCORE = 0.8
 #: raised when where a text is placed changes (v2: the ``part`` method; exact and normalised in every candidate
-#: before fuzzy windows): part of the code version of what stores placements (golden labels, RAG answers)
-LOCATOR_VERSION = "locate-v2"
+#: before fuzzy windows; v3: every place a text occurs): part of the code version of what stores placements
+#: (golden labels, RAG answers)
+LOCATOR_VERSION = "locate-v3"
+#: the most places a text keeps (its span and those elsewhere)
+MAX_PLACES = 64
 #: the fewest words a document must have for a context holding all of it to be placed on it by ``part``
 WHOLE_DOCUMENT_WORDS = 8
 _MARKS = frozenset("*_`#>|")
@@ -56,6 +71,15 @@ class Location:
     span: Span
     method: str  # exact | normalised | fuzzy | part
     score: float  # 1.0, or the share of the text's words the fuzzy window or the part holds
+    elsewhere: tuple[Span, ...] = ()  # the other places the text is found as well as at ``span``
+
+
+def _placed(found: Sequence[Location]) -> Location | None:
+    """The first of ``found`` (places of one text, in order), with the others as its places elsewhere."""
+    if not found:
+        return None
+    first = found[0]
+    return Location(first.span, first.method, first.score, tuple(f.span for f in found[1:MAX_PLACES]))
 
 
 def _normalised(text: str) -> tuple[str, list[int]]:
@@ -82,6 +106,16 @@ def _normalised(text: str) -> tuple[str, list[int]]:
     return "".join(chars), offsets
 
 
+def _occurrences(haystack: str, needle: str) -> list[int]:
+    """The offsets of ``needle`` in ``haystack``, in order (overlapping ones too), at most ``MAX_PLACES``."""
+    found: list[int] = []
+    at = haystack.find(needle)
+    while at >= 0 and len(found) < MAX_PLACES:
+        found.append(at)
+        at = haystack.find(needle, at + 1)
+    return found
+
+
 class Locator:
     def __init__(self, documents: Documents, min_score: float = DEFAULT_MIN_SCORE) -> None:
         if not 0 < min_score <= 1:
@@ -97,26 +131,27 @@ class Locator:
         if not wanted:
             return None
         words = tokenize(wanted)
-        candidates = self._candidates(words, path)
+        candidates, holders = self._candidates(words, path)
         named = candidates[0] if candidates and candidates[0] == path else None
+        others = [c for c in candidates if c != named]
         shared: dict[str, int] = {}  # per candidate, the most words of the text one window of it holds
         if named is not None:
             found = self._whole(self.documents[named], wanted)
-            if found is None:
-                found, shared[named] = self._fuzzy(self.documents[named], words)
-            if found is not None:
-                return found
-        others = [c for c in candidates if c != named]
-        for candidate in others:
-            found = self._whole(self.documents[candidate], wanted)
-            if found is not None:
-                return found
+            if found:
+                return _placed(found + self._copies(wanted, others, holders))
+            window, shared[named] = self._fuzzy(self.documents[named], words)
+            if window is not None:
+                return window
+        found = self._copies(wanted, others, holders)
+        if found:
+            return _placed(found)
         windows = []
         for candidate in others:
-            found, shared[candidate] = self._fuzzy(self.documents[candidate], words)
-            windows += [found] if found is not None else []
+            window, shared[candidate] = self._fuzzy(self.documents[candidate], words)
+            windows += [window] if window is not None else []
         if windows or not part:
-            return max(windows, key=lambda found: found.score, default=None)
+            best = max((window.score for window in windows), default=None)
+            return _placed([window for window in windows if window.score == best])
         # a run of the text's words lies in one window, so a window holding at most half of them rules out a run
         # over half, and one holding fewer words than the document rules out the whole document: those are skipped
         possible = [c for c, most in shared.items()
@@ -124,16 +159,33 @@ class Locator:
         parts = [found for c in possible if (found := self._part(self.documents[c], words)) is not None]
         best = max((found.score for found in parts), default=None)
         placed = [found for found in parts if found.score == best]
-        return next((found for found in placed if found.span.path == named), placed[0] if len(placed) == 1 else None)
+        if named is not None and any(found.span.path == named for found in placed):
+            return _placed(sorted(placed, key=lambda found: found.span.path != named))
+        return placed[0] if len(placed) == 1 else None
 
-    def _candidates(self, words: Sequence[str], path: str | None) -> list[str]:
+    def _copies(self, wanted: str, others: Sequence[str], holders: Sequence[str]) -> list[Location]:
+        """Every place ``wanted`` is found whole in ``others`` (as is or normalised), then as is in ``holders``."""
+        found: list[Location] = []
+        for candidate in others:
+            found += self._whole(self.documents[candidate], wanted)
+        for holder in holders:
+            if len(found) >= MAX_PLACES:
+                break
+            found += self._exact(self.documents[holder], wanted)
+        return found
+
+    def _candidates(self, words: Sequence[str], path: str | None) -> tuple[list[str], list[str]]:
+        """The candidate documents (see the module docstring), and the other documents that hold every one of the
+        text's rarest words, by path: only those can hold the text as is."""
         first = [path] if path is not None and path in self.documents else []
         if len(self.documents) == len(first):
-            return first
+            return first, []
         postings = self._index()
         rare = sorted({w for w in words if w in postings}, key=lambda w: (len(postings[w]), w))[:_RARE_WORDS]
         counts = Counter(p for word in rare for p in postings[word] if p not in first)
-        return first + [p for p, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:_CANDIDATES]]
+        candidates = first + [p for p, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:_CANDIDATES]]
+        holders = sorted(p for p, n in counts.items() if n == len(rare) and p not in candidates) if rare else []
+        return candidates, holders
 
     def _index(self) -> dict[str, set[str]]:
         if self._postings is None:
@@ -144,19 +196,24 @@ class Locator:
             self._postings = dict(postings)
         return self._postings
 
-    def _whole(self, document: Document, wanted: str) -> Location | None:
-        """Where the text is in ``document`` as it is, or normalised."""
-        at = document.body.find(wanted)
-        if at >= 0:
-            return Location(Span(document.path, at, at + len(wanted)), "exact", 1.0)
+    def _whole(self, document: Document, wanted: str) -> list[Location]:
+        """Every place the text is in ``document`` as it is, else every place it is normalised."""
+        found = self._exact(document, wanted)
+        if found:
+            return found
         needle = _normalised(wanted)[0]
+        if not needle:
+            return []
         if document.path not in self._normal:
             self._normal[document.path] = _normalised(document.body)
         haystack, offsets = self._normal[document.path]
-        at = haystack.find(needle) if needle else -1
-        if at >= 0:
-            return Location(Span(document.path, offsets[at], offsets[at + len(needle) - 1] + 1), "normalised", 1.0)
-        return None
+        return [Location(Span(document.path, offsets[at], offsets[at + len(needle) - 1] + 1), "normalised", 1.0)
+                for at in _occurrences(haystack, needle)]
+
+    @staticmethod
+    def _exact(document: Document, wanted: str) -> list[Location]:
+        return [Location(Span(document.path, at, at + len(wanted)), "exact", 1.0)
+                for at in _occurrences(document.body, wanted)]
 
     def _part(self, document: Document, words: Sequence[str]) -> Location | None:
         """The longest run of ``words`` the body holds in order, if it is more than half of them or all of a body of

@@ -5,6 +5,11 @@ retrieved a piece of evidence is a question about two intervals, not about whose
 cut into. An ``EvidenceSpan`` also pins the body it points into (``revision``: the body's hash) and
 the text it covers (``text_hash``), so a later corpus version can tell an unchanged span from an edited
 one, and a grade for graded relevance labels.
+
+A text that occurs in several places (a live page and its archived copy, a passage repeated in a
+document) has one span where it was placed and the others ``elsewhere``: it is still one context and
+one piece of evidence, credited wherever it matches (``rag_assets.evidence.locate`` says where a text
+is placed, ``rag_assets.scoring.retrieval`` how the places are credited).
 """
 
 from __future__ import annotations
@@ -65,17 +70,28 @@ class EvidenceSpan:
     end: int
     text_hash: str  # sha256 of body[start:end]
     grade: float = 1.0
+    #: the other places the same text occurs, each pinned to its own body: alternatives, not more evidence
+    elsewhere: tuple[EvidenceSpan, ...] = ()
 
     @property
     def span(self) -> Span:
         return Span(self.path, self.start, self.end)
 
+    @property
+    def places(self) -> tuple[Span, ...]:
+        """Every place this evidence's text occurs, the one it was placed at first."""
+        return (self.span, *(e.span for e in self.elsewhere))
+
     def to_json(self) -> dict:
-        data = {"path": self.path, "revision": self.revision, "start": self.start, "end": self.end,
-                "text_hash": self.text_hash}
-        return data if self.grade == 1.0 else {**data, "grade": self.grade}
+        data: dict = {"path": self.path, "revision": self.revision, "start": self.start, "end": self.end,
+                      "text_hash": self.text_hash}
+        if self.grade != 1.0:
+            data["grade"] = self.grade
+        if self.elsewhere:
+            data["elsewhere"] = [e.to_json() for e in self.elsewhere]
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> EvidenceSpan:
         return cls(data["path"], data["revision"], int(data["start"]), int(data["end"]), data["text_hash"],
-                   float(data.get("grade", 1.0)))
+                   float(data.get("grade", 1.0)), tuple(cls.from_json(e) for e in data.get("elsewhere", ())))

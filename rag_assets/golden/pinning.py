@@ -4,7 +4,9 @@ retrieval is later counted at the granularity of those labels, whatever anyone's
 
 One locator (``rag_assets.evidence.locate``) serves the importers and the RAG run. A text found
 nowhere is an error naming the item and the text, never a silent drop: an item pinned to less than
-its labels would score its misses as hits or its hits as misses.
+its labels would score its misses as hits or its hits as misses. A text found in several places (a
+page and its archived copy) is one piece of evidence pinned at the place the locator prefers, with
+the others kept ``elsewhere``: a system that retrieves any copy of it is credited.
 
 Domain code: no Dagster, no SQL.
 """
@@ -67,6 +69,7 @@ def pin_external_items(items: Sequence[ExternalItem], documents: Documents, chun
             left.append((item, "; ".join(f"reference_contexts[{n}] is not in any document "
                                          f"({_excerpt(item.relevant_texts[n])})" for n in lost)))
             continue
-        evidence = tuple(dict.fromkeys(documents.evidence(found[key].span) for key in keys))
+        evidence = tuple(dict.fromkeys(documents.evidence(found[key].span, elsewhere=found[key].elsewhere)
+                                       for key in keys))
         pinned.append(PinnedItem(item, chunks_touching(evidence, chunks), evidence))
     return pinned, left

@@ -8,7 +8,9 @@ them; when some span's text is gone, the item is *stale* and goes back to review
 stored spans (every generated item before spans) has the spans of its relevant chunks.
 
 So re-chunking a corpus, or editing a document elsewhere than in the evidence, never makes an item
-stale; changing the evidence itself always does.
+stale; changing the evidence itself always does. The other places a span's text was found (``elsewhere``:
+an archived copy of its page) are re-anchored alike and dropped where their text is gone; the span's own
+place decides whether the item stays valid.
 """
 
 from __future__ import annotations
@@ -69,9 +71,24 @@ class Pinning:
     documents: Documents = field(default_factory=lambda: Documents(()))  # the target's changed documents
 
 
+def _pinned(span: EvidenceSpan) -> tuple[EvidenceSpan, ...]:
+    """The span and the other places its text was found, each pinned to its own body."""
+    return (span, *span.elsewhere)
+
+
 def _intact(item: GoldenItem, chunk_hashes: Mapping[str, str], bodies: Mapping[str, str | None]) -> bool:
     return (all(chunk_hashes.get(r.chunk_id) == r.content_hash for r in item.relevant_chunks)
-            and all(unchanged(e, bodies) for e in item.evidence))
+            and all(unchanged(p, bodies) for e in item.evidence for p in _pinned(e)))
+
+
+def _moved(span: EvidenceSpan, bodies: Mapping[str, str | None], old_texts: Mapping[EvidenceSpan, str],
+           documents: Documents) -> EvidenceSpan | None:
+    """``span`` in the target version, its places elsewhere with it, or None when its text is gone."""
+    moved = span if unchanged(span, bodies) else reanchor(span, old_texts.get(span), documents.get(span.path))
+    if moved is None or not span.elsewhere:
+        return moved
+    return replace(moved, elsewhere=tuple(found for other in span.elsewhere
+                                          if (found := _moved(other, bodies, old_texts, documents)) is not None))
 
 
 def pin_items(items: Sequence[GoldenItem], target: PinTarget) -> Pinning:
@@ -90,7 +107,7 @@ def pin_items(items: Sequence[GoldenItem], target: PinTarget) -> Pinning:
     derived = target.store.chunk_evidence({r.chunk_id for i in changed if not i.evidence for r in i.relevant_chunks})
     evidence = {i.item_id: i.evidence or tuple(derived[r.chunk_id] for r in i.relevant_chunks if r.chunk_id in derived)
                 for i in changed}
-    moving = [e for spans in evidence.values() for e in spans if not unchanged(e, bodies)]
+    moving = [p for spans in evidence.values() for e in spans for p in _pinned(e) if not unchanged(p, bodies)]
     old_texts = target.store.evidence_texts(moving)
     documents = target.store.documents(target.version, {e.path for e in moving} & set(bodies))
     repinned, stale = [], []
@@ -98,8 +115,7 @@ def pin_items(items: Sequence[GoldenItem], target: PinTarget) -> Pinning:
     index = ChunkIndex(c for c in target.chunks if c.path in paths)
     for item in changed:
         spans = evidence[item.item_id]
-        anchored = [(e, reanchor(e, old_texts.get(e), documents.get(e.path)) if not unchanged(e, bodies) else e)
-                    for e in spans]
+        anchored = [(e, _moved(e, bodies, old_texts, documents)) for e in spans]
         kept = tuple(new for _, new in anchored if new is not None)
         lost = tuple(old for old, new in anchored if new is None)
         underived = not item.evidence and len(spans) < len(item.relevant_chunks)  # a chunk found nowhere

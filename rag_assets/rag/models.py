@@ -28,8 +28,9 @@ class RetrievedChunk:
     otherwise the system gave a text (maybe with its own ``own_id``), which the run locates in the
     revision's documents (``rag_assets.evidence.locate``): ``span`` where it was found, ``mapping``
     how (``chunk_id`` for named chunks, ``exact``, ``normalised``, ``fuzzy`` or ``part`` with
-    ``location_score``, or ``unmapped``). Judges read ``text``, the words the system really
-    returned; retrieval metrics read the span.
+    ``location_score``, or ``unmapped``), and ``elsewhere`` the other places the same text is found (a
+    copy of the document). Judges read ``text``, the words the system really returned; retrieval
+    metrics read the span and credit the text at any of its places.
     """
 
     chunk_id: str | None
@@ -41,6 +42,12 @@ class RetrievedChunk:
     span: Span | None = None
     mapping: str = "chunk_id"
     location_score: float | None = None
+    elsewhere: tuple[Span, ...] = ()
+
+    @property
+    def places(self) -> tuple[Span, ...]:
+        """Every place the context's text is found, its ``span`` first (none when unmapped)."""
+        return (self.span, *self.elsewhere) if self.span is not None else ()
 
     @property
     def key(self) -> str:

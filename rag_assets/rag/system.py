@@ -81,7 +81,8 @@ def _placed(entry: RetrievedChunk, chunks: Mapping[str, SnapshotChunk],
     if location is None:
         return replace(entry, span=None, mapping="unmapped")
     return replace(entry, span=location.span, mapping=location.method, source=entry.source or location.span.path,
-                   location_score=location.score if location.method in ("fuzzy", "part") else None)
+                   location_score=location.score if location.method in ("fuzzy", "part") else None,
+                   elsewhere=location.elsewhere)
 
 
 def run_rag(system: RagSystem, queries: Sequence[RagQuery], chunks: SnapshotChunks,

@@ -17,6 +17,13 @@ default) of the shorter of the two, by characters. With k the cutoff:
   rank, divided by the number of evidence spans (``k`` truncates the ranking, trec_eval's ``map_cut``).
 
 A context repeated exactly (same document and offsets) counts once, at its first rank, before the cut.
+
+A text found in several places (a page and its archived copy: ``rag_assets.evidence.locate``) is one context and
+one piece of evidence wherever it lies: a context hits an evidence span when any place of the context's text hits
+any place of the evidence's text, so it is one rank for precision and the evidence one unit for recall, hit by any
+copy; one that hits no place is one miss. Token figures count each at one place, where they meet: a context at its
+place that shares the most characters with any place of the evidence (its first place when none does), then each
+piece of evidence at its place that shares the most with those contexts (its first on a tie).
 Every metric is undefined (NaN) for an item without relevant evidence (an adversarial question).
 When the contexts are exactly the labelled units, these are trec_eval's figures (pytrec_eval checks it
 in the tests).
@@ -46,24 +53,50 @@ NAN = float("nan")
 SHINGLE = 3
 
 
-def _deduplicated(ranked: Sequence[Span | None], k: int | None) -> list[Span | None]:
-    seen: set[Span] = set()
-    out: list[Span | None] = []
-    for span in ranked:
-        if span is not None:
-            if span in seen:
+#: a ranked context: its span, or every place its text is found (its span first); None or () when not located
+Ranked = Span | Sequence[Span] | None
+
+
+def _places(context: Ranked) -> tuple[Span, ...]:
+    if context is None:
+        return ()
+    return (context,) if isinstance(context, Span) else tuple(context)
+
+
+def _deduplicated(ranked: Sequence[Ranked], k: int | None) -> list[tuple[Span, ...]]:
+    """Each rank's places, a located context repeated exactly dropped after its first rank."""
+    seen: set[tuple[Span, ...]] = set()
+    out: list[tuple[Span, ...]] = []
+    for context in ranked:
+        places = _places(context)
+        if places:
+            if places in seen:
                 continue
-            seen.add(span)
-        out.append(span)
+            seen.add(places)
+        out.append(places)
     return out if k is None else out[:k]
 
 
-def rank_hits(ranked: Sequence[Span | None], evidence: Sequence[EvidenceSpan], k: int | None,
+def rank_hits(ranked: Sequence[Ranked], evidence: Sequence[EvidenceSpan], k: int | None,
               min_overlap: float = DEFAULT_MIN_OVERLAP) -> list[frozenset[int]]:
-    """For each of the top k ranks, the indices of the relevant (grade > 0) evidence spans it hits."""
-    relevant = [(index, e.span) for index, e in enumerate(evidence) if e.grade > 0]
-    return [frozenset(index for index, target in relevant if span is not None and span.hits(target, min_overlap))
-            for span in _deduplicated(ranked, k)]
+    """For each of the top k ranks, the indices of the relevant (grade > 0) evidence spans it hits at any of their
+    places."""
+    relevant = [(index, e.places) for index, e in enumerate(evidence) if e.grade > 0]
+    return [frozenset(index for index, targets in relevant
+                      if any(place.hits(target, min_overlap) for place in places for target in targets))
+            for places in _deduplicated(ranked, k)]
+
+
+def credited(contexts: Sequence[tuple[Span, ...]],
+             evidence: Sequence[tuple[Span, ...]]) -> tuple[list[Span], list[Span]]:
+    """One place per located context and per piece of evidence (each given by its places), where they meet (see the
+    module docstring): what the token figures count."""
+    def best(places: tuple[Span, ...], others: Sequence[Span], shared: Callable[..., int]) -> Span:
+        return max(places, key=lambda place: shared(place.overlap(other) for other in others))
+
+    targets = [target for places in evidence for target in places]
+    chosen = [best(places, targets, lambda overlaps: max(overlaps, default=0)) for places in contexts if places]
+    return chosen, [best(places, chosen, sum) for places in evidence]
 
 
 def _relevant(evidence: Sequence[EvidenceSpan]) -> int:
@@ -96,7 +129,7 @@ def average_precision(hits: Sequence[frozenset[int]], relevant: int) -> float:
     return float(sum(hitting[i] for i, new in enumerate(_first_hits(hits)) if new)) / relevant
 
 
-def rank_metrics(ranked: Sequence[Span | None], evidence: Sequence[EvidenceSpan], k: int,
+def rank_metrics(ranked: Sequence[Ranked], evidence: Sequence[EvidenceSpan], k: int,
                  min_overlap: float = DEFAULT_MIN_OVERLAP) -> dict[str, float]:
     """hit rate, recall, precision, MRR and nDCG at k, and average precision, of one item."""
     relevant = _relevant(evidence)
@@ -141,17 +174,17 @@ def _tokens_in(intervals: Sequence[tuple[int, int]], starts: Sequence[int]) -> i
     return sum(bisect_left(starts, end) - bisect_left(starts, start) for start, end in intervals)
 
 
-def token_metrics(ranked: Sequence[Span | None], unlocated_tokens: int, evidence: Sequence[EvidenceSpan], k: int,
+def token_metrics(ranked: Sequence[Ranked], unlocated_tokens: int, evidence: Sequence[EvidenceSpan], k: int,
                   token_starts: Callable[[str], Sequence[int]]) -> dict[str, float]:
     """Token recall, precision and IoU of the top k contexts against the evidence (NaN without evidence).
 
     ``unlocated_tokens``: tokens of the top-k contexts that could not be located (retrieved, not
     evidence); ``token_starts(path)``: the start offsets of the document's word tokens, sorted."""
     names = (f"token_recall@{k}", f"token_precision@{k}", f"token_iou@{k}")
-    targets = [e.span for e in evidence if e.grade > 0]
-    if not targets:
+    relevant_places = [e.places for e in evidence if e.grade > 0]
+    if not relevant_places:
         return dict.fromkeys(names, NAN)
-    located = [span for span in _deduplicated(ranked, k) if span is not None]
+    located, targets = credited(_deduplicated(ranked, k), relevant_places)
     wanted, got = _merged(targets), _merged(located)
     count = lambda spans: sum(_tokens_in(intervals, token_starts(path)) for path, intervals in spans.items())  # noqa: E731
     relevant, retrieved = count(wanted), count(got) + unlocated_tokens

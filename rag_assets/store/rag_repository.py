@@ -38,8 +38,9 @@ def _retrieved_row(chunk: RetrievedChunk) -> list | dict:
     if chunk.chunk_id is not None:
         return [chunk.chunk_id, chunk.score, chunk.rank]
     span = [chunk.span.path, chunk.span.start, chunk.span.end] if chunk.span is not None else None
-    return {"text": chunk.text, "score": chunk.score, "rank": chunk.rank, "id": chunk.own_id, "source": chunk.source,
-            "span": span, "mapping": chunk.mapping, "location_score": chunk.location_score}
+    row = {"text": chunk.text, "score": chunk.score, "rank": chunk.rank, "id": chunk.own_id, "source": chunk.source,
+           "span": span, "mapping": chunk.mapping, "location_score": chunk.location_score}
+    return row | ({"elsewhere": [[s.path, s.start, s.end] for s in chunk.elsewhere]} if chunk.elsewhere else {})
 
 
 def _retrieved(row: list | dict, chunks: Mapping[str, SnapshotChunk]) -> RetrievedChunk:
@@ -54,7 +55,8 @@ def _retrieved(row: list | dict, chunks: Mapping[str, SnapshotChunk]) -> Retriev
     span = Span(*row["span"]) if row.get("span") else None
     return RetrievedChunk(None, row["text"], row["score"], row["rank"], own_id=row["id"], source=row["source"],
                           span=span, mapping=row["mapping"] if span is not None else "unmapped",
-                          location_score=row.get("location_score"))
+                          location_score=row.get("location_score"),
+                          elsewhere=tuple(Span(*place) for place in row.get("elsewhere", ()) if span is not None))
 
 
 class SqlRagRepository:

@@ -150,3 +150,34 @@ def test_a_version_keeps_its_repinned_spans_and_its_diff_says_which_items_moved(
     assert stored["q-alpha"].evidence[0].start == items[0].evidence[0].start + len("Moved down.\n\n")
     assert stored["q-beta"].evidence == () and stored["q-beta"].relevant_chunks == items[1].relevant_chunks
     assert golden.version_items(parent.number)[0].evidence == (), "the parent version is as it was"
+
+
+def test_the_copies_of_an_evidence_span_move_with_it_and_a_deleted_copy_is_dropped(tmp_path: Path):
+    root = tmp_path / "corpus"
+    _corpus(root)
+    (root / "archive").mkdir()
+    (root / "archive" / "alpha.md").write_text((root / "alpha.md").read_text())
+    corpus = SqlCorpusRepository(get_engine(f"sqlite:///{tmp_path / 'store.db'}"))
+    version = snapshot_corpus(root, CONFIG, corpus).version_id
+    documents = corpus.documents(version)
+    sentence = _paragraphs("alpha", 8).split("\n\n")[3]
+    place = lambda path, body: Span(path, body.index(sentence), body.index(sentence) + len(sentence))  # noqa: E731
+    body = documents["alpha.md"].body
+    evidence = documents.evidence(place("alpha.md", body), elsewhere=[place("archive/alpha.md", body)])
+    chunk = next(c for c in corpus.snapshot_chunks(version) if c.path == "alpha.md" and sentence in c.text)
+    item = GoldenItem("q-copy", 1, "factual", "What does alpha say?", "It says so.", (chunk.ref,), version,
+                      evidence=(evidence,))
+    for path in ("alpha.md", "archive/alpha.md"):
+        (root / path).write_text(f"A new opening paragraph of {path}.\n\n" + (root / path).read_text())
+    moved = snapshot_corpus(root, CONFIG, corpus).version_id
+    (root / "archive" / "alpha.md").unlink()
+    deleted = snapshot_corpus(root, CONFIG, corpus).version_id
+
+    (current,) = pin_items([item], PinTarget(moved, corpus.snapshot_chunks(moved), corpus)).current
+    bodies = corpus.documents(moved)
+    assert current.evidence[0].places == (place("alpha.md", bodies["alpha.md"].body),
+                                           place("archive/alpha.md", bodies["archive/alpha.md"].body))
+    assert [e.revision for e in current.evidence[0].elsewhere] == [bodies["archive/alpha.md"].revision]
+    pinning = pin_items([current], PinTarget(deleted, corpus.snapshot_chunks(deleted), corpus))
+    assert pinning.stale == () and pinning.repinned == ("q-copy",), "the live page's span still stands"
+    assert pinning.current[0].evidence[0].places == (place("alpha.md", bodies["alpha.md"].body),)

@@ -176,6 +176,17 @@ def test_the_store_keeps_own_ids_texts_sources_and_spans(tmp_path: Path):
     assert back.retrieved[1] == RetrievedChunk("a", _words(1, 10), 1.0, 2, source="doc.md", span=Span("doc.md", 0, len(_words(1, 10))))
 
 
+def test_the_store_keeps_every_place_of_a_text_found_in_a_copy_too(tmp_path: Path):
+    copy = [_chunk(f"copy-{c.chunk_id}", f"archive/{c.path}", c.text, c.start) for c in CHUNKS if c.path == "doc.md"]
+    payload = {"answer": "w2", "retrieved": [{"text": _words(7, 14)}]}
+    responses = run_rag(_Fixed(payload), [RagQuery("i1", "q?", "cv-1")], SnapshotChunks.of(CHUNKS + copy))
+    assert responses[0].retrieved[0].places == (_at(_words(7, 14), "archive/doc.md"), _at(_words(7, 14)))
+    repo = SqlRagRepository(get_engine(f"sqlite:///{tmp_path / 'store.db'}"))
+    run = repo.save_run("cv-1", 1, "fixed", "h", {}, responses, {"i1": 1})
+    (back,) = repo.results(run.run_id, {})
+    assert back.retrieved == responses[0].retrieved
+
+
 def test_document_hit_rate_looks_at_the_documents_of_the_top_k():
     documents = [{"a.md"}, set(), {"b.md", "c.md"}]
     assert document_hit_rate_at_k(documents, {"b.md"}, 2) == 0.0

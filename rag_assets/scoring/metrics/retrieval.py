@@ -15,17 +15,18 @@ from rag_assets.text.tokens import tokenize
 
 
 def _documents(chunk: RetrievedChunk) -> set[str]:
-    return ({chunk.span.path} if chunk.span is not None else set()) | ({chunk.source} if chunk.source else set())
+    """The documents a context comes from: every one its text is found in, and the source the system names."""
+    return {place.path for place in chunk.places} | ({chunk.source} if chunk.source else set())
 
 
 def figures(context: ItemContext) -> dict[str, float]:
     """Every retrieval figure of one answered item, by stored name (token figures only where the documents'
     words are known)."""
     response, evidence, k = context.response, context.evidence, context.k
-    ranked = [r.span for r in response.retrieved]
+    ranked = [r.places for r in response.retrieved]
     found = dict(rank_metrics(ranked, evidence, k, context.min_overlap))
     found[f"doc_hit_rate@{k}"] = document_hit_rate_at_k(
-        [_documents(r) for r in response.retrieved], {e.path for e in evidence if e.grade > 0}, k)
+        [_documents(r) for r in response.retrieved], {p.path for e in evidence if e.grade > 0 for p in e.places}, k)
     if context.documents is not None:
         unlocated = sum(r.unplaced_words(len(tokenize(r.text))) for r in response.retrieved[:k])
         found.update(token_metrics(ranked, unlocated, evidence, k, context.documents.token_starts))
