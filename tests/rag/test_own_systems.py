@@ -69,6 +69,9 @@ def test_own_chunking_texts_only_http_langchain_and_llamaindex_score_like_the_sa
         assert rag["errors"] == 0 and card["rag_errors"] == 0 and budget_passed, entry
         assert card["contexts_unmapped_share"] <= 0.10, (entry, card["contexts_unmapped_share"])
         assert abs(card["recall@5"] - yardstick) <= 0.1, (entry, card["recall@5"], yardstick)
+    same_retrieval = {entry: tuple(scored[entry][1][m] for m in ("recall@5", "hit_rate@5", "doc_hit_rate@5", "ndcg@5"))
+                      for entry in ("windows", "texts_only", "http_bearer", "langchain", "llamaindex")}
+    assert len(set(same_retrieval.values())) == 1, f"one retrieval, five ways to hand it over: {same_retrieval}"
     assert scored["snapshot_ids"][1]["contexts_unmapped_share"] == 0.0
     assert set(scored["snapshot_ids"][0]["context_mapping"]) == {"chunk_id"}
     assert scored["snapshot_ids"][0]["contexts_by_item"].count("\n") == 1, "a header only: no context given by text"
