@@ -185,12 +185,15 @@ class SharedCheckout:
     root, the report), so the checkout keeps its one path and each test gets the state of a new first run there,
     whatever ran before it. The test's environment points at it as ``project_env`` and ``checkout`` do."""
 
-    def __init__(self, root: Path, prepare: Callable[[Path], object], dagster_home: str | None = None) -> None:
+    def __init__(self, root: Path, prepare: Callable[[Path], object], dagster_home: str | None = None,
+                 curation_sample: bool = True) -> None:
         """``prepare(home)`` makes the state (e.g. runs ``rag-assets run``), pointed at the checkout with
-        ``DAGSTER_HOME`` set to ``dagster_home`` (removed when None); what it returns is ``made``."""
+        ``DAGSTER_HOME`` set to ``dagster_home`` (removed when None); what it returns is ``made``. With
+        ``curation_sample`` the curation folder holds the bundled simulated review, as ``checkout``'s does."""
         self.live, self.pristine, self.dagster_home = root / "checkout", root / "pristine", dagster_home
         shutil.copytree(SAMPLE_CORPUS, self.live / "corpus")
-        shutil.copytree(PROJECT_ROOT / "data" / "curation" / "sample", self.live / "curation" / "sample")
+        if curation_sample:
+            shutil.copytree(PROJECT_ROOT / "data" / "curation" / "sample", self.live / "curation" / "sample")
         with pytest.MonkeyPatch.context() as patch:
             self.made = prepare(self._point(patch))
             self._close()
@@ -230,6 +233,22 @@ class SharedCheckout:
         """Closes this process's pooled connections to the checkout's store (``get_engine`` keeps one engine per
         URL): a connection to the file replaced would read the previous test's rows."""
         get_engine(f"sqlite:///{self.home / SQLITE_FILE_NAME}").dispose()
+
+
+@pytest.fixture(scope="module")
+def bundled_lifecycle_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
+    """The lifecycle job run once per module on the sample with its bundled review (``tests.defs.lifecycle``)."""
+    from tests.defs.lifecycle import bundled_lifecycle
+
+    return bundled_lifecycle(tmp_path_factory.mktemp("lifecycle"))
+
+
+@pytest.fixture
+def lifecycle_run(bundled_lifecycle_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch):
+    """The state after the lifecycle job ran on the sample with its bundled review, whatever an earlier test did to
+    it; the environment points at it as ``project_env`` does. Returns a ``tests.defs.lifecycle.LifecycleRun``."""
+    bundled_lifecycle_checkout.use(monkeypatch)
+    return bundled_lifecycle_checkout.made
 
 
 @pytest.fixture
