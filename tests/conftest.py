@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from rag_assets.settings import SQLITE_FILE_NAME
 from rag_assets.store.engine import get_engine
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.claude_generation import generation_responder
@@ -173,6 +174,81 @@ def checkout(project_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = Settings.from_env().curation_root
     shutil.copytree(PROJECT_ROOT / "data" / "curation" / "sample", root / "sample")
     return root
+
+
+class SharedCheckout:
+    """A checkout (home, corpus, curation folder) that a module's tests all start from, made once per worker and
+    put back, byte for byte and at the same path, before each test that uses it.
+
+    The same first ``rag-assets run`` on a fresh checkout was computed again for every test of a module that goes on
+    from there. A copy elsewhere would not do: the store and Dagster's instance record absolute paths (the corpus
+    root, the report), so the checkout keeps its one path and each test gets the state of a new first run there,
+    whatever ran before it. The test's environment points at it as ``project_env`` and ``checkout`` do."""
+
+    def __init__(self, root: Path, prepare: Callable[[Path], object], dagster_home: str | None = None,
+                 curation_sample: bool = True) -> None:
+        """``prepare(home)`` makes the state (e.g. runs ``rag-assets run``), pointed at the checkout with
+        ``DAGSTER_HOME`` set to ``dagster_home`` (removed when None); what it returns is ``made``. With
+        ``curation_sample`` the curation folder holds the bundled simulated review, as ``checkout``'s does."""
+        self.live, self.pristine, self.dagster_home = root / "checkout", root / "pristine", dagster_home
+        shutil.copytree(SAMPLE_CORPUS, self.live / "corpus")
+        if curation_sample:
+            shutil.copytree(PROJECT_ROOT / "data" / "curation" / "sample", self.live / "curation" / "sample")
+        with pytest.MonkeyPatch.context() as patch:
+            self.made = prepare(self._point(patch))
+            self._close()
+        shutil.copytree(self.live, self.pristine, symlinks=True)
+
+    @property
+    def home(self) -> Path:
+        return self.live / "home"
+
+    @property
+    def corpus(self) -> Path:
+        return self.live / "corpus"
+
+    @property
+    def curation(self) -> Path:
+        return self.live / "curation"
+
+    def use(self, monkeypatch: pytest.MonkeyPatch) -> Path:
+        """The checkout as ``prepare`` left it, the environment pointed at it; returns the home."""
+        self._close()
+        shutil.rmtree(self.live)
+        shutil.copytree(self.pristine, self.live, symlinks=True)
+        return self._point(monkeypatch)
+
+    def _point(self, monkeypatch: pytest.MonkeyPatch) -> Path:
+        monkeypatch.setenv("RAG_ASSETS_HOME", str(self.home))
+        monkeypatch.setenv("RAG_ASSETS_CORPUS_ROOT", str(self.corpus))
+        monkeypatch.setenv("RAG_ASSETS_CURATION_ROOT", str(self.curation))
+        monkeypatch.delenv("RAG_ASSETS_DATABASE_URL", raising=False)
+        if self.dagster_home is None:
+            monkeypatch.delenv("DAGSTER_HOME", raising=False)
+        else:
+            monkeypatch.setenv("DAGSTER_HOME", self.dagster_home)
+        return self.home
+
+    def _close(self) -> None:
+        """Closes this process's pooled connections to the checkout's store (``get_engine`` keeps one engine per
+        URL): a connection to the file replaced would read the previous test's rows."""
+        get_engine(f"sqlite:///{self.home / SQLITE_FILE_NAME}").dispose()
+
+
+@pytest.fixture(scope="module")
+def bundled_lifecycle_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
+    """The lifecycle job run once per module on the sample with its bundled review (``tests.defs.lifecycle``)."""
+    from tests.defs.lifecycle import bundled_lifecycle
+
+    return bundled_lifecycle(tmp_path_factory.mktemp("lifecycle"))
+
+
+@pytest.fixture
+def lifecycle_run(bundled_lifecycle_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch):
+    """The state after the lifecycle job ran on the sample with its bundled review, whatever an earlier test did to
+    it; the environment points at it as ``project_env`` does. Returns a ``tests.defs.lifecycle.LifecycleRun``."""
+    bundled_lifecycle_checkout.use(monkeypatch)
+    return bundled_lifecycle_checkout.made
 
 
 @pytest.fixture

@@ -3,6 +3,8 @@ failed when the expert flipped every verdict, passed when the expert agreed with
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import sqlite3
@@ -12,6 +14,7 @@ import openpyxl
 import pytest
 
 from rag_assets.cli import main
+from tests.conftest import SharedCheckout
 from tests.defs.test_judge_calibration import review_judge_as_expert
 
 FLIP = {"pass": "fail", "fail": "pass"}
@@ -23,18 +26,36 @@ def _agree(metric: str, judged: str) -> str:
     return judged
 
 
+@pytest.fixture(scope="module")
+def first_run_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
+    """`rag-assets run` on the sample, once per module: the evaluation sends its judge review; ``made`` is the
+    workbook in the outbox."""
+    def run(home: Path) -> Path:
+        summary = home.parent / "first.json"
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["run", "--no-production", "--summary-json", str(summary)]) == 0
+        (evaluation,) = json.loads(summary.read_text())["assets"]["evaluation"].values()
+        return Path(evaluation["judge_review_workbook"])
+
+    return SharedCheckout(tmp_path_factory.mktemp("first-run"), run)
+
+
+@pytest.fixture
+def first_run(first_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch) -> SharedCheckout:
+    """The checkout as the first run left it, whatever an earlier test did to it; the environment points at it."""
+    first_run_checkout.use(monkeypatch)
+    return first_run_checkout
+
+
 @pytest.mark.parametrize(("expert", "passed", "shown"), [
     (lambda metric, judged: FLIP[judged], False, r"FAILED judge_calibration\.judge_agreement \[None\]: judge agreement "
                                                  r"with your experts below κ=0\.6: "),
     (_agree, True, r"judge_calibration\.judge_agreement +passed"),
 ], ids=["every-verdict-flipped", "every-verdict-agreed"])
 def test_a_returned_judge_review_shows_its_agreement_check_in_the_next_run(
-        project_env: Path, checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], expert, passed: bool,
+        first_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str], expert, passed: bool,
         shown: str):
-    main(["run", "--no-production", "--summary-json", str(tmp_path / "first.json")])
-    (evaluation,) = json.loads((tmp_path / "first.json").read_text())["assets"]["evaluation"].values()
-    returned = review_judge_as_expert(evaluation["judge_review_workbook"], "dana", expert)
-    capsys.readouterr()
+    returned = review_judge_as_expert(str(first_run.made), "dana", expert)
 
     main(["run", "--no-production", "--verbose", "--summary-json", str(tmp_path / "second.json")])
 
@@ -45,13 +66,6 @@ def test_a_returned_judge_review_shows_its_agreement_check_in_the_next_run(
     assert re.search(shown, out), out
     assert ("FAILED judge_calibration.judge_agreement" in out) is not passed
     assert not returned.exists() and (returned.parent.parent / "processed" / returned.name).exists()
-
-
-def _first_run(tmp_path: Path) -> Path:
-    """`rag-assets run` on the sample: the evaluation sends its judge review; the workbook in the outbox."""
-    assert main(["run", "--no-production", "--summary-json", str(tmp_path / "first.json")]) == 0
-    (evaluation,) = json.loads((tmp_path / "first.json").read_text())["assets"]["evaluation"].values()
-    return Path(evaluation["judge_review_workbook"])
 
 
 def _stored(home: Path) -> dict[str, int]:
@@ -75,10 +89,9 @@ def _header_only(workbook: Path) -> Path:
     lambda workbook: review_judge_as_expert(str(workbook), "dana", lambda metric, judged: None), _header_only,
 ], ids=["unfilled", "header-only"])
 def test_a_judge_review_with_no_verdict_is_rejected_whole_and_records_nothing(
-        project_env: Path, checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], send_back):
-    workbook = _first_run(tmp_path)
-    before = _stored(project_env)
-    returned = send_back(workbook)
+        first_run: SharedCheckout, capsys: pytest.CaptureFixture[str], send_back):
+    before = _stored(first_run.home)
+    returned = send_back(first_run.made)
 
     main(["run", "--no-production"])
 
@@ -88,16 +101,14 @@ def test_a_judge_review_with_no_verdict_is_rejected_whole_and_records_nothing(
     assert (rejected / returned.name).exists() and not returned.exists()
     assert not (returned.parent.parent / "processed" / returned.name).exists()
     assert "no verdicts filled in" in (rejected / f"{returned.name}.errors.txt").read_text()
-    assert _stored(project_env) == before, "no import row, no verdict, no calibration"
+    assert _stored(first_run.home) == before, "no import row, no verdict, no calibration"
 
 
 def test_an_import_that_fails_while_measuring_leaves_the_file_in_the_inbox_and_the_store_as_it_was(
-        project_env: Path, checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch):
+        first_run: SharedCheckout, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
     """The import row, the verdicts, the calibration and the move to processed/ happen together or not at all."""
-    workbook = _first_run(tmp_path)
-    before = _stored(project_env)
-    returned = review_judge_as_expert(str(workbook), "dana", _agree)
+    before = _stored(first_run.home)
+    returned = review_judge_as_expert(str(first_run.made), "dana", _agree)
 
     def broken(verdicts):
         raise RuntimeError("the statistics failed")
@@ -106,7 +117,7 @@ def test_an_import_that_fails_while_measuring_leaves_the_file_in_the_inbox_and_t
     assert main(["run", "--no-production"]) == 1
     assert "the statistics failed" in capsys.readouterr().err
     assert returned.exists() and not (returned.parent.parent / "processed" / returned.name).exists()
-    assert _stored(project_env) == before
+    assert _stored(first_run.home) == before
 
 
 def _edited(returned: Path, edit) -> Path:
@@ -129,10 +140,10 @@ def _copy_row_2(sheet, header) -> None:
 
 
 def test_a_rejected_judge_review_is_named_with_its_first_reason_in_the_terminal_and_the_summary_json(
-        project_env: Path, checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+        first_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     """As a rejected question review: the import's blocking check fails, naming the file and the first problem
     (row and column), and `rag-assets run` exits 1."""
-    workbook = _first_run(tmp_path)
+    workbook = first_run.made
     cases = [
         (lambda sheet, header: sheet.delete_cols(header.index("expert_context_recall") + 1),
          "sheet Review, file, expert_context_recall: column is missing"),

@@ -3,8 +3,10 @@ what depends on it, and only that."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
+import io
 import json
 import re
 from pathlib import Path
@@ -22,6 +24,7 @@ from rag_assets.defs.lifecycle import BUNDLED
 from rag_assets.defs.resources import RESOURCES
 from rag_assets.store.tables import (CandidateRow, EvaluationRow, GoldenVersionRow, LLMCacheRow, ProductionRunRow,
                                      RagRunRow)
+from tests.conftest import SharedCheckout
 from tests.test_cli import checkout_curation  # noqa: F401  (a fixture)
 
 COUNTED = (LLMCacheRow, CandidateRow, GoldenVersionRow, RagRunRow, EvaluationRow, ProductionRunRow)
@@ -50,20 +53,41 @@ def _materialized(out: str) -> list[str]:
     return sorted(line.split()[0] for line in _table(out) if "(earlier run " not in line)
 
 
+@dataclasses.dataclass(frozen=True)
+class FirstRun:
+    """A home after a first run: the run's output and the checkout's folders."""
+    out: str
+    home: Path
+    corpus: Path
+    curation: Path
+
+
+@pytest.fixture(scope="module")
+def first_run_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
+    """A first run on a new home (the bundled review applied, 7 production days scored), made once per module."""
+    def run(home: Path) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["run"]) == 0
+        return out.getvalue()
+
+    # DAGSTER_HOME empty: the CLI's own instance in the home
+    return SharedCheckout(tmp_path_factory.mktemp("first-run"), run, dagster_home="")
+
+
 @pytest.fixture
-def first_run(project_env: Path, checkout_curation: Path, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
-              capsys: pytest.CaptureFixture[str]) -> str:
-    """The output of a first run on a new home (the bundled review applied, 7 production days scored)."""
-    monkeypatch.setenv("DAGSTER_HOME", "")  # the CLI's own instance in the home; unset again after the test
-    assert main(["run"]) == 0
-    return capsys.readouterr().out
+def first_run(first_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch) -> FirstRun:
+    """The home as the first run left it, whatever an earlier test did to it; the environment points at it."""
+    checkout = first_run_checkout
+    return FirstRun(checkout.made, checkout.use(monkeypatch), checkout.corpus, checkout.curation)
 
 
 def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
-        first_run: str, project_env: Path, capsys: pytest.CaptureFixture[str]):
-    before, runs = _rows(), _runs(project_env)
+        first_run: FirstRun, capsys: pytest.CaptureFixture[str]):
+    home = first_run.home
+    before, runs = _rows(), _runs(home)
     assert runs == 8 and before[EvaluationRow.__tablename__] == 1 and before[ProductionRunRow.__tablename__] == 7
-    summary = project_env / "summary.json"
+    summary = home / "summary.json"
     assert main(["run", "--summary-json", str(summary)]) == 0
     out = capsys.readouterr().out
     assert "review file" in out and "applied already" in out, "the applied bundled review is not staged again"
@@ -72,16 +96,16 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
     assert "\nnothing to run for corpus version cv-" in out and "production days scored" not in out
     assert _materialized(out) == []
     shown = _table(out)
-    assert [line.split()[0] for line in shown] == [line.split()[0] for line in _table(first_run)]
+    assert [line.split()[0] for line in shown] == [line.split()[0] for line in _table(first_run.out)]
     assert all(re.search(r"\(earlier run [0-9a-f]{8}\)$", line) for line in shown)
-    assert [line.rsplit("  (earlier run ", 1)[0] for line in shown] == _table(first_run), "the first run's figures"
+    assert [line.rsplit("  (earlier run ", 1)[0] for line in shown] == _table(first_run.out), "the first run's figures"
     assert "checks: 37 passed, 2 failed" in out, "the first run's check results still hold and are shown"
     assert "FAILED production_sample.drift_faithfulness [2026-11-26]: DRIFT faithfulness:" in out
     assert "report: " in out, "the report that still holds is named"
     data = json.loads(summary.read_text(encoding="utf-8"))
     assert len(data["checks"]) == 39 and sum(not c["passed"] for c in data["checks"]) == 2
     assert set(data["earlier_runs"]) == set(data["assets"]) and data["assets"]["evaluation"]
-    assert (_rows(), _runs(project_env)) == (before, runs), "no LLM call, candidate, answer, score or Dagster run"
+    assert (_rows(), _runs(home)) == (before, runs), "no LLM call, candidate, answer, score or Dagster run"
 
     assert main(["status"]) == 0
     status = capsys.readouterr().out.splitlines()
@@ -93,13 +117,13 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
     assert f"faithfulness={evaluation['faithfulness']:.3f}" in status[6]
     pending = sum(first["queued_candidates"] for first in data["assets"]["production_sample"].values())
     assert status[7:] == ["waiting:", f"  {pending} candidate questions of {version} have no review decision yet "
-                          f"(review file: {project_env.parent / 'curation' / 'outbox' / f'review-{version}.csv'})"], \
+                          f"(review file: {home.parent / 'curation' / 'outbox' / f'review-{version}.csv'})"], \
         "the bundled review was applied; what production traffic queued since waits"
 
     # the same home under another judge (a key set, another judge model, new offline heuristics) or another evidence
     # overlap: what the judge scored is stale, in Dagster's account and for the production days, and nothing
     # upstream of it is; under another model answering for the reference system, its answers and what scores them
-    instance_home = str(project_env / "dagster")
+    instance_home = str(home / "dagster")
     other = dataclasses.replace(BUNDLED, judge="anthropic:claude-another")
     overlap = dataclasses.replace(BUNDLED, evidence_min_overlap=0.9)
     answering = dataclasses.replace(BUNDLED, generator="anthropic:claude-another")
@@ -112,14 +136,14 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
             keys = stale_selection(instance, defs, build_lifecycle_job(lifecycle).selection, version)
             assert [key.to_user_string() for key in keys] == stale, lifecycle.judge
             days = [p for p in defs.resolve_assets_def(sample_key).partitions_def.get_partition_keys()
-                    if p in first_run]
+                    if p in first_run.out]
             assert len(already_scored(instance, sample_key, production_code_version(lifecycle), logs, days)) == scored
 
 
 def test_a_bad_review_file_is_refused_at_the_door_and_a_new_one_reruns_the_decisions_and_what_depends_on_them(
-        first_run: str, project_env: Path, checkout_curation: Path, tmp_path: Path,  # noqa: F811
-        capsys: pytest.CaptureFixture[str]):
-    (sample,) = (checkout_curation / "sample").glob("review-cv-*.csv")
+        first_run: FirstRun, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    curation = first_run.curation
+    (sample,) = (curation / "sample").glob("review-cv-*.csv")
     with sample.open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))
     accepted = next(row for row in rows if row["decision"] == "accept")
@@ -137,7 +161,7 @@ def test_a_bad_review_file_is_refused_at_the_door_and_a_new_one_reruns_the_decis
     assert refused.out == "" and refused.err == (
         f"error: {typo}: row 3, decision: unknown decision 'acept'; use accept, reject or edit; nothing staged or "
         "applied\n")
-    assert not list((checkout_curation / "inbox").glob("typo-review-*")) and _rows() == before
+    assert not list((curation / "inbox").glob("typo-review-*")) and _rows() == before
     review = tmp_path / sample.name.replace("review-", "second-review-")
     with review.open("w", encoding="utf-8", newline="") as handle:
         # as an expert would write it: without the writer's rows_written count (of the bundled file's rows)
@@ -157,9 +181,9 @@ def test_a_bad_review_file_is_refused_at_the_door_and_a_new_one_reruns_the_decis
 
 
 def test_a_changed_corpus_runs_the_whole_chain_for_its_new_version(
-        first_run: str, sample_corpus: Path, capsys: pytest.CaptureFixture[str]):
-    version = first_run.split("succeeded for corpus version ")[1].split(";")[0]
-    page = sorted(sample_corpus.rglob("*.md"))[0]
+        first_run: FirstRun, capsys: pytest.CaptureFixture[str]):
+    version = first_run.out.split("succeeded for corpus version ")[1].split(";")[0]
+    page = sorted(first_run.corpus.rglob("*.md"))[0]
     page.write_text(page.read_text(encoding="utf-8") + "\n\nA new paragraph about offline mode.\n", encoding="utf-8")
     main(["run", "--no-review"])
     out = capsys.readouterr().out
@@ -169,9 +193,8 @@ def test_a_changed_corpus_runs_the_whole_chain_for_its_new_version(
 
 
 def test_a_new_store_under_an_instance_that_ran_before_runs_everything(
-        first_run: str, project_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]):
-    monkeypatch.setenv("DAGSTER_HOME", str(project_env / "dagster"))
+        first_run: FirstRun, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    monkeypatch.setenv("DAGSTER_HOME", str(first_run.home / "dagster"))
     monkeypatch.setenv("RAG_ASSETS_HOME", str(tmp_path / "another-home"))
     assert main(["run", "--no-production"]) == 0
     out = capsys.readouterr().out

@@ -6,6 +6,7 @@ import csv
 import json
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
@@ -16,6 +17,7 @@ from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import RESOURCES
 from rag_assets.defs.sensors import curation_inbox_sensor
 from rag_assets.settings import Settings
+from tests.conftest import SharedCheckout
 
 
 def current_version() -> str:
@@ -114,3 +116,32 @@ def check_evaluations(result: dg.ExecuteInProcessResult) -> dict:
     """Check name -> its evaluation (passed, metadata) in a run."""
     return {e.event_specific_data.check_name: e.event_specific_data for e in result.all_events
             if e.event_type_value == "ASSET_CHECK_EVALUATION"}
+
+
+@dataclass(frozen=True)
+class LifecycleRun:
+    """What the lifecycle job's run on the sample with its bundled review left: the corpus version, the run's result
+    (its events, kept in memory) and the folder of the Dagster instance it ran in."""
+
+    version: str
+    result: dg.ExecuteInProcessResult
+    instance_dir: Path
+
+    def instance(self):
+        """The instance the run was recorded in, opened again (a context manager, as ``dg.instance_for_test``)."""
+        return dg.instance_for_test(temp_dir=str(self.instance_dir))
+
+
+def bundled_lifecycle(root: Path) -> SharedCheckout:
+    """A checkout at ``root`` where the bundled review was staged and the lifecycle job ran; ``made`` is its
+    ``LifecycleRun``. The instance lives in the checkout, so it is put back with it."""
+    def run(home: Path) -> LifecycleRun:
+        version = current_version()
+        stage_sample_review(version)
+        instance_dir = home.parent / "dagster"
+        instance_dir.mkdir()
+        with dg.instance_for_test(temp_dir=str(instance_dir)) as instance:
+            result = run_job(instance, "lifecycle", version)
+        return LifecycleRun(version, result, instance_dir)
+
+    return SharedCheckout(root, run, curation_sample=False)

@@ -3,13 +3,11 @@ approved, a weaker variant is not; a team's own system with no candidate named i
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import dagster as dg
 
 from rag_assets.defs.assets.ab import ab_comparison
 from rag_assets.defs.resources import RESOURCES, LLMResource, RagSystemResource
-from tests.defs.lifecycle import check_evaluations, current_version, metadata, run_job, stage_sample_review
+from tests.defs.lifecycle import LifecycleRun, check_evaluations, metadata
 from tests.fakes.anthropic_server import FakeAnthropicServer, Reply
 from tests.fakes.claude_generation import API_KEY
 from tests.fakes.claude_judge import judge_responder
@@ -21,11 +19,9 @@ def _compare(instance, version: str, candidate: dict):
                           run_config=config)
 
 
-def test_a_system_against_itself_is_approved_and_a_k1_variant_is_not(project_env: Path):
-    version = current_version()
-    stage_sample_review(version)
-    with dg.instance_for_test() as instance:
-        run_job(instance, "lifecycle", version)
+def test_a_system_against_itself_is_approved_and_a_k1_variant_is_not(lifecycle_run: LifecycleRun):
+    version = lifecycle_run.version
+    with lifecycle_run.instance() as instance:
         same = _compare(instance, version, {"name": "reference-again", "k": 5})
         meta = metadata(same, "ab_comparison")
         assert meta["recommendation"] == "APPROVE" and meta["delta_faithfulness"] == 0.0
@@ -44,13 +40,11 @@ def _no_faithfulness(body: dict) -> Reply:
     return judge_responder(body)
 
 
-def test_a_comparison_whose_faithfulness_calls_all_failed_cannot_be_decided(project_env: Path):
+def test_a_comparison_whose_faithfulness_calls_all_failed_cannot_be_decided(lifecycle_run: LifecycleRun):
     """The tester's case: every faithfulness call failed, faithfulness dropped out of the pairs and the system against
     itself was approved on what was left."""
-    version = current_version()
-    stage_sample_review(version)
-    with dg.instance_for_test() as instance, FakeAnthropicServer(_no_faithfulness) as server:
-        run_job(instance, "lifecycle", version)
+    version = lifecycle_run.version
+    with lifecycle_run.instance() as instance, FakeAnthropicServer(_no_faithfulness) as server:
         claude = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_retries=0)
         result = dg.materialize([ab_comparison], partition_key=version, instance=instance,
                                 resources={**RESOURCES, "llm": claude},
@@ -67,12 +61,10 @@ def test_a_comparison_whose_faithfulness_calls_all_failed_cannot_be_decided(proj
     assert check.passed, "REVIEW passes with a warning, as the check's description says"
 
 
-def test_a_teams_own_system_with_no_candidate_named_is_skipped_with_the_reason(project_env: Path):
-    version = current_version()
-    stage_sample_review(version)
+def test_a_teams_own_system_with_no_candidate_named_is_skipped_with_the_reason(lifecycle_run: LifecycleRun):
+    version = lifecycle_run.version
     own = RagSystemResource(kind="callable", target="rag_assets.examples.callable_system:answer")
-    with dg.instance_for_test() as instance:
-        run_job(instance, "lifecycle", version)
+    with lifecycle_run.instance() as instance:
         result = dg.materialize([ab_comparison], partition_key=version, instance=instance,
                                 resources={**RESOURCES, "rag": own})
         meta = metadata(result, "ab_comparison")

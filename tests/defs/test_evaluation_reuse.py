@@ -17,7 +17,7 @@ from rag_assets.defs.reuse import DATA_VERSION_TAG
 from rag_assets.shards import plan_shards
 from rag_assets.store.engine import write_transaction
 from rag_assets.store.tables import RagResultRow
-from tests.defs.lifecycle import check_evaluations, current_version, metadata, run_job, stage_sample_review
+from tests.defs.lifecycle import LifecycleRun, check_evaluations, metadata
 
 SHARD_SIZE = 10
 _JOBS = dg.Definitions(assets=[rag_answers, evaluation], resources=RESOURCES,
@@ -50,12 +50,11 @@ def _checks(result: dg.ExecuteInProcessResult) -> dict[str, tuple]:
 
 
 def test_an_unchanged_evaluation_is_recorded_again_and_new_thresholds_score_again_without_judging(
-        project_env: Path, tmp_path: Path):
-    version = current_version()
-    stage_sample_review(version)
+        lifecycle_run: LifecycleRun, tmp_path: Path):
+    version = lifecycle_run.version
     repo = RESOURCES["store"].evaluations()
-    with dg.instance_for_test() as instance:
-        lifecycle = run_job(instance, "lifecycle", version)
+    with lifecycle_run.instance() as instance:
+        lifecycle = lifecycle_run.result
         computed = metadata(lifecycle, "evaluation")
         all_shards = [s.key for s in plan_shards(computed["items"], SHARD_SIZE)]
         assert len(all_shards) == 5
@@ -97,12 +96,11 @@ def test_an_unchanged_evaluation_is_recorded_again_and_new_thresholds_score_agai
         assert len(repo.history([version])) == 3
 
 
-def test_a_changed_answer_or_item_judges_its_shard_again_and_a_new_judge_config_every_shard(project_env: Path):
-    version = current_version()
-    stage_sample_review(version)
+def test_a_changed_answer_or_item_judges_its_shard_again_and_a_new_judge_config_every_shard(
+        lifecycle_run: LifecycleRun):
+    version = lifecycle_run.version
     store = RESOURCES["store"]
-    with dg.instance_for_test() as instance:
-        run_job(instance, "lifecycle", version)
+    with lifecycle_run.instance() as instance:
         first = metadata(_evaluate(instance, version, severity="WARN"), "evaluation")  # worse answers may fail gates
         run = store.rag().latest_run(version)
         items = store.golden().version_items(run.golden_version)

@@ -21,18 +21,16 @@ from rag_assets.defs.jobs import build_lifecycle_job
 from rag_assets.defs.lifecycle import BUNDLED
 from rag_assets.defs.resources import RESOURCES, LLMResource
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES_REF
-from tests.defs.lifecycle import check_evaluations, current_version, metadata, run_job, stage_sample_review
+from tests.defs.lifecycle import LifecycleRun, check_evaluations, metadata
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.claude_generation import API_KEY
 from tests.fakes.claude_judge import judge_responder
 
 
-def test_the_offline_judge_passes_its_probes_and_a_lenient_claude_judge_fails_them(project_env: Path,
-                                                                                   sample_corpus: Path):
-    version = current_version()
-    stage_sample_review(version)
-    with dg.instance_for_test() as instance:
-        result = run_job(instance, "lifecycle", version)
+def test_the_offline_judge_passes_its_probes_and_a_lenient_claude_judge_fails_them(lifecycle_run: LifecycleRun):
+    version = lifecycle_run.version
+    with lifecycle_run.instance() as instance:
+        result = lifecycle_run.result
         shown = metadata(result, "judge_probes")
         check = check_evaluations(result)[PROBES_CHECK]
         assert check.passed, check.description
@@ -108,12 +106,10 @@ def test_a_report_shows_the_newest_probes_of_its_own_judge_and_else_says_none_ra
             metric: line.replace("claude / claude-model", "offline / offline-model") for metric, line in none_yet.items()}
 
 
-def test_a_second_probe_run_counts_the_calls_the_cache_answered_apart_from_those_sent(project_env: Path,
-                                                                                       sample_corpus: Path):
-    version = current_version()
-    stage_sample_review(version)
-    with dg.instance_for_test() as instance:
-        first = metadata(run_job(instance, "lifecycle", version), "judge_probes")
+def test_a_second_probe_run_counts_the_calls_the_cache_answered_apart_from_those_sent(lifecycle_run: LifecycleRun):
+    version = lifecycle_run.version
+    with lifecycle_run.instance() as instance:
+        first = metadata(lifecycle_run.result, "judge_probes")
         again = metadata(dg.materialize([judge_probes], partition_key=version, instance=instance,
                                         resources=RESOURCES), "judge_probes")
     assert (first["items_probed"], first["probe_calls"], first["probe_cached"]) == (10, 56, 0)
@@ -125,9 +121,8 @@ def test_a_second_probe_run_counts_the_calls_the_cache_answered_apart_from_those
 
 
 def test_a_change_of_the_probe_settings_makes_the_probes_stale_until_they_run_again(
-        project_env: Path, sample_corpus: Path, monkeypatch: pytest.MonkeyPatch):
-    version = current_version()
-    stage_sample_review(version)
+        lifecycle_run: LifecycleRun, monkeypatch: pytest.MonkeyPatch):
+    version = lifecycle_run.version
     lifecycle = build_lifecycle_job(BUNDLED).selection
 
     def stale(instance: dg.DagsterInstance) -> list[str]:
@@ -135,8 +130,7 @@ def test_a_change_of_the_probe_settings_makes_the_probes_stale_until_they_run_ag
         return [key.to_user_string() for key in stale_selection(instance, build_definitions(BUNDLED, RESOURCES),
                                                                 lifecycle, version)]
 
-    with dg.instance_for_test() as instance:
-        run_job(instance, "lifecycle", version)
+    with lifecycle_run.instance() as instance:
         assert stale(instance) == []
         monkeypatch.setenv("RAG_ASSETS_PROBE_SAMPLE", "5")
         assert stale(instance) == ["judge_probes"], "probes of 10 items must not pass for those of 5"

@@ -27,7 +27,7 @@ from rag_assets.scoring.evaluate import judge_calls
 from rag_assets.shards import plan_shards
 from rag_assets.store.tables import JudgedShardRow, LLMCacheRow
 from tests.conftest import PROJECT_ROOT
-from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
+from tests.defs.lifecycle import LifecycleRun, current_version, metadata, run_job, stage_sample_review
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.claude_generation import API_KEY
 from tests.fakes import claude_judge
@@ -57,11 +57,10 @@ def _shard_outputs(result: dg.ExecuteInProcessResult) -> dict[str, dict]:
             for e in result.all_events if e.is_successful_output and e.step_key.startswith("evaluation.judge_shard[")}
 
 
-def test_every_shard_size_gives_the_same_scores_with_one_step_per_shard(project_env: Path):
-    version = current_version()
-    stage_sample_review(version)
-    with dg.instance_for_test() as instance:
-        whole = metadata(run_job(instance, "lifecycle", version), "evaluation")  # one shard of every item
+def test_every_shard_size_gives_the_same_scores_with_one_step_per_shard(lifecycle_run: LifecycleRun):
+    version = lifecycle_run.version
+    with lifecycle_run.instance() as instance:
+        whole = metadata(lifecycle_run.result, "evaluation")  # one shard of every item
         items = whole["items"]
         assert plan_shards(items, 250) == plan_shards(items, items)
         # another alpha: a new evaluation from the new shards, not the same one recorded again
@@ -75,12 +74,10 @@ def test_every_shard_size_gives_the_same_scores_with_one_step_per_shard(project_
 
 
 def test_a_shard_whose_judge_calls_failed_reaches_the_merge_and_is_judged_again_on_the_next_run(
-        project_env: Path, monkeypatch: pytest.MonkeyPatch):
-    version = current_version()
-    stage_sample_review(version)
+        lifecycle_run: LifecycleRun, monkeypatch: pytest.MonkeyPatch):
+    version = lifecycle_run.version
     monkeypatch.setattr(claude_judge, "BROKEN", {"record_judge_context_precision"})
-    with dg.instance_for_test() as instance, FakeAnthropicServer(judge_responder) as server:
-        run_job(instance, "lifecycle", version)
+    with lifecycle_run.instance() as instance, FakeAnthropicServer(judge_responder) as server:
         offline = _judged_shard_rows()  # the offline judge's, kept
         judge = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_retries=0)
         first = _evaluate(instance, version, 5, {"severity": "WARN"}, llm=judge)
@@ -96,19 +93,17 @@ def test_a_shard_whose_judge_calls_failed_reaches_the_merge_and_is_judged_again_
 
 
 def test_an_evaluation_whose_judge_calls_failed_is_stale_and_its_next_run_sends_only_the_failed_calls(
-        project_env: Path, monkeypatch: pytest.MonkeyPatch):
+        lifecycle_run: LifecycleRun, monkeypatch: pytest.MonkeyPatch):
     """Failed judge calls are no verdict: the evaluation holding them is not up to date (``rag-assets run`` selects
     it again), and that run judges the failed calls again, the LLM cache answering every call that succeeded,
     rather than recording the same evaluation again."""
-    version = current_version()
-    stage_sample_review(version)
+    version = lifecycle_run.version
     selection = build_lifecycle_job(BUNDLED).selection
     monkeypatch.setattr(claude_judge, "BROKEN", {"record_judge_context_precision"})
-    with dg.instance_for_test() as instance, FakeAnthropicServer(judge_responder) as server:
+    with lifecycle_run.instance() as instance, FakeAnthropicServer(judge_responder) as server:
         def stale() -> list[str]:
             return [key.to_user_string() for key in stale_selection(instance, defs, selection, version)]
 
-        run_job(instance, "lifecycle", version)
         assert stale() == []
         judge = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_retries=0)
         first = metadata(_evaluate(instance, version, 5, {"severity": "WARN"}, llm=judge), "evaluation")
