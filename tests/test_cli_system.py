@@ -109,13 +109,21 @@ def test_an_unreachable_endpoint_errs_on_every_item_and_the_error_budget_stops_t
     assert "FAILED rag_answers.rag_answers_error_budget [" in out
 
 
-def test_after_a_passing_run_a_run_whose_system_fails_shows_no_earlier_evaluation_or_its_checks(
-        checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+def test_after_a_passing_run_a_run_whose_system_fails_shows_no_earlier_evaluation_or_its_checks_and_no_secret(
+        checkout: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """The failing system is one that refuses half the items, echoing every form of the header secrets it was sent
+    (a tester's server): no form reaches the terminal, the store, the log, Dagster's storage or the summary."""
+    token, key = "s3cr3t-TOKEN-98765", "K-team-4411-key"
+    monkeypatch.setenv("TEAM_TOKEN", f"Bearer {token}")
+    monkeypatch.setenv("TEAM_KEY", key)
     first, second = tmp_path / "first.json", tmp_path / "second.json"
     assert main(["run", "--no-production", "--summary-json", str(first)]) == 0
     assert "evaluation" in json.loads(first.read_text())["assets"]
-    code = main(["run", "--no-production", "--system-url", "http://127.0.0.1:9/rag", "--summary-json", str(second)])
-    out = capsys.readouterr().out
+    with FakeRagHttpServer() as server:
+        code = main(["run", "--no-production", "--system-url", f"{server.base_url}/echo-headers",
+                     "--system-header", "Authorization=TEAM_TOKEN", "--system-header", "X-Api-Key=TEAM_KEY",
+                     "--summary-json", str(second)])
+    out, err = capsys.readouterr()
     data = json.loads(second.read_text())
     assert code == 1 and "evaluation" not in data["assets"] and "evaluation" not in data["earlier_runs"]
     assert not [c for c in data["checks"] if c["asset"] == "evaluation"]
@@ -123,6 +131,10 @@ def test_after_a_passing_run_a_run_whose_system_fails_shows_no_earlier_evaluatio
     assert not budget["passed"] and "rag_answers" not in data["earlier_runs"]
     assert data["assets"]["corpus_snapshot"] and "corpus_snapshot" in data["earlier_runs"]  # what still holds
     assert "(earlier run " not in "".join(line for line in out.splitlines() if line.startswith("evaluation"))
+    assert "http_error x" in budget["description"]
+    assert "HTTP 401: bad token *** for user; X-Api-Key=*** raw=***" in budget["description"]
+    assert (tmp_path / "home" / "logs" / "rag-assets.log").is_file()
+    assert _files_holding(tmp_path, token, key) == [] and token not in out + err and key not in out + err
 
 
 def test_header_values_come_from_the_environment_and_only_their_names_reach_the_run_config():
@@ -210,21 +222,3 @@ def test_every_way_to_configure_an_http_system_refuses_a_credential_in_its_url(u
 def test_a_url_without_a_credential_is_taken_as_it_is():
     url = "https://rag.example/answer?tenant=a&design=b"
     assert system_run_config(None, url) == {"resources": {"rag": {"config": {"kind": "http", "target": url}}}}
-
-
-def test_no_form_of_a_header_secret_a_server_echoes_reaches_the_terminal_store_log_dagster_or_summary(
-        checkout: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
-    token, key = "s3cr3t-TOKEN-98765", "K-team-4411-key"
-    monkeypatch.setenv("TEAM_TOKEN", f"Bearer {token}")
-    monkeypatch.setenv("TEAM_KEY", key)
-    summary = tmp_path / "summary.json"
-    with FakeRagHttpServer() as server:
-        code = main(["run", "--no-production", "--system-url", f"{server.base_url}/echo-headers",
-                     "--system-header", "Authorization=TEAM_TOKEN", "--system-header", "X-Api-Key=TEAM_KEY",
-                     "--summary-json", str(summary)])
-    out, err = capsys.readouterr()
-    budget = next(c for c in json.loads(summary.read_text())["checks"] if c["check"] == "rag_answers_error_budget")
-    assert code == 1 and "http_error x" in budget["description"]
-    assert "HTTP 401: bad token *** for user; X-Api-Key=*** raw=***" in budget["description"]
-    assert (tmp_path / "home" / "logs" / "rag-assets.log").is_file()
-    assert _files_holding(tmp_path, token, key) == [] and token not in out + err and key not in out + err
