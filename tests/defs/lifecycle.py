@@ -114,3 +114,16 @@ def check_evaluations(result: dg.ExecuteInProcessResult) -> dict:
     """Check name -> its evaluation (passed, metadata) in a run."""
     return {e.event_specific_data.check_name: e.event_specific_data for e in result.all_events
             if e.event_type_value == "ASSET_CHECK_EVALUATION"}
+
+
+def build_golden_set(instance: dg.DagsterInstance) -> str:
+    """Snapshot the corpus and build its golden set from the bundled review (nothing downstream of it); its version."""
+    version = current_version()
+    stage_sample_review(version)
+    instance.add_dynamic_partitions(corpus_versions.name, [version])
+    selection = [dg.AssetKey(name) for name in ("corpus_snapshot", "question_candidates", "curated_decisions",
+                                                "golden_set")]
+    result = defs.resolve_job_def("lifecycle").execute_in_process(partition_key=version, instance=instance,
+                                                                  asset_selection=selection, raise_on_error=False)
+    assert result.success, [e.step_failure_data.error.message for e in result.all_events if e.is_step_failure]
+    return version
