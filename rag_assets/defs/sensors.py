@@ -24,6 +24,7 @@ from rag_assets.defs.freshness import already_scored
 from rag_assets.defs.jobs import build_curation_import_job, build_lifecycle_job, build_production_job
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import StoreResource
+from rag_assets.defs.reuse import last_materialization
 from rag_assets.production.log_watch import plan_days, ready_days
 from rag_assets.errors import RagAssetsError
 from rag_assets.settings import current_settings
@@ -136,8 +137,10 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
     def curation_inbox_sensor(context: dg.SensorEvaluationContext, **_called: object) -> dg.SensorResult:
         services = lifecycle.services(context)
         known = set(context.instance.get_dynamic_partitions(lifecycle.corpus_versions.name))
+        candidates = lifecycle.key("question_candidates")
         scan = scan_inbox(services.curation.folders(), services.curation.limits(), context.cursor, known,
-                          functools.partial(_run_ended, context.instance))
+                          functools.partial(_run_ended, context.instance),
+                          lambda version: last_materialization(context.instance, candidates, version) is not None)
         requests = [_import_request(run, lifecycle) for run in scan.runs]
         try:
             recovered = _unrecorded_imports(context.instance, services.store, lifecycle, known)
@@ -154,8 +157,9 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
         if scan.rejected:
             context.log.warning(f"rejected without a run (not a review file, too big, no known corpus version, or "
                                 f"failed {IMPORT_ATTEMPTS} times): {', '.join(scan.rejected)}")
+        waiting = f"; waiting: {'; '.join(scan.waiting)}" if scan.waiting else ""
         return dg.SensorResult(run_requests=requests + recovered, cursor=scan.cursor,
-                               skip_reason=None if requests or recovered else "no new reviewed file in the inbox")
+                               skip_reason=None if requests or recovered else f"no new reviewed file in the inbox{waiting}")
 
     return curation_inbox_sensor
 

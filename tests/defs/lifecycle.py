@@ -127,3 +127,9 @@ def build_golden_set(instance: dg.DagsterInstance) -> str:
                                                                   asset_selection=selection, raise_on_error=False)
     assert result.success, [e.step_failure_data.error.message for e in result.all_events if e.is_step_failure]
     return version
+
+
+def candidates_generated(instance: dg.DagsterInstance, version: str) -> None:
+    """Record question_candidates of ``version`` as materialized (what the inbox sensor waits for), without
+    generating them: for tests of the sensor's routing, not of the import."""
+    instance.report_runless_asset_event(dg.AssetMaterialization("question_candidates", partition=version))
