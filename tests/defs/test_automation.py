@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import datetime
 import json
-import shutil
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -34,11 +34,24 @@ def _requested(result, key: dg.AssetKey) -> set[str]:
     return set(result.get_requested_partitions(key))
 
 
-def _golden_then_evaluate(instance: dg.DagsterInstance, version: str, with_review: bool):
-    if with_review:
-        inbox = Settings.from_env().curation_root / "inbox"
-        inbox.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(PROJECT_ROOT / "data/curation/sample" / f"review-{version}.csv", inbox / f"review-{version}.csv")
+def _stage_review(version: str, reject_all: bool) -> None:
+    """The bundled review of ``version`` in the inbox; with ``reject_all``, every candidate rejected."""
+    inbox = Settings.from_env().curation_root / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    with (PROJECT_ROOT / "data/curation/sample" / f"review-{version}.csv").open(encoding="utf-8-sig", newline="") as f:
+        rows = list(csv.DictReader(f))
+    if reject_all:
+        rows = [{**row, "decision": "reject", "edited_question": "", "edited_answer": ""} for row in rows]
+    with (inbox / f"review-{version}.csv").open("w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _golden_then_evaluate(instance: dg.DagsterInstance, version: str, review: str | None):
+    """``review``: None (nobody reviewed), "sample" (the bundled review) or "reject_all"."""
+    if review:
+        _stage_review(version, reject_all=review == "reject_all")
     instance.add_dynamic_partitions(corpus_versions.name, [version])
     start = dg.evaluate_automation_conditions(defs=defs, instance=instance)  # conditions track changes from here
     dg.materialize([corpus_snapshot, question_candidates, curated_decisions], partition_key=version,
@@ -55,16 +68,30 @@ def _golden_then_evaluate(instance: dg.DagsterInstance, version: str, with_revie
 def test_a_failed_blocking_check_on_the_golden_set_stops_the_rag_run(project_env: Path):
     version = current_version()
     with dg.instance_for_test() as instance:
-        before, checks, after = _golden_then_evaluate(instance, version, with_review=False)
+        before, checks, after = _golden_then_evaluate(instance, version, review="reject_all")
         assert version in _requested(before, golden_set.key), "a new corpus version gets its golden set"
-        assert checks["golden_set_quality"] is False
+        assert checks["golden_set_quality"] is False, "everything rejected: an empty golden set, and it fails"
         assert _requested(after, RAG) == set()
+
+
+def test_before_anybody_reviewed_the_golden_set_is_not_built_and_nothing_fails(project_env: Path):
+    """dagster dev's first start with an empty inbox built golden set v0 with no item, its blocking checks failed the
+    run and wrote an alert; `rag-assets run` builds nothing before a review."""
+    from rag_assets.defs.reuse import last_materialization
+
+    version = current_version()
+    with dg.instance_for_test() as instance:
+        before, checks, after = _golden_then_evaluate(instance, version, review=None)
+        assert version in _requested(before, golden_set.key), "asked for, it finds nothing to build"
+        assert checks == {} and last_materialization(instance, golden_set.key, version) is None
+        assert not instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.FAILURE]))
+        assert _requested(after, RAG) == set() and _requested(after, golden_set.key) == set()
 
 
 def test_a_passed_blocking_check_lets_the_rag_run_and_nothing_else_through(project_env: Path):
     version = current_version()
     with dg.instance_for_test() as instance:
-        _, checks, after = _golden_then_evaluate(instance, version, with_review=True)
+        _, checks, after = _golden_then_evaluate(instance, version, review="sample")
         assert checks == {"golden_set_quality": True, "golden_set_pinned": True}
         assert _requested(after, RAG) == {version}
         assert _requested(after, dg.AssetKey("evaluation")) == set(), "it waits for the RAG answers"
