@@ -107,10 +107,12 @@ def assert_dagster_dev_would_start_no_run(dagster_home: Path) -> None:
 
 def test_a_first_run_with_nothing_reviewed_queues_the_candidates_and_says_what_to_do_next(
         project_env: Path, capsys: pytest.CaptureFixture[str]):
-    assert main(["run", "--no-review", "--no-production"]) == 0
+    assert main(["run", "--no-review"]) == 0
     out = capsys.readouterr().out
     table = [line.split()[0] for line in out.splitlines() if line.split(" ")[0] in KEY_FACTS]
     assert table == ["corpus_snapshot", "question_candidates", "curation_queue"], "nothing built on no review"
+    assert "not scored yet: waiting for a golden set of corpus version cv-" in out, (
+        "production days wait for the golden set: with none, every logged question would be a coverage gap")
     assert "pending=50" in out and "FAILED" not in out
     version = out.split("nobody has reviewed corpus version ")[1].split(" ")[0]
     curation = Settings.from_env().curation_root

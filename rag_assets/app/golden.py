@@ -48,6 +48,16 @@ class GoldenOutcome:
         return [(item_id, kind) for kind in diff.KINDS for item_id in getattr(diff, kind)] if diff else []
 
 
+def nobody_reviewed(store: Store, version: str) -> bool:
+    """Whether no decision exists for ``version``'s lineage: no accepted item (reviewed, imported or accepted
+    unreviewed) and no applied review file. A golden set built then has no item and fails its checks for want of
+    a review, not for a fault, so the golden_set asset builds none, as ``rag-assets run`` builds none before a review
+    (a review that rejected everything is a decision: its empty golden set is built and fails)."""
+    lineage = store.corpus().lineage(version)
+    curation = store.curation()
+    return not store.golden().accepted_items(lineage) and not any(curation.applied_files(v) for v in lineage)
+
+
 def build_golden_version(store: Store, version: str, judge: Callable[[], LLMClient], export_dir: Path,
                      min_overlap: float) -> GoldenOutcome:
     """Pin the accepted items of ``version``'s lineage to it, save a new version when the content changed, split

@@ -14,7 +14,7 @@ from pathlib import Path
 from rag_assets.calibration.review_file import is_judge_review
 from rag_assets.curation.inbox import (CurationFolders, declared_corpus_version, inbox_files, inbox_sha256, reject_file,
                                        reject_oversized, reject_unsupported, unsupported_entries)
-from rag_assets.curation.inbox_rounds import FileState, RunStatus, dump_cursor, load_cursor, next_step
+from rag_assets.curation.inbox_rounds import FileState, Generated, RunStatus, dump_cursor, load_cursor, next_step
 from rag_assets.curation.models import ReviewLimits, ReviewProblem
 
 
@@ -31,21 +31,25 @@ class ImportRun:
 
 @dataclass(frozen=True)
 class InboxScan:
-    """The runs to request, the names of the files rejected and of those requested again, the next cursor."""
+    """The runs to request, the names of the files rejected and of those requested again, the next cursor, and
+    each file that waits for its corpus version's candidates, with why."""
 
     runs: list[ImportRun]
     rejected: list[str]
     retried: list[str]
     cursor: str
+    waiting: list[str]
 
 
 def scan_inbox(folders: CurationFolders, limits: ReviewLimits, cursor: str | None, known: set[str],
-               run_status: RunStatus) -> InboxScan:
-    """Look at every inbox entry once; ``known``: the corpus versions with a partition."""
+               run_status: RunStatus, generated: Generated) -> InboxScan:
+    """Look at every inbox entry once; ``known``: the corpus versions with a partition; ``generated``: whether a
+    version's question candidates exist (a review of a version without them waits in the inbox)."""
     states = load_cursor(cursor)
     runs: list[ImportRun] = []
     rejected: list[str] = []
     retried: list[str] = []
+    waiting: list[str] = []
     for entry in unsupported_entries(folders.inbox):
         reject_unsupported(entry, folders)
         rejected.append(entry.name)
@@ -59,8 +63,10 @@ def scan_inbox(folders: CurationFolders, limits: ReviewLimits, cursor: str | Non
             continue
         judge_review = is_judge_review(path)
         version = None if judge_review else declared_corpus_version(path)
-        step = next_step(states.get(digest, FileState()), digest, run_status, version, judge_review, known)
+        step = next_step(states.get(digest, FileState()), digest, run_status, version, judge_review, known, generated)
         states[digest] = step.state
+        if step.action == "wait" and step.problem:
+            waiting.append(f"{path.name} ({step.problem})")
         if step.action == "reject":
             reject_file(path, folders, digest, [ReviewProblem(None, step.field, step.problem)])
             rejected.append(path.name)
@@ -68,4 +74,4 @@ def scan_inbox(folders: CurationFolders, limits: ReviewLimits, cursor: str | Non
             runs.append(ImportRun(path, version, judge_review, step.state))
             if step.action == "retry":
                 retried.append(path.name)
-    return InboxScan(runs, rejected, retried, dump_cursor(states))
+    return InboxScan(runs, rejected, retried, dump_cursor(states), waiting)

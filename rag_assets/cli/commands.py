@@ -298,12 +298,17 @@ def _logged_days(folder: Path, production_days: dg.PartitionsDefinition) -> list
 
 
 def _run_production(instance: dg.DagsterInstance, target: Driven) -> tuple[list[dg.ExecuteInProcessResult], list[str]]:
-    """Score the newest logged days of production traffic, one run per day as the log sensor would; with
-    the days skipped because they were scored already on the same records."""
+    """Score the newest logged days of production traffic, one run per day as the log sensor would (oldest first,
+    and not before a golden set exists); with the days skipped because they were scored already on the same records."""
+    from rag_assets.app.production import production_waits
     from rag_assets.defs.freshness import already_scored
 
     logs, sample = target.resource("production_logs").folder(), target.key("production_sample")
     days = _logged_days(logs, target.defs.resolve_assets_def(sample).partitions_def) if logs.is_dir() else []
+    waits = production_waits(target.resource("store"), target.resource("corpus").resolved_root()) if days else None
+    if waits:
+        print(f"production logs: {logs} -> days {days[0]} .. {days[-1]} not scored yet: {waits}")
+        return [], []
     scored = already_scored(instance, sample, target.defs.resolve_assets_def(sample).code_versions_by_key[sample], logs,
                             days)
     if days:

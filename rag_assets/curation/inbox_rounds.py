@@ -21,6 +21,8 @@ CURSOR_MEMORY = 2000
 
 #: A run key -> (whether its run has ended, the run's id); no run at all is a dropped request: ended.
 RunStatus = Callable[[str], tuple[bool, str | None]]
+#: A corpus version -> whether its question candidates exist (what a review file's ids are checked against).
+Generated = Callable[[str], bool]
 
 
 @dataclass(frozen=True)
@@ -39,8 +41,9 @@ class FileState:
 
 @dataclass(frozen=True)
 class Decision:
-    """What to do with the file: ``wait`` (its run is still going), ``request`` a run (``retry`` when the last
-    ended with the file still here), or ``reject`` it with ``problem`` (``field``: the column it is about)."""
+    """What to do with the file: ``wait`` (its run is still going, or its corpus version's candidates are not
+    generated yet: then ``problem`` says so), ``request`` a run (``retry`` when the last ended with the file still
+    here), or ``reject`` it with ``problem`` (``field``: the column it is about)."""
 
     action: str
     state: FileState
@@ -49,9 +52,11 @@ class Decision:
 
 
 def next_step(state: FileState, digest: str, run_status: RunStatus, version: str | None, judge_review: bool,
-              known: set[str]) -> Decision:
+              known: set[str], generated: Generated) -> Decision:
     """The step for a file with hash ``digest`` that declares corpus ``version`` (a judge review needs none),
-    given its ``state`` and the corpus versions with a partition."""
+    given its ``state`` and the corpus versions with a partition. A question review waits until its version's
+    candidates are ``generated``: imported before, every id would be unknown and the file rejected for a timing
+    reason (a review dropped in the inbox before the first ``dagster dev`` start)."""
     if state.run_key:
         ended, run_id = run_status(state.run_key)
         if not ended:
@@ -61,7 +66,11 @@ def next_step(state: FileState, digest: str, run_status: RunStatus, version: str
                 f"the import failed {state.attempts} times (last run: {run_id or 'never started'}); nothing was "
                 "applied. Fix the cause (is the store up?) and drop the file in the inbox again"))
         return Decision("retry", state.requested(digest, state.attempts + 1))
-    if judge_review or version in known:
+    if judge_review:
+        return Decision("request", state.requested(digest, 1))
+    if version in known:
+        if not generated(version):
+            return Decision("wait", state, f"the candidates of corpus version {version} are not generated yet")
         return Decision("request", state.requested(digest, 1))
     problem = (f"names corpus version {excerpt(version)}, which has no partition (known: {', '.join(sorted(known)) or 'none'})"
                if version else "names no corpus version (neither in its file name nor in a corpus_version column)")

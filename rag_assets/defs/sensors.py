@@ -11,6 +11,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from rag_assets.corpus.manifest import fingerprint
 from rag_assets.app.inbox import ImportRun, scan_inbox
+from rag_assets.app.production import production_waits
 from rag_assets.app.production_logs import scan_logs
 from rag_assets.curation.inbox_rounds import IMPORT_ATTEMPTS
 from rag_assets.corpus.snapshot import plan_snapshot
@@ -18,11 +19,12 @@ from rag_assets.defs.assets.calibration import build_judge_calibration_job, judg
 from rag_assets.defs.assets.corpus import build_corpus_snapshot
 from rag_assets.app.curation_import import applied_files_digest
 from rag_assets.defs.assets.curation import decisions_unrecorded
-from rag_assets.defs.assets.production import production_code_version
+from rag_assets.defs.assets.production import ProductionSampleConfig, production_code_version
 from rag_assets.defs.freshness import already_scored
 from rag_assets.defs.jobs import build_curation_import_job, build_lifecycle_job, build_production_job
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import StoreResource
+from rag_assets.defs.reuse import last_materialization
 from rag_assets.production.log_watch import plan_days, ready_days
 from rag_assets.errors import RagAssetsError
 from rag_assets.settings import current_settings
@@ -135,8 +137,10 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
     def curation_inbox_sensor(context: dg.SensorEvaluationContext, **_called: object) -> dg.SensorResult:
         services = lifecycle.services(context)
         known = set(context.instance.get_dynamic_partitions(lifecycle.corpus_versions.name))
+        candidates = lifecycle.key("question_candidates")
         scan = scan_inbox(services.curation.folders(), services.curation.limits(), context.cursor, known,
-                          functools.partial(_run_ended, context.instance))
+                          functools.partial(_run_ended, context.instance),
+                          lambda version: last_materialization(context.instance, candidates, version) is not None)
         requests = [_import_request(run, lifecycle) for run in scan.runs]
         try:
             recovered = _unrecorded_imports(context.instance, services.store, lifecycle, known)
@@ -153,8 +157,9 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
         if scan.rejected:
             context.log.warning(f"rejected without a run (not a review file, too big, no known corpus version, or "
                                 f"failed {IMPORT_ATTEMPTS} times): {', '.join(scan.rejected)}")
+        waiting = f"; waiting: {'; '.join(scan.waiting)}" if scan.waiting else ""
         return dg.SensorResult(run_requests=requests + recovered, cursor=scan.cursor,
-                               skip_reason=None if requests or recovered else "no new reviewed file in the inbox")
+                               skip_reason=None if requests or recovered else f"no new reviewed file in the inbox{waiting}")
 
     return curation_inbox_sensor
 
@@ -162,36 +167,58 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
 curation_inbox_sensor = build_curation_inbox_sensor(BUNDLED)
 
 
+def _days_in_flight(instance: dg.DagsterInstance, job: str) -> set[str]:
+    """The days whose production run has not ended: their scores are not in the store yet."""
+    return {run.tags["dagster/partition"] for run in instance.get_runs(dg.RunsFilter(job_name=job, statuses=_IN_FLIGHT))
+            if "dagster/partition" in run.tags}
+
+
 @functools.cache
 def build_production_logs_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
+    job = build_production_job(lifecycle)
+
     @dg.sensor(
-        required_resource_keys=lifecycle.resource_keys("production_logs"),
+        required_resource_keys=lifecycle.resource_keys("production_logs", "store", "corpus"),
         name=lifecycle.named("production_logs_sensor"),
-        job=build_production_job(lifecycle),
+        job=job,
         default_status=dg.DefaultSensorStatus.RUNNING,
         minimum_interval_seconds=lifecycle.interval(60),
         description=(
             "Watches the production log folder. The cursor keeps each log file's content hash and, per day in it, a "
             "digest of that day's records; a new or changed file requests a production_sample run for each day whose "
             "records changed (run key = day + digests). Days that are not complete yet wait in the cursor until their "
-            "partition exists."
+            "partition exists; every day waits until a golden set exists (coverage is measured against it), and a "
+            "day waits while a day of its drift baseline is still to be scored, as `rag-assets run` scores days "
+            "oldest first."
         ),
     )
     def production_logs_sensor(context: dg.SensorEvaluationContext, **_called: object) -> dg.SensorResult:
-        folder = lifecycle.services(context).production_logs.folder()
+        services = lifecycle.services(context)
+        folder = services.production_logs.folder()
         scan = scan_logs(folder, context.cursor)
         for name, reason in scan.unreadable:
             context.log.warning(f"cannot read log file {name}: {reason}")
+        try:
+            waits = production_waits(services.store, services.corpus.resolved_root())
+        except (SQLAlchemyError, RagAssetsError, ImportError) as exc:  # the store is down: the days stay pending
+            waits = f"the store cannot be read: {exc}"
+        if waits and scan.cursor.pending:
+            return dg.SensorResult(cursor=scan.cursor.dump(), skip_reason=f"{waits} (days waiting: "
+                                   f"{', '.join(sorted(scan.cursor.pending))})")
         partitions = lifecycle.production_days
         first, last = partitions.get_first_partition_key(), partitions.get_last_partition_key()
         scored = already_scored(context.instance, lifecycle.key("production_sample"), production_code_version(lifecycle),
                                 folder, ready_days(scan.cursor.pending, first, last))
-        plan = plan_days(scan.cursor, first, last, scored)
+        plan = plan_days(scan.cursor, first, last, scored, _days_in_flight(context.instance, job.name),
+                         ProductionSampleConfig().baseline_days)
         if plan.too_early:
             context.log.warning(f"log days before the first production partition {first} are ignored: "
                                 f"{', '.join(plan.too_early)} (set RAG_ASSETS_PRODUCTION_START earlier to score them)")
-        pending = scan.cursor.pending
-        waiting = f"; waiting for days to complete: {', '.join(sorted(pending))}" if pending else ""
+        held = sorted(day for day in scan.cursor.pending if last is not None and day <= last)
+        incomplete = sorted(set(scan.cursor.pending) - set(held))
+        waiting = "".join([f"; waiting for days to complete: {', '.join(incomplete)}" if incomplete else "",
+                           f"; waiting for the days of their drift baseline to be scored: {', '.join(held)}"
+                           if held else ""])
         return dg.SensorResult(
             run_requests=[dg.RunRequest(run_key=key, partition_key=day, tags={"rag_assets/trigger": "production_logs"})
                           for day, key in plan.requests],

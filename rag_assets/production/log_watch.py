@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from datetime import date
 
 from rag_assets.corpus.models import sha256_hex
 
@@ -53,10 +54,20 @@ class DayPlan:
     too_early: list[str]
 
 
-def plan_days(cursor: LogCursor, first: str, last: str | None, scored: Collection[str]) -> DayPlan:
+def _in_window(day: str, earlier: Collection[str], window: int) -> bool:
+    """Whether one of the ``earlier`` days is among the ``window`` days before ``day`` (its drift baseline)."""
+    today = date.fromisoformat(day)
+    return any(0 < (today - date.fromisoformat(other)).days <= window for other in earlier)
+
+
+def plan_days(cursor: LogCursor, first: str, last: str | None, scored: Collection[str],
+              in_flight: Collection[str] = (), window: int = 0) -> DayPlan:
     """Take from ``cursor.pending`` every day that is before ``first`` (dropped), already ``scored`` with the
-    records it has now (dropped), or has a partition (requested, run key = day + digest); later days wait."""
+    records it has now (dropped), or has a partition (requested, run key = day + digest); later days wait. A day
+    also waits while a day of its drift baseline (the ``window`` days before it) is still to be scored: pending, or
+    ``in_flight`` (its run not ended), so that its baseline is those days' scores whatever order runs end in."""
     requests, too_early = [], []
+    unsettled = set(in_flight)
     for day in sorted(cursor.pending):
         if day < first:
             too_early.append(day)
@@ -64,5 +75,7 @@ def plan_days(cursor: LogCursor, first: str, last: str | None, scored: Collectio
         elif day in scored:
             del cursor.pending[day]
         elif last is not None and day <= last:
-            requests.append((day, f"{day}:{cursor.pending.pop(day)}"))
+            if not _in_window(day, unsettled, window):
+                requests.append((day, f"{day}:{cursor.pending.pop(day)}"))
+            unsettled.add(day)
     return DayPlan(requests, too_early)

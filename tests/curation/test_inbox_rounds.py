@@ -18,48 +18,63 @@ def _status(ended: bool, run_id: str | None = "run-1"):
     return status, asked
 
 
+def GENERATED(version: str) -> bool:
+    """Every corpus version's candidates exist."""
+    return True
+
+
+def test_a_review_of_a_version_whose_candidates_are_not_generated_yet_waits_in_the_inbox():
+    """dagster dev on a fresh home with a review already in the inbox imported it before question_candidates ran:
+    every id was unknown and the file was moved to rejected/."""
+    status, asked = _status(True)
+    step = next_step(FileState(), "abc", status, "cv-1", False, {"cv-1"}, lambda version: False)
+    assert (step.action, step.state) == ("wait", FileState())
+    assert step.problem == "the candidates of corpus version cv-1 are not generated yet"
+    assert next_step(step.state, "abc", status, "cv-1", False, {"cv-1"}, GENERATED).action == "request"
+
+
 def test_a_new_file_of_a_known_version_gets_its_first_run_keyed_by_its_hash():
     status, asked = _status(True)
-    step = next_step(FileState(), "abc", status, "cv-1", False, {"cv-1"})
+    step = next_step(FileState(), "abc", status, "cv-1", False, {"cv-1"}, GENERATED)
     assert (step.action, step.state) == ("request", FileState(requests=1, attempts=1, run_key="abc"))
     assert asked == [], "a file without a run asks for no run status"
 
 
 def test_a_judge_review_needs_no_corpus_version():
     status, _ = _status(True)
-    assert next_step(FileState(), "abc", status, None, True, set()).action == "request"
+    assert next_step(FileState(), "abc", status, None, True, set(), GENERATED).action == "request"
 
 
 def test_a_file_whose_run_is_going_waits_unchanged():
     status, asked = _status(False)
     state = FileState(requests=1, attempts=1, run_key="abc")
-    assert next_step(state, "abc", status, "cv-1", False, {"cv-1"}).action == "wait"
+    assert next_step(state, "abc", status, "cv-1", False, {"cv-1"}, GENERATED).action == "wait"
     assert asked == ["abc"]
 
 
 def test_a_file_still_in_the_inbox_after_its_run_ended_is_retried_under_a_new_run_key():
     status, _ = _status(True)
-    step = next_step(FileState(requests=1, attempts=1, run_key="abc"), "abc", status, "cv-1", False, {"cv-1"})
+    step = next_step(FileState(requests=1, attempts=1, run_key="abc"), "abc", status, "cv-1", False, {"cv-1"}, GENERATED)
     assert (step.action, step.state) == ("retry", FileState(requests=2, attempts=2, run_key="abc:2"))
 
 
 def test_after_the_last_attempt_the_file_is_rejected_and_a_new_round_keeps_run_keys_unique():
     status, _ = _status(True, None)
     step = next_step(FileState(requests=4, attempts=IMPORT_ATTEMPTS, run_key="abc:4"), "abc", status, "cv-1", False,
-                     {"cv-1"})
+                     {"cv-1"}, GENERATED)
     assert step.action == "reject" and step.field is None
     assert step.problem.startswith(f"the import failed {IMPORT_ATTEMPTS} times (last run: never started)")
     assert step.state == FileState(requests=4, attempts=0, run_key=None)
-    again = next_step(step.state, "abc", status, "cv-1", False, {"cv-1"})
+    again = next_step(step.state, "abc", status, "cv-1", False, {"cv-1"}, GENERATED)
     assert again.state == FileState(requests=5, attempts=1, run_key="abc:5")
 
 
 def test_a_file_of_an_unknown_or_no_version_is_rejected_naming_the_known_ones():
     status, _ = _status(True)
-    unknown = next_step(FileState(), "abc", status, "cv-9", False, {"cv-2", "cv-1"})
+    unknown = next_step(FileState(), "abc", status, "cv-9", False, {"cv-2", "cv-1"}, GENERATED)
     assert (unknown.action, unknown.field) == ("reject", "corpus_version")
     assert unknown.problem == "names corpus version 'cv-9', which has no partition (known: cv-1, cv-2)"
-    assert next_step(FileState(), "abc", status, None, False, set()).problem == (
+    assert next_step(FileState(), "abc", status, None, False, set(), GENERATED).problem == (
         "names no corpus version (neither in its file name nor in a corpus_version column)")
 
 

@@ -145,3 +145,22 @@ def bundled_lifecycle(root: Path) -> SharedCheckout:
         return LifecycleRun(version, result, instance_dir)
 
     return SharedCheckout(root, run, curation_sample=False)
+
+
+def build_golden_set(instance: dg.DagsterInstance) -> str:
+    """Snapshot the corpus and build its golden set from the bundled review (nothing downstream of it); its version."""
+    version = current_version()
+    stage_sample_review(version)
+    instance.add_dynamic_partitions(corpus_versions.name, [version])
+    selection = [dg.AssetKey(name) for name in ("corpus_snapshot", "question_candidates", "curated_decisions",
+                                                "golden_set")]
+    result = defs.resolve_job_def("lifecycle").execute_in_process(partition_key=version, instance=instance,
+                                                                  asset_selection=selection, raise_on_error=False)
+    assert result.success, [e.step_failure_data.error.message for e in result.all_events if e.is_step_failure]
+    return version
+
+
+def candidates_generated(instance: dg.DagsterInstance, version: str) -> None:
+    """Record question_candidates of ``version`` as materialized (what the inbox sensor waits for), without
+    generating them: for tests of the sensor's routing, not of the import."""
+    instance.report_runless_asset_event(dg.AssetMaterialization("question_candidates", partition=version))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import datetime
 import json
-import shutil
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -34,31 +34,63 @@ def _requested(result, key: dg.AssetKey) -> set[str]:
     return set(result.get_requested_partitions(key))
 
 
+def _stage_review(version: str, reject_all: bool) -> None:
+    """The bundled review of ``version`` in the inbox; with ``reject_all``, every candidate rejected."""
+    inbox = Settings.from_env().curation_root / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    with (PROJECT_ROOT / "data/curation/sample" / f"review-{version}.csv").open(encoding="utf-8-sig", newline="") as f:
+        rows = list(csv.DictReader(f))
+    if reject_all:
+        rows = [{**row, "decision": "reject", "edited_question": "", "edited_answer": ""} for row in rows]
+    with (inbox / f"review-{version}.csv").open("w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _build_golden(instance: dg.DagsterInstance, version: str) -> dict[str, bool]:
+    """Materialize the golden set with its blocking checks; check name -> passed."""
+    golden = dg.materialize([golden_set, golden_set_quality, golden_set_pinned], partition_key=version,
+                            instance=instance, resources=RESOURCES, raise_on_error=False)
+    return {e.event_specific_data.check_name: e.event_specific_data.passed for e in golden.all_events
+            if e.event_type_value == "ASSET_CHECK_EVALUATION"}
+
+
 def _golden_then_evaluate(instance: dg.DagsterInstance, version: str, with_review: bool):
     if with_review:
-        inbox = Settings.from_env().curation_root / "inbox"
-        inbox.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(PROJECT_ROOT / "data/curation/sample" / f"review-{version}.csv", inbox / f"review-{version}.csv")
+        _stage_review(version, reject_all=False)
     instance.add_dynamic_partitions(corpus_versions.name, [version])
     start = dg.evaluate_automation_conditions(defs=defs, instance=instance)  # conditions track changes from here
     dg.materialize([corpus_snapshot, question_candidates, curated_decisions], partition_key=version,
                    instance=instance, resources=RESOURCES)
     before = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=start.cursor)
-    golden = dg.materialize([golden_set, golden_set_quality, golden_set_pinned], partition_key=version,
-                            instance=instance, resources=RESOURCES, raise_on_error=False)
-    passed = {e.event_specific_data.check_name: e.event_specific_data.passed for e in golden.all_events
-              if e.event_type_value == "ASSET_CHECK_EVALUATION"}
+    passed = _build_golden(instance, version)
     after = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=before.cursor)
     return before, passed, after
 
 
-def test_a_failed_blocking_check_on_the_golden_set_stops_the_rag_run(project_env: Path):
+def test_before_any_review_no_golden_set_is_built_and_one_rejecting_everything_fails_and_stops_the_rag_run(
+        project_env: Path):
+    """dagster dev's first start with an empty inbox built golden set v0 with no item, its blocking checks failed the
+    run and wrote an alert; `rag-assets run` builds nothing before a review. A review is a decision, even one that
+    rejects every candidate: its empty golden set is built, fails its check, and the RAG system is not run."""
+    from rag_assets.defs.reuse import last_materialization
+
     version = current_version()
     with dg.instance_for_test() as instance:
         before, checks, after = _golden_then_evaluate(instance, version, with_review=False)
-        assert version in _requested(before, golden_set.key), "a new corpus version gets its golden set"
-        assert checks["golden_set_quality"] is False
-        assert _requested(after, RAG) == set()
+        assert version in _requested(before, golden_set.key), "asked for, it finds nothing to build"
+        assert checks == {} and last_materialization(instance, golden_set.key, version) is None
+        assert not instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.FAILURE]))
+        assert _requested(after, RAG) == set() and _requested(after, golden_set.key) == set()
+
+        _stage_review(version, reject_all=True)
+        dg.materialize([curated_decisions], partition_key=version, instance=instance, resources=RESOURCES)
+        reviewed = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=after.cursor)
+        assert _requested(reviewed, golden_set.key) == {version}, "new decisions: the golden set is built"
+        assert _build_golden(instance, version)["golden_set_quality"] is False, "everything rejected: empty, fails"
+        built = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=reviewed.cursor)
+        assert _requested(built, RAG) == set()
 
 
 def test_a_passed_blocking_check_lets_the_rag_run_and_nothing_else_through(project_env: Path):

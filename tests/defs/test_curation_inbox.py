@@ -13,7 +13,7 @@ import dagster as dg
 from rag_assets.curation.models import OUTBOX_COLUMNS
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.settings import Settings
-from tests.defs.lifecycle import inbox_tick
+from tests.defs.lifecycle import candidates_generated, inbox_tick
 
 VERSION = "cv-0123456789ab"
 
@@ -54,10 +54,30 @@ def test_a_review_named_without_its_corpus_version_is_routed_by_its_column(proje
 
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
+        candidates_generated(instance, VERSION)
         result = inbox_tick(instance)
 
     assert sorted((r.partition_key, r.run_config["ops"]["curated_decisions"]["config"]["files"][0])
                   for r in result.run_requests) == [(VERSION, "my review (ana).csv"), (VERSION, "tool-output.jsonl")]
+
+
+def test_a_review_waits_in_the_inbox_until_the_candidates_of_its_corpus_version_exist(project_env: Path):
+    """A review in the inbox when dagster dev first starts: the partition exists before question_candidates ran;
+    imported then, all 50 ids were unknown and the user's file went to rejected/."""
+    inbox = Settings.from_env().curation_root / "inbox"
+    inbox.mkdir(parents=True)
+    path = inbox / f"review-{VERSION}.csv"
+    path.write_text(",".join(OUTBOX_COLUMNS) + "\r\n", encoding="utf-8")
+
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
+        early = inbox_tick(instance)
+        assert early.run_requests == [] and path.exists()
+        assert early.skip_reason.skip_message == (f"no new reviewed file in the inbox; waiting: {path.name} (the "
+                                                  f"candidates of corpus version {VERSION} are not generated yet)")
+        candidates_generated(instance, VERSION)
+        ready = inbox_tick(instance, early.cursor)
+    assert [r.partition_key for r in ready.run_requests] == [VERSION]
 
 
 def test_an_import_that_failed_because_the_store_was_down_is_retried_a_bounded_number_of_times(
@@ -76,6 +96,7 @@ def test_an_import_that_failed_because_the_store_was_down_is_retried_a_bounded_n
 
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
+        candidates_generated(instance, VERSION)
         first = inbox_tick(instance)
         assert [r.run_key for r in first.run_requests] == [digest := first.run_requests[0].run_key]
         running = instance.add_run(dg.DagsterRun(job_name="curation_import", run_id=str(uuid.uuid4()),
@@ -119,6 +140,7 @@ def test_a_link_in_the_inbox_is_rejected_without_reading_what_it_leads_to(projec
 
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
+        candidates_generated(instance, VERSION)
         result = inbox_tick(instance)
 
     assert result.run_requests == [] and list(inbox.iterdir()) == []
@@ -182,7 +204,7 @@ def test_an_import_killed_after_its_commit_gets_a_run_from_the_sensor_that_build
     version = current_version()
     store = RESOURCES["store"]
     with dg.instance_for_test() as instance:
-        run_job(instance, "lifecycle", version, expect_success=False)  # no review yet: no golden set
+        run_job(instance, "lifecycle", version)  # no review yet: no golden set
         assert inbox_tick(instance).run_requests == [], "nothing applied, nothing to recover"
         stage_sample_review(version)
         folders = CurationResource().folders()

@@ -16,7 +16,9 @@ from rag_assets.defs.sensors import production_logs_sensor
 from rag_assets.definitions import defs
 from rag_assets.settings import Settings
 from tests.conftest import PROJECT_ROOT
-from tests.defs.lifecycle import check_evaluations, current_version, metadata, outbox_rows, run_job, stage_sample_review
+from rag_assets.app.production import NO_GOLDEN_SET
+from tests.defs.lifecycle import (build_golden_set, check_evaluations, current_version, data_version, metadata,
+                                  outbox_rows, run_job, stage_sample_review)
 
 BUNDLED_LOGS = PROJECT_ROOT / "data" / "production_logs"
 DAYS = [f"2026-11-{day}" for day in range(20, 27)]
@@ -92,14 +94,29 @@ def test_the_planted_unfaithful_day_fires_the_drift_check_and_a_same_quality_day
     assert "| **2026-11-26** | 30 |" in day["previous_days"] and "| 2026-11-20 | 30 |" in day["previous_days"]
 
 
+HOSTILE = "![x](http://127.0.0.1:9/q-pixel.png) <img src=x onerror=alert(1)> [link](javascript:alert(1)) a | b"
+
+
 def test_a_question_unlike_any_golden_item_is_a_coverage_gap_queued_for_review(production_logs: Path):
+    """Also: a logged question with markdown is shown as text in the coverage gap list."""
+    from markdown_it import MarkdownIt
+
     version = current_version()
     stage_sample_review(version)
+    day = next(d for d in DAYS if UNCOVERED in (production_logs / f"served-{d}.jsonl").read_text())
+    record = json.loads((production_logs / f"served-{day}.jsonl").read_text().splitlines()[0])
+    (production_logs / "hostile.jsonl").write_text(json.dumps({**record, "query_id": "hostile", "question": HOSTILE}) + "\n")
     with dg.instance_for_test() as instance:
         run_job(instance, "lifecycle", version)
         pending_before = {row["question"] for row in outbox_rows(version)}
-        day = next(d for d in DAYS if UNCOVERED in (production_logs / f"served-{d}.jsonl").read_text())
         meta = metadata(_day(instance, day), "production_sample")
+        gaps = meta["coverage_gap_list"]
+        (row,) = [line for line in gaps.splitlines() if line.startswith("| hostile |")]
+        tokens = [t for block in MarkdownIt("commonmark").enable("table").parse(gaps)
+                  for t in [block, *(block.children or [])]]
+        assert not {t.type for t in tokens} & {"image", "link_open", "html_inline", "html_block"}
+        assert row.startswith("| hostile | !\\[x\\](http\\://127.0.0.1:9/q-pixel.png) \\<img src=x onerror=alert(1)> "
+                              "\\[link\\](javascript:alert(1)) a \\| b | ")
         assert UNCOVERED in meta["coverage_gap_list"] and meta["queued_candidates"] >= 1
         assert meta["queued_for_corpus_version"] == version
         covered = [line for line in meta["coverage_gap_list"].splitlines() if " in version " in line.lower()]
@@ -118,39 +135,76 @@ def _tick(instance: dg.DagsterInstance, cursor: str | None) -> dg.SensorResult:
         return production_logs_sensor(context)
 
 
-def test_the_sensor_requests_each_logged_day_once_and_again_only_for_days_whose_records_changed(production_logs: Path):
+def test_no_golden_set_yet_no_coverage_gap_is_counted_or_queued_and_the_day_is_marked_to_score_again(
+        production_logs: Path):
+    """Under dagster dev a day was scored before any golden set existed: all 40 questions were gaps, 26 junk
+    candidates were queued, and nothing ever scored the day again (the CLI scores days after the golden set)."""
     with dg.instance_for_test() as instance:
-        first = _tick(instance, None)
-        assert sorted(r.partition_key for r in first.run_requests) == DAYS
-        assert all(r.tags["rag_assets/trigger"] == "production_logs" for r in first.run_requests)
-        idle = _tick(instance, first.cursor)
+        result = _day(instance, DAYS[0], sample_size=3)
+    meta = metadata(result, "production_sample")
+    assert "coverage_gaps" not in meta and "queued_candidates" not in meta
+    assert meta["coverage"].startswith("not measured: no golden set exists yet")
+    assert data_version(result, "production_sample").endswith(NO_GOLDEN_SET), "not the records' digest: scored again"
+    assert RESOURCES["store"].candidates().corpus_versions_by_id() == {}
+
+
+def test_a_drift_baseline_names_a_logged_previous_day_that_is_not_scored_yet(production_logs: Path):
+    """The baseline is the dates before the day: a day scored before one of them says so instead of silently
+    comparing with fewer days (under dagster dev, 11-26 once left out 11-22 because its run ended later)."""
+    with dg.instance_for_test() as instance:
+        for day in ("2026-11-20", "2026-11-21", "2026-11-23"):
+            result = _day(instance, day, sample_size=5)
+    faithfulness = check_evaluations(result)["drift_faithfulness"]
+    assert "over the previous 7 days (without 2026-11-22: logged, not scored yet)" in faithfulness.description
+    assert faithfulness.metadata["baseline_days_not_scored"].value == "2026-11-22"
+
+
+def _tick(instance: dg.DagsterInstance, cursor: str | None) -> dg.SensorResult:
+    with dg.build_sensor_context(instance=instance, definitions=defs, resources=defs.resources, cursor=cursor) as context:
+        return production_logs_sensor(context)
+
+
+def _requested(result: dg.SensorResult) -> list[str]:
+    return [r.partition_key for r in result.run_requests]
+
+
+def test_the_sensor_waits_for_a_golden_set_then_requests_days_oldest_first_each_after_its_baseline(
+        production_logs: Path):
+    """As `rag-assets run` does: no day before a golden set exists, then a day only once the days of its drift
+    baseline are scored (a run in flight counts as not scored); again only for days whose records changed."""
+    with dg.instance_for_test() as instance:
+        waiting = _tick(instance, None)
+        assert waiting.run_requests == [] and "waiting for a golden set of the corpus" in (
+            waiting.skip_reason.skip_message)
+        assert sorted(json.loads(waiting.cursor)["pending"]) == DAYS, "the days wait in the cursor"
+        build_golden_set(instance)
+        for day in DAYS[:2]:  # scored by `rag-assets run` before: not requested again
+            _day(instance, day, sample_size=5)
+        cursor = waiting.cursor
+        for day in DAYS[2:]:
+            tick = _tick(instance, cursor)
+            assert _requested(tick) == [day] and tick.run_requests[0].tags["rag_assets/trigger"] == "production_logs"
+            cursor = tick.cursor
+        idle = _tick(instance, cursor)
         assert idle.run_requests == [] and idle.skip_reason
         record = json.loads((production_logs / f"served-{DAYS[0]}.jsonl").read_text().splitlines()[0])
         late = {**record, "query_id": "late-1", "timestamp": "2026-11-22T23:59:00Z"}
         with (production_logs / f"served-{DAYS[0]}.jsonl").open("a") as handle:
             handle.write(json.dumps(late) + "\n")
         changed = _tick(instance, idle.cursor)
-        assert [r.partition_key for r in changed.run_requests] == ["2026-11-22"]
-        assert changed.run_requests[0].run_key not in {r.run_key for r in first.run_requests}
+        assert _requested(changed) == ["2026-11-22"]
         future = {**record, "query_id": "future-1", "timestamp": "2999-01-01T00:00:00Z"}
         (production_logs / "served-later.jsonl").write_text(json.dumps(future) + "\n")
-        waiting = _tick(instance, changed.cursor)
-        assert waiting.run_requests == [] and "waiting for days to complete: 2999-01-01" in waiting.skip_reason.skip_message
-        assert "2999-01-01" in json.loads(waiting.cursor)["pending"]
-
-
-def test_the_sensor_does_not_request_days_already_scored_for_the_same_records(production_logs: Path):
-    """`rag-assets run` scores days before `dagster dev` starts: its sensor (fresh cursor) must not score them again."""
-    with dg.instance_for_test() as instance:
-        for day in DAYS[:2]:
-            _day(instance, day, sample_size=5)
-        first = _tick(instance, None)
-        assert sorted(r.partition_key for r in first.run_requests) == DAYS[2:]
-        record = json.loads((production_logs / f"served-{DAYS[0]}.jsonl").read_text().splitlines()[0])
+        later = _tick(instance, changed.cursor)
+        assert later.run_requests == [] and "waiting for days to complete: 2999-01-01" in later.skip_reason.skip_message
+        assert "2999-01-01" in json.loads(later.cursor)["pending"]
         with (production_logs / f"served-{DAYS[0]}.jsonl").open("a") as handle:
-            handle.write(json.dumps({**record, "query_id": "late-1"}) + "\n")
-        changed = _tick(instance, first.cursor)
-        assert [r.partition_key for r in changed.run_requests] == [DAYS[0]], "new records: scored again"
+            handle.write(json.dumps({**record, "query_id": "late-2", "timestamp": f"{DAYS[1]}T12:00:00Z"}) + "\n")
+        run = instance.create_run_for_job(defs.resolve_job_def("production"), tags={"dagster/partition": DAYS[0]})
+        held = _tick(instance, later.cursor)
+        assert held.run_requests == [] and f"drift baseline to be scored: {DAYS[1]}" in held.skip_reason.skip_message
+        instance.report_run_canceled(run)
+        assert _requested(_tick(instance, held.cursor)) == [DAYS[1]], "new records, the run before it ended"
 
 
 def test_the_production_logs_default_to_the_bundled_folder(monkeypatch: pytest.MonkeyPatch):
@@ -168,7 +222,7 @@ def test_the_sensor_and_the_day_survive_lines_that_overflow_or_nest_without_end(
     ]) + "\n")
     with dg.instance_for_test() as instance:
         tick = _tick(instance, None)
-        assert sorted(r.partition_key for r in tick.run_requests) == DAYS
+        assert sorted(json.loads(tick.cursor)["pending"]) == DAYS
         result = _day(instance, DAYS[0], sample_size=2)
     assert result.success
     details = result.asset_materializations_for_node("production_sample")[0].metadata["bad_line_details"].value
@@ -196,7 +250,7 @@ def test_a_20_mb_logged_question_never_reaches_the_review_outbox(production_logs
     (production_logs / "huge.jsonl").write_text(json.dumps({**record, "query_id": "huge", "question": huge}) + "\n")
     version = current_version()
     with dg.instance_for_test() as instance:
-        run_job(instance, "lifecycle", version, expect_success=False)
+        build_golden_set(instance)
         result = _day(instance, DAYS[0], sample_size=2)
         dg.materialize([curation_queue], partition_key=version, instance=instance, resources=RESOURCES)
     details = result.asset_materializations_for_node("production_sample")[0].metadata["bad_line_details"].value
@@ -207,16 +261,3 @@ def test_a_20_mb_logged_question_never_reaches_the_review_outbox(production_logs
     assert read_review_file(outbox, known).undecided > 0, "the outbox stays importable"
 
 
-def test_a_logged_question_with_markdown_is_shown_as_text_in_the_coverage_gap_list(production_logs: Path):
-    from markdown_it import MarkdownIt
-
-    record = json.loads((production_logs / f"served-{DAYS[0]}.jsonl").read_text().splitlines()[0])
-    hostile = "![x](http://127.0.0.1:9/q-pixel.png) <img src=x onerror=alert(1)> [link](javascript:alert(1)) a | b"
-    (production_logs / "hostile.jsonl").write_text(json.dumps({**record, "query_id": "hostile", "question": hostile}) + "\n")
-    with dg.instance_for_test() as instance:
-        gaps = metadata(_day(instance, DAYS[0], sample_size=1000), "production_sample")["coverage_gap_list"]
-    (row,) = [line for line in gaps.splitlines() if line.startswith("| hostile |")]
-    tokens = [t for block in MarkdownIt("commonmark").enable("table").parse(gaps) for t in [block, *(block.children or [])]]
-    assert not {t.type for t in tokens} & {"image", "link_open", "html_inline", "html_block"}
-    assert row.startswith("| hostile | !\\[x\\](http\\://127.0.0.1:9/q-pixel.png) \\<img src=x onerror=alert(1)> "
-                          "\\[link\\](javascript:alert(1)) a \\| b | ")

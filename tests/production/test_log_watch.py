@@ -30,3 +30,14 @@ def test_no_day_is_requested_before_any_partition_exists():
     cursor = LogCursor(pending={"2026-01-02": "p2"})
     plan = plan_days(cursor, "2026-01-01", None, scored=set())
     assert plan.requests == [] and plan.too_early == [] and cursor.pending == {"2026-01-02": "p2"}
+
+
+def test_a_day_waits_while_a_day_of_its_drift_baseline_is_pending_or_in_flight():
+    """A day's drift baseline is the dates before it, whatever order concurrent runs end in: a day is requested
+    only once the days of its window are scored; days further apart than the window go together."""
+    cursor = LogCursor(pending={"2026-01-02": "p2", "2026-01-03": "p3", "2026-01-20": "p20"})
+    plan = plan_days(cursor, "2026-01-01", "2026-01-31", scored=set(), in_flight={"2026-01-01"}, window=7)
+    assert plan.requests == [("2026-01-20", "2026-01-20:p20")], "01-02 waits for 01-01's run, 01-03 for 01-02"
+    assert sorted(cursor.pending) == ["2026-01-02", "2026-01-03"]
+    plan = plan_days(cursor, "2026-01-01", "2026-01-31", scored=set(), in_flight=set(), window=7)
+    assert plan.requests == [("2026-01-02", "2026-01-02:p2")] and list(cursor.pending) == ["2026-01-03"]

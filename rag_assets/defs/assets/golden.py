@@ -1,10 +1,11 @@
 """The golden_set asset: an immutable, versioned set of accepted items pinned to a corpus version."""
 
 import functools
+from collections.abc import Iterator
 
 import dagster as dg
 
-from rag_assets.app.golden import GoldenOutcome, SnapshotMissing, build_golden_version
+from rag_assets.app.golden import GoldenOutcome, SnapshotMissing, build_golden_version, nobody_reviewed
 from rag_assets.curation.accept_all import unreviewed, unreviewed_note
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import golden_set_condition
@@ -74,6 +75,7 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         pool=LLM_POOL,
         code_version=f"golden-set-v1+{LOCATOR_VERSION}",
         automation_condition=golden_set_condition(lifecycle),
+        output_required=False,
         description=(
             "The golden set for the corpus version: accepted items, each pinned to this corpus version. A new "
             "immutable version (global number, content hash, parent, diff) is made only when the content changes. "
@@ -83,9 +85,13 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "Each new item's reference answer is split into statements once (for context recall), through the judge."
         ),
     )
-    def golden_set(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+    def golden_set(context: dg.AssetExecutionContext) -> Iterator[dg.MaterializeResult]:
         services = lifecycle.services(context)
         store, llm, version = services.store, services.llm, context.partition_key
+        if nobody_reviewed(store, version):  # no output: its checks and what reads it are skipped, nothing fails
+            context.log.info(f"nobody has reviewed corpus version {version} yet: no golden set is built; review the "
+                             "candidates in the curation outbox and drop the file in the inbox")
+            return
 
         def judge() -> LLMClient:
             budget = llm.budget(context.run.run_id, "golden_set", None, store.llm_spend())
@@ -102,7 +108,7 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             context.log.info(f"golden set v{outcome.saved.number} for {version}: {len(outcome.items)} items "
                              f"({'new version' if outcome.saved.created else 'unchanged'}), "
                              f"{len(outcome.build.stale)} stale")
-        return dg.MaterializeResult(metadata=golden_metadata(outcome), data_version=dg.DataVersion(
+        yield dg.MaterializeResult(metadata=golden_metadata(outcome), data_version=dg.DataVersion(
             (outcome.saved.content_hash if outcome.saved else outcome.build.content_hash)[:16]))
 
     return golden_set

@@ -52,12 +52,21 @@ def _drift_checks(lifecycle: Lifecycle) -> list[dg.AssetCheckSpec]:
 ANSWER_JUDGED = ("context_precision", "citation_accuracy")
 
 
-def _drift_description(result: DriftResult, allowed: float, baseline_days: int, faithfulness_alert: bool) -> str:
+def _missing_note(missing: list[date]) -> str:
+    """The logged days the baseline lacks because they were not scored (yet): said, never left out silently."""
+    if not missing:
+        return ""
+    return f" (without {', '.join(d.isoformat() for d in missing)}: logged, not scored yet)"
+
+
+def _drift_description(result: DriftResult, allowed: float, baseline_days: int, faithfulness_alert: bool,
+                       missing: list[date]) -> str:
     if result.baseline_mean is None or result.today_mean is None:
-        return f"{result.metric}: no comparison (needs scored values on previous days and today)"
+        return (f"{result.metric}: no comparison (needs scored values on previous days and today)"
+                f"{_missing_note(missing)}")
     head = (f"{result.metric}: {result.today_mean:.3f} today vs {result.baseline_mean:.3f} over the previous "
-            f"{baseline_days} days (drop {result.drop:+.3f}; minimum detectable difference {result.mdd:.3f} at "
-            f"n={result.n}; allowed {allowed:.3f})")
+            f"{baseline_days} days{_missing_note(missing)} (drop {result.drop:+.3f}; minimum detectable difference "
+            f"{result.mdd:.3f} at n={result.n}; allowed {allowed:.3f})")
     if result.alert:
         cause, action = result.diagnosis or ("unknown", "inspect the day's lowest-scoring answers")
         text = f"DRIFT {head}. Likely cause: {cause}. First action: {action}."
@@ -70,7 +79,8 @@ def _drift_description(result: DriftResult, allowed: float, baseline_days: int, 
     return head
 
 
-def _drift_result(result: DriftResult, allowed: float, baseline_days: int, faithfulness_alert: bool) -> dg.AssetCheckResult:
+def _drift_result(result: DriftResult, allowed: float, baseline_days: int, faithfulness_alert: bool,
+                  missing: list[date]) -> dg.AssetCheckResult:
     metadata = {"drop": dg.MetadataValue.float(round(result.drop, 4)),
                 "minimum_detectable_difference": dg.MetadataValue.float(round(result.mdd, 4)) if result.mdd != float("inf")
                 else dg.MetadataValue.text("inf (too few values)"),
@@ -81,8 +91,11 @@ def _drift_result(result: DriftResult, allowed: float, baseline_days: int, faith
         metadata["baseline_mean"] = dg.MetadataValue.float(round(result.baseline_mean, 4))
     if result.diagnosis:
         metadata["likely_cause"], metadata["first_action"] = map(dg.MetadataValue.text, result.diagnosis)
+    if missing:
+        metadata["baseline_days_not_scored"] = dg.MetadataValue.text(", ".join(d.isoformat() for d in missing))
     return dg.AssetCheckResult(check_name=drift_check_name(result.metric), passed=not result.alert,
-                               description=_drift_description(result, allowed, baseline_days, faithfulness_alert),
+                               description=_drift_description(result, allowed, baseline_days, faithfulness_alert,
+                                                              missing),
                                metadata=metadata)
 
 
@@ -96,8 +109,25 @@ def _history_table(previous: list[ProductionDay], today: date, means: dict[str, 
     return markdown_table(["day", "sampled", *PRODUCTION_METRICS], rows)
 
 
+def _coverage_metadata(scored: ProductionDayOutcome) -> dict[str, dg.MetadataValue]:
+    """The day's coverage gaps and queued candidates; with no golden set yet, why there are none."""
+    if scored.coverage_version is None:
+        return {"coverage": dg.MetadataValue.text(
+            "not measured: no golden set exists yet, so no coverage gap is counted or queued; the day is scored "
+            "again once one exists")}
+    gaps = scored.gaps
+    return {
+        "coverage_gaps": dg.MetadataValue.int(len(gaps)),
+        "coverage_gap_list": dg.MetadataValue.md(markdown_table(
+            ["query", "question", "closest golden item", "similarity"],
+            [(g.query_id, g.question, g.best_item_id or "-", f"{g.similarity:.2f}") for g in gaps[:50]])),
+        "queued_candidates": dg.MetadataValue.int(scored.queued),
+        "queued_for_corpus_version": dg.MetadataValue.text(scored.queued_version or "none"),
+    }
+
+
 def _day_metadata(scored: ProductionDayOutcome, folder: Path) -> dict[str, dg.MetadataValue]:
-    read, card, gaps, means = scored.read, scored.card, scored.gaps, scored.means
+    read, card, means = scored.read, scored.card, scored.means
     return {
         "day": dg.MetadataValue.text(scored.day.isoformat()),
         "production_run": dg.MetadataValue.text(scored.run_id),
@@ -113,12 +143,7 @@ def _day_metadata(scored: ProductionDayOutcome, folder: Path) -> dict[str, dg.Me
         **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
         "drift_alerts": dg.MetadataValue.int(sum(1 for r in scored.drift.values() if r.alert)),
         "previous_days": dg.MetadataValue.md(_history_table(scored.previous, scored.day, means, scored.sample_size)),
-        "coverage_gaps": dg.MetadataValue.int(len(gaps)),
-        "coverage_gap_list": dg.MetadataValue.md(markdown_table(
-            ["query", "question", "closest golden item", "similarity"],
-            [(g.query_id, g.question, g.best_item_id or "-", f"{g.similarity:.2f}") for g in gaps[:50]])),
-        "queued_candidates": dg.MetadataValue.int(scored.queued),
-        "queued_for_corpus_version": dg.MetadataValue.text(scored.queued_version or "none"),
+        **_coverage_metadata(scored),
         "judge": dg.MetadataValue.text(provider_label(scored.outcome.stats)),
         **llm_metadata(scored.outcome.stats),
     }
@@ -168,7 +193,7 @@ def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         yield dg.MaterializeResult(
             metadata=_day_metadata(scored, folder),
             check_results=[_drift_result(scored.drift[m], policy.allowed_drop(m), policy.baseline_days,
-                                         faithfulness_alert) for m in PRODUCTION_METRICS],
+                                         faithfulness_alert, scored.baseline_missing) for m in PRODUCTION_METRICS],
             data_version=dg.DataVersion(scored.data_version),
         )
 
