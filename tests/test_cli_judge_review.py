@@ -173,3 +173,28 @@ def test_a_rejected_judge_review_is_named_with_its_first_reason_in_the_terminal_
         rejected = returned.parent.parent / "rejected"
         assert (rejected / returned.name).exists() and not returned.exists()
         (rejected / returned.name).rename(tmp_path / f"{number}-{returned.name}")  # the next case's file is its own
+
+
+def test_a_bad_judge_review_given_to_run_review_is_refused_in_one_line_before_anything_runs(
+        first_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """As a bad question review given with --review: exit 2, one line naming file, sheet, row and column, nothing
+    staged or stored (it ran the whole lifecycle, then exited 1). A good one is staged and imported by that run."""
+    before = _stored(first_run.home)
+    bad = _edited(review_judge_as_expert(str(first_run.made), "dana", _agree), _set(3, "expert_faithfulness", "yes"))
+    given = bad.rename(tmp_path / bad.name)
+    capsys.readouterr()
+
+    assert main(["run", "--no-production", "--review", str(given)]) == 2
+
+    out = capsys.readouterr()
+    assert out.err == (f"error: {given}: sheet Review, row 3, expert_faithfulness: 'yes' is not a verdict; write pass or "
+                       "fail (or 1 / 0), or leave it empty; nothing staged or applied\n")
+    assert out.out == "" and not list((bad.parent).iterdir()), "nothing staged in the inbox, nothing run"
+    assert _stored(first_run.home) == before
+
+    elsewhere = tmp_path / "good"
+    elsewhere.mkdir()
+    good = review_judge_as_expert(str(first_run.made), "dana", _agree)
+    good = good.rename(elsewhere / good.name)
+    assert main(["run", "--no-production", "--review", str(good)]) == 0
+    assert _stored(first_run.home)["expert_verdict"] > before["expert_verdict"]

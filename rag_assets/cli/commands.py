@@ -187,16 +187,18 @@ def _stage_review(review: str | None, version: str, target: Driven) -> None:
 
 
 def _check_review(source: Path, version: str, target: Driven) -> None:
-    """A ``--review`` file read and checked against its candidates as its import will (``read_review_file``, then
-    ``refuse_undoable``), before it reaches the inbox: a bad row stops the command with one line naming file,
-    sheet, row and field (exit 2), and nothing is staged or applied. The import checks it again
-    (the candidates may change in between), as it does any file dropped in the inbox by hand. A judge review is
-    checked by its own import, and so is a file given before this home has candidates (this run generates them).
-    A review of another corpus version than ``version`` is refused too: a run imports its own version's reviews
-    only, and such a file sat in the inbox, applied to nothing, while the run exited 0 (tester)."""
-    from rag_assets.calibration.review_file import is_judge_review
+    """A ``--review`` file read and checked as its import will, before it reaches the inbox: a question review
+    against its candidates (``read_review_file``, then ``refuse_undoable``), a judge review against the evaluation
+    samples it reviews (``read_judge_review``). A bad row stops the command with one line naming file, sheet, row
+    and field (exit 2), and nothing is staged or applied (a bad judge review used to run the whole lifecycle first,
+    then exit 1). The import checks it again (the store may change in between), as it does any file dropped in the
+    inbox by hand; a question review given before this home has candidates is checked by its import only (this run
+    generates them). A review of another corpus version than ``version`` is refused too: a run imports its own
+    version's reviews only, and such a file sat in the inbox, applied to nothing, while the run exited 0 (tester)."""
+    from rag_assets.calibration.review_file import is_judge_review, read_judge_review
     from rag_assets.curation.inbox import declared_corpus_version
     from rag_assets.curation.review_file import read_review_file, refuse_undoable
+    from rag_assets.defs.assets.calibration import calibrations
 
     judge_review = is_judge_review(source)
     declared = None if judge_review else declared_corpus_version(source)
@@ -205,13 +207,14 @@ def _check_review(source: Path, version: str, target: Driven) -> None:
                              f"imports the reviews of its own version only: review {version}'s candidates (the run "
                              "writes their review file to the curation outbox); nothing staged or applied")
 
-    candidates = target.resource("store").candidates()
-    known = candidates.corpus_versions_by_id()
-    if judge_review or not known:
-        return
+    store, limits = target.resource("store"), target.resource("curation").limits()
+    candidates = store.candidates()
     try:
-        review = read_review_file(source, known, target.resource("curation").limits())
-        refuse_undoable(review, candidates.by_ids([row.candidate_id for row in review.rows]))
+        if judge_review:
+            read_judge_review(source, calibrations(store).sample, limits)
+        elif known := candidates.corpus_versions_by_id():
+            review = read_review_file(source, known, limits)
+            refuse_undoable(review, candidates.by_ids([row.candidate_id for row in review.rows]))
     except ReviewFileRejected as rejected:
         raise RagAssetsError(f"{rejected.first_line()}; nothing staged or applied") from None
 
