@@ -552,8 +552,9 @@ def calibrate(target: Driven, path: str, embedder: str, min_kappa: float | None 
     from rag_assets.calibration.gate import kappa_standing
     from rag_assets.scoring.calibration import calibrate as run_calibration
 
-    report = run_calibration(Path(path), target.resource("llm").judge_client(), embedder=embedder,
-                             cache=target.resource("store").llm_cache())
+    store = target.resource("store")
+    report = run_calibration(Path(path), target.resource("llm").judge_client(journal=store.llm_batches()),
+                             embedder=embedder, cache=store.llm_cache())
     print(report.markdown())
     kappas = report.kappas()
     if min_kappa is None or not kappas:
