@@ -365,6 +365,7 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
          profile: str | None, verbose: bool, production: bool, system: dict | None, summary_json: str | None,
          log: Path | None, out: TextIO, accept_all: bool) -> int:
     """The run itself; ``out`` is the terminal's stderr, while sys.stderr may be the event log."""
+    from rag_assets.defs.freshness import held_in
     from rag_assets.defs.jobs import build_lifecycle_job
     from rag_assets.store.lock import store_run_lock
 
@@ -396,13 +397,14 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
             print(f"corpus version {version}: every asset is up to date (same code versions, same input data "
                   "versions, no review file waiting)")
         ok = result is None or result.success
-        calibration = _run_calibration(instance, target) if ok else None
+        calibration = _run_calibration(instance, target, result)
         day_runs, scored = _run_production(instance, target) if production and ok else ([], [])
         results = [*([result] if result else []), *([calibration] if calibration else []), *day_runs]
         lifecycle_selection = build_lifecycle_job(target.lifecycle).selection
         fresh = sorted(set(lifecycle_selection.resolve(target.defs.resolve_asset_graph())) - set(selection))
         state = run_state(instance, [r.run_id for r in results], [
-            *((key, version) for key in fresh), *((target.key("production_sample"), day) for day in scored)])
+            *((key, held_in(target.defs, key, version)) for key in fresh),
+            *((target.key("production_sample"), day) for day in scored)])
     if summary_json:
         write_summary_json(state, Path(summary_json))
     if verbose:
@@ -444,14 +446,23 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
     return 0
 
 
-def _run_calibration(instance: dg.DagsterInstance, target: Driven) -> dg.ExecuteInProcessResult | None:
-    """Import the judge-review files the experts returned to the inbox, as the inbox sensor's job does, so that
-    the judge's agreement with them and its check are in this run's summary; None when none waits."""
+def _run_calibration(instance: dg.DagsterInstance, target: Driven,
+                     lifecycle_run: dg.ExecuteInProcessResult | None) -> dg.ExecuteInProcessResult | None:
+    """Materialize judge_calibration (and its judge_agreement check) in a run of its own, so that this run's summary
+    has the judge's agreement with the experts: after a lifecycle run that succeeded, when judge-review files the
+    experts returned wait in the inbox (it imports them, as the inbox sensor's job does); after one whose evaluation
+    was made but failed a gate, which stops everything after it, judge_calibration too (automation materializes it
+    then in a deployment). None when neither applies: the lifecycle run checked the agreement after its
+    evaluation, or made none."""
     from rag_assets.calibration.review_file import is_judge_review
     from rag_assets.curation.inbox import inbox_files
 
+    made = set() if lifecycle_run is None else {event.asset_key for event in
+                                                 lifecycle_run.get_asset_materialization_events()}
+    left_behind = target.key("evaluation") in made and target.key("judge_calibration") not in made
     inbox = _curation_root(target) / "inbox"
-    if not (inbox.is_dir() and any(is_judge_review(path) for path in inbox_files(inbox))):
+    waiting = inbox.is_dir() and any(is_judge_review(path) for path in inbox_files(inbox))
+    if not (left_behind or (waiting and (lifecycle_run is None or lifecycle_run.success))):
         return None
     return target.job("judge_calibration_import").execute_in_process(
         instance=instance, raise_on_error=False, run_config=target.run_config(),
