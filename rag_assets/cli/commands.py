@@ -234,6 +234,21 @@ def _changed_assets(instance: dg.DagsterInstance, target: Driven, version: str, 
         *([golden] if imported else []), *([] if stored else [target.key("corpus_snapshot")])])
 
 
+def _answers_again(instance: dg.DagsterInstance, target: Driven, version: str, system: dict | None) -> bool:
+    """Whether this run must answer the golden set of ``version`` again, for the system it configures: the flags
+    name one (``--system``, ``--system-url``: answered anew each time), or the newest answers were made by a run
+    that configured another one (a ``--system`` run before this plain one). Dagster cannot see a resource's run
+    config in its data versions: those answers, and the scores and A/B built on them, would otherwise stand for
+    this run's system."""
+    from rag_assets.defs.reuse import last_materialization
+
+    if system:
+        return True
+    record = last_materialization(instance, target.key("rag_answers"), version)
+    run = instance.get_run_by_id(record.run_id) if record is not None else None
+    return run is not None and bool(run.run_config.get("resources", {}).get(target.lifecycle.named("rag")))
+
+
 def _review_waiting(version: str, target: Driven) -> bool:
     """Whether a review file of corpus version ``version`` waits in the inbox."""
     from rag_assets.curation.inbox import declared_corpus_version, inbox_files
@@ -381,7 +396,8 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
             instance.add_dynamic_partitions(partitions, [version])
         waiting = _review_waiting(version, target)
         selection = _changed_assets(instance, target, version, waiting, forced=[
-            *([evaluation] if thresholds or profile else []), *([target.key("rag_answers")] if system else []),
+            *([evaluation] if thresholds or profile else []),
+            *([target.key("rag_answers")] if _answers_again(instance, target, version, system) else []),
             *([target.key("curated_decisions")] if accept_all else [])])
         first_review = not accept_all and _review_first(version, waiting, target)
         if first_review:
