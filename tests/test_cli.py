@@ -49,13 +49,13 @@ def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
     assert [line.split()[1] for line in days] == [f"2026-11-{day}" for day in range(20, 27)]
     assert all("records=40, sample_size=30" in line for line in days)
     assert "bad_lines=2" in days[3] and "drift_alerts=0" in days[5] and "drift_alerts=0" not in days[6]
-    assert "checks: 37 passed, 2 failed" in out, "the lifecycle's 11 checks pass; the planted bad day alerts"
+    assert "checks: 39 passed, 2 failed" in out, "the lifecycle's 13 checks pass; the planted bad day alerts"
     assert "FAILED production_sample.drift_faithfulness [2026-11-26]: DRIFT faithfulness:" in out
     assert "7 production days scored" in out
     captured_lines = out.splitlines()
     assert not any("DEBUG" in line or "Warning" in line for line in captured_lines), "events go to the log file"
     table = [line for line in captured_lines if line.split(" ")[0] in KEY_FACTS or line.startswith("  FAILED")]
-    assert len(table) == 9 + 7 + 2, "one line per materialized asset and partition, one per failed check"
+    assert len(table) == 10 + 7 + 2, "one line per materialized asset and partition, one per failed check"
     # the two input lines, the table's head, the checks line, seven files, the UI command, the closing line, blanks
     assert len(captured_lines) - len(table) <= 18, f"the table, the files and one closing line: {captured_lines}"
     closing = dict(line.split(": ", 1) for line in captured_lines
@@ -71,7 +71,7 @@ def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
     again = capsys.readouterr().out
     assert "every asset is up to date" in again, "an unchanged home: nothing to run"
     headers = [line for line in again.splitlines() if re.match(r"^[a-z_]+ \[", line)]
-    assert len(headers) == 9 + 7 and all("(earlier run " in line for line in headers), "what holds, from earlier runs"
+    assert len(headers) == 10 + 7 and all("(earlier run " in line for line in headers), "what holds, from earlier runs"
 
     exports = tmp_path_factory.mktemp("exports")
     for file_format in ("jsonl", "ragas", "csv", "parquet"):

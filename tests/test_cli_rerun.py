@@ -99,11 +99,11 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
     assert [line.split()[0] for line in shown] == [line.split()[0] for line in _table(first_run.out)]
     assert all(re.search(r"\(earlier run [0-9a-f]{8}\)$", line) for line in shown)
     assert [line.rsplit("  (earlier run ", 1)[0] for line in shown] == _table(first_run.out), "the first run's figures"
-    assert "checks: 37 passed, 2 failed" in out, "the first run's check results still hold and are shown"
+    assert "checks: 39 passed, 2 failed" in out, "the first run's check results still hold and are shown"
     assert "FAILED production_sample.drift_faithfulness [2026-11-26]: DRIFT faithfulness:" in out
     assert "report: " in out, "the report that still holds is named"
     data = json.loads(summary.read_text(encoding="utf-8"))
-    assert len(data["checks"]) == 39 and sum(not c["passed"] for c in data["checks"]) == 2
+    assert len(data["checks"]) == 41 and sum(not c["passed"] for c in data["checks"]) == 2
     assert set(data["earlier_runs"]) == set(data["assets"]) and data["assets"]["evaluation"]
     assert (_rows(), _runs(home)) == (before, runs), "no LLM call, candidate, answer, score or Dagster run"
 
@@ -129,9 +129,11 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
     answering = dataclasses.replace(BUNDLED, generator="anthropic:claude-another")
     sample_key, logs = BUNDLED.key("production_sample"), RESOURCES["production_logs"].folder()
     with dg.DagsterInstance.from_config(instance_home) as instance:
-        for lifecycle, stale, scored in ((BUNDLED, [], 7), (other, ["ab_comparison", "evaluation", "judge_probes"], 0),
-                                         (overlap, ["ab_comparison", "evaluation", "judge_probes"], 7),
-                                         (answering, ["ab_comparison", "evaluation", "judge_probes", "rag_answers"], 7)):
+        for lifecycle, stale, scored in ((BUNDLED, [], 7),
+                                         (other, ["ab_comparison", "evaluation", "judge_calibration", "judge_probes"], 0),
+                                         (overlap, ["ab_comparison", "evaluation", "judge_calibration", "judge_probes"], 7),
+                                         (answering, ["ab_comparison", "evaluation", "judge_calibration", "judge_probes",
+                                                      "rag_answers"], 7)):
             defs = build_definitions(lifecycle, RESOURCES)
             keys = stale_selection(instance, defs, build_lifecycle_job(lifecycle).selection, version)
             assert [key.to_user_string() for key in keys] == stale, lifecycle.judge
@@ -172,7 +174,8 @@ def test_a_bad_review_file_is_refused_at_the_door_and_a_new_one_reruns_the_decis
     out = capsys.readouterr().out
     assert re.search(r"\bnew_version +True\b", out), "the golden set got a new version"
     assert _materialized(out) == ["ab_comparison", "curated_decisions", "curation_queue", "evaluation", "golden_set",
-                                  "judge_probes", "rag_answers"], "neither the snapshot nor the candidates; no production day"
+                                  "judge_calibration", "judge_probes", "rag_answers"], \
+        "neither the snapshot nor the candidates; no production day"
     earlier = sorted(line.split()[0] for line in _table(out) if "(earlier run " in line)
     assert earlier == ["corpus_snapshot", *["production_sample"] * 7, "question_candidates"], "shown as still holding"
     assert "files_applied=1" in out and "items=47, added=0, removed=1" in out
@@ -200,7 +203,7 @@ def test_a_new_store_under_an_instance_that_ran_before_runs_everything(
     out = capsys.readouterr().out
     assert _materialized(out) == sorted(["corpus_snapshot", "question_candidates", "curation_queue",
                                          "curated_decisions", "golden_set", "ab_comparison", "rag_answers",
-                                         "evaluation", "judge_probes"])
+                                         "evaluation", "judge_probes", "judge_calibration"])
     assert "items=48, added=48" in out, "the instance's records say fresh, but this store had nothing"
 
 
@@ -212,9 +215,13 @@ def test_a_failed_gate_still_fails_a_rerun_that_finds_the_evaluation_up_to_date(
     monkeypatch.setenv("DAGSTER_HOME", "")
     strict = tmp_path / "strict.json"
     strict.write_text(json.dumps({"context_precision": 1.0}), encoding="utf-8")
-    assert main(["run", "--no-production", "--thresholds", str(strict)]) == 1
+    first_json = tmp_path / "first.json"
+    assert main(["run", "--no-production", "--thresholds", str(strict), "--summary-json", str(first_json)]) == 1
     first = capsys.readouterr()
     assert "FAILED evaluation.evaluation_thresholds [cv-" in first.out
+    agreement = [c for c in json.loads(first_json.read_text(encoding="utf-8"))["checks"] if c["check"] == "judge_agreement"]
+    assert [(c["passed"], c["description"].split(":")[0]) for c in agreement] == [(True, "not applicable")], \
+        "checked after the evaluation although its failed gate stopped the lifecycle run there"
     summary = project_env / "summary.json"
     for attempt in range(2):  # the first retry runs what the failed step held back; the second finds nothing to do
         assert main(["run", "--no-production", "--summary-json", str(summary)]) == 1, attempt

@@ -38,7 +38,8 @@ def test_a_callable_in_the_current_directory_is_scored_and_the_summary_json_says
     checks = {(c["asset"], c["check"]): c for c in data["checks"]}
     assert checks[("rag_answers", "rag_answers_error_budget")]["passed"]
     assert checks[("rag_answers", "rag_answers_error_budget")]["description"].startswith("0 of 48 items errored")
-    assert all(c["partition"] == version for c in data["checks"])
+    assert all(c["partition"] == (None if c["asset"] == "judge_calibration" else version) for c in data["checks"])
+    assert checks[("judge_calibration", "judge_agreement")]["passed"], "checked after the evaluation: no verdicts yet"
     failed = sorted(name for (_, name), c in checks.items() if not c["passed"])
     assert code == (1 if failed else 0) and f"checks: {len(checks) - len(failed)} passed, {len(failed)} failed" in out
 
@@ -222,3 +223,31 @@ def test_every_way_to_configure_an_http_system_refuses_a_credential_in_its_url(u
 def test_a_url_without_a_credential_is_taken_as_it_is():
     url = "https://rag.example/answer?tenant=a&design=b"
     assert system_run_config(None, url) == {"resources": {"rag": {"config": {"kind": "http", "target": url}}}}
+
+
+def test_a_run_with_another_system_shows_its_own_ab_comparison_not_the_reference_systems(
+        checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """The reference system's run compares it with itself at k=3 (REVIEW). A run with ``--system`` answers with
+    another system, with no candidate named: its A/B is SKIPPED (docs/ab.md), in this run. The summary used to
+    show the reference system's comparison, "(earlier run ...)", as the current one. A plain run after it
+    answers and compares for the configured system again, rather than showing the other system's results."""
+    assert main(["run", "--no-production"]) == 0
+    assert "current=reference-k5, candidate=reference-k3" in capsys.readouterr().out
+    summary = tmp_path / "summary.json"
+    code = main(["run", "--no-production", "--system", "rag_assets.examples.callable_system:answer",
+                 "--summary-json", str(summary)])
+    out = capsys.readouterr().out
+    data = json.loads(summary.read_text())
+    ((version, ab),) = data["assets"]["ab_comparison"].items()
+    assert ab["recommendation"] == "SKIPPED" and ab["reason"].startswith("only one system is configured")
+    assert "ab_comparison" not in data["earlier_runs"] and "reference-k3" not in out
+    (check,) = [c for c in data["checks"] if c["check"] == "ab_not_rejected"]
+    assert check["passed"] and check["description"].startswith("not applicable: only one system is configured")
+    assert data["assets"]["rag_answers"][version]["system"] == "rag_assets.examples.callable_system:answer"
+    assert code == (1 if any(not c["passed"] for c in data["checks"]) else 0)
+
+    assert main(["run", "--no-production", "--summary-json", str(summary)]) == 0, "back to the configured system"
+    back = json.loads(summary.read_text())
+    assert back["assets"]["rag_answers"][version]["system"] == "reference"
+    assert back["assets"]["ab_comparison"][version]["current"] == "reference-k5"
+    assert not {"rag_answers", "evaluation", "ab_comparison"} & set(back["earlier_runs"]), "answered and compared again"

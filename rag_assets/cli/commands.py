@@ -240,6 +240,21 @@ def _changed_assets(instance: dg.DagsterInstance, target: Driven, version: str, 
         *([golden] if imported else []), *([] if stored else [target.key("corpus_snapshot")])])
 
 
+def _answers_again(instance: dg.DagsterInstance, target: Driven, version: str, system: dict | None) -> bool:
+    """Whether this run must answer the golden set of ``version`` again, for the system it configures: the flags
+    name one (``--system``, ``--system-url``: answered anew each time), or the newest answers were made by a run
+    that configured another one (a ``--system`` run before this plain one). Dagster cannot see a resource's run
+    config in its data versions: those answers, and the scores and A/B built on them, would otherwise stand for
+    this run's system."""
+    from rag_assets.defs.reuse import last_materialization
+
+    if system:
+        return True
+    record = last_materialization(instance, target.key("rag_answers"), version)
+    run = instance.get_run_by_id(record.run_id) if record is not None else None
+    return run is not None and bool(run.run_config.get("resources", {}).get(target.lifecycle.named("rag")))
+
+
 def _review_waiting(version: str, target: Driven) -> bool:
     """Whether a review file of corpus version ``version`` waits in the inbox."""
     from rag_assets.curation.inbox import declared_corpus_version, inbox_files
@@ -376,6 +391,7 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
          profile: str | None, verbose: bool, production: bool, system: dict | None, summary_json: str | None,
          log: Path | None, out: TextIO, accept_all: bool) -> int:
     """The run itself; ``out`` is the terminal's stderr, while sys.stderr may be the event log."""
+    from rag_assets.defs.freshness import held_in
     from rag_assets.defs.jobs import build_lifecycle_job
     from rag_assets.store.lock import store_run_lock
 
@@ -391,7 +407,8 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
             instance.add_dynamic_partitions(partitions, [version])
         waiting = _review_waiting(version, target)
         selection = _changed_assets(instance, target, version, waiting, forced=[
-            *([evaluation] if thresholds or profile else []), *([target.key("rag_answers")] if system else []),
+            *([evaluation] if thresholds or profile else []),
+            *([target.key("rag_answers")] if _answers_again(instance, target, version, system) else []),
             *([target.key("curated_decisions")] if accept_all else [])])
         first_review = not accept_all and _review_first(version, waiting, target)
         if first_review:
@@ -407,13 +424,14 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
             print(f"corpus version {version}: every asset is up to date (same code versions, same input data "
                   "versions, no review file waiting)")
         ok = result is None or result.success
-        calibration = _run_calibration(instance, target) if ok else None
+        calibration = _run_calibration(instance, target, result)
         day_runs, scored = _run_production(instance, target) if production and ok else ([], [])
         results = [*([result] if result else []), *([calibration] if calibration else []), *day_runs]
         lifecycle_selection = build_lifecycle_job(target.lifecycle).selection
         fresh = sorted(set(lifecycle_selection.resolve(target.defs.resolve_asset_graph())) - set(selection))
         state = run_state(instance, [r.run_id for r in results], [
-            *((key, version) for key in fresh), *((target.key("production_sample"), day) for day in scored)])
+            *((key, held_in(target.defs, key, version)) for key in fresh),
+            *((target.key("production_sample"), day) for day in scored)])
     if summary_json:
         write_summary_json(state, Path(summary_json))
     if verbose:
@@ -455,14 +473,23 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
     return 0
 
 
-def _run_calibration(instance: dg.DagsterInstance, target: Driven) -> dg.ExecuteInProcessResult | None:
-    """Import the judge-review files the experts returned to the inbox, as the inbox sensor's job does, so that
-    the judge's agreement with them and its check are in this run's summary; None when none waits."""
+def _run_calibration(instance: dg.DagsterInstance, target: Driven,
+                     lifecycle_run: dg.ExecuteInProcessResult | None) -> dg.ExecuteInProcessResult | None:
+    """Materialize judge_calibration (and its judge_agreement check) in a run of its own, so that this run's summary
+    has the judge's agreement with the experts: after a lifecycle run that succeeded, when judge-review files the
+    experts returned wait in the inbox (it imports them, as the inbox sensor's job does); after one whose evaluation
+    was made but failed a gate, which stops everything after it, judge_calibration too (automation materializes it
+    then in a deployment). None when neither applies: the lifecycle run checked the agreement after its
+    evaluation, or made none."""
     from rag_assets.calibration.review_file import is_judge_review
     from rag_assets.curation.inbox import inbox_files
 
+    made = set() if lifecycle_run is None else {event.asset_key for event in
+                                                 lifecycle_run.get_asset_materialization_events()}
+    left_behind = target.key("evaluation") in made and target.key("judge_calibration") not in made
     inbox = _curation_root(target) / "inbox"
-    if not (inbox.is_dir() and any(is_judge_review(path) for path in inbox_files(inbox))):
+    waiting = inbox.is_dir() and any(is_judge_review(path) for path in inbox_files(inbox))
+    if not (left_behind or (waiting and (lifecycle_run is None or lifecycle_run.success))):
         return None
     return target.job("judge_calibration_import").execute_in_process(
         instance=instance, raise_on_error=False, run_config=target.run_config(),
@@ -563,8 +590,9 @@ def calibrate(target: Driven, path: str, embedder: str, min_kappa: float | None 
     from rag_assets.calibration.gate import kappa_standing
     from rag_assets.scoring.calibration import calibrate as run_calibration
 
-    report = run_calibration(Path(path), target.resource("llm").judge_client(), embedder=embedder,
-                             cache=target.resource("store").llm_cache())
+    store = target.resource("store")
+    report = run_calibration(Path(path), target.resource("llm").judge_client(journal=store.llm_batches()),
+                             embedder=embedder, cache=store.llm_cache())
     print(report.markdown())
     kappas = report.kappas()
     if min_kappa is None or not kappas:

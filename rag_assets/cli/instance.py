@@ -51,11 +51,14 @@ class Driven:
         return self.lifecycle.key(asset)
 
     def resource(self, key: str) -> Any:
-        """The instance's resource under its bare key; the corpus with ``corpus_root`` over its root."""
+        """The instance's resource under its bare key, initialized as a run initializes it: its config resolved,
+        an ``EnvVar`` (the LLM's key) to the variable's value, since reading an unresolved one raises. The corpus
+        with ``corpus_root`` over its root."""
         resource = self.defs.resources[self.lifecycle.named(key)]
         if key == "corpus" and self.corpus_root:
-            return type(resource)(**{**resource.model_dump(), "root": self.corpus_root})
-        return resource
+            resource = type(resource)(**{**resource.model_dump(), "root": self.corpus_root})
+        with dg.build_resources({key: resource}) as built:
+            return getattr(built, key)
 
     def run_config(self, resources: Mapping[str, dict] | None = None) -> dict:
         """The run config every run of the command takes: ``resources`` (config by bare resource key, as

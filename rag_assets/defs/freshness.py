@@ -68,19 +68,30 @@ def _data_version(record: dg.EventLogRecord | None) -> str | None:
 
 def stale_selection(instance: dg.DagsterInstance, defs: dg.Definitions, selection: dg.AssetSelection,
                     partition: str, forced: Iterable[dg.AssetKey] = ()) -> list[dg.AssetKey]:
-    """The assets of ``selection`` (all partitioned alike, as the lifecycle's are) that are stale or missing in
+    """The assets of ``selection`` (partitioned alike, as the lifecycle's are) that are stale or missing in
     ``partition``, or whose judge calls failed there, or ``forced``, with all of ``selection`` downstream of them,
     in key order; empty when the partition is up to date. Read from the tags and metadata Dagster records on each
-    materialization (public event data); each asset's newest materialization is fetched once."""
+    materialization (public event data); each asset's newest materialization is fetched once.
+
+    An unpartitioned asset of ``selection`` (judge_calibration, over every corpus version) reads every partition of
+    its upstream assets, not one input version: it is stale when it is missing, its code changed, or an upstream
+    asset's materialization in ``partition`` is newer than its own (an evaluation it has not followed yet)."""
     graph = defs.resolve_asset_graph()
     keys = selection.resolve(graph)
-    newest = functools.cache(lambda key: last_materialization(instance, key, partition))
+    newest = functools.cache(lambda key: last_materialization(instance, key, held_in(defs, key, partition)))
     changed = set(forced) & keys
     for key in keys - changed:
         assets = defs.resolve_assets_def(key)
         spec = next(spec for spec in assets.specs if spec.key == key)
         record = newest(key)
         tags = None if record is None else record.asset_materialization.tags
+        if assets.partitions_def is None:
+            behind = record is not None and any(
+                (upstream := newest(dep.asset_key)) is not None and upstream.storage_id > record.storage_id
+                for dep in spec.deps)
+            if behind or outdated(tags, assets.code_versions_by_key.get(key), {}):
+                changed.add(key)
+            continue
         inputs = {} if tags is None else {
             dep.asset_key.to_user_string(): (_version_read(instance, tags, dep.asset_key, newest(dep.asset_key)),
                                              _data_version(newest(dep.asset_key)))
@@ -91,6 +102,12 @@ def stale_selection(instance: dg.DagsterInstance, defs: dg.Definitions, selectio
     if not changed:
         return []
     return sorted(dg.AssetSelection.assets(*changed).downstream().resolve(graph) & keys)
+
+
+def held_in(defs: dg.Definitions, key: dg.AssetKey, partition: str) -> str | None:
+    """The partition of asset ``key`` that holds its results for corpus version ``partition``: that one, or None for
+    an unpartitioned asset (one result for every version)."""
+    return partition if defs.resolve_assets_def(key).partitions_def is not None else None
 
 
 def already_scored(instance: dg.DagsterInstance, asset: dg.AssetKey, code_version: str, folder,

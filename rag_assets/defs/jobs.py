@@ -17,7 +17,8 @@ def build_lifecycle_job(lifecycle: Lifecycle) -> AssetJob:
     return dg.define_asset_job(
         name=lifecycle.named("lifecycle"),
         selection=lifecycle.groups() - lifecycle.groups("production"),
-        description="Everything for one corpus version, upstream first: what the README's first command runs.",
+        description="Everything for one corpus version, upstream first, and the judge's calibration after its "
+                    "evaluation: what the README's first command runs.",
     )
 
 
@@ -34,9 +35,10 @@ def build_production_job(lifecycle: Lifecycle) -> AssetJob:
 def build_curation_import_job(lifecycle: Lifecycle) -> AssetJob:
     return dg.define_asset_job(
         name=lifecycle.named("curation_import"),
-        selection=lifecycle.assets("curated_decisions", "golden_set", "rag_answers", "evaluation", "judge_probes"),
-        description="Import reviewed files for one corpus version, rebuild its golden set, answer and score it: what "
-                    "the inbox sensor runs.",
+        selection=lifecycle.assets("curated_decisions", "golden_set", "rag_answers", "evaluation", "judge_probes",
+                                   "judge_calibration"),
+        description="Import reviewed files for one corpus version, rebuild its golden set, answer and score it, and "
+                    "check the judge's agreement with the experts: what the inbox sensor runs.",
     )
 
 

@@ -26,7 +26,7 @@ from rag_assets.llm.factory import DEFAULT_MODEL, llm_identity
 from rag_assets.settings import DEFAULT_EVALUATION_CRON, DEFAULT_PRODUCTION_START, Settings, current_settings
 
 #: The asset groups of one instance; a named instance prefixes each with its name.
-GROUPS = ("corpus", "generation", "curation", "golden", "rag", "evaluation", "production")
+GROUPS = ("corpus", "generation", "curation", "golden", "rag", "evaluation", "calibration", "production")
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
 @dataclass(frozen=True)

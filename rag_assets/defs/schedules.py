@@ -14,9 +14,9 @@ from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 def build_reevaluation_job(lifecycle: Lifecycle) -> AssetJob:
     return dg.define_asset_job(
         name=lifecycle.named("reevaluate"),
-        selection=lifecycle.assets("rag_answers", "evaluation", "judge_probes"),
-        description="Run the RAG system over the newest golden set again, score it and probe the judge, nothing "
-                    "upstream.",
+        selection=lifecycle.assets("rag_answers", "evaluation", "judge_probes", "judge_calibration"),
+        description="Run the RAG system over the newest golden set again, score it, probe the judge and check its "
+                    "agreement with the experts, nothing upstream.",
     )
 
 

@@ -14,6 +14,8 @@ import pytest
 
 from rag_assets.definitions import defs
 from rag_assets.defs.assets.evaluation import evaluation
+from rag_assets.defs.graph import build_definitions
+from rag_assets.defs.lifecycle import BUNDLED
 from rag_assets.defs.resources import RESOURCES, LLMResource
 from rag_assets.settings import Settings
 from tests.defs.lifecycle import check_evaluations, current_version, inbox_tick, metadata, run_job, stage_sample_review
@@ -128,3 +130,46 @@ def test_judge_review_round_trip_calibration_and_the_check_on_threshold_and_judg
         assert check.description.startswith(
             "the judge configuration changed since the last calibration (provider offline -> anthropic, model "
             "offline-heuristics-v4 -> claude-haiku-4-5)")
+
+
+
+def test_the_judge_agreement_is_checked_after_every_evaluation_not_only_after_an_import(
+        project_env: Path, tmp_path: Path):
+    """Before any expert verdict the check passes as not applicable. Once the offline judge is calibrated, an
+    evaluation by Claude makes the check fail (the judge in use is not the one calibrated): in the evaluation's own
+    run when it passes its gates, and by automation after a run whose evaluation failed a gate (which stops what
+    follows it). It used to keep the offline judge's pass until the next judge review came back."""
+    version = current_version()
+    stage_sample_review(version)
+    lenient = tmp_path / "lenient.json"
+    lenient.write_text('{"faithfulness": 0.0}', encoding="utf-8")
+    with dg.instance_for_test() as instance:
+        first = run_job(instance, "lifecycle", version, {})
+        check = check_evaluations(first)["judge_agreement"]
+        assert check.passed and check.description.startswith("not applicable: no expert verdicts imported yet")
+        review_judge_as_expert(metadata(first, "evaluation")["judge_review_workbook"], "dana",
+                               lambda metric, judge: None if metric == "faithfulness" else judge)
+        calibrated, _ = _calibrate(instance)
+        assert check_evaluations(calibrated)["judge_agreement"].passed
+
+        with FakeAnthropicServer(judge_responder) as server:
+            claude = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url)
+            keyed = build_definitions(BUNDLED, {**RESOURCES, "llm": claude})
+            start = dg.evaluate_automation_conditions(defs=keyed, instance=instance)
+            gated = keyed.resolve_job_def("reevaluate").execute_in_process(
+                partition_key=version, instance=instance, raise_on_error=False)
+            assert not check_evaluations(gated)["evaluation_thresholds"].passed, "answer_relevance 0.5 < 0.8"
+            assert "judge_agreement" not in check_evaluations(gated), "a failed gate stops what follows it"
+            after = dg.evaluate_automation_conditions(defs=keyed, instance=instance, cursor=start.cursor)
+            assert after.get_num_requested(BUNDLED.key("judge_calibration")) == 1
+            automated = keyed.resolve_job_def(CALIBRATE).execute_in_process(instance=instance)
+            passing = keyed.resolve_job_def("reevaluate").execute_in_process(
+                partition_key=version, instance=instance, raise_on_error=False,
+                run_config={"ops": {"evaluation": {"config": {"thresholds_file": str(lenient)}}}})
+        assert ": anthropic / claude-sonnet-5-5, " in metadata(passing, "evaluation")["judge_config"]
+        assert ": anthropic / claude-sonnet-5-5, " in metadata(passing, "judge_calibration")["judge_config"]
+        for run in (automated, passing):
+            check = check_evaluations(run)["judge_agreement"]
+            assert not check.passed and check.severity == dg.AssetCheckSeverity.WARN
+            assert check.description.startswith("the judge configuration changed since the last calibration "
+                                                "(provider offline -> anthropic")

@@ -108,7 +108,7 @@ def test_an_evaluation_whose_judge_calls_failed_is_stale_and_its_next_run_sends_
         judge = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_retries=0)
         first = metadata(_evaluate(instance, version, 5, {"severity": "WARN"}, llm=judge), "evaluation")
         assert first["judge_failures"] > 0
-        assert stale() == ["evaluation", "judge_probes"], "judge it again, and what reads it"
+        assert stale() == ["evaluation", "judge_calibration", "judge_probes"], "judge it again, and what reads it"
 
         monkeypatch.setattr(claude_judge, "BROKEN", set())  # the API answers again: the same run, nothing changed
         again = _evaluate(instance, version, 5, {"severity": "WARN"}, llm=judge)
@@ -116,7 +116,7 @@ def test_an_evaluation_whose_judge_calls_failed_is_stale_and_its_next_run_sends_
         assert "reused_evaluation" not in judged and judged["evaluation_id"] != first["evaluation_id"]
         assert judged["judge_failures"] == 0 and judged["llm_calls"] == first["llm_calls"]
         assert judged["llm_cache_misses"] == first["judge_failures"], "only the failed calls are sent"
-        assert stale() == ["judge_probes"], "the evaluation holds; what read the older one does not"
+        assert stale() == ["judge_calibration", "judge_probes"], "the evaluation holds; what read the older one does not"
 
 
 def _judged_shard_rows() -> int:

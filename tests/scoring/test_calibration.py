@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,9 @@ from rag_assets.cli import main
 from rag_assets.errors import ConfigError
 from rag_assets.scoring.agreement import balanced_accuracy, cohen_kappa, pair_agreement, roc_auc
 from rag_assets.scoring.calibration import calibrate, load_labelled
+from tests.conftest import PROJECT_ROOT
+from tests.fakes.anthropic_server import FakeAnthropicServer, Reply
+from tests.fakes.claude_judge import judge_responder
 
 LIMIT = ["Files can be at most 15 GB."]
 FOUNDED = "When was Kestrel Labs founded?"
@@ -159,3 +165,35 @@ def test_a_duplicate_line_a_misspelt_metric_and_a_label_not_0_or_1_are_rejected_
     assert f"{bad} rejected (8 problem(s))" in capsys.readouterr().err
     assert calibrate(_write(tmp_path / "fine.jsonl", [*ROWS, {**ROWS[3], "source": "ticket 12", "id": 7,
                                                               "question": "What is the file size limit?"}])).answers == 9
+
+
+def _strict_on_twenty_gb(body: dict) -> Reply:
+    """The Claude-like judge, except that it finds the answer saying 20 GB fabricated (the labels say so too):
+    its faithfulness verdicts are 1, 0, 1 and 1 on ROWS, kappa 0.5 with the expert's."""
+    if body["tool_choice"]["name"] == "record_judge_faithfulness" and "20 GB" in json.dumps(body["messages"]):
+        return Reply(tool_input={"claims": [{"claim": "Files can be at most 20 GB.", "verdict": "fabrication",
+                                             "supporting_chunk_ids": []}]})
+    return judge_responder(body)
+
+
+def test_the_cli_calibrates_the_claude_judge_the_key_configures_and_never_prints_the_key(
+        project_env: Path, tmp_path: Path):
+    """The bundled LLM resource holds the key as an EnvVar; the command resolves it as a run does (it raised
+    "Attempted to directly retrieve environment variable" and exited 1, read by CI as a failed kappa)."""
+    labelled = str(_write(tmp_path / "labelled.jsonl", ROWS))
+    key = "sk-ant-calibrate-secret-0123456789"
+    with FakeAnthropicServer(_strict_on_twenty_gb) as server:
+        env = {**os.environ, "ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": server.base_url}
+
+        def calibrate_cli(*args: str) -> subprocess.CompletedProcess:
+            return subprocess.run([sys.executable, "-m", "rag_assets.cli", "calibrate", labelled, *args], env=env,
+                                  cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+
+        below, above = calibrate_cli("--min-kappa", "0.6"), calibrate_cli("--min-kappa", "0.4")
+        assert server.requests and not server.errors
+    assert below.returncode == 1, below.stderr
+    assert below.stdout.startswith("judge anthropic:claude-sonnet-5-5, 8 labelled answers")
+    assert "| faithfulness | labels | 4 | 0.750 [" in below.stdout
+    assert below.stderr == "--min-kappa 0.6: judge agreement with your experts below κ=0.6: faithfulness κ=0.500\n"
+    assert above.returncode == 0 and above.stderr == "", above.stderr
+    assert all(key not in text for run in (below, above) for text in (run.stdout, run.stderr))

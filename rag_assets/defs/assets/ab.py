@@ -90,7 +90,9 @@ def _compared(outcome: ABOutcome, current: SystemSpec, candidate: SystemSpec) ->
 def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     @dg.asset(
         required_resource_keys=lifecycle.resource_keys("store", "llm", "rag"),
-        **lifecycle.corpus_asset("evaluation", "golden_set"),
+        # after rag_answers, the configured system's answers: another system (``--system``) compares again or
+        # records SKIPPED, instead of an earlier system's comparison standing as the current one's
+        **lifecycle.corpus_asset("evaluation", "golden_set", "rag_answers"),
         owners=OWNERS,
         kinds={"python", "anthropic"},
         pool=LLM_POOL,
@@ -104,7 +106,8 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         description=(
             "A/B comparison of two RAG systems configured by name on the newest golden set of the corpus version: both "
             "answer it and are scored by the same judge; per-metric and per-type deltas with paired permutation tests, "
-            "the items where they differ most, and a recommendation: APPROVE, REVIEW or REJECT."
+            "the items where they differ most, and a recommendation: APPROVE, REVIEW or REJECT. Downstream of rag_answers, "
+            "so it runs again whenever the configured system's answers do."
         ),
     )
     def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig):

@@ -26,6 +26,13 @@ from rag_assets.text.markdown import markdown_list, markdown_table
 CALIBRATION_CHECK = "judge_agreement"
 JUDGE_REVIEW_FILES_CHECK = "judge_review_files_valid"
 
+#: When automation materializes judge_calibration: once an evaluation (any corpus version) was made, when none
+#: is in progress. Not ``eager()``: that waits for every upstream partition, and an old corpus version's
+#: evaluation may never be made.
+AFTER_AN_EVALUATION = (dg.AutomationCondition.any_deps_updated().since_last_handled()
+                       & ~dg.AutomationCondition.any_deps_in_progress()
+                       & ~dg.AutomationCondition.in_progress()).with_label("after an evaluation")
+
 
 def calibrations(store: StoreResource) -> SqlCalibrationRepository:
     return SqlCalibrationRepository(store.engine())
@@ -57,6 +64,9 @@ def build_judge_calibration(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         required_resource_keys=lifecycle.resource_keys("store", "curation"),
         key_prefix=lifecycle.key_prefix,
         group_name=lifecycle.named("calibration"),
+        # after every evaluation (of any corpus version): its judge is the one the judge_agreement check asks about
+        deps=[lifecycle.key("evaluation")],
+        automation_condition=AFTER_AN_EVALUATION,
         owners=OWNERS,
         kinds={"python", "excel", "sql"},
         check_specs=[dg.AssetCheckSpec(
@@ -70,7 +80,9 @@ def build_judge_calibration(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "or .csv) from the curation inbox, each validated whole and stored in one transaction, then moved to "
             "processed/ (a bad one to rejected/ with a report naming row and column). Per metric and judge "
             "configuration (provider, model, judge templates, embedder): accuracy, Cohen's kappa with a bootstrap 95% "
-            "interval, the confusion matrix and the items judge and experts disagree on."
+            "interval, the confusion matrix and the items judge and experts disagree on. Materialized after every "
+            "evaluation too (the lifecycle, reevaluate and curation_import jobs, and automation), so that the "
+            "judge_agreement check always speaks of the judge of the newest evaluation."
         ),
     )
     def judge_calibration(context: dg.AssetExecutionContext, config: JudgeCalibrationConfig) -> dg.MaterializeResult:
