@@ -37,12 +37,15 @@ def score_queries(queries: Sequence[ProductionQuery], client: LLMClient, cache: 
                   embedder: Embedder) -> EvaluationOutcome:
     """Judge every query; item values and failures keep only :data:`PRODUCTION_METRICS`.
 
-    A query that served no answer is recorded as a failure of the system (``rag_error``), not judged, and counts
-    at the worst value of each metric (``score_errored``, as in an evaluation): an outage never lifts a day's means.
+    A query that served no answer is recorded as a failure of the system (``rag_error``), not judged, and kept out
+    of the day's means (unlike an evaluation's errored item, scored at its worst): a day's figures and their drift
+    checks speak of the answers served, whose causes their alerts name; an outage would read as an unfaithful
+    generator. How many queries were served no answer is reported beside them (`no_answer`).
     """
     outcome = evaluate([as_unlabelled_item(q) for q in queries], {q.query_id: q.to_response() for q in queries},
                        {}, {}, client, cache, embedder, k=1)
     for item in outcome.items:
-        item.values = {metric: value for metric, value in item.values.items() if metric in PRODUCTION_METRICS}
+        item.values = {metric: value for metric, value in item.values.items()
+                       if metric in PRODUCTION_METRICS and item.rag_error is None}
         item.failures = {metric: why for metric, why in item.failures.items() if metric in PRODUCTION_METRICS}
     return outcome

@@ -41,8 +41,8 @@ def test_three_judge_calls_per_answered_query_at_the_server_and_none_on_a_rerun(
         assert server.count() == 0
     assert [i.values for i in again.items] == [i.values for i in outcome.items]
     by_id = {item.item_id: item for item in outcome.items}
-    assert by_id["no-answer"].rag_error == "no answer was served" and by_id["no-answer"].values == {
-        "faithfulness": 0.0, "answer_relevance": 0.0, "context_precision": 0.0}, "not judged: at each metric's worst"
+    assert by_id["no-answer"].rag_error == "no answer was served" and by_id["no-answer"].values == {}, (
+        "not judged, and out of the day's means: its drift alerts would blame the generator for an outage")
     for query in queries:
         item = by_id[query.query_id]
         assert item.question_type == "production"
