@@ -25,6 +25,8 @@ def _changes(before: JudgeConfig, now: JudgeConfig) -> str:
 
 NO_VERDICTS_YET = ("not applicable: no expert verdicts imported yet, so nothing to measure the judge against; return "
                    "a judge-review file from the curation outbox, filled in, to the inbox")
+NEVER_CALIBRATED = ("the judge was never calibrated (severity ERROR requires a calibrated judge): no expert verdicts "
+                    "imported yet; return a judge-review file from the curation outbox, filled in, to the inbox")
 NOT_MEASURABLE = ("judge agreement not measurable: on every metric the judge and the experts gave each item one and "
                   "the same verdict; review a sample that holds the judge's fails")
 
@@ -62,11 +64,13 @@ def kappa_standing(kappas: Mapping[str, float | None], min_kappa: float) -> Kapp
 
 
 def calibration_gate(current: JudgeConfig | None, last: JudgeConfig | None, calibration: Mapping[str, StoredCalibration],
-                     min_kappa: float = DEFAULT_MIN_KAPPA) -> GateResult:
+                     min_kappa: float = DEFAULT_MIN_KAPPA, *, required: bool = False) -> GateResult:
     """Fails when the judge in use (``current``, the newest evaluation's) is not the one calibrated last, or when a
     metric's kappa is below ``min_kappa``. ``calibration`` is the current judge's StoredCalibration per metric.
     Before any expert verdict was imported (``last`` None) it passes as not applicable, saying so: the check runs
-    after every evaluation, and a home whose experts have not answered yet has nothing to disagree with.
+    after every evaluation, and a home whose experts have not answered yet has nothing to disagree with; unless a
+    calibrated judge is ``required`` (the check's severity ERROR), where a judge never calibrated fails. With
+    verdicts but no evaluation judged yet (``current`` None) there is no judge in use to measure: not applicable.
 
     Kappa is undefined only when the judge and the experts gave every item one and the same verdict: they
     agree, but the sample cannot show whether the judge would tell a good answer from a bad one. Such a
@@ -74,8 +78,10 @@ def calibration_gate(current: JudgeConfig | None, last: JudgeConfig | None, cali
     gate fails when no metric is measurable, since then nothing was measured at all."""
     if not 0.0 <= min_kappa <= 1.0:
         raise ConfigError(f"min_kappa={min_kappa} is not between 0 and 1; for example 0.6")
-    if current is None or last is None:  # a calibration needs verdicts, and verdicts an evaluation's sample
-        return GateResult(True, NO_VERDICTS_YET, [])
+    if last is None:
+        return (GateResult(False, NEVER_CALIBRATED, []) if required else GateResult(True, NO_VERDICTS_YET, []))
+    if current is None:
+        return GateResult(True, "not applicable: no evaluation has been judged yet, so no judge is in use", [])
     if current.key != last.key:
         return GateResult(False, f"the judge configuration changed since the last calibration ({_changes(last, current)}); "
                                  "its agreement with your experts is unknown until a judge review comes back", [])

@@ -338,7 +338,7 @@ def score_answers(items: Sequence[GoldenItem], responses: Mapping[str, RagRespon
     recall, unstated = REGISTRY.find("context_recall"), {i.item_id for i in items if not i.reference_statements}
     for scores in outcome.items if recall is not None else ():
         key = recall.key(k)
-        if (scores.item_id in unstated and recall.scores_type(scores.question_type)
+        if (scores.item_id in unstated and scores.rag_error is None and recall.scores_type(scores.question_type)
                 and key not in scores.values and key not in scores.failures):
             scores.failures[key] = NO_STATEMENTS
     return outcome

@@ -103,6 +103,10 @@ def test_the_gate_fails_when_the_judge_model_changed_since_the_last_calibration_
     for current in (OFFLINE, None):  # no expert verdict imported yet: nothing the check could fail on
         before = calibration_gate(current, None, {}, 0.6)
         assert before.passed and before.description.startswith("not applicable: no expert verdicts imported yet")
+        required = calibration_gate(current, None, {}, 0.6, required=True)  # severity ERROR: a calibrated judge or fail
+        assert not required.passed and required.description.startswith("the judge was never calibrated (severity ERROR")
+    unused = calibration_gate(None, OFFLINE, {}, 0.6)
+    assert unused.passed and unused.description == "not applicable: no evaluation has been judged yet, so no judge is in use"
     with pytest.raises(ConfigError, match="min_kappa=1.5 is not between 0 and 1"):
         calibration_gate(OFFLINE, OFFLINE, {}, 1.5)
 

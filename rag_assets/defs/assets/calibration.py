@@ -185,7 +185,7 @@ def _agreement(config: JudgeAgreementConfig, store: StoreResource) -> dg.AssetCh
         repo = calibrations(store)
         current = repo.current_config()
         stored: dict[str, StoredCalibration] = repo.calibration(current) if current else {}
-        gate = calibration_gate(current, repo.last_calibrated_config(), stored, min_kappa)
+        gate = calibration_gate(current, repo.last_calibrated_config(), stored, min_kappa, required=severity == "ERROR")
     except ConfigError as exc:
         raise dg.Failure(description=f"invalid judge_agreement config: {exc}") from exc
     return dg.AssetCheckResult(
