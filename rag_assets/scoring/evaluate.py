@@ -32,10 +32,13 @@ from rag_assets.scoring.metrics.registry import ADVERSARIAL, IncompleteJudgment,
 from rag_assets.scoring.statements import NO_STATEMENTS, Stated
 
 __all__ = ["ADVERSARIAL", "UNMAPPED_SHARE", "EvaluationOutcome", "ItemScores", "JudgeFailureBudget", "MetricFailures",
-           "PlannedCall", "document_versions", "evaluate", "evidence_spans", "judge_calls", "judge_failure_budget",
+           "PlannedCall", "SCORING_RULES", "document_versions", "evaluate", "evidence_spans", "judge_calls", "judge_failure_budget",
            "metric_failures", "planned_calls", "score_answers", "score_context", "score_errored", "score_item"]
 
 UNMAPPED_SHARE = "contexts_unmapped_share"
+#: raised when a rule that turns answers and judge answers into figures changes, so that Dagster and the CLI see the
+#: figures made under the old rule as stale (2: an errored item counts at its worst, not left out of the means)
+SCORING_RULES = "scoring-2"
 
 
 def _percent(share: float) -> str:

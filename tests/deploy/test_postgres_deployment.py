@@ -85,9 +85,13 @@ def test_the_lifecycle_keeps_dagster_state_and_project_rows_in_postgresql(deploy
         assert isinstance(instance.schedule_storage, PostgresScheduleStorage)
         assert instance.get_run_by_id(result.run_id).status == dg.DagsterRunStatus.SUCCESS
         assert instance.get_dynamic_partitions("corpus_versions") == [version]
+        partitioned = {key.to_user_string() for key in lifecycle_assets
+                       if defs.resolve_assets_def(key).partitions_def is not None}
+        assert materialized - partitioned == {"judge_calibration"}, "the one unpartitioned asset: its check is the judge's"
         for asset in materialized:
             event = instance.get_latest_materialization_event(dg.AssetKey(asset))
-            assert event is not None and event.run_id == result.run_id and event.asset_materialization.partition == version
+            assert event is not None and event.run_id == result.run_id
+            assert event.asset_materialization.partition == (version if asset in partitioned else None), asset
         for check in checks.values():
             record = instance.event_log_storage.get_latest_asset_check_execution_by_key([check.asset_check_key])
             assert record[check.asset_check_key].status.value == "SUCCEEDED"

@@ -10,7 +10,7 @@ from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import LLM_POOL, RagSystemResource
 from rag_assets.scoring.ab import REJECT
 from rag_assets.scoring.embedding import make_embedder
-from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES_REF
+from rag_assets.defs.assets.evaluation import JUDGE_CODE_VERSION
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
 from rag_assets.settings import current_settings
 
@@ -96,7 +96,7 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         owners=OWNERS,
         kinds={"python", "anthropic"},
         pool=LLM_POOL,
-        code_version=lifecycle.counted(lifecycle.generated(lifecycle.judged(JUDGE_TEMPLATES_REF))),
+        code_version=lifecycle.counted(lifecycle.generated(lifecycle.judged(JUDGE_CODE_VERSION))),
         check_specs=[dg.AssetCheckSpec(
             AB_CHECK, asset=lifecycle.key("ab_comparison"), partitions_def=lifecycle.corpus_versions, description=(
                 "The candidate system is not REJECTed against the current one: no significant faithfulness drop beyond "

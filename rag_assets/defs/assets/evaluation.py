@@ -30,7 +30,7 @@ from rag_assets.llm.offline import code_version
 from rag_assets.llm.results import OFFLINE, LLMStats
 from rag_assets.report.build import summary_markdown, worst_markdown
 from rag_assets.scoring.embedding import Embedder, make_embedder
-from rag_assets.scoring.evaluate import EvaluationOutcome
+from rag_assets.scoring.evaluate import SCORING_RULES, EvaluationOutcome
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES_REF
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.reuse import fingerprint, item_digest
@@ -43,7 +43,9 @@ from rag_assets.text.markdown import markdown_table
 THRESHOLDS_CHECK = "evaluation_thresholds"
 REGRESSION_CHECK = "evaluation_regression"
 FAILURE_BUDGET_CHECK = "judge_failure_budget"
-JUDGE_CODE_VERSION = JUDGE_TEMPLATES_REF
+#: the judge's templates and the rules that turn its answers into figures (not part of a judge configuration: a
+#: change of rule leaves a judge's calibration standing)
+JUDGE_CODE_VERSION = f"{JUDGE_TEMPLATES_REF}+{SCORING_RULES}"
 
 
 class EvaluationConfig(dg.Config):
