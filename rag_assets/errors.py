@@ -9,58 +9,86 @@ from __future__ import annotations
 
 import base64
 import functools
+import json
 import re
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 #: A piece derived from a secret (the credential after ``Bearer``, a Basic password) shorter than this is not blanked:
-#: it could be an ordinary word, and blanking it would garble every message; a secret as given is always blanked.
+#: it could be an ordinary word, and blanking it would garble every message; in an error a secret as given is always
+#: blanked, in a reply (what gets scored) a secret shorter than this is not either.
 MIN_DERIVED_SECRET = 6
+#: In a reply, a Basic password alone is blanked only from this length and when it is not a plain word: "password"
+#: would otherwise turn into ``***`` in every answer and retrieved text that mentions passwords.
+MIN_REPLY_PASSWORD = 8
 _SCHEMED = re.compile(r"\s*([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)\s+(\S(?:.*\S)?)\s*", re.DOTALL)
 
 
-def _derived(secret: str) -> list[str]:
-    """What a server may echo of ``secret`` instead of all of it: the credential after an auth scheme word
-    (``Bearer``, ``Basic``, ``Token``, ``ApiKey`` …, RFC 7235), and for a base64 credential its decoded
-    ``user:password`` and the password."""
-    found = [secret.strip()]
+def _pieces(secret: str) -> tuple[list[str], list[str]]:
+    """What a server may echo of ``secret`` besides all of it, as (credentials, passwords): the secret stripped, the
+    credential after an auth scheme word (``Bearer``, ``Basic``, ``Token``, ``ApiKey`` …, RFC 7235), and for a base64
+    credential its decoded ``user:password``; the passwords alone apart, as a reply keeps a short or plain one."""
+    credentials, passwords = [secret.strip()], []
     if scheme := _SCHEMED.fullmatch(secret):
-        found.append(scheme.group(2))
-    for credential in list(found):
+        credentials.append(scheme.group(2))
+    for credential in list(credentials):
         try:
             decoded = base64.b64decode(credential, validate=True).decode("utf-8")
         except ValueError:  # not base64, or not text (binascii.Error and UnicodeDecodeError are ValueErrors)
             continue
         if ":" in decoded and decoded.isprintable():
-            found += [decoded, decoded.split(":", 1)[1]]
-    return [piece for piece in found if len(piece) >= MIN_DERIVED_SECRET]
+            credentials.append(decoded)
+            passwords.append(decoded.split(":", 1)[1])
+    return credentials, passwords
+
+
+def _encoded(form: str) -> set[str]:
+    """``form`` as a server may echo it inside JSON (``/`` escaped or not) or a URL (``%20`` or ``+`` for a space)."""
+    escaped = json.dumps(form)[1:-1]
+    return {escaped, escaped.replace("/", "\\/"), quote(form, safe=""), quote_plus(form, safe="")} - {form}
 
 
 @functools.lru_cache(maxsize=64)
-def secret_forms(secrets: tuple[str, ...]) -> tuple[str, ...]:
-    """Every form of ``secrets`` to blank out, longest first (so a form inside another is not left half-shown):
-    each secret as given (a header value, an env var's value, a key) and what ``_derived`` finds in it."""
-    forms = {secret for secret in secrets if secret}
-    forms.update(piece for secret in secrets for piece in _derived(secret))
+def secret_forms(secrets: tuple[str, ...], in_reply: bool = False) -> tuple[str, ...]:
+    """Every form of ``secrets`` to blank out, longest first (so a form inside another is not left half-shown), each
+    also JSON-escaped and URL-encoded (``_encoded``).
+
+    In an error (``in_reply`` false) that is each secret as given and every piece ``_pieces`` finds of at least
+    ``MIN_DERIVED_SECRET`` characters. In a successful reply, whose answer and retrieved texts get scored, only what
+    cannot be an ordinary word: the credentials of at least ``MIN_DERIVED_SECRET`` characters, and a password alone
+    of at least ``MIN_REPLY_PASSWORD`` that is not all letters.
+    """
+    forms: set[str] = set()
+    for secret in filter(None, secrets):
+        credentials, passwords = _pieces(secret)
+        if in_reply:
+            forms.update(piece for piece in credentials if len(piece) >= MIN_DERIVED_SECRET)
+            forms.update(piece for piece in passwords if len(piece) >= MIN_REPLY_PASSWORD and not piece.isalpha())
+        else:
+            forms.add(secret)
+            forms.update(piece for piece in credentials + passwords if len(piece) >= MIN_DERIVED_SECRET)
+    forms.update(encoded for form in list(forms) for encoded in _encoded(form))
     return tuple(sorted(forms, key=lambda form: (-len(form), form)))
 
 
-def redact(text: str, secrets: tuple[str, ...]) -> str:
+def redact(text: str, secrets: tuple[str, ...], in_reply: bool = False) -> str:
     """``text`` with every form of each (non-empty) secret replaced by ``***`` (``secret_forms``): a server that
-    echoes only the token of ``Bearer <token>``, or the password of a Basic credential, shows stars too."""
-    for form in secret_forms(tuple(secrets)):
+    echoes only the token of ``Bearer <token>``, the password of a Basic credential, or the header JSON-escaped
+    or URL-encoded, shows stars too. ``in_reply`` for a text that gets scored: only forms no word can be."""
+    for form in secret_forms(tuple(secrets), in_reply):
         text = text.replace(form, "***")
     return text
 
 
-def redact_json(value: Any, secrets: tuple[str, ...]) -> Any:
+def redact_json(value: Any, secrets: tuple[str, ...], in_reply: bool = False) -> Any:
     """``value`` (a text, or a JSON value such as a response body or a tool input) with ``redact`` applied to
     every string in it, keys included."""
     if isinstance(value, str):
-        return redact(value, secrets)
+        return redact(value, secrets, in_reply)
     if isinstance(value, dict):
-        return {redact_json(k, secrets): redact_json(v, secrets) for k, v in value.items()}
+        return {redact_json(k, secrets, in_reply): redact_json(v, secrets, in_reply) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact_json(v, secrets) for v in value]
+        return [redact_json(v, secrets, in_reply) for v in value]
     return value
 
 

@@ -258,7 +258,8 @@ class HttpRagSystem:
     ``timeout`` is a deadline for each whole request, ``max_response_bytes`` caps the body, and
     ``headers`` are templates whose ``${VARIABLE}`` parts are read from the environment (see
     ``http_transport``); what goes wrong becomes that item's error, never the run's. Whatever the server sends
-    back, error or answer, has those values blanked out (``redact``) before anything keeps it.
+    back, error or answer, has the credential ones blanked out (``redact``) before anything keeps it: every form in an
+    error, in an answer only the forms no ordinary word can be.
     """
 
     def __init__(self, url: str, k: int = 5, timeout: float = 30.0, max_concurrency: int = 4, retries: int = 2,
@@ -308,13 +309,21 @@ class HttpRagSystem:
             shown = redact(reply.body.decode("utf-8", "replace"), self._secrets)[:200]  # cut after: no secret's head
             return failed(query.item_id, "http_error", f"HTTP {reply.status}: {shown}", latency)
         try:
-            return parse_output(query.item_id, redact_json(json.loads(reply.body), self._secrets), latency)
+            return self._parsed(query.item_id, json.loads(reply.body), latency)
         except ContractError as exc:
             return failed(query.item_id, "bad_response", str(exc), latency)
         except ValueError as exc:  # not UTF-8 or not JSON
             return failed(query.item_id, "bad_response", f"response: not JSON: {exc}", latency)
         except RecursionError:
             return failed(query.item_id, "bad_response", "response: JSON nesting too deep", latency)
+
+    def _parsed(self, item_id: str, payload: Any, latency: float) -> RagResponse:
+        """The item read from a successful reply, with what no word can be of the header secrets blanked out
+        (``in_reply``: the answer, retrieved texts and claims get scored) and ``extra["secret_blanked"]`` when
+        anything was, so a score drop on that item can be traced to it."""
+        redacted = redact_json(payload, self._secrets, in_reply=True)
+        response = parse_output(item_id, redacted, latency)
+        return replace(response, extra={**response.extra, "secret_blanked": True}) if redacted != payload else response
 
     def _one(self, query: RagQuery) -> RagResponse:
         response = self._attempts(query)

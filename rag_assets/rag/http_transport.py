@@ -7,9 +7,9 @@ is read in pieces and abandoned past ``max_bytes``, so a runaway response never 
 
 Header values are templates: ``"Bearer ${RAG_ASSETS_SYSTEM_TOKEN}"`` names the environment
 variable that holds the secret, so the configuration (shown in the UI, hashed into the run) holds
-only the name. Values are read when the system is set up; they are never returned by ``config()``
-and are blanked out of error messages and of what the server answers, in every form a server may echo
-(``rag_assets.errors.secret_forms``). That is the one way to send a secret: a URL that holds one
+only the name. Values are read when the system is set up; they are never returned by ``config()``;
+those of credential headers are blanked out of error messages and of what the server answers, in every form a
+server may echo (``rag_assets.errors.secret_forms``). That is the one way to send a secret: a URL that holds one
 (``user:password@`` or a query parameter such as ``api_key``) is refused where it is configured,
 since the URL is the system's name in the store, the report, the event log and Dagster's run storage.
 """
@@ -29,6 +29,9 @@ from rag_assets.settings import environment
 
 _ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _SECRET_HEADER = re.compile(r"authorization|cookie|token|key|secret|password|auth", re.IGNORECASE)
+#: An auth scheme word (RFC 7235 and common vendor ones) opening a header value: the header carries a credential.
+_AUTH_SCHEME = re.compile(r"\s*(basic|bearer|digest|token|api-?key|key|negotiate|ntlm|oauth|dpop|hoba|mutual|ssws|sso-key|"
+                          r"aws4-hmac-sha256)\s+\S", re.IGNORECASE)
 _SECRET_PARAMETER = re.compile(r"token|key|secret|passw|pwd|auth|signature|credential|session|^sig$", re.IGNORECASE)
 _PIECE = 64 * 1024
 #: How the ``headers`` setting carries a secret (for a refusal message).
@@ -45,9 +48,18 @@ class HttpReply:
     body: bytes
 
 
+def _is_credential(name: str, value: str, variables: list[str]) -> bool:
+    """Whether a header carries a credential: its name says so (``Authorization``, ``X-Api-Key``, ``Cookie`` …), its
+    value opens with an auth scheme word, or it reads an env var whose name says so (``${TEAM_TOKEN}``)."""
+    return bool(_SECRET_HEADER.search(name) or _AUTH_SCHEME.match(value)
+                or any(_SECRET_HEADER.search(variable) for variable in variables))
+
+
 def resolve_headers(templates: Mapping[str, str], environ: Mapping[str, str] | None = None) -> tuple[dict[str, str], tuple[str, ...]]:
-    """The headers to send and the secret values in them (to blank out of messages): each env var's value and each
-    header value that holds one (``rag_assets.errors.redact`` also blanks what a server may echo of them alone).
+    """The headers to send and the secrets in them (to blank out of what the server sends back): of each credential
+    header (``_is_credential``) its env vars' values and its value (``rag_assets.errors.redact`` also blanks what a
+    server may echo of them alone). Any other header (``X-Tenant: ${TENANT}``) holds no secret: its value, a word
+    such as "docs", is left in answers and retrieved texts, which blanking it would garble before they are scored.
 
     A header whose name suggests a credential must take its value from an env var: a literal
     secret in the config would be shown in the UI and stored with the run.
@@ -64,7 +76,8 @@ def resolve_headers(templates: Mapping[str, str], environ: Mapping[str, str] | N
         if missing:
             raise ConfigError(f"header {name}: environment variable {', '.join(missing)} is not set")
         headers[name] = _ENV_REFERENCE.sub(lambda match: environ[match.group(1)], template)
-        secrets.extend([environ[var] for var in names] + ([headers[name]] if names else []))
+        if names and _is_credential(name, headers[name], names):
+            secrets.extend([environ[var] for var in names] + [headers[name]])
     return headers, tuple(sorted(set(secrets), key=len, reverse=True))
 
 

@@ -7,6 +7,7 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import quote
 
 from tests.fakes.rag_systems import KNOWN_CHUNK, good
 from tests.rag import own_chunking_system
@@ -20,8 +21,8 @@ class FakeRagHttpServer:
     """``/canned`` answers with ``canned`` (bytes set by the test); ``/secure`` wants ``Bearer TOKEN``
     (``/echo-auth`` refuses and echoes the X-Api-Key header; ``/own-windows`` wants it too and answers as
     ``tests.rag.own_chunking_system.windows``); ``/echo-headers`` refuses an item whose id's characters sum odd,
-    echoing the Authorization header whole, its credential alone and a Basic one decoded, and answers the others
-    quoting it;
+    echoing the Authorization header whole, its credential alone, a Basic one decoded, and the header JSON-escaped
+    (``/`` as ``\\/``) and URL-encoded, and answers the others quoting it;
     ``/drip`` sends its body one byte every 2 s; ``/huge`` sends 50 MB (``/huge-undeclared``
     without a Content-Length)."""
 
@@ -89,7 +90,9 @@ class FakeRagHttpServer:
                         except ValueError:
                             decoded = ""
                         self._send(401, f"bad token {authorization} for user; X-Api-Key={self.headers.get('X-Api-Key')}"
-                                        f" raw={credential} decoded={decoded} pw={decoded.partition(':')[2]}".encode())
+                                        f" raw={credential} decoded={decoded} pw={decoded.partition(':')[2]}"
+                                        f" json={json.dumps(authorization)[1:-1].replace('/', chr(92) + '/')}"
+                                        f" url={quote(authorization, safe='')}".encode())
                     else:
                         self._send(200, json.dumps({"answer": f"ok, you are {credential}", "retrieved": [
                             {"text": f"totally unrelated text {authorization}"}]}).encode())

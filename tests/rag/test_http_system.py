@@ -103,10 +103,42 @@ def test_every_form_of_a_secret_header_a_server_echoes_shows_stars_in_errors_and
                                                                        "X-Api-Key": "${TEAM_KEY}"}, retries=0)
     answered, refused = system.answer([RagQuery("i1", "q?", "cv-test"), RagQuery("i2", "q?", "cv-test")])
     decoded = " decoded=*** pw=***" if authorization.startswith("Basic") else " decoded= pw="
-    assert refused.error == f"HTTP 401: bad token *** for user; X-Api-Key=*** raw=***{decoded}"
+    assert refused.error == f"HTTP 401: bad token *** for user; X-Api-Key=*** raw=***{decoded} json=*** url=***"
     assert (answered.answer, answered.retrieved[0].text) == ("ok, you are ***", "totally unrelated text ***")
+    assert answered.extra["secret_blanked"] is True
     shown = repr([refused, answered])
     assert [secret for secret in [authorization, "K-team-4411", *hidden] if secret in shown] == []
+
+
+def test_a_token_a_server_echoes_json_escaped_or_url_encoded_shows_stars_in_errors(server, monkeypatch):
+    token = "ab/cd+ef==Zq9"
+    monkeypatch.setenv("TEAM_TOKEN", f"Bearer {token}")
+    system = HttpRagSystem(server.base_url + "/echo-headers", headers={"Authorization": "${TEAM_TOKEN}"}, retries=0)
+    refused = system.answer([RagQuery("i2", "q?", "cv-test")])[0]
+    assert refused.error == "HTTP 401: bad token *** for user; X-Api-Key=None raw=*** decoded= pw= json=*** url=***"
+    assert redact('{"auth": "Bearer ab\\/cd+ef==Zq9", "t": "ab%2Fcd%2Bef%3D%3DZq9"}', (f"Bearer {token}",)) == (
+        '{"auth": "***", "t": "***"}')
+
+
+def test_a_header_that_is_no_credential_and_a_password_that_is_a_word_leave_scored_texts_as_the_server_sent_them(
+        server, monkeypatch, tmp_path):
+    """What is scored (answer, retrieved texts, claims) keeps every word a credential is not: a tenant named "docs"
+    and a Basic password "password" are words of the corpus; the whole credential is still blanked, and noted."""
+    monkeypatch.setenv("TENANT", "docs")
+    monkeypatch.setenv("TEAM_BASIC", base64.b64encode(b"admin:password").decode())
+    system = HttpRagSystem(server.base_url + "/canned", headers={"X-Tenant": "${TENANT}",
+                                                                  "Authorization": "Basic ${TEAM_BASIC}"}, retries=0)
+    text = "See the docs page to reset a password."
+    server.canned = json.dumps({"answer": text, "retrieved": [{"text": text}],
+                                "citations": [{"claim": text, "chunk_id": "c1"}]}).encode()
+    answered = system.answer(QUERIES)[0]
+    assert (answered.answer, answered.retrieved[0].text, answered.citations[0].claim) == (text, text, text)
+    assert "secret_blanked" not in answered.extra
+    server.canned = json.dumps({"answer": "log in as admin:password, see the docs"}).encode()
+    assert system.answer(QUERIES)[0].answer == "log in as ***, see the docs"
+    assert redact("HTTP 401: password wrong", system._secrets) == "HTTP 401: *** wrong"  # errors stay broad
+    assert resolve_headers({"X-Tenant": "${TENANT}", "X-Upstream": "Bearer ${UP}", "X-Id": "${TEAM_KEY}"},
+                           {"TENANT": "docs", "UP": "up-4411", "TEAM_KEY": "k-77"})[1] == ("Bearer up-4411", "up-4411", "k-77")
 
 
 def test_a_piece_of_a_secret_too_short_to_tell_from_a_word_is_kept_but_a_short_secret_as_given_is_not():
