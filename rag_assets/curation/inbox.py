@@ -165,6 +165,13 @@ def import_review_file(
 
 
 def _file_away(path: Path, folders: CurationFolders, sha256: str, status: str, summary: dict[str, int]) -> ImportResult:
+    """Move an applied file to processed/. Gone already: another run importing the same file at the same time (under
+    dagster dev the inbox sensor's import and an automated judge_calibration may both read a judge review) applied
+    it and filed it away first; the store applied it once (the second apply is ``already_applied``), so this run
+    says so instead of failing on the move."""
     target = _unique_target(folders.processed, path.name, sha256)
-    path.replace(target)
+    try:
+        path.replace(target)
+    except FileNotFoundError:
+        return ImportResult(path.name, sha256, "already_applied", None, summary=summary)
     return ImportResult(path.name, sha256, status, target, summary=summary)

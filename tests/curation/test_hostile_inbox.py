@@ -1,9 +1,11 @@
 """Hostile inbox entries through the real import path: a file swapped for a link after the inbox was
-listed is not read through the link, and what is echoed from a bad cell is a short excerpt."""
+listed is not read through the link, what is echoed from a bad cell is a short excerpt, and a file another run
+filed away in between is not a failed run."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -58,3 +60,22 @@ def test_a_long_bad_cell_is_echoed_as_a_short_excerpt(folders: CurationFolders):
     assert [str(p) for p in result.problems] == [
         f"row 2, candidate_id: unknown candidate id 'q-{'x' * 37}…' (205 characters)"]
     assert b"END" not in b"".join(p.read_bytes() for p in folders.rejected.glob("*.errors.*"))
+
+
+def test_a_file_another_run_filed_away_while_this_one_applied_it_is_already_applied_not_a_failed_run(
+        folders: CurationFolders):
+    """Two runs importing one file at once (the inbox sensor's import and an automated judge_calibration): the store
+    applies it once; the run whose move finds it gone says so instead of failing."""
+    path = folders.inbox / f"review-{VERSION}.csv"
+    path.write_text(_review("q-1"))
+
+    def applied_while_the_other_run_files_it_away(review) -> SimpleNamespace:
+        folders.processed.mkdir()
+        path.replace(folders.processed / path.name)
+        return SimpleNamespace(decisions=1)
+
+    result = import_review_file(path, folders, {"q-1": VERSION}, read_review_file,
+                                applied_while_the_other_run_files_it_away)
+
+    assert (result.status, result.moved_to) == ("already_applied", None)
+    assert [p.name for p in folders.processed.iterdir()] == [path.name]
