@@ -32,9 +32,10 @@ all of them, not at whichever came first: the place the rules above choose is it
 ``elsewhere``, in the same order (the named document, the candidates, then by path). Found as is or normalised,
 its places are every occurrence in the document it was found in and in every other document that holds it as is
 (each document holding all of its rarest words is searched), and its normalised occurrences in the other
-candidates, at most ``MAX_PLACES`` in all (a phrase, not a passage, can occur thousands of times); a fuzzy window
-ties with the equally good windows of the other candidates, and a ``part`` in the named document with the equally
-long runs of the others. The retrieval figures credit a text at any of its places and count it once
+candidates, at most ``MAX_PLACES`` in all. Only a text of at least ``MIN_COPY_WORDS`` words has places elsewhere: a
+shorter one (a heading, a phrase) occurs in documents that are not copies of it, and every place would be one more
+chance to hit. A fuzzy window or a ``part`` has one place: a window or run of another document that is as good is a
+near match, not a copy of the text. The retrieval figures credit a text at any of its places and count it once
 (``rag_assets.scoring.retrieval``), the importers keep every place of a reference text as its evidence
 (``rag_assets.golden.pinning``): retrieving any copy of the evidence counts, and where a copy is placed by
 default never turns a hit into a miss.
@@ -53,11 +54,14 @@ from rag_assets.text.tokens import tokenize
 
 DEFAULT_MIN_SCORE = 0.8
 #: raised when where a text is placed changes (v2: the ``part`` method; exact and normalised in every candidate
-#: before fuzzy windows; v3: every place a text occurs): part of the code version of what stores placements
-#: (golden labels, RAG answers)
-LOCATOR_VERSION = "locate-v3"
+#: before fuzzy windows; v3: every place a text occurs; v4: other places only for a text found whole, of at least
+#: ``MIN_COPY_WORDS`` words): part of the code version of what stores placements (golden labels, RAG answers)
+LOCATOR_VERSION = "locate-v4"
 #: the most places a text keeps (its span and those elsewhere)
 MAX_PLACES = 64
+#: the fewest words a text must have to be placed at more than one place: a shorter one (a heading, a phrase) is
+#: found in documents that are not copies of it
+MIN_COPY_WORDS = 8
 #: the fewest words a document must have for a context holding all of it to be placed on it by ``part``
 WHOLE_DOCUMENT_WORDS = 8
 _MARKS = frozenset("*_`#>|")
@@ -74,12 +78,15 @@ class Location:
     elsewhere: tuple[Span, ...] = ()  # the other places the text is found as well as at ``span``
 
 
-def _placed(found: Sequence[Location]) -> Location | None:
-    """The first of ``found`` (places of one text, in order), with the others as its places elsewhere."""
+def _placed(found: Sequence[Location], words: int) -> Location | None:
+    """The first of ``found`` (places of one text found whole, in order), with the others as its places elsewhere
+    when the text has at least ``MIN_COPY_WORDS`` words: a shorter one is a phrase other documents may hold without
+    being a copy of it, and each place is a chance to hit."""
     if not found:
         return None
     first = found[0]
-    return Location(first.span, first.method, first.score, tuple(f.span for f in found[1:MAX_PLACES]))
+    others = found[1:MAX_PLACES] if words >= MIN_COPY_WORDS else ()
+    return Location(first.span, first.method, first.score, tuple(f.span for f in others))
 
 
 def _normalised(text: str) -> tuple[str, list[int]]:
@@ -138,20 +145,20 @@ class Locator:
         if named is not None:
             found = self._whole(self.documents[named], wanted)
             if found:
-                return _placed(found + self._copies(wanted, others, holders))
+                return _placed(found + self._copies(wanted, others, holders), len(words))
             window, shared[named] = self._fuzzy(self.documents[named], words)
             if window is not None:
                 return window
         found = self._copies(wanted, others, holders)
         if found:
-            return _placed(found)
+            return _placed(found, len(words))
         windows = []
         for candidate in others:
             window, shared[candidate] = self._fuzzy(self.documents[candidate], words)
             windows += [window] if window is not None else []
         if windows or not part:
             best = max((window.score for window in windows), default=None)
-            return _placed([window for window in windows if window.score == best])
+            return next((window for window in windows if window.score == best), None)
         # a run of the text's words lies in one window, so a window holding at most half of them rules out a run
         # over half, and one holding fewer words than the document rules out the whole document: those are skipped
         possible = [c for c, most in shared.items()
@@ -160,7 +167,7 @@ class Locator:
         best = max((found.score for found in parts), default=None)
         placed = [found for found in parts if found.score == best]
         if named is not None and any(found.span.path == named for found in placed):
-            return _placed(sorted(placed, key=lambda found: found.span.path != named))
+            return next(found for found in placed if found.span.path == named)
         return placed[0] if len(placed) == 1 else None
 
     def _copies(self, wanted: str, others: Sequence[str], holders: Sequence[str]) -> list[Location]:

@@ -16,7 +16,9 @@ default) of the shorter of the two, by characters. With k the cutoff:
 - average precision: over the ranks that hit a span not hit before, the mean of precision at that
   rank, divided by the number of evidence spans (``k`` truncates the ranking, trec_eval's ``map_cut``).
 
-A context repeated exactly (same document and offsets) counts once, at its first rank, before the cut.
+A context repeated counts once, at its first rank, before the cut: repeated exactly (same document and offsets),
+or the same text at another of its places (two contexts whose places share one; a context exactly at a place of a
+piece of evidence is at every place of it), so retrieving a page and its archived copy is one relevant rank.
 
 A text found in several places (a page and its archived copy: ``rag_assets.evidence.locate``) is one context and
 one piece of evidence wherever it lies: a context hits an evidence span when any place of the context's text hits
@@ -63,16 +65,21 @@ def _places(context: Ranked) -> tuple[Span, ...]:
     return (context,) if isinstance(context, Span) else tuple(context)
 
 
-def _deduplicated(ranked: Sequence[Ranked], k: int | None) -> list[tuple[Span, ...]]:
-    """Each rank's places, a located context repeated exactly dropped after its first rank."""
-    seen: set[tuple[Span, ...]] = set()
+def _deduplicated(ranked: Sequence[Ranked], k: int | None,
+                  copies: Sequence[tuple[Span, ...]] = ()) -> list[tuple[Span, ...]]:
+    """Each rank's places, a located context that is the same text as an earlier one (they share a place) dropped
+    after its first rank. ``copies``: the places of each piece of evidence, the same text at each: a context exactly
+    at one of them is at the others too (a context named by chunk id knows only its own place)."""
+    same = {place: places for places in copies for place in places}
+    seen: set[Span] = set()
     out: list[tuple[Span, ...]] = []
     for context in ranked:
         places = _places(context)
         if places:
-            if places in seen:
+            known = {copy for place in places for copy in same.get(place, (place,))}
+            if not seen.isdisjoint(known):
                 continue
-            seen.add(places)
+            seen |= known
         out.append(places)
     return out if k is None else out[:k]
 
@@ -84,7 +91,7 @@ def rank_hits(ranked: Sequence[Ranked], evidence: Sequence[EvidenceSpan], k: int
     relevant = [(index, e.places) for index, e in enumerate(evidence) if e.grade > 0]
     return [frozenset(index for index, targets in relevant
                       if any(place.hits(target, min_overlap) for place in places for target in targets))
-            for places in _deduplicated(ranked, k)]
+            for places in _deduplicated(ranked, k, [e.places for e in evidence])]
 
 
 def credited(contexts: Sequence[tuple[Span, ...]],
@@ -184,7 +191,7 @@ def token_metrics(ranked: Sequence[Ranked], unlocated_tokens: int, evidence: Seq
     relevant_places = [e.places for e in evidence if e.grade > 0]
     if not relevant_places:
         return dict.fromkeys(names, NAN)
-    located, targets = credited(_deduplicated(ranked, k), relevant_places)
+    located, targets = credited(_deduplicated(ranked, k, [e.places for e in evidence]), relevant_places)
     wanted, got = _merged(targets), _merged(located)
     count = lambda spans: sum(_tokens_in(intervals, token_starts(path)) for path, intervals in spans.items())  # noqa: E731
     relevant, retrieved = count(wanted), count(got) + unlocated_tokens

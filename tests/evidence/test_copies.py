@@ -89,8 +89,10 @@ def test_evidence_found_in_two_places_is_one_unit_hit_by_either_copy():
     for context in (_at(CYGNUS, LIVE), _at(CYGNUS, ARCHIVE)):
         assert rank_metrics([context], [evidence], K)["recall@5"] == 1.0
     assert rank_metrics([_at(CYGNUS, LIVE), _at(CYGNUS, ARCHIVE)], [evidence], K) == pytest.approx({
-        "precision@5": 2 / 5, "recall@5": 1.0, "ndcg@5": 1.0, "mrr@5": 1.0, "hit_rate@5": 1.0,
-        "average_precision": 1.0}), "each copy is a rank that retrieved the evidence; the evidence counts once"
+        "precision@5": 1 / 5, "recall@5": 1.0, "ndcg@5": 1.0, "mrr@5": 1.0, "hit_rate@5": 1.0,
+        "average_precision": 1.0}), "a page and its archived copy are one context: one relevant rank, as the tokens say"
+    assert token_metrics([_at(CYGNUS, LIVE), _at(CYGNUS, ARCHIVE)], 0, [evidence], K,
+                         _documents().token_starts)["token_precision@5"] == pytest.approx(1.0)
 
 
 def test_token_figures_count_a_context_and_its_evidence_once_where_they_meet():
@@ -168,3 +170,37 @@ def test_a_ragas_set_evaluated_on_a_corpus_with_an_archived_copy_credits_either_
     for item in result.outcome.items:
         assert (item.values["hit_rate@5"], item.values["recall@5"], item.values["doc_hit_rate@5"],
                 item.values["precision@5"]) == pytest.approx((1.0, 1.0, 1.0, 1 / 5)), item.item_id
+
+
+SHORT = "Harbor Queue retries after 5 seconds"  # 6 words, in both copies
+
+
+@pytest.mark.parametrize("retrieved", [
+    [{"text": CYGNUS, "source": LIVE}, {"text": CYGNUS, "source": LIVE}],
+    [{"text": CYGNUS, "source": LIVE}, {"text": CYGNUS}],
+    [{"chunk_id": "pricing.md#0"}, {"text": CYGNUS}],
+    [{"chunk_id": "pricing.md#0"}, {"chunk_id": "archive/pricing.md#0"}],
+], ids=["exact-repeat", "live-then-no-source", "chunk-then-text", "page-then-archived-copy"])
+def test_the_same_text_sent_twice_is_one_relevant_rank(retrieved):
+    """Placed (live, archive) then (archive, live), or (live,) then (archive, live), or a chunk of each copy with
+    evidence at both: precision@5 was 2/5 where an exact repeat scores 1/5."""
+    evidence = _documents().evidence(_at(CYGNUS, ARCHIVE), elsewhere=[_at(CYGNUS, LIVE)])
+    scores = _answered(retrieved, _item((evidence,)))
+    assert (scores["precision@5"], scores["recall@5"], scores["token_precision@5"]) == pytest.approx((1 / 5, 1.0, 1.0))
+
+
+def test_only_a_text_found_whole_and_of_eight_words_or_more_has_other_places():
+    locator = Locator(_documents())
+    short = locator.locate(SHORT, LIVE)
+    assert (short.span, short.method, short.elsewhere) == (_at(SHORT, LIVE), "exact", ()), \
+        "a six-word phrase in another document is not a copy of it"
+    eight = "Harbor Queue retries after 5 seconds and logs"
+    assert locator.locate(eight, LIVE).elsewhere == (_at(eight, ARCHIVE),)
+    edited = CYGNUS.replace("processes", "handles")
+    fuzzy = locator.locate(edited, LIVE)
+    assert (fuzzy.span.path, fuzzy.method, fuzzy.elsewhere) == (LIVE, "fuzzy", ()), "an equally good window is a tie"
+    framed = f"Pricing notes by the platform team, revised for the third quarter review: {CYGNUS}"
+    part = locator.locate(framed, LIVE, part=True)
+    cygnus = _at(CYGNUS, LIVE)
+    assert (part.span, part.method, part.elsewhere) == (Span(LIVE, cygnus.start, cygnus.end - 1), "part", ()), \
+        "the run of its words (the final period is no word); an equally long run is a tie, not a copy"
