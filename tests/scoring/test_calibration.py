@@ -181,7 +181,7 @@ def test_the_cli_calibrates_the_claude_judge_the_key_configures_and_never_prints
     """The bundled LLM resource holds the key as an EnvVar; the command resolves it as a run does (it raised
     "Attempted to directly retrieve environment variable" and exited 1, read by CI as a failed kappa)."""
     labelled = str(_write(tmp_path / "labelled.jsonl", ROWS))
-    key = "sk-ant-calibrate-secret-0123456789"
+    key = "calibrate-placeholder-credential-0123456789"
     with FakeAnthropicServer(_strict_on_twenty_gb) as server:
         env = {**os.environ, "ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": server.base_url}
 
