@@ -228,6 +228,8 @@ def read_anthropic_docs_dataset(dataset_json: Path, chunks_json: Path) -> list[E
             relevant_texts=tuple(texts[link] for link in links),
             external_chunk_ids=tuple(links),
             relevant_sources=tuple(chunk_file_name(link) for link in links),
+            location=label,
+            texts_field="correct_chunks",
         ))
     return items
 
@@ -318,20 +320,46 @@ def _large_csv_fields() -> Iterator[None]:
         csv.field_size_limit(previous)
 
 
-def _rows(path: Path, suffix: str) -> Iterable[tuple[int, Mapping[str, Any]]]:
-    """(row number from 1, row) of a CSV or JSONL file."""
+class _RecordLines:
+    """A file's lines for the csv reader, noting the line its next record starts on: the first line that is not
+    blank since the last ``start()`` (the reader skips blank lines between records, and a quoted cell may run over
+    several lines, so a record's first line is neither its number nor the line after the previous one)."""
+
+    def __init__(self, handle: Iterable[str]) -> None:
+        self._lines = enumerate(handle, start=1)
+        self._first: int | None = None
+
+    def __iter__(self) -> _RecordLines:
+        return self
+
+    def __next__(self) -> str:
+        number, line = next(self._lines)
+        if self._first is None and line.strip("\r\n"):
+            self._first = number
+        return line
+
+    def start(self) -> int | None:
+        """The first line of the record read since the last call (None: none was)."""
+        first, self._first = self._first, None
+        return first
+
+
+def _rows(path: Path, suffix: str) -> Iterable[tuple[int, Mapping[str, Any], int | None]]:
+    """(row number from 1, row, the line of the file it starts on) of a CSV or JSONL file."""
     try:
         handle = path.open(encoding="utf-8-sig", newline="" if suffix == ".csv" else None)
     except OSError as exc:
         raise ExternalDataError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
     with handle, _large_csv_fields():
         if suffix == ".csv":
-            reader = csv.DictReader(handle)
+            lines = _RecordLines(handle)
+            reader = csv.DictReader(lines)
             if reader.fieldnames is None:
                 return
+            lines.start()  # the header's
             try:
                 for number, row in enumerate(reader, start=1):
-                    yield number, restored(row)
+                    yield number, restored(row), lines.start()
             except csv.Error as exc:
                 raise ExternalDataError(f"{path}: line {reader.line_num}: not valid CSV: {exc}") from exc
             return
@@ -347,7 +375,7 @@ def _rows(path: Path, suffix: str) -> Iterable[tuple[int, Mapping[str, Any]]]:
             if not isinstance(row, Mapping):
                 raise ExternalDataError(
                     f"{path}: row {number} (line {line_number}): expected a JSON object, got {type(row).__name__}")
-            yield number, row
+            yield number, row, line_number
 
 
 def restored(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -380,12 +408,12 @@ def read_ragas_testset(path: Path) -> list[ExternalItem]:
     return ragas_items(_rows(path, _suffix(path)), str(path))
 
 
-def ragas_items(rows: Iterable[tuple[int, Mapping[str, Any]]], source: str) -> list[ExternalItem]:
-    """Numbered ragas rows (from a file, or a DataFrame's records) as items, by the rules of
-    :func:`read_ragas_testset`; errors name ``source``, the row and the field."""
+def ragas_items(rows: Iterable[tuple[int, Mapping[str, Any], int | None]], source: str) -> list[ExternalItem]:
+    """Numbered ragas rows (from a file with the line each starts on, or a DataFrame's records with None) as
+    items, by the rules of :func:`read_ragas_testset`; errors name ``source``, the row and the field."""
     items: list[ExternalItem] = []
     seen: dict[str, int] = {}
-    for number, row in rows:
+    for number, row, line in rows:
         where = f"{source}: row {number}"
         question = _cell_str(row, "user_input", where, required=True)
         reference = _cell_str(row, "reference", where, required=True)
@@ -411,6 +439,7 @@ def ragas_items(rows: Iterable[tuple[int, Mapping[str, Any]]], source: str) -> l
             question_type=question_type,
             relevant_texts=tuple(contexts),
             external_chunk_ids=tuple(external_ids),
+            location=f"row {number}" + (f" (line {line})" if line is not None else ""),
         ))
     return items
 

@@ -31,6 +31,11 @@ class ExternalItem:
     # The corpus file each text is in, where the format says (anthropic_docs: one file per labelled
     # chunk, see json_chunks_to_corpus): a text repeated in another document is then found in its own.
     relevant_sources: tuple[str, ...] = ()
+    # Where the item is in the file it was read from, as the reader's own errors say it (``row 7 (line 9)``,
+    # ``item 3 (id 'q7')``), and the field of its ``relevant_texts`` there: what a message about an item that cannot
+    # be pinned names. Not part of what the item is (the same item read from a CSV or a JSONL file is equal).
+    location: str = field(default="", compare=False)
+    texts_field: str = field(default="reference_contexts", compare=False)
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ def pin_external_items(items: Sequence[ExternalItem], documents: Documents, chun
         keys = [(text, _source(item, n)) for n, text in enumerate(item.relevant_texts)]
         lost = [n for n, key in enumerate(keys) if found[key] is None]
         if lost:
-            left.append((item, "; ".join(f"reference_contexts[{n}] is not in any document "
+            left.append((item, "; ".join(f"{item.texts_field}[{n}] is not in any document "
                                          f"({_excerpt(item.relevant_texts[n])})" for n in lost)))
             continue
         evidence = tuple(dict.fromkeys(documents.evidence(found[key].span, elsewhere=found[key].elsewhere)

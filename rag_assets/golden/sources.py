@@ -53,11 +53,11 @@ def _cell(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-def frame_rows(frame: Any) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    """A pandas DataFrame's rows numbered from 1, under ragas' column names."""
+def frame_rows(frame: Any) -> Iterator[tuple[int, Mapping[str, Any], None]]:
+    """A pandas DataFrame's rows numbered from 1, under ragas' column names (no line of a file)."""
     renamed = {old: new for old, new in RAGAS_ALIASES.items() if old in frame.columns and new not in frame.columns}
     for number, record in enumerate(frame.rename(columns=renamed).to_dict("records"), start=1):
-        yield number, {str(k): _cell(v) for k, v in record.items()}
+        yield number, {str(k): _cell(v) for k, v in record.items()}, None
 
 
 def _is_ours(path: Path) -> bool:

@@ -127,6 +127,7 @@ def test_anthropic_dataset_items_carry_the_texts_of_their_chunks(chunks_json: Pa
         external_chunk_ids=(CHUNKS_JSON[1]["chunk_link"], CHUNKS_JSON[2]["chunk_link"]),
         relevant_sources=(chunk_file_name(CHUNKS_JSON[1]["chunk_link"]), chunk_file_name(CHUNKS_JSON[2]["chunk_link"])),
     )
+    assert (item.location, item.texts_field) == ("item 0 (id 'q1')", "correct_chunks"), "as the reader's errors say"
 
 
 @pytest.mark.parametrize(("items", "message"), [
@@ -161,13 +162,15 @@ def test_external_items_are_pinned_by_evidence_spans_and_left_out_ones_say_which
     good = ExternalItem("e1", "q", "r", relevant_texts=(_words("b", 20), _words("a", 5), _words("b", 20)))
     bad = ExternalItem("e2", "q", "r", relevant_texts=(_words("a", 20), "unrelated words", "other unrelated words"))
     empty = ExternalItem("e3", "q", "r")
-    pinned, left = pin_external_items([good, bad, empty], documents, [a, b])
+    linked = ExternalItem("e4", "q", "r", relevant_texts=("unrelated words",), texts_field="correct_chunks")
+    pinned, left = pin_external_items([good, bad, empty, linked], documents, [a, b])
     evidence = (documents.evidence(Span.of(b)), documents.evidence(Span("a.md", 0, len(_words("a", 5)))))
     assert pinned == [PinnedItem(good, (a.ref, b.ref), evidence)]
     assert left == [
         (bad, "reference_contexts[1] is not in any document ('unrelated words'); "
               "reference_contexts[2] is not in any document ('other unrelated words')"),
         (empty, "has no reference contexts to locate"),
+        (linked, "correct_chunks[0] is not in any document ('unrelated words')"),
     ]
 
 
@@ -219,6 +222,22 @@ def test_a_ragas_csv_with_python_literal_lists_and_synthesizer_names(tmp_path: P
                                                       ("Q four?", "A four.", "factual"))]
     assert items[0].relevant_texts == ("first context", "it's quoted")
     assert items[1].relevant_texts == ("json context",) and items[2].relevant_texts == ()
+
+
+def test_a_ragas_item_says_its_row_and_the_line_it_starts_on(tmp_path: Path):
+    """A blank line, or a CSV cell over two lines, puts a row's first line past its number: a message names both."""
+    row = '{"user_input": "q%d", "reference": "r", "reference_contexts": ["c"]}\n'
+    jsonl = tmp_path / "team.jsonl"
+    jsonl.write_text(row % 1 + "\n" + row % 2 + row % 3, encoding="utf-8")
+    assert [i.location for i in read_ragas_testset(jsonl)] == ["row 1 (line 1)", "row 2 (line 3)", "row 3 (line 4)"]
+    table = tmp_path / "team.csv"
+    table.write_bytes(b'user_input,reference,reference_contexts\r\n'
+                      b'q1,r,"[""first context"",\n""second context""]"\r\n'
+                      b'\r\n'
+                      b'q2,r,"[""c""]"\r\n'
+                      b'q3,r,"[""c""]"\n')
+    assert [i.location for i in read_ragas_testset(table)] == ["row 1 (line 2)", "row 2 (line 5)", "row 3 (line 6)"]
+    assert {i.texts_field for i in read_ragas_testset(table)} == {"reference_contexts"}
 
 
 @pytest.mark.parametrize(("suffix", "content", "message"), [
