@@ -1,8 +1,10 @@
 """Import an existing golden set (a ragas testset or the anthropic_docs dataset) as accepted items pinned to the
 current corpus version: the ``import-golden`` command's use case.
 
-The items join the accepted items of the corpus lineage, so the next golden-set build holds them; what could not
-be located in the corpus is returned with why, not imported.
+The items join the accepted items of the corpus lineage, so the next golden-set build holds them. An item that
+cannot be located in the corpus stops the import whole (``ItemsNotLocated``, bad input): a team importing 50 items
+that found 45 would not notice the 5 missing from its golden set. Asked to skip them, the import saves the others
+and returns those with why.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from rag_assets.app.store import KeptStore
 from rag_assets.curation.inbox import file_sha256
 from rag_assets.errors import RagAssetsError
-from rag_assets.golden.importers import read_anthropic_docs_dataset, read_ragas_testset
+from rag_assets.golden.importers import ExternalDataError, read_anthropic_docs_dataset, read_ragas_testset
 from rag_assets.golden.models import ExternalItem
 from rag_assets.golden.pinning import PinnedItem, pin_external_items
 
@@ -22,6 +24,22 @@ from rag_assets.golden.pinning import PinnedItem, pin_external_items
 class ImportImpossible(RagAssetsError):
     """Nothing to pin the items to (no corpus snapshot in the store), or an anthropic_docs dataset without its
     chunks file."""
+
+
+class ItemsNotLocated(ExternalDataError):
+    """Items of a golden-set file whose texts are in no document of the corpus version: nothing was imported.
+
+    One line naming the file, the first such item's row and field, how many there are and how to import the
+    others; ``unlocated`` holds every one with why."""
+
+    def __init__(self, path: Path, version: str, read: int, unlocated: tuple[tuple[ExternalItem, str], ...]) -> None:
+        self.unlocated = unlocated
+        first, why = unlocated[0]
+        located = read - len(unlocated)
+        skip = (f"; re-run with --skip-unlocated to import the {located} other{'s' if located > 1 else ''}"
+                if located else "")
+        super().__init__(f"{path}: {len(unlocated)} of {read} item{'s' if read > 1 else ''} could not be located in "
+                         f"corpus version {version}; first: {first.location}: {why}; nothing imported{skip}")
 
 
 @dataclass(frozen=True)
@@ -53,11 +71,13 @@ def read_golden_file(path: Path, file_format: str, chunks: Path | None) -> list[
 
 
 def import_golden_file(store: KeptStore, path: Path, file_format: str, chunks: Path | None,
-                       plan_version: Callable[[], str]) -> ImportOutcome:
+                       plan_version: Callable[[], str], *, skip_unlocated: bool = False) -> ImportOutcome:
     """Read ``path``, pin its items to the corpus version ``plan_version()`` gives and save them as accepted.
 
     The file is read first, so a bad row is told even before a store exists; the version is planned only once
-    the store is known to exist, since planning reads the store (and reading a SQLite store makes it).
+    the store is known to exist, since planning reads the store (and reading a SQLite store makes it). An item
+    that cannot be pinned raises ``ItemsNotLocated`` before anything is saved, unless ``skip_unlocated``: then
+    the others are saved and it is in the outcome's ``unmapped``.
     """
     items = read_golden_file(path, file_format, chunks)
     if not store.made():
@@ -67,5 +87,7 @@ def import_golden_file(store: KeptStore, path: Path, file_format: str, chunks: P
     if not snapshot_chunks:
         raise ImportImpossible(f"corpus version {version} has no snapshot yet; run `rag-assets run` first")
     pinned, unmapped = pin_external_items(items, store.corpus().documents(version), snapshot_chunks)
+    if unmapped and not skip_unlocated:
+        raise ItemsNotLocated(path, version, len(items), tuple(unmapped))
     new = store.curation().import_items(pinned, version, file_format, path.name, file_sha256(path))
     return ImportOutcome(version, file_format, len(items), tuple(pinned), new, tuple(unmapped))

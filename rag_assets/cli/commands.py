@@ -506,16 +506,17 @@ def simulate(target: Driven, out: str | None) -> int:
     return 0
 
 
-def import_golden(target: Driven, path: str, file_format: str, chunks: str | None) -> int:
-    """Import an existing golden set as accepted items pinned to the current corpus version."""
+def import_golden(target: Driven, path: str, file_format: str, chunks: str | None, skip_unlocated: bool) -> int:
+    """Import an existing golden set as accepted items pinned to the current corpus version: all of them, or with
+    ``skip_unlocated`` those it can locate in the corpus (the others listed on stderr)."""
     from rag_assets.app.golden_import import import_golden_file
 
     done = import_golden_file(target.resource("store"), Path(path), file_format, Path(chunks) if chunks else None,
-                              lambda: _plan_version(target))
+                              lambda: _plan_version(target), skip_unlocated=skip_unlocated)
     print(f"{done.read} items read, {len(done.pinned)} located in corpus {done.corpus_version}, "
           f"{done.new} new golden items imported")
     for item, reason in done.unmapped:
-        print(f"  not imported: {item.external_id}: {reason}", file=sys.stderr)
+        print(f"  not imported: {item.external_id}: {item.location}: {reason}", file=sys.stderr)
     print("`rag-assets run` (or materializing golden_set) makes a golden-set version with them")
     return 0
 
@@ -658,6 +659,9 @@ def build_parser() -> argparse.ArgumentParser:
         "path", help="the golden set file (anthropic_docs JSON, or a ragas test set as .jsonl or .csv)")
     import_parser.add_argument("--format", required=True, choices=["anthropic_docs", "ragas"], dest="file_format")
     import_parser.add_argument("--chunks", help="anthropic_docs format: the corpus chunks JSON")
+    import_parser.add_argument("--skip-unlocated", action="store_true",
+                               help=("import the items located in the corpus and list the others on stderr (default: "
+                                     "when any item cannot be located, import nothing and exit 2)"))
     import_parser.add_argument("--corpus", help=CORPUS_HELP)
     calibrate_parser = commands.add_parser("calibrate", parents=[instance], help="check the configured judge against labelled answers (JSONL)")
     calibrate_parser.add_argument("path", help="the labelled answers (JSONL)")
@@ -757,7 +761,7 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "export":
         return export(target, args.file_format, args.golden_version, args.out)
     if args.command == "import-golden":
-        return import_golden(target, args.path, args.file_format, args.chunks)
+        return import_golden(target, args.path, args.file_format, args.chunks, args.skip_unlocated)
     if args.command == "compare":
         return compare(target, args.eval_a, args.eval_b, args.out)
     if args.command == "status":

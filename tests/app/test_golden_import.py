@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rag_assets.app.golden_import import ImportImpossible, import_golden_file
+from rag_assets.app.golden_import import ImportImpossible, ItemsNotLocated, import_golden_file
 from rag_assets.golden.importers import ExternalDataError
 from tests.app.conftest import ROWS, SqliteStore, write_ragas
 
@@ -34,17 +34,52 @@ def test_a_two_item_ragas_file_pins_both_items_as_accepted_and_a_second_import_a
     assert (again.read, len(again.pinned), again.new) == (2, 2, 0)
 
 
-def test_an_item_whose_context_is_not_in_the_corpus_is_left_out_with_why(
+#: An item answered by no document of ``corpus_dir``.
+BILLING = {**ROWS[1], "id": "billing", "reference_contexts": ["Invoices are sent on the first day of each month."]}
+
+
+def test_an_item_whose_context_is_not_in_the_corpus_imports_nothing_and_names_file_row_and_field(
         snapshotted: tuple[SqliteStore, str], tmp_path: Path):
     store, version = snapshotted
-    elsewhere = {**ROWS[1], "id": "billing", "reference_contexts": ["Invoices are sent on the first day of each month."]}
+    team = write_ragas(tmp_path / "team.jsonl", [ROWS[0], BILLING, ROWS[1]])
 
-    done = import_golden_file(store, write_ragas(tmp_path / "team.jsonl", [ROWS[0], elsewhere]), "ragas", None,
-                              lambda: version)
+    with pytest.raises(ItemsNotLocated) as told:
+        import_golden_file(store, team, "ragas", None, lambda: version)
+
+    assert str(told.value) == (
+        f"{team}: 1 of 3 items could not be located in corpus version {version}; first: row 2 (line 2): "
+        "reference_contexts[0] is not in any document ('Invoices are sent on the first day of each month.'); "
+        "nothing imported; re-run with --skip-unlocated to import the 2 others")
+    assert isinstance(told.value, ExternalDataError), "bad input: the CLI's exit 2"
+    assert [item.external_id for item, _ in told.value.unlocated] == ["billing"]
+    assert store.golden().accepted_items([version]) == []
+
+
+def test_when_no_item_can_be_located_there_is_nothing_to_skip_to(
+        snapshotted: tuple[SqliteStore, str], tmp_path: Path):
+    store, version = snapshotted
+    team = write_ragas(tmp_path / "team.jsonl", [BILLING])
+
+    with pytest.raises(ItemsNotLocated) as told:
+        import_golden_file(store, team, "ragas", None, lambda: version)
+
+    assert str(told.value) == (
+        f"{team}: 1 of 1 item could not be located in corpus version {version}; first: row 1 (line 1): "
+        "reference_contexts[0] is not in any document ('Invoices are sent on the first day of each month.'); "
+        "nothing imported")
+
+
+def test_with_skip_unlocated_an_item_whose_context_is_not_in_the_corpus_is_left_out_with_why(
+        snapshotted: tuple[SqliteStore, str], tmp_path: Path):
+    store, version = snapshotted
+
+    done = import_golden_file(store, write_ragas(tmp_path / "team.jsonl", [ROWS[0], BILLING]), "ragas", None,
+                              lambda: version, skip_unlocated=True)
 
     assert (done.read, done.item_ids, done.new) == (2, ["ragas:limit"], 1)
     assert [(item.external_id, reason.split(" (")[0]) for item, reason in done.unmapped] == [
         ("billing", "reference_contexts[0] is not in any document")]
+    assert [i.item_id for i in store.golden().accepted_items([version])] == ["ragas:limit"]
 
 
 def test_without_a_store_the_bad_file_is_told_first_then_the_missing_snapshot_and_no_store_is_made(
