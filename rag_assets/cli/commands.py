@@ -582,17 +582,31 @@ def compare(target: Driven, a_id: str, b_id: str, out: str | None) -> int:
     return 0
 
 
+#: The run a ``rag-assets calibrate`` command's judge spends in (its budget is the whole command's, in memory).
+CALIBRATE_RUN = "calibrate"
+
+
 def calibrate(target: Driven, path: str, embedder: str, min_kappa: float | None = None) -> int:
     """Print the configured judge's agreement with a labelled file (rag_assets.scoring.calibration); exit 1
     when ``min_kappa`` is given and the labelled metrics fail it by the judge_agreement check's own rule
     (``calibration.gate.kappa_standing``), printing the check's own reason. A file with pairs only has no kappa:
-    nothing to fail."""
+    nothing to fail.
+
+    The judge spends within the llm resource's ``max_cost_usd`` (``RAG_ASSETS_MAX_COST_USD``), as an evaluation's
+    does, for the whole command (its "run" is ``CALIBRATE_RUN``): past it, the command stops with one line saying
+    so and exits 1, printing no table, since an agreement over half-judged answers is no score."""
     from rag_assets.calibration.gate import kappa_standing
+    from rag_assets.llm.budget import BudgetExceeded, MemoryLedger
     from rag_assets.scoring.calibration import calibrate as run_calibration
 
-    store = target.resource("store")
-    report = run_calibration(Path(path), target.resource("llm").judge_client(journal=store.llm_batches()),
-                             embedder=embedder, cache=store.llm_cache())
+    store, llm = target.resource("store"), target.resource("llm")
+    budget = llm.budget(CALIBRATE_RUN, "calibration", None, MemoryLedger())
+    try:
+        report = run_calibration(Path(path), llm.judge_client(journal=store.llm_batches(), budget=budget),
+                                 embedder=embedder, cache=store.llm_cache())
+    except BudgetExceeded as exc:
+        print(f"calibrate: judge budget: {exc}", file=sys.stderr)
+        return 1
     print(report.markdown())
     kappas = report.kappas()
     if min_kappa is None or not kappas:
