@@ -23,7 +23,7 @@ import dagster as dg
 from rag_assets.app.review_simulation import sample_review_path
 from rag_assets.cli.door import argument_problems
 from rag_assets.cli.instance import Driven, driven
-from rag_assets.cli.summary import RunState, Shown, failed_gates, run_state, write_summary_json
+from rag_assets.cli.summary import RunState, Shown, failed_gates, run_state, with_pending_review, write_summary_json
 from rag_assets.cli.system import importable_from_here, system_run_config
 from rag_assets.cli.trial import accept_all_ops, unreviewed_lines
 from rag_assets.console import event_log
@@ -429,9 +429,9 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
         results = [*([result] if result else []), *([calibration] if calibration else []), *day_runs]
         lifecycle_selection = build_lifecycle_job(target.lifecycle).selection
         fresh = sorted(set(lifecycle_selection.resolve(target.defs.resolve_asset_graph())) - set(selection))
-        state = run_state(instance, [r.run_id for r in results], [
+        state = with_pending_review(run_state(instance, [r.run_id for r in results], [
             *((key, held_in(target.defs, key, version)) for key in fresh),
-            *((target.key("production_sample"), day) for day in scored)])
+            *((target.key("production_sample"), day) for day in scored)]), store)
     if summary_json:
         write_summary_json(state, Path(summary_json))
     if verbose:
