@@ -87,7 +87,8 @@ def _reply_passwords(secrets: tuple[str, ...]) -> re.Pattern[str] | None:
     A password of letters only may be a passphrase ("correcthorsebattery") as well as a word, and nothing tells the
     two apart, so a reply that quotes it as a word has it blanked; inside a longer word ("passwords" for the
     password "password") it is left, as there it is a piece of another word, not the password a server echoed."""
-    forms = {piece for secret in filter(None, secrets) for piece in _pieces(secret)[1] if len(piece) >= MIN_DERIVED_SECRET}
+    forms = {piece for secret in filter(None, secrets) for piece in _pieces(secret)[1]
+             if len(piece) >= MIN_DERIVED_SECRET}
     forms.update(encoded for form in list(forms) for encoded in _encoded(form))
     if not forms:
         return None
