@@ -18,8 +18,9 @@ from urllib.parse import quote, quote_plus
 #: it could be an ordinary word, and blanking it would garble every message; in an error a secret as given is always
 #: blanked, in a reply (what gets scored) a secret shorter than this is not either.
 MIN_DERIVED_SECRET = 6
-#: In a reply, a Basic password alone is blanked only from this length and when it is not a plain word: "password"
-#: would otherwise turn into ``***`` in every answer and retrieved text that mentions passwords.
+#: In a reply, a Basic password alone is blanked inside other text only from this length and when it is not all
+#: letters; one that may be a word ("correcthorsebattery", "password") is blanked where it stands as a whole word
+#: (``_reply_passwords``), so "passwords" or "passwordless" in an answer stay as the server sent them.
 MIN_REPLY_PASSWORD = 8
 _SCHEMED = re.compile(r"\s*([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)\s+(\S(?:.*\S)?)\s*", re.DOTALL)
 
@@ -55,8 +56,8 @@ def secret_forms(secrets: tuple[str, ...], in_reply: bool = False) -> tuple[str,
 
     In an error (``in_reply`` false) that is each secret as given and every piece ``_pieces`` finds of at least
     ``MIN_DERIVED_SECRET`` characters. In a successful reply, whose answer and retrieved texts get scored, only what
-    cannot be an ordinary word: the credentials of at least ``MIN_DERIVED_SECRET`` characters, and a password alone
-    of at least ``MIN_REPLY_PASSWORD`` that is not all letters.
+    cannot be part of an ordinary word: the credentials of at least ``MIN_DERIVED_SECRET`` characters, and a password
+    alone of at least ``MIN_REPLY_PASSWORD`` that is not all letters (``_reply_passwords`` blanks the others whole).
     """
     forms: set[str] = set()
     for secret in filter(None, secrets):
@@ -71,12 +72,38 @@ def secret_forms(secrets: tuple[str, ...], in_reply: bool = False) -> tuple[str,
     return tuple(sorted(forms, key=lambda form: (-len(form), form)))
 
 
+def _whole(form: str) -> str:
+    """A pattern of ``form`` where it is not part of a longer word: no letter, digit or ``_`` joins its ends."""
+    before = r"(?<!\w)" if re.match(r"\w", form) else ""
+    after = r"(?!\w)" if re.match(r"\w", form[-1]) else ""
+    return before + re.escape(form) + after
+
+
+@functools.lru_cache(maxsize=64)
+def _reply_passwords(secrets: tuple[str, ...]) -> re.Pattern[str] | None:
+    """The Basic passwords of ``secrets`` of at least ``MIN_DERIVED_SECRET`` characters (and their encoded forms),
+    matched as whole words, longest first; None when there are none.
+
+    A password of letters only may be a passphrase ("correcthorsebattery") as well as a word, and nothing tells the
+    two apart, so a reply that quotes it as a word has it blanked; inside a longer word ("passwords" for the
+    password "password") it is left, as there it is a piece of another word, not the password a server echoed."""
+    forms = {piece for secret in filter(None, secrets) for piece in _pieces(secret)[1]
+             if len(piece) >= MIN_DERIVED_SECRET}
+    forms.update(encoded for form in list(forms) for encoded in _encoded(form))
+    if not forms:
+        return None
+    return re.compile("|".join(_whole(form) for form in sorted(forms, key=lambda form: (-len(form), form))))
+
+
 def redact(text: str, secrets: tuple[str, ...], in_reply: bool = False) -> str:
     """``text`` with every form of each (non-empty) secret replaced by ``***`` (``secret_forms``): a server that
     echoes only the token of ``Bearer <token>``, the password of a Basic credential, or the header JSON-escaped
-    or URL-encoded, shows stars too. ``in_reply`` for a text that gets scored: only forms no word can be."""
+    or URL-encoded, shows stars too. ``in_reply`` for a text that gets scored: only forms no word can be, and a
+    password that may be a word where it stands whole (``_reply_passwords``)."""
     for form in secret_forms(tuple(secrets), in_reply):
         text = text.replace(form, "***")
+    if in_reply and (passwords := _reply_passwords(tuple(secrets))):
+        text = passwords.sub("***", text)
     return text
 
 

@@ -235,3 +235,24 @@ def test_a_failed_gate_still_fails_a_rerun_that_finds_the_evaluation_up_to_date(
         data = json.loads(summary.read_text(encoding="utf-8"))
         assert [c["check"] for c in data["checks"] if not c["passed"]] == ["evaluation_thresholds"]
     assert "every asset is up to date" in out and _materialized(out) == []
+
+
+def test_the_run_summary_and_status_count_the_same_candidates_waiting_for_review(
+        first_run: FirstRun, capsys: pytest.CaptureFixture[str]):
+    """The production days queue coverage gaps as candidates (1 on 2026-11-20, 2 on 2026-11-21) after the review
+    queue was recorded, and rewrite the review file with them: 3 wait for the experts, in the store and in the file.
+    The run's summary (table and JSON) and ``rag-assets status`` both say 3; the summary said pending=0."""
+    def pending(out: str) -> int:
+        (queue,) = [line for line in _table(out) if line.startswith("curation_queue")]
+        return int(re.search(r"pending=(\d+)", queue).group(1))
+
+    assert main(["status"]) == 0
+    waiting = re.search(r"\n  (\d+) candidate questions of (cv-[0-9a-f]+) have no review decision yet",
+                        capsys.readouterr().out)
+    assert waiting is not None and int(waiting.group(1)) == 3 == pending(first_run.out)
+    with (first_run.curation / "outbox" / f"review-{waiting.group(2)}.csv").open(encoding="utf-8-sig") as review:
+        assert len(list(csv.DictReader(review))) == 3
+    summary = first_run.home / "summary.json"
+    assert main(["run", "--summary-json", str(summary)]) == 0
+    assert pending(capsys.readouterr().out) == 3
+    assert json.loads(summary.read_text(encoding="utf-8"))["assets"]["curation_queue"][waiting.group(2)]["pending"] == 3

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 from rag_assets.cli import main
@@ -136,6 +138,29 @@ def test_after_a_passing_run_a_run_whose_system_fails_shows_no_earlier_evaluatio
     assert "HTTP 401: bad token *** for user; X-Api-Key=*** raw=***" in budget["description"]
     assert (tmp_path / "home" / "logs" / "rag-assets.log").is_file()
     assert _files_holding(tmp_path, token, key) == [] and token not in out + err and key not in out + err
+
+
+def test_a_basic_password_of_letters_only_a_server_quotes_in_its_answers_reaches_no_output_file_or_metadata(
+        checkout: Path, sample_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]):
+    """A passphrase is all letters, like a word, yet the server quoting it in a 200 answer must not put it in the
+    terminal, the summary, the store, the log or Dagster's run storage and metadata: the answers keep a ``***``."""
+    password = "correcthorsebattery"
+    monkeypatch.setenv("OWN_RAG_DOCS", str(sample_corpus))
+    monkeypatch.setenv("TEAM_BASIC", "Basic " + base64.b64encode(f"alice:{password}".encode()).decode())
+    summary = tmp_path / "summary.json"
+    with FakeRagHttpServer() as server:
+        code = main(["run", "--no-production", "--system-url", f"{server.base_url}/echo-password",
+                     "--system-header", "Authorization=TEAM_BASIC", "--summary-json", str(summary)])
+    out, err = capsys.readouterr()
+    (rag,) = json.loads(summary.read_text())["assets"]["rag_answers"].values()
+    assert code in (0, 1) and (rag["answered"], rag["errors"]) == (48, 0)  # 1: a score below the offline profile
+    assert password not in out + err
+    assert _files_holding(tmp_path, password) == []
+    with dg.DagsterInstance.from_config(str(tmp_path / "home" / "dagster")) as instance:
+        logged = [str(event) for run in instance.get_runs() for event in instance.all_logs(run.run_id)]
+    assert any("rag_answers" in event for event in logged) and not [event for event in logged if password in event]
+    assert _files_holding(tmp_path, "(you signed in with ***)"), "the answers were stored with the password blanked"
 
 
 def test_header_values_come_from_the_environment_and_only_their_names_reach_the_run_config():

@@ -23,7 +23,7 @@ import dagster as dg
 from rag_assets.app.review_simulation import sample_review_path
 from rag_assets.cli.door import argument_problems
 from rag_assets.cli.instance import Driven, driven
-from rag_assets.cli.summary import RunState, Shown, failed_gates, run_state, write_summary_json
+from rag_assets.cli.summary import RunState, Shown, failed_gates, run_state, with_pending_review, write_summary_json
 from rag_assets.cli.system import importable_from_here, system_run_config
 from rag_assets.cli.trial import accept_all_ops, unreviewed_lines
 from rag_assets.console import event_log
@@ -429,9 +429,9 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
         results = [*([result] if result else []), *([calibration] if calibration else []), *day_runs]
         lifecycle_selection = build_lifecycle_job(target.lifecycle).selection
         fresh = sorted(set(lifecycle_selection.resolve(target.defs.resolve_asset_graph())) - set(selection))
-        state = run_state(instance, [r.run_id for r in results], [
+        state = with_pending_review(run_state(instance, [r.run_id for r in results], [
             *((key, held_in(target.defs, key, version)) for key in fresh),
-            *((target.key("production_sample"), day) for day in scored)])
+            *((target.key("production_sample"), day) for day in scored)]), store)
     if summary_json:
         write_summary_json(state, Path(summary_json))
     if verbose:
@@ -583,17 +583,31 @@ def compare(target: Driven, a_id: str, b_id: str, out: str | None) -> int:
     return 0
 
 
+#: The run a ``rag-assets calibrate`` command's judge spends in (its budget is the whole command's, in memory).
+CALIBRATE_RUN = "calibrate"
+
+
 def calibrate(target: Driven, path: str, embedder: str, min_kappa: float | None = None) -> int:
     """Print the configured judge's agreement with a labelled file (rag_assets.scoring.calibration); exit 1
     when ``min_kappa`` is given and the labelled metrics fail it by the judge_agreement check's own rule
     (``calibration.gate.kappa_standing``), printing the check's own reason. A file with pairs only has no kappa:
-    nothing to fail."""
+    nothing to fail.
+
+    The judge spends within the llm resource's ``max_cost_usd`` (``RAG_ASSETS_MAX_COST_USD``), as an evaluation's
+    does, for the whole command (its "run" is ``CALIBRATE_RUN``): past it, the command stops with one line saying
+    so and exits 1, printing no table, since an agreement over half-judged answers is no score."""
     from rag_assets.calibration.gate import kappa_standing
+    from rag_assets.llm.budget import BudgetExceeded, MemoryLedger
     from rag_assets.scoring.calibration import calibrate as run_calibration
 
-    store = target.resource("store")
-    report = run_calibration(Path(path), target.resource("llm").judge_client(journal=store.llm_batches()),
-                             embedder=embedder, cache=store.llm_cache())
+    store, llm = target.resource("store"), target.resource("llm")
+    budget = llm.budget(CALIBRATE_RUN, "calibration", None, MemoryLedger())
+    try:
+        report = run_calibration(Path(path), llm.judge_client(journal=store.llm_batches(), budget=budget),
+                                 embedder=embedder, cache=store.llm_cache())
+    except BudgetExceeded as exc:
+        print(f"calibrate: judge budget: {exc}", file=sys.stderr)
+        return 1
     print(report.markdown())
     kappas = report.kappas()
     if min_kappa is None or not kappas:

@@ -17,10 +17,12 @@ JSON shape::
 Keys are the metadata labels the Dagster UI shows; values are plain JSON (markdown tables as their
 text, paths as strings, NaN as null). A partition key of ``null`` (an unpartitioned asset) is
 written as ``""``. ``earlier_runs`` names the asset partitions whose results come from an earlier run.
+One figure is the store's now rather than the one recorded: curation_queue's ``pending`` (``with_pending_review``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Collection, Iterable
@@ -30,6 +32,8 @@ from typing import Any
 
 import dagster as dg
 
+from rag_assets.app.status import awaiting_review
+from rag_assets.app.store import Store
 from rag_assets.defs.reuse import last_materialization
 
 AssetPartition = tuple[dg.AssetKey, str | None]
@@ -88,6 +92,22 @@ def run_state(instance: dg.DagsterInstance, current_runs: Iterable[str], kept: C
             if not is_earlier or (check.asset_key, check.partition) in kept_set:
                 checks[(check.asset_key, check.check_name, check.partition)] = Shown(entry.run_id, is_earlier, check=check)
     return RunState(list(materializations.values()), list(checks.values()))
+
+
+def with_pending_review(state: RunState, store: Store) -> RunState:
+    """``state`` with each shown curation_queue partition's ``pending`` read from the store now (``awaiting_review``,
+    the count ``rag-assets status`` prints) instead of the one the queue recorded: a production day the run scores
+    afterwards adds coverage gaps as candidates to the review file, so the recorded figure falls behind it."""
+    def current(shown: Shown) -> Shown:
+        found = shown.materialization
+        if found is None or found.asset_key.path[-1] != "curation_queue" or found.partition is None:
+            return shown
+        metadata = {**found.metadata, "pending": dg.MetadataValue.int(awaiting_review(store, found.partition))}
+        return dataclasses.replace(shown, materialization=dg.AssetMaterialization(
+            asset_key=found.asset_key, description=found.description, metadata=metadata, partition=found.partition,
+            tags=found.tags))
+
+    return RunState([current(shown) for shown in state.materializations], state.checks)
 
 
 def fails_run(check: dg.AssetCheckEvaluation) -> bool:

@@ -23,6 +23,8 @@ class FakeRagHttpServer:
     ``tests.rag.own_chunking_system.windows``); ``/echo-headers`` refuses an item whose id's characters sum odd,
     echoing the Authorization header whole, its credential alone, a Basic one decoded, and the header JSON-escaped
     (``/`` as ``\\/``) and URL-encoded, and answers the others quoting it;
+    ``/echo-password`` answers as ``/own-windows`` does (no token), quoting the password of its Basic
+    Authorization in the answer;
     ``/drip`` sends its body one byte every 2 s; ``/huge`` sends 50 MB (``/huge-undeclared``
     without a Content-Length)."""
 
@@ -96,6 +98,12 @@ class FakeRagHttpServer:
                     else:
                         self._send(200, json.dumps({"answer": f"ok, you are {credential}", "retrieved": [
                             {"text": f"totally unrelated text {authorization}"}]}).encode())
+                elif self.path == "/echo-password":  # answers well, quoting the password of its Basic credential
+                    credential = self.headers.get("Authorization", " ").split()[-1]
+                    password = base64.b64decode(credential).decode().partition(":")[2]
+                    answer = own_chunking_system.windows(request)
+                    answer["answer"] += f" (you signed in with {password})"
+                    self._send(200, json.dumps(answer).encode())
                 elif self.path == "/drip":
                     def drip():
                         for byte in b'{"answer": "late"}':

@@ -120,15 +120,16 @@ def test_a_token_a_server_echoes_json_escaped_or_url_encoded_shows_stars_in_erro
         '{"auth": "***", "t": "***"}')
 
 
-def test_a_header_that_is_no_credential_and_a_password_that_is_a_word_leave_scored_texts_as_the_server_sent_them(
+def test_a_header_that_is_no_credential_and_words_holding_a_password_leave_scored_texts_as_the_server_sent_them(
         server, monkeypatch, tmp_path):
     """What is scored (answer, retrieved texts, claims) keeps every word a credential is not: a tenant named "docs"
-    and a Basic password "password" are words of the corpus; the whole credential is still blanked, and noted."""
+    is a word of the corpus, and so are "passwords" and "passwordless", which hold the Basic password "password"
+    but are other words; the password as a whole word and the whole credential are blanked, and that is noted."""
     monkeypatch.setenv("TENANT", "docs")
     monkeypatch.setenv("TEAM_BASIC", base64.b64encode(b"admin:password").decode())
     system = HttpRagSystem(server.base_url + "/canned", headers={"X-Tenant": "${TENANT}",
                                                                   "Authorization": "Basic ${TEAM_BASIC}"}, retries=0)
-    text = "See the docs page to reset a password."
+    text = "See the docs page on passwords and passwordless sign-in."
     server.canned = json.dumps({"answer": text, "retrieved": [{"text": text}],
                                 "citations": [{"claim": text, "chunk_id": "c1"}]}).encode()
     answered = system.answer(QUERIES)[0]
@@ -136,9 +137,29 @@ def test_a_header_that_is_no_credential_and_a_password_that_is_a_word_leave_scor
     assert "secret_blanked" not in answered.extra
     server.canned = json.dumps({"answer": "log in as admin:password, see the docs"}).encode()
     assert system.answer(QUERIES)[0].answer == "log in as ***, see the docs"
+    server.canned = json.dumps({"answer": "your password is password (see passwords)"}).encode()
+    assert system.answer(QUERIES)[0].answer == "your *** is *** (see passwords)"
     assert redact("HTTP 401: password wrong", system._secrets) == "HTTP 401: *** wrong"  # errors stay broad
     assert resolve_headers({"X-Tenant": "${TENANT}", "X-Upstream": "Bearer ${UP}", "X-Id": "${TEAM_KEY}"},
                            {"TENANT": "docs", "UP": "up-4411", "TEAM_KEY": "k-77"})[1] == ("Bearer up-4411", "up-4411", "k-77")
+
+
+def test_a_basic_password_of_letters_only_a_server_quotes_in_a_200_answer_is_blanked_where_it_stands_whole(
+        server, monkeypatch):
+    """A passphrase is all letters, as a word is: quoted whole it shows stars in the answer, retrieved texts and
+    claims; a longer word holding it, and its words apart, stay as the server sent them."""
+    monkeypatch.setenv("TEAM_BASIC", base64.b64encode(b"alice:correcthorsebattery").decode())
+    system = HttpRagSystem(server.base_url + "/canned", headers={"Authorization": "Basic ${TEAM_BASIC}"}, retries=0)
+    text = ('Signed in with correcthorsebattery ("correcthorsebattery"); '
+            "correcthorsebatterystaple and a correct horse battery are other words.")
+    server.canned = json.dumps({"answer": text, "retrieved": [{"text": text}],
+                                "citations": [{"claim": text, "chunk_id": "c1"}]}).encode()
+    answered = system.answer(QUERIES)[0]
+    shown = 'Signed in with *** ("***"); correcthorsebatterystaple and a correct horse battery are other words.'
+    assert (answered.answer, answered.retrieved[0].text, answered.citations[0].claim) == (shown, shown, shown)
+    assert answered.extra["secret_blanked"] is True
+    short = ("Basic " + base64.b64encode(b"alice:horse").decode(),)  # under 6 characters: kept, as before
+    assert redact("a horse", short, in_reply=True) == "a horse"
 
 
 def test_a_piece_of_a_secret_too_short_to_tell_from_a_word_is_kept_but_a_short_secret_as_given_is_not():

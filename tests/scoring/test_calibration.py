@@ -197,3 +197,33 @@ def test_the_cli_calibrates_the_claude_judge_the_key_configures_and_never_prints
     assert below.stderr == "--min-kappa 0.6: judge agreement with your experts below κ=0.6: faithfulness κ=0.500\n"
     assert above.returncode == 0 and above.stderr == "", above.stderr
     assert all(key not in text for run in (below, above) for text in (run.stdout, run.stderr))
+
+
+def _billed_four_dollars(body: dict) -> Reply:
+    """The Claude-like judge, each answer billed 2,000,000 input tokens ($4 on Sonnet 5.5) whatever its prompt."""
+    reply = judge_responder(body)
+    return Reply(tool_input=reply.tool_input, input_tokens=2_000_000, output_tokens=100)
+
+
+@pytest.mark.parametrize(("responder", "max_cost_usd", "said"), [
+    (judge_responder, "0.0001", "calibrate: judge budget: the estimated cost $"),  # nothing fits: nothing is sent
+    (_billed_four_dollars, "5", "calibrate: judge budget: stopped: run calibrate has spent $"),  # passed while judging
+])
+def test_calibrate_stops_at_the_llm_budget_as_an_evaluation_does_in_one_line_and_prints_no_score(
+        project_env: Path, tmp_path: Path, responder, max_cost_usd: str, said: str):
+    """RAG_ASSETS_MAX_COST_USD caps what the evaluation's judge spends; calibrate sent every call whatever it cost.
+    It exits 1 with one line saying why it stopped, and no table: an agreement of half-judged answers is no score."""
+    labelled = str(_write(tmp_path / "labelled.jsonl", ROWS))
+    with FakeAnthropicServer(responder) as server:
+        env = {**os.environ, "ANTHROPIC_API_KEY": "calibrate-placeholder-credential-0123456789",
+               "ANTHROPIC_BASE_URL": server.base_url, "RAG_ASSETS_MAX_COST_USD": max_cost_usd}
+        done = subprocess.run([sys.executable, "-m", "rag_assets.cli", "calibrate", labelled], env=env,
+                              cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+        sent = server.count()
+    assert (done.returncode, done.stdout) == (1, ""), done.stderr
+    assert done.stderr.startswith(said) and done.stderr.count("\n") == 1, done.stderr
+    assert "RAG_ASSETS_MAX_COST_USD" in done.stderr
+    if max_cost_usd == "5":  # $0 and $4 spent before the first requests; in flight at most 4 (the concurrency)
+        assert 2 <= sent <= 5 and "calls were answered and are kept in the LLM cache" in done.stderr
+    else:
+        assert sent == 0 and "exceeds its budget: $0.0001, of which $0.0000 is spent; nothing was sent" in done.stderr
