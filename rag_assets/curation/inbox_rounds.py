@@ -54,7 +54,7 @@ class Decision:
 def next_step(state: FileState, digest: str, run_status: RunStatus, version: str | None, judge_review: bool,
               known: set[str], generated: Generated) -> Decision:
     """The step for a file with hash ``digest`` that declares corpus ``version`` (a judge review needs none),
-    given its ``state`` and the corpus versions with a partition. A question review waits until its version's
+    given its ``state`` and the ``known`` corpus versions (with a partition, or candidates). A question review waits until its version's
     candidates are ``generated``: imported before, every id would be unknown and the file rejected for a timing
     reason (a review dropped in the inbox before the first ``dagster dev`` start)."""
     if state.run_key:
