@@ -135,10 +135,10 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
         default_status=dg.DefaultSensorStatus.RUNNING,
         minimum_interval_seconds=lifecycle.interval(15),
         description=(
-            "Watches the curation inbox. Each new reviewed file (by content hash, the cursor) that names a corpus "
-            "version whose candidates the store holds gets one run of curation_import for that partition (run key = "
-            "file hash; the partition is added if this Dagster instance lacks it), and waits while the store has none "
-            "of a version with a partition; a judge-review "
+            "Watches the curation inbox. Each new reviewed file (by content hash, the cursor) that names a known "
+            "corpus version gets one run of curation_import for that partition (run key = file hash) once the store "
+            "holds the version's candidates (what the import checks its ids against; until then it waits); a "
+            "judge-review "
             "file (judge-review-<evaluation>) one run of judge_calibration_import. A file still in "
             f"the inbox after its run ended (store down, crash) is requested again, up to {IMPORT_ATTEMPTS} runs, then "
             "rejected. A corpus version whose store holds applied files that curated_decisions does not record (its "
@@ -151,10 +151,9 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
         services = lifecycle.services(context)
         known = set(context.instance.get_dynamic_partitions(lifecycle.corpus_versions.name))
         stored = _stored_versions(services.store, context.log)
-        scan = scan_inbox(services.curation.folders(), services.curation.limits(), context.cursor, known | stored,
+        scan = scan_inbox(services.curation.folders(), services.curation.limits(), context.cursor, known,
                           functools.partial(_run_ended, context.instance), stored.__contains__)
         requests = [_import_request(run, lifecycle) for run in scan.runs]
-        added = sorted({run.version for run in scan.runs if run.version and run.version not in known})
         try:
             recovered = _unrecorded_imports(context.instance, services.store, lifecycle, known)
         except _STORE_DOWN as exc:  # the store is down: the inbox still works
@@ -172,8 +171,6 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
                                 f"failed {IMPORT_ATTEMPTS} times): {', '.join(scan.rejected)}")
         waiting = f"; waiting: {'; '.join(scan.waiting)}" if scan.waiting else ""
         return dg.SensorResult(run_requests=requests + recovered, cursor=scan.cursor,
-                               dynamic_partitions_requests=[lifecycle.corpus_versions.build_add_request(added)]
-                               if added else None,
                                skip_reason=None if requests or recovered else f"no new reviewed file in the inbox{waiting}")
 
     return curation_inbox_sensor

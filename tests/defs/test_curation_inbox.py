@@ -11,6 +11,7 @@ from pathlib import Path
 import dagster as dg
 
 from rag_assets.curation.models import OUTBOX_COLUMNS
+from rag_assets.definitions import defs
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.settings import Settings
 from tests.defs.lifecycle import candidates_generated, inbox_tick
@@ -251,18 +252,29 @@ def test_a_review_of_candidates_the_cli_generated_is_imported_under_a_ui_on_anot
     assert (decisions["files_applied"], decisions["files_rejected"], decisions["accepted"]) == (1, 0, 50)
 
 
-def test_a_review_of_stored_candidates_is_not_rejected_when_the_inbox_ticks_before_the_corpus_sensor(checkout: Path):
+def test_a_review_of_stored_candidates_waits_for_its_partition_when_the_inbox_ticks_before_the_corpus_sensor(
+        checkout: Path):
     """On a new Dagster instance the corpus version has no partition until the corpus sensor's first tick; a
-    review of candidates the store holds was rejected ("no partition") if the inbox sensor ticked first. The
-    store knows the version: the tick adds its partition and requests the import."""
+    review of candidates the store holds was rejected ("no partition") when the inbox sensor ticked first. It waits
+    for the partition, which the corpus sensor adds with the snapshot's run, and is imported on the next tick."""
+    from rag_assets.defs.sensors import corpus_sensor
+
     version = _review_of_cli_candidates()
     inbox = Settings.from_env().curation_root / "inbox"
     with dg.instance_for_test() as ui:
-        tick = inbox_tick(ui)
-    assert [r.partition_key for r in tick.run_requests] == [version]
-    assert [(r.partition_keys, r.partitions_def_name) for r in tick.dynamic_partitions_requests] == [
-        ([version], corpus_versions.name)]
-    assert [p.name for p in inbox.iterdir()] == [f"review-{version}.csv"]
+        early = inbox_tick(ui)
+        assert early.run_requests == [] and [p.name for p in inbox.iterdir()] == [f"review-{version}.csv"]
+        assert early.skip_reason.skip_message == (
+            f"no new reviewed file in the inbox; waiting: review-{version}.csv (corpus version {version} has no "
+            "partition in this Dagster instance yet (the corpus sensor adds the current corpus version's; add "
+            "another in the UI))")
+        with dg.build_sensor_context(instance_ref=ui.get_ref(), definitions=defs, resources=defs.resources) as context:
+            corpus_tick = corpus_sensor(context)
+        for request in corpus_tick.dynamic_partitions_requests:  # as the daemon applies them after the tick
+            ui.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
+        ready = inbox_tick(ui, early.cursor)
+    assert [r.partition_key for r in corpus_tick.run_requests] == [version]
+    assert [r.partition_key for r in ready.run_requests] == [version]
 
 
 def test_a_review_waits_while_the_store_has_no_candidates_of_its_version_whatever_dagster_recorded(
