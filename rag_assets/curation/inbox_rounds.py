@@ -42,8 +42,8 @@ class FileState:
 @dataclass(frozen=True)
 class Decision:
     """What to do with the file: ``wait`` (its run is still going, or its corpus version's candidates are not
-    generated yet or its partition not added yet: then ``problem`` says so), ``request`` a run (``retry`` when the last ended with the file still
-    here), or ``reject`` it with ``problem`` (``field``: the column it is about)."""
+    generated yet or its partition not added yet: then ``problem`` says so), ``request`` a run (``retry`` when the
+    last ended with the file still here), or ``reject`` it with ``problem`` (``field``: the column it is about)."""
 
     action: str
     state: FileState
