@@ -35,6 +35,14 @@ def decisions_digest(repo: SqlCurationRepository, version: str) -> str:
     return _digest(repo.applied_files(version) + unreviewed, version)
 
 
+def generated_versions(store: Store) -> set[str]:
+    """The corpus versions whose question candidates the store holds: what a question review's ids are checked
+    against when it is imported (``import_decisions`` reads the same), so a review of any other version would have
+    every id rejected. The inbox sensor waits on it rather than on Dagster's record of question_candidates, which
+    another instance (the CLI's home, a ``dagster dev`` elsewhere) or another store makes wrong."""
+    return set(store.candidates().corpus_versions_by_id().values())
+
+
 def review_files(folders: CurationFolders, version: str, names: list[str]) -> list[Path]:
     """``names`` (in the inbox, or absolute paths); none: every inbox file that declares ``version``."""
     if names:

@@ -43,8 +43,9 @@ class InboxScan:
 
 def scan_inbox(folders: CurationFolders, limits: ReviewLimits, cursor: str | None, known: set[str],
                run_status: RunStatus, generated: Generated) -> InboxScan:
-    """Look at every inbox entry once; ``known``: the corpus versions with a partition; ``generated``: whether a
-    version's question candidates exist (a review of a version without them waits in the inbox)."""
+    """Look at every inbox entry once; ``known``: the corpus versions with a partition; ``generated``: whether the
+    store holds a version's question candidates (a review of a version without them, or without a partition, waits
+    in the inbox)."""
     states = load_cursor(cursor)
     runs: list[ImportRun] = []
     rejected: list[str] = []

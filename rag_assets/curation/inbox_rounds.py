@@ -42,8 +42,8 @@ class FileState:
 @dataclass(frozen=True)
 class Decision:
     """What to do with the file: ``wait`` (its run is still going, or its corpus version's candidates are not
-    generated yet: then ``problem`` says so), ``request`` a run (``retry`` when the last ended with the file still
-    here), or ``reject`` it with ``problem`` (``field``: the column it is about)."""
+    generated yet or its partition not added yet: then ``problem`` says so), ``request`` a run (``retry`` when the
+    last ended with the file still here), or ``reject`` it with ``problem`` (``field``: the column it is about)."""
 
     action: str
     state: FileState
@@ -54,9 +54,11 @@ class Decision:
 def next_step(state: FileState, digest: str, run_status: RunStatus, version: str | None, judge_review: bool,
               known: set[str], generated: Generated) -> Decision:
     """The step for a file with hash ``digest`` that declares corpus ``version`` (a judge review needs none),
-    given its ``state`` and the corpus versions with a partition. A question review waits until its version's
-    candidates are ``generated``: imported before, every id would be unknown and the file rejected for a timing
-    reason (a review dropped in the inbox before the first ``dagster dev`` start)."""
+    given its ``state`` and the corpus versions with a partition (``known``). A question review waits until its
+    version's candidates are ``generated`` (in the store): imported before, every id would be unknown and the file
+    rejected for a timing reason (a review dropped in the inbox before the first ``dagster dev`` start). A review of
+    candidates the store holds waits for its version's partition too: on a Dagster instance other than the one the
+    candidates were generated under, the corpus sensor adds it on its first tick."""
     if state.run_key:
         ended, run_id = run_status(state.run_key)
         if not ended:
@@ -72,6 +74,9 @@ def next_step(state: FileState, digest: str, run_status: RunStatus, version: str
         if not generated(version):
             return Decision("wait", state, f"the candidates of corpus version {version} are not generated yet")
         return Decision("request", state.requested(digest, 1))
+    if version is not None and generated(version):
+        return Decision("wait", state, f"corpus version {version} has no partition in this Dagster instance yet (the "
+                                       "corpus sensor adds the current corpus version's; add another in the UI)")
     problem = (f"names corpus version {excerpt(version)}, which has no partition (known: {', '.join(sorted(known)) or 'none'})"
                if version else "names no corpus version (neither in its file name nor in a corpus_version column)")
     return Decision("reject", state, problem, "corpus_version")

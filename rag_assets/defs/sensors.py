@@ -17,14 +17,13 @@ from rag_assets.curation.inbox_rounds import IMPORT_ATTEMPTS
 from rag_assets.corpus.snapshot import plan_snapshot
 from rag_assets.defs.assets.calibration import build_judge_calibration_job, judge_review_request
 from rag_assets.defs.assets.corpus import build_corpus_snapshot
-from rag_assets.app.curation_import import applied_files_digest
+from rag_assets.app.curation_import import applied_files_digest, generated_versions
 from rag_assets.defs.assets.curation import decisions_unrecorded
 from rag_assets.defs.assets.production import ProductionSampleConfig, production_code_version
 from rag_assets.defs.freshness import already_scored
 from rag_assets.defs.jobs import build_curation_import_job, build_lifecycle_job, build_production_job
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import StoreResource
-from rag_assets.defs.reuse import last_materialization
 from rag_assets.production.log_watch import plan_days, ready_days
 from rag_assets.errors import RagAssetsError
 from rag_assets.settings import current_settings
@@ -69,6 +68,9 @@ def build_corpus_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
 corpus_sensor = build_corpus_sensor(BUNDLED)
 
 
+#: What reading the store raises when it is down or not this instance's: a sensor still ticks, and reads it later.
+_STORE_DOWN = (SQLAlchemyError, RagAssetsError, ImportError)
+
 _ENDED = (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED, dg.DagsterRunStatus.SUCCESS)
 
 
@@ -76,6 +78,15 @@ def _run_ended(instance: dg.DagsterInstance, run_key: str) -> tuple[bool, str | 
     """(whether the run of ``run_key`` has ended, its id); no run at all means the request was dropped: ended."""
     runs = instance.get_runs(filters=dg.RunsFilter(tags={"dagster/run_key": run_key}), limit=1)
     return (True, None) if not runs else (runs[0].status in _ENDED, runs[0].run_id)
+
+
+def _stored_versions(store: StoreResource, log: dg.DagsterLogManager) -> set[str]:
+    """The corpus versions whose candidates the store holds (none while it cannot be read: their reviews wait)."""
+    try:
+        return generated_versions(store)
+    except _STORE_DOWN as exc:
+        log.warning(f"the store cannot be read, so review files wait for a later tick: {exc}")
+        return set()
 
 
 def _import_request(run: ImportRun, lifecycle: Lifecycle) -> dg.RunRequest:
@@ -125,8 +136,9 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
         minimum_interval_seconds=lifecycle.interval(15),
         description=(
             "Watches the curation inbox. Each new reviewed file (by content hash, the cursor) that names a known "
-            "corpus version gets one run of curation_import for that partition (run key = file hash); a judge-review "
-            "file (judge-review-<evaluation>) one run of judge_calibration_import. A file still in "
+            "corpus version gets one run of curation_import for that partition (run key = file hash) once the store "
+            "holds the version's candidates (what the import checks its ids against; until then it waits); a "
+            "judge-review file (judge-review-<evaluation>) one run of judge_calibration_import. A file still in "
             f"the inbox after its run ended (store down, crash) is requested again, up to {IMPORT_ATTEMPTS} runs, then "
             "rejected. A corpus version whose store holds applied files that curated_decisions does not record (its "
             "import was killed after the commit) gets one run of curation_import that records them and builds the "
@@ -137,14 +149,13 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
     def curation_inbox_sensor(context: dg.SensorEvaluationContext, **_called: object) -> dg.SensorResult:
         services = lifecycle.services(context)
         known = set(context.instance.get_dynamic_partitions(lifecycle.corpus_versions.name))
-        candidates = lifecycle.key("question_candidates")
+        stored = _stored_versions(services.store, context.log)
         scan = scan_inbox(services.curation.folders(), services.curation.limits(), context.cursor, known,
-                          functools.partial(_run_ended, context.instance),
-                          lambda version: last_materialization(context.instance, candidates, version) is not None)
+                          functools.partial(_run_ended, context.instance), stored.__contains__)
         requests = [_import_request(run, lifecycle) for run in scan.runs]
         try:
             recovered = _unrecorded_imports(context.instance, services.store, lifecycle, known)
-        except (SQLAlchemyError, RagAssetsError, ImportError) as exc:  # the store is down: the inbox still works
+        except _STORE_DOWN as exc:  # the store is down: the inbox still works
             context.log.warning(f"the store cannot be read, so imports killed after their commit are looked for on a "
                                 f"later tick: {exc}")
             recovered = []
@@ -200,7 +211,7 @@ def build_production_logs_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
             context.log.warning(f"cannot read log file {name}: {reason}")
         try:
             waits = production_waits(services.store, services.corpus.resolved_root())
-        except (SQLAlchemyError, RagAssetsError, ImportError) as exc:  # the store is down: the days stay pending
+        except _STORE_DOWN as exc:  # the store is down: the days stay pending
             waits = f"the store cannot be read: {exc}"
         if waits and scan.cursor.pending:
             return dg.SensorResult(cursor=scan.cursor.dump(), skip_reason=f"{waits} (days waiting: "

@@ -33,6 +33,20 @@ def test_a_review_of_a_version_whose_candidates_are_not_generated_yet_waits_in_t
     assert next_step(step.state, "abc", status, "cv-1", False, {"cv-1"}, GENERATED).action == "request"
 
 
+def test_a_review_of_stored_candidates_waits_for_its_partition_and_one_of_neither_is_rejected():
+    """dagster dev on another Dagster instance than the one the candidates were generated under: the inbox sensor
+    may tick before the corpus sensor adds the partition; the review was rejected then."""
+    status, _ = _status(True)
+    step = next_step(FileState(), "abc", status, "cv-1", False, set(), GENERATED)
+    assert (step.action, step.state) == ("wait", FileState())
+    assert step.problem == ("corpus version cv-1 has no partition in this Dagster instance yet (the corpus sensor adds "
+                            "the current corpus version's; add another in the UI)")
+    assert next_step(step.state, "abc", status, "cv-1", False, {"cv-1"}, GENERATED).action == "request"
+    unknown = next_step(FileState(), "abc", status, "cv-1", False, {"cv-2"}, lambda version: False)
+    assert (unknown.action, unknown.problem) == ("reject",
+                                                 "names corpus version 'cv-1', which has no partition (known: cv-2)")
+
+
 def test_a_new_file_of_a_known_version_gets_its_first_run_keyed_by_its_hash():
     status, asked = _status(True)
     step = next_step(FileState(), "abc", status, "cv-1", False, {"cv-1"}, GENERATED)
@@ -71,10 +85,11 @@ def test_after_the_last_attempt_the_file_is_rejected_and_a_new_round_keeps_run_k
 
 def test_a_file_of_an_unknown_or_no_version_is_rejected_naming_the_known_ones():
     status, _ = _status(True)
-    unknown = next_step(FileState(), "abc", status, "cv-9", False, {"cv-2", "cv-1"}, GENERATED)
+    stored = {"cv-1", "cv-2"}.__contains__  # the store has candidates of these versions only
+    unknown = next_step(FileState(), "abc", status, "cv-9", False, {"cv-2", "cv-1"}, stored)
     assert (unknown.action, unknown.field) == ("reject", "corpus_version")
     assert unknown.problem == "names corpus version 'cv-9', which has no partition (known: cv-1, cv-2)"
-    assert next_step(FileState(), "abc", status, None, False, set(), GENERATED).problem == (
+    assert next_step(FileState(), "abc", status, None, False, set(), stored).problem == (
         "names no corpus version (neither in its file name nor in a corpus_version column)")
 
 

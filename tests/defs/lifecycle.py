@@ -160,7 +160,12 @@ def build_golden_set(instance: dg.DagsterInstance) -> str:
     return version
 
 
-def candidates_generated(instance: dg.DagsterInstance, version: str) -> None:
-    """Record question_candidates of ``version`` as materialized (what the inbox sensor waits for), without
-    generating them: for tests of the sensor's routing, not of the import."""
-    instance.report_runless_asset_event(dg.AssetMaterialization("question_candidates", partition=version))
+def candidates_generated(version: str) -> None:
+    """Store one question candidate of ``version`` (what the inbox sensor waits for), without generating any: for
+    tests of the sensor's routing, not of the import."""
+    from rag_assets.generation.models import Candidate
+
+    RESOURCES["store"].candidates().save([Candidate(
+        candidate_id="q-000000000001", question="What is stored?", reference_answer="One candidate.",
+        question_type="factual", relevant_chunks=(), source_chunks=(), corpus_version=version, provider="test",
+        model="test", prompt_ref="test")])

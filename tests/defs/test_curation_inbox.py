@@ -11,6 +11,7 @@ from pathlib import Path
 import dagster as dg
 
 from rag_assets.curation.models import OUTBOX_COLUMNS
+from rag_assets.definitions import defs
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.settings import Settings
 from tests.defs.lifecycle import candidates_generated, inbox_tick
@@ -54,7 +55,7 @@ def test_a_review_named_without_its_corpus_version_is_routed_by_its_column(proje
 
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
-        candidates_generated(instance, VERSION)
+        candidates_generated(VERSION)
         result = inbox_tick(instance)
 
     assert sorted((r.partition_key, r.run_config["ops"]["curated_decisions"]["config"]["files"][0])
@@ -75,7 +76,7 @@ def test_a_review_waits_in_the_inbox_until_the_candidates_of_its_corpus_version_
         assert early.run_requests == [] and path.exists()
         assert early.skip_reason.skip_message == (f"no new reviewed file in the inbox; waiting: {path.name} (the "
                                                   f"candidates of corpus version {VERSION} are not generated yet)")
-        candidates_generated(instance, VERSION)
+        candidates_generated(VERSION)
         ready = inbox_tick(instance, early.cursor)
     assert [r.partition_key for r in ready.run_requests] == [VERSION]
 
@@ -96,7 +97,7 @@ def test_an_import_that_failed_because_the_store_was_down_is_retried_a_bounded_n
 
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
-        candidates_generated(instance, VERSION)
+        candidates_generated(VERSION)
         first = inbox_tick(instance)
         assert [r.run_key for r in first.run_requests] == [digest := first.run_requests[0].run_key]
         running = instance.add_run(dg.DagsterRun(job_name="curation_import", run_id=str(uuid.uuid4()),
@@ -140,7 +141,7 @@ def test_a_link_in_the_inbox_is_rejected_without_reading_what_it_leads_to(projec
 
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
-        candidates_generated(instance, VERSION)
+        candidates_generated(VERSION)
         result = inbox_tick(instance)
 
     assert result.run_requests == [] and list(inbox.iterdir()) == []
@@ -221,3 +222,74 @@ def test_an_import_killed_after_its_commit_gets_a_run_from_the_sensor_that_build
         golden = metadata(run, "golden_set")
         assert (golden["items"], golden["added"]) == (48, 48)
         assert inbox_tick(instance, first.cursor).run_requests == [], "recorded: nothing left to recover"
+
+
+def _review_of_cli_candidates() -> str:
+    """``rag-assets run --no-review`` on a new checkout (the CLI's own Dagster instance in the home): the candidates
+    generated into the store and queued; then every candidate accepted in the outbox CSV, saved into the inbox.
+    Returns the corpus version."""
+    from rag_assets.cli import main
+    from tests.defs.lifecycle import current_version, review_as_expert
+
+    assert main(["run", "--no-review", "--no-production"]) == 0
+    version = current_version()
+    review_as_expert(version, f"review-{version}.csv", lambda i, row: {"decision": "accept", "reviewer": "ana"})
+    return version
+
+
+def test_a_review_of_candidates_the_cli_generated_is_imported_under_a_ui_on_another_dagster_instance(checkout: Path):
+    """``dagster dev`` on another DAGSTER_HOME than the CLI's (or none) has no record of question_candidates: the
+    sensor decides from the store, where the candidates are, as the CLI's import does; it waited forever."""
+    from tests.defs.lifecycle import metadata, run_sensor_requests
+
+    version = _review_of_cli_candidates()
+    with dg.instance_for_test() as ui:
+        ui.add_dynamic_partitions(corpus_versions.name, [version])  # what the corpus sensor's first tick adds
+        tick = inbox_tick(ui)
+        assert [r.partition_key for r in tick.run_requests] == [version], tick.skip_reason
+        (run,) = run_sensor_requests(ui, tick)
+    decisions = metadata(run, "curated_decisions")
+    assert (decisions["files_applied"], decisions["files_rejected"], decisions["accepted"]) == (1, 0, 50)
+
+
+def test_a_review_of_stored_candidates_waits_for_its_partition_when_the_inbox_ticks_before_the_corpus_sensor(
+        checkout: Path):
+    """On a new Dagster instance the corpus version has no partition until the corpus sensor's first tick; a
+    review of candidates the store holds was rejected ("no partition") when the inbox sensor ticked first. It waits
+    for the partition, which the corpus sensor adds with the snapshot's run, and is imported on the next tick."""
+    from rag_assets.defs.sensors import corpus_sensor
+
+    version = _review_of_cli_candidates()
+    inbox = Settings.from_env().curation_root / "inbox"
+    with dg.instance_for_test() as ui:
+        early = inbox_tick(ui)
+        assert early.run_requests == [] and [p.name for p in inbox.iterdir()] == [f"review-{version}.csv"]
+        assert early.skip_reason.skip_message == (
+            f"no new reviewed file in the inbox; waiting: review-{version}.csv (corpus version {version} has no "
+            "partition in this Dagster instance yet (the corpus sensor adds the current corpus version's; add "
+            "another in the UI))")
+        with dg.build_sensor_context(instance_ref=ui.get_ref(), definitions=defs, resources=defs.resources) as context:
+            corpus_tick = corpus_sensor(context)
+        for request in corpus_tick.dynamic_partitions_requests:  # as the daemon applies them after the tick
+            ui.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
+        ready = inbox_tick(ui, early.cursor)
+    assert [r.partition_key for r in corpus_tick.run_requests] == [version]
+    assert [r.partition_key for r in ready.run_requests] == [version]
+
+
+def test_a_review_waits_while_the_store_has_no_candidates_of_its_version_whatever_dagster_recorded(
+        project_env: Path):
+    """Dagster's record of question_candidates is no proof that this store holds them (another store URL, a new
+    store under an instance that ran before): imported then, every id was unknown and the file was rejected."""
+    inbox = Settings.from_env().curation_root / "inbox"
+    inbox.mkdir(parents=True)
+    path = inbox / f"review-{VERSION}.csv"
+    path.write_text(",".join(OUTBOX_COLUMNS) + "\r\n", encoding="utf-8")
+
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
+        instance.report_runless_asset_event(dg.AssetMaterialization("question_candidates", partition=VERSION))
+        tick = inbox_tick(instance)
+    assert tick.run_requests == [] and path.exists()
+    assert tick.skip_reason.skip_message == (f"no new reviewed file in the inbox; waiting: {path.name} (the "
+                                             f"candidates of corpus version {VERSION} are not generated yet)")
