@@ -88,11 +88,11 @@ def chunk_evidence(conn: Connection, chunk_ids: Collection[str], version_id: str
     return found
 
 
-# A document change's fields in the order its stored list holds them.
-_CHANGE_NAMES = ("path", "change", "chunks_added", "chunks_changed", "chunks_removed")
+# A document change's fields in the order its stored list holds them (lists stored before renames lack the last).
+_CHANGE_NAMES = ("path", "change", "chunks_added", "chunks_changed", "chunks_removed", "renamed_from")
 _CHANGE_VALUES = attrgetter(*_CHANGE_NAMES)
-# Snapshots written before the list format stored one object per document.
-_CHANGE_FIELDS = itemgetter(*_CHANGE_NAMES)
+# Snapshots written before the list format stored one object per document (and knew no renames).
+_CHANGE_FIELDS = itemgetter(*_CHANGE_NAMES[:5])
 
 
 def _diff_to_json(diff: SnapshotDiff) -> str:
@@ -266,6 +266,15 @@ class SqlCorpusRepository:
                 query = select(REVISION.c.revision_id, REVISION.c.chunk_count).where(REVISION.c.revision_id.in_(batch))
                 counts.update(dict(conn.execute(query).all()))
         return counts
+
+    def revision_content_hashes(self, revision_ids: Collection[str]) -> dict[str, str]:
+        """``revision id -> content hash`` of its file: what tells a renamed document from a new one."""
+        found: dict[str, str] = {}
+        with self.engine.connect() as conn:
+            for batch in batched(sorted(revision_ids)):
+                query = select(REVISION.c.revision_id, REVISION.c.content_hash).where(REVISION.c.revision_id.in_(batch))
+                found.update(dict(conn.execute(query).all()))
+        return found
 
     def chunk_hashes(self, revision_ids: Collection[str]) -> dict[str, list[str]]:
         hashes: dict[str, list[str]] = {revision_id: [] for revision_id in revision_ids}
