@@ -4,9 +4,9 @@ Each accepted item is pinned to the corpus version by its evidence spans (``gold
 over as it is, repinned where its spans moved or its chunks were cut anew (moved where its document was
 renamed), or stale (left out and sent back to review) where its evidence text changed, never silently kept.
 An item stays stale, version after version, until an expert decides on it again: a version's diff tells the
-items that went stale in it (``stale``) from those still stale since an earlier one (``still_stale``). The content hash covers the
-pinned corpus version and every item's revision, content and evidence, so an unchanged golden set
-makes no new version.
+items that went stale in it (``stale``) from those still stale since an earlier one (``still_stale``).
+The content hash covers the pinned corpus version and every item's revision, content and evidence, so an
+unchanged golden set makes no new version.
 """
 
 from __future__ import annotations

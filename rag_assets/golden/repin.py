@@ -87,7 +87,8 @@ def _intact(item: GoldenItem, chunk_hashes: Mapping[str, str], bodies: Mapping[s
             and all(unchanged(p, bodies) for e in item.evidence for p in _pinned(e)))
 
 
-def _renamed(span: EvidenceSpan, bodies: Mapping[str, str | None], paths_by_body: Mapping[str, str]) -> EvidenceSpan | None:
+def _renamed(span: EvidenceSpan, bodies: Mapping[str, str | None],
+             paths_by_body: Mapping[str, str]) -> EvidenceSpan | None:
     """``span`` at the path that holds the very body it was pinned to, when its own path is gone from the target
     (a renamed or moved document); None otherwise."""
     path = paths_by_body.get(span.revision) if span.path not in bodies else None
