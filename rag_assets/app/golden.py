@@ -71,7 +71,9 @@ def build_golden_version(store: Store, version: str, judge: Callable[[], LLMClie
     accepted = golden.accepted_digest(lineage)
     build = build_golden(PinTarget(version, chunks, corpus, min_overlap), golden.accepted_items(lineage))
     parent = golden.latest_version(lineage)
-    saved = golden.save_version(build, parent, diff_golden(golden.version_items(parent.number) if parent else (), build))
+    # an item stale at the parent version and still stale is not counted as gone stale again
+    parent_items, parent_stale = (golden.version_items(parent.number), parent.diff.stale_total) if parent else ((), ())
+    saved = golden.save_version(build, parent, diff_golden(parent_items, build, parent_stale))
     if saved is None:
         return GoldenOutcome(version, accepted, build, None)
     items = golden.version_items(saved.number)

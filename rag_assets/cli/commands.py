@@ -88,11 +88,13 @@ def _shown(entry: dg.MetadataValue) -> str | None:
 
 # What the summary table shows of each asset: metadata labels, in order.
 KEY_FACTS: dict[str, tuple[str, ...]] = {
-    "corpus_snapshot": ("documents", "chunks", "documents_changed", "skipped_files"),
+    "corpus_snapshot": ("documents", "chunks", "documents_added", "documents_changed", "documents_removed",
+                        "documents_renamed", "skipped_files"),
     "question_candidates": ("candidates", "new_candidates", "requeued_stale_items", "llm"),
     "curation_queue": ("pending",),
     "curated_decisions": ("files_applied", "files_rejected", "decisions", "accepted_unreviewed"),
-    "golden_set": ("golden_version", "items", "added", "removed", "changed", "stale", "unreviewed"),
+    "golden_set": ("golden_version", "items", "added", "removed", "changed", "stale_new", "stale_total", "moved",
+                   "unreviewed"),
     "rag_answers": ("system", "answered", "errors", "declined", "contexts_unmapped_share", "latency_p95_ms"),
     "evaluation": (*REGISTRY.headline(), "judge_calls_per_item", "thresholds"),  # the headline metrics at k = 5
     "judge_probes": ("items_probed", "share_of_evaluation_calls"),
@@ -547,7 +549,9 @@ def status(target: Driven) -> int:
         print(f"  {version}  {created[:19]}  {documents} documents, {chunks} chunks  {root}")
     print(f"golden versions ({len(shown.golden_versions)}):")
     for golden in shown.golden_versions:
-        print(f"  v{golden.number}  {golden.corpus_version}  {golden.item_count} items")
+        stale = (f", stale_new={len(golden.diff.stale)}, stale_total={len(golden.diff.stale_total)}"
+                 if golden.diff.stale_total else "")
+        print(f"  v{golden.number}  {golden.corpus_version}  {golden.item_count} items{stale}")
     print(f"evaluations (newest {len(shown.evaluations)}):")
     for record in shown.evaluations:
         figures = " ".join(f"{m}={v:.3f}" for m, v in key_figures(record).items())

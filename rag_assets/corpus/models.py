@@ -180,10 +180,16 @@ class DocumentRevision:
 @dataclass(frozen=True)
 class DocumentChange:
     path: str
-    change: str  # added | changed | removed
+    change: str  # added | changed | removed | renamed (the same content at a new path: ``renamed_from`` is the old)
     chunks_added: int = 0
     chunks_changed: int = 0
     chunks_removed: int = 0
+    renamed_from: str | None = None
+
+    @property
+    def shown_path(self) -> str:
+        """The path as a diff shows it: ``old -> new`` for a renamed document."""
+        return f"{self.renamed_from} -> {self.path}" if self.renamed_from else self.path
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,8 @@ class SnapshotRepository(Protocol):
 
     def chunk_hashes(self, revision_ids: Collection[str]) -> dict[str, list[str]]: ...
 
+    def revision_content_hashes(self, revision_ids: Collection[str]) -> dict[str, str]: ...
+
     def save_snapshot(
         self, outcome: SnapshotOutcome, revisions: list[DocumentRevision], documents: Mapping[str, str]
     ) -> None: ...
@@ -135,28 +137,50 @@ def _chunk_delta(old: list[str], new: list[str]) -> tuple[int, int, int]:
     return added, changed, removed
 
 
+def _renames(removed: Mapping[str, str], added: Mapping[str, str], contents: Mapping[str, str]) -> dict[str, str]:
+    """``new path -> old path`` for each added document whose content (file hash, ``contents``: revision id -> hash)
+    a removed one had: the document was renamed or moved. Paths pair in sorted order, so identical copies pair
+    stably; a revision without a known hash pairs with nothing."""
+    gone: dict[str, list[str]] = {}
+    for path in sorted(removed):
+        if (content := contents.get(removed[path])) is not None:
+            gone.setdefault(content, []).append(path)
+    return {path: gone[content].pop(0) for path in sorted(added)
+            if (content := contents.get(added[path])) is not None and gone.get(content)}
+
+
 def diff_snapshots(
     parent_version: str | None,
     parent_documents: Mapping[str, str],
     documents: Mapping[str, str],
     chunk_hashes: Mapping[str, list[str]],
+    contents: Mapping[str, str] | None = None,
 ) -> SnapshotDiff:
     """Compare two snapshots given as ``path -> revision id`` maps.
 
-    ``chunk_hashes`` maps every revision that differs between them to its chunks' content hashes.
+    ``chunk_hashes`` maps every revision that differs between them to its chunks' content hashes, ``contents``
+    (when given) those revisions to their file's content hash: a document removed at one path and added with the
+    same content at another is one ``renamed`` change (at its new path), not a removal and an addition.
     """
+    removed = {path: rev for path, rev in parent_documents.items() if path not in documents}
+    added = {path: rev for path, rev in documents.items() if path not in parent_documents}
+    renamed = _renames(removed, added, contents or {})
+    moved_away = set(renamed.values())
     changes: list[DocumentChange] = []
     for path in sorted(set(parent_documents) | set(documents)):
         old, new = parent_documents.get(path), documents.get(path)
-        if old == new:
+        if old == new or path in moved_away:
             continue
-        if old is None:
+        if path in renamed:
+            delta = _chunk_delta(chunk_hashes[parent_documents[renamed[path]]], chunk_hashes[new])
+            changes.append(DocumentChange(path, "renamed", *delta, renamed_from=renamed[path]))
+        elif old is None:
             changes.append(DocumentChange(path, "added", chunks_added=len(chunk_hashes[new])))
         elif new is None:
             changes.append(DocumentChange(path, "removed", chunks_removed=len(chunk_hashes[old])))
         else:
-            added, changed, removed = _chunk_delta(chunk_hashes[old], chunk_hashes[new])
-            changes.append(DocumentChange(path, "changed", added, changed, removed))
+            added_chunks, changed, removed_chunks = _chunk_delta(chunk_hashes[old], chunk_hashes[new])
+            changes.append(DocumentChange(path, "changed", added_chunks, changed, removed_chunks))
     return SnapshotDiff(parent_version=parent_version, documents=tuple(changes))
 
 
@@ -213,6 +237,8 @@ def snapshot_corpus(
     differing = set(documents.values()) ^ set(parent_documents.values())
     hashes = {revision.revision_id: [c.content_hash for c in revision.chunks] for revision in revisions}
     hashes.update(repo.chunk_hashes(differing - set(hashes)))
+    contents = {entry.revision_id(config): entry.content_hash for entry in manifest.entries}
+    contents.update(repo.revision_content_hashes(set(parent_documents.values()) - set(documents.values())))
 
     outcome = SnapshotOutcome(
         version_id=manifest.version_id,
@@ -223,7 +249,7 @@ def snapshot_corpus(
         total_bytes=manifest.total_bytes,
         files_read=manifest.files_read,
         skipped=tuple(manifest.skipped),
-        diff=diff_snapshots(parent, parent_documents, documents, hashes),
+        diff=diff_snapshots(parent, parent_documents, documents, hashes, contents),
         chunker=config,
     )
     repo.save_snapshot(outcome, revisions, documents)

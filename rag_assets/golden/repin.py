@@ -7,6 +7,11 @@ document, the item is *repinned*: pinned with the new offsets and the chunks of 
 them; when some span's text is gone, the item is *stale* and goes back to review. An item that never
 stored spans (every generated item before spans) has the spans of its relevant chunks.
 
+A span whose document is gone from the version while the very body it was pinned to is there at another path
+(the document was renamed or moved, its content unchanged) moves to that path at the same offsets: the item is
+repinned and counted as *moved*. A document renamed and edited at once is not followed: whether its new text
+still answers the item is an expert's call, as for any edit of the evidence.
+
 So re-chunking a corpus, or editing a document elsewhere than in the evidence, never makes an item
 stale; changing the evidence itself always does. The other places a span's text was found (``elsewhere``:
 an archived copy of its page) are re-anchored alike and dropped where their text is gone; the span's own
@@ -69,6 +74,7 @@ class Pinning:
     stale: tuple[StaleItem, ...]
     old_texts: Mapping[EvidenceSpan, str] = field(default_factory=dict)  # the texts of spans whose body changed
     documents: Documents = field(default_factory=lambda: Documents(()))  # the target's changed documents
+    moved: tuple[str, ...] = ()  # the repinned items whose evidence moved to another path (a renamed document)
 
 
 def _pinned(span: EvidenceSpan) -> tuple[EvidenceSpan, ...]:
@@ -81,14 +87,24 @@ def _intact(item: GoldenItem, chunk_hashes: Mapping[str, str], bodies: Mapping[s
             and all(unchanged(p, bodies) for e in item.evidence for p in _pinned(e)))
 
 
+def _renamed(span: EvidenceSpan, bodies: Mapping[str, str | None],
+             paths_by_body: Mapping[str, str]) -> EvidenceSpan | None:
+    """``span`` at the path that holds the very body it was pinned to, when its own path is gone from the target
+    (a renamed or moved document); None otherwise."""
+    path = paths_by_body.get(span.revision) if span.path not in bodies else None
+    return replace(span, path=path) if path else None
+
+
 def _moved(span: EvidenceSpan, bodies: Mapping[str, str | None], old_texts: Mapping[EvidenceSpan, str],
-           documents: Documents) -> EvidenceSpan | None:
+           documents: Documents, paths_by_body: Mapping[str, str]) -> EvidenceSpan | None:
     """``span`` in the target version, its places elsewhere with it, or None when its text is gone."""
-    moved = span if unchanged(span, bodies) else reanchor(span, old_texts.get(span), documents.get(span.path))
+    moved = (span if unchanged(span, bodies) else _renamed(span, bodies, paths_by_body)
+             or reanchor(span, old_texts.get(span), documents.get(span.path)))
     if moved is None or not span.elsewhere:
         return moved
-    return replace(moved, elsewhere=tuple(found for other in span.elsewhere
-                                          if (found := _moved(other, bodies, old_texts, documents)) is not None))
+    return replace(moved, elsewhere=tuple(
+        found for other in span.elsewhere if (found := _moved(other, bodies, old_texts, documents, paths_by_body))
+        is not None))
 
 
 def pin_items(items: Sequence[GoldenItem], target: PinTarget) -> Pinning:
@@ -110,14 +126,19 @@ def pin_items(items: Sequence[GoldenItem], target: PinTarget) -> Pinning:
     moving = [p for spans in evidence.values() for e in spans for p in _pinned(e) if not unchanged(p, bodies)]
     old_texts = target.store.evidence_texts(moving)
     documents = target.store.documents(target.version, {e.path for e in moving} & set(bodies))
-    repinned, stale = [], []
-    paths = {e.path for spans in evidence.values() for e in spans}
+    paths_by_body: dict[str, str] = {}
+    for path, digest in sorted(bodies.items()):
+        if digest:
+            paths_by_body.setdefault(digest, path)  # a body at several paths: the first, so the choice is stable
+    anchored = {item_id: [(e, _moved(e, bodies, old_texts, documents, paths_by_body)) for e in spans]
+                for item_id, spans in evidence.items()}
+    paths = {new.path for pairs in anchored.values() for _, new in pairs if new is not None}
     index = ChunkIndex(c for c in target.chunks if c.path in paths)
+    repinned, stale, moved = [], [], []
     for item in changed:
         spans = evidence[item.item_id]
-        anchored = [(e, _moved(e, bodies, old_texts, documents)) for e in spans]
-        kept = tuple(new for _, new in anchored if new is not None)
-        lost = tuple(old for old, new in anchored if new is None)
+        kept = tuple(new for _, new in anchored[item.item_id] if new is not None)
+        lost = tuple(old for old, new in anchored[item.item_id] if new is None)
         underived = not item.evidence and len(spans) < len(item.relevant_chunks)  # a chunk found nowhere
         if lost or underived:
             stale.append(StaleItem(item, kept, lost))
@@ -125,5 +146,7 @@ def pin_items(items: Sequence[GoldenItem], target: PinTarget) -> Pinning:
         refs = index.covering((e.span for e in kept), target.min_overlap)
         current[item.item_id] = replace(item, evidence=kept, relevant_chunks=refs)
         repinned.append(item.item_id)
+        if [e.path for e in kept] != [e.path for e in spans]:
+            moved.append(item.item_id)
     return Pinning(tuple(current[i] for i in sorted(current)), tuple(sorted(repinned)),
-                   tuple(sorted(stale, key=lambda s: s.item.item_id)), old_texts, documents)
+                   tuple(sorted(stale, key=lambda s: s.item.item_id)), old_texts, documents, tuple(sorted(moved)))

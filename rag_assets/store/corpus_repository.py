@@ -88,18 +88,22 @@ def chunk_evidence(conn: Connection, chunk_ids: Collection[str], version_id: str
     return found
 
 
-# A document change's fields in the order its stored list holds them.
+# A document change's fields in the order its stored list holds them; ``renamed_from`` only where it is set.
 _CHANGE_NAMES = ("path", "change", "chunks_added", "chunks_changed", "chunks_removed")
 _CHANGE_VALUES = attrgetter(*_CHANGE_NAMES)
 # Snapshots written before the list format stored one object per document.
 _CHANGE_FIELDS = itemgetter(*_CHANGE_NAMES)
 
 
+def _change_row(change: DocumentChange) -> tuple:
+    return (*_CHANGE_VALUES(change), change.renamed_from) if change.renamed_from else _CHANGE_VALUES(change)
+
+
 def _diff_to_json(diff: SnapshotDiff) -> str:
     """One list per document, not one object: an unchanged snapshot of ten thousand documents reads
     its diff back on every run, and lists parse three times faster than keyed objects. The values
     are read by name, not by ``dataclasses.astuple``, whose deep copy cost a tenth of a cold save."""
-    return json.dumps({"parent_version": diff.parent_version, "documents": list(map(_CHANGE_VALUES, diff.documents))})
+    return json.dumps({"parent_version": diff.parent_version, "documents": list(map(_change_row, diff.documents))})
 
 
 def _diff_from_json(text: str) -> SnapshotDiff:
@@ -266,6 +270,15 @@ class SqlCorpusRepository:
                 query = select(REVISION.c.revision_id, REVISION.c.chunk_count).where(REVISION.c.revision_id.in_(batch))
                 counts.update(dict(conn.execute(query).all()))
         return counts
+
+    def revision_content_hashes(self, revision_ids: Collection[str]) -> dict[str, str]:
+        """``revision id -> content hash`` of its file: what tells a renamed document from a new one."""
+        found: dict[str, str] = {}
+        with self.engine.connect() as conn:
+            for batch in batched(sorted(revision_ids)):
+                query = select(REVISION.c.revision_id, REVISION.c.content_hash).where(REVISION.c.revision_id.in_(batch))
+                found.update(dict(conn.execute(query).all()))
+        return found
 
     def chunk_hashes(self, revision_ids: Collection[str]) -> dict[str, list[str]]:
         hashes: dict[str, list[str]] = {revision_id: [] for revision_id in revision_ids}

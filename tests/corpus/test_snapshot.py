@@ -118,6 +118,22 @@ def test_added_and_removed_documents_appear_in_the_diff(corpus: Path, repo: SqlC
     assert outcome.document_count == 4
 
 
+def test_a_document_moved_with_its_content_is_one_rename_in_the_diff_and_a_moved_and_edited_one_is_not(
+        corpus: Path, repo: SqlCorpusRepository):
+    snapshot_corpus(corpus, CONFIG, repo)
+    (corpus / "setup").mkdir()
+    (corpus / "guide/install.md").rename(corpus / "setup/install.md")
+    (corpus / "faq.txt").rename(corpus / "questions.txt")
+    _write(corpus, "ports-moved.html", (corpus / "ports.html").read_text().replace("7443", "8443"))
+    (corpus / "ports.html").unlink()
+    outcome = snapshot_corpus(corpus, CONFIG, repo)
+    assert [(d.shown_path, d.change, d.chunks_added, d.chunks_changed, d.chunks_removed)
+            for d in outcome.diff.documents] == [
+        ("ports-moved.html", "added", 1, 0, 0), ("ports.html", "removed", 0, 0, 1),
+        ("faq.txt -> questions.txt", "renamed", 0, 0, 0), ("guide/install.md -> setup/install.md", "renamed", 0, 0, 0)]
+    assert repo.get_snapshot(outcome.version_id).diff == outcome.diff, "the stored diff keeps the old paths"
+
+
 def test_chunk_ids_are_stable_across_stores_and_runs(corpus: Path, repo: SqlCorpusRepository, tmp_path: Path):
     first = snapshot_corpus(corpus, CONFIG, repo)
     other = SqlCorpusRepository(get_engine(f"sqlite:///{tmp_path / 'other.db'}"))

@@ -71,7 +71,7 @@ def test_round_trip_from_queue_file_to_two_golden_versions(project_env: Path):
         (again,) = run_sensor_requests(instance, inbox_tick(instance, tick.cursor))
         meta = metadata(again, "golden_set")
         assert (meta["golden_version"], meta["parent_version"]) == (2, 1)
-        assert (meta["added"], meta["removed"], meta["changed"], meta["stale"]) == (1, 1, 1, 0)
+        assert (meta["added"], meta["removed"], meta["changed"], meta["stale_new"]) == (1, 1, 1, 0)
         assert f"| {later[0]} | removed |" in meta["diff"] and f"| {later[1]} | changed |" in meta["diff"]
         assert f"| {rows[40]['candidate_id']} | added |" in meta["diff"]
         revisions = _golden(project_env).revisions(later[1])
@@ -107,7 +107,7 @@ def test_changing_one_document_repins_untouched_items_and_marks_exactly_the_affe
         rerun = run_job(instance, "lifecycle", new_version)
         assert metadata(rerun, "question_candidates")["requeued_stale_items"] == len(affected)
         meta = metadata(rerun, "golden_set")
-        assert meta["stale"] == len(affected) and meta["items"] == len(items) - len(affected)
+        assert meta["stale_new"] == len(affected) and meta["items"] == len(items) - len(affected)
         assert (meta["removed"], meta["added"], meta["changed"]) == (0, 0, 0)
         pinned = golden_export(new_version, meta["golden_version"])
         assert {i["corpus_version"] for i in pinned} == {new_version}
@@ -123,7 +123,7 @@ def test_changing_one_document_repins_untouched_items_and_marks_exactly_the_affe
         (confirmed,) = run_sensor_requests(instance, inbox_tick(instance, None))
         meta = metadata(confirmed, "golden_set")
         # against its parent (the version without the stale items) they come back as added, at a new revision
-        assert meta["items"] == len(items) and meta["added"] == len(affected) and meta["stale"] == 0
+        assert meta["items"] == len(items) and meta["added"] == len(affected) and meta["stale_new"] == 0
         revised = _golden(project_env).revisions(sorted(affected)[0])
         assert [r.corpus_version for r in revised] == [version, new_version]
 
@@ -147,7 +147,7 @@ def test_a_paragraph_added_at_the_top_of_a_document_repins_its_items_and_makes_n
 
         new_version = current_version()
         meta = metadata(run_job(instance, "lifecycle", new_version), "golden_set")
-        assert (meta["stale"], meta["items"], meta["removed"], meta["changed"]) == (0, len(items), 0, 0)
+        assert (meta["stale_new"], meta["items"], meta["removed"], meta["changed"]) == (0, len(items), 0, 0)
         assert meta["repinned"] == len(on_document), "every item on the document moved down, none went stale"
         body = _corpus(project_env).documents(new_version, [path])[path].body
         moved = [i for i in golden_export(new_version, meta["golden_version"]) if i["item_id"] in on_document and i["evidence"]]

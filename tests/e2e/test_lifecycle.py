@@ -88,7 +88,8 @@ def test_corpus_to_evaluation_and_a_corpus_change_through_the_webserver(tmp_path
             "a new corpus partition after the document changed")
         changed = dagster.wait_for(lambda: dagster.latest_materialization("golden_set", new_version), STEP_TIMEOUT,
                                    "the golden set of the new corpus version")["metadata"]
-        assert changed["stale"] >= 1 and changed["items"] == 48 - changed["stale"]
+        assert changed["stale_new"] >= 1 and changed["stale_total"] == changed["stale_new"]
+        assert changed["items"] == 48 - changed["stale_new"]
         snapshot = dagster.latest_materialization("corpus_snapshot", new_version)["metadata"]
         assert snapshot["documents_changed"] == 1
         dagster.wait_for(lambda: dagster.latest_materialization("evaluation", new_version), STEP_TIMEOUT,

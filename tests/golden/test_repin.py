@@ -181,3 +181,30 @@ def test_the_copies_of_an_evidence_span_move_with_it_and_a_deleted_copy_is_dropp
     pinning = pin_items([current], PinTarget(deleted, corpus.snapshot_chunks(deleted), corpus))
     assert pinning.stale == () and pinning.repinned == ("q-copy",), "the live page's span still stands"
     assert pinning.current[0].evidence[0].places == (place("alpha.md", bodies["alpha.md"].body),)
+
+
+def test_a_renamed_document_moves_its_items_evidence_to_the_new_path_and_a_renamed_and_edited_one_makes_them_stale(
+        tmp_path: Path):
+    root, corpus, version, items = _store(tmp_path)
+    (root / "archive").mkdir()
+    (root / "alpha.md").rename(root / "archive" / "alpha.md")
+    beta = (root / "beta.md").read_text()
+    (root / "beta.md").unlink()
+    (root / "beta-renamed.md").write_text(beta.replace("beta rule number 7", "beta rule number seven"))
+    new = snapshot_corpus(root, CONFIG, corpus).version_id
+    target = PinTarget(new, corpus.snapshot_chunks(new), corpus)
+
+    build = build_golden(target, items)
+
+    assert (build.repinned, build.moved) == (("q-alpha",), ("q-alpha",))
+    assert [s.item.item_id for s in build.stale] == ["q-beta"], "a rename with an edit is the expert's call"
+    alpha = next(i for i in build.items if i.item_id == "q-alpha")
+    (span,) = alpha.evidence
+    assert (span.path, span.start, span.end, span.revision) == ("archive/alpha.md", items[0].evidence[0].start,
+                                                                items[0].evidence[0].end, items[0].evidence[0].revision)
+    moved_chunks = {c.chunk_id for c in target.chunks if c.path == "archive/alpha.md"}
+    assert alpha.relevant_chunks and {r.chunk_id for r in alpha.relevant_chunks} <= moved_chunks
+    diff = diff_golden(items, build, parent_stale=("q-beta",))
+    assert (diff.moved, diff.repinned, diff.stale, diff.still_stale, diff.stale_total) == (
+        ("q-alpha",), (), (), ("q-beta",), ("q-beta",))
+    assert diff_golden(items, build).stale == ("q-beta",), "stale at the parent or not decides new or still"

@@ -50,8 +50,10 @@ def golden_metadata(outcome: GoldenOutcome) -> dict[str, dg.MetadataValue]:
         "added": dg.MetadataValue.int(len(diff.added)),
         "removed": dg.MetadataValue.int(len(diff.removed)),
         "changed": dg.MetadataValue.int(len(diff.changed)),
-        "stale": dg.MetadataValue.int(len(diff.stale)),
+        "stale_new": dg.MetadataValue.int(len(diff.stale)),  # went stale in this version
+        "stale_total": dg.MetadataValue.int(len(diff.stale_total)),  # and those still stale since an earlier one
         "repinned": dg.MetadataValue.int(len(diff.repinned)),
+        "moved": dg.MetadataValue.int(len(diff.moved)),
         "diff": dg.MetadataValue.md(markdown_table(["item", "change"], outcome.changes)),
         "by_type": dg.MetadataValue.md(markdown_table(["type", "items"], outcome.by_type)),
         "export_jsonl": dg.MetadataValue.path(str(jsonl)),
@@ -80,8 +82,10 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             "The golden set for the corpus version: accepted items, each pinned to this corpus version. A new "
             "immutable version (global number, content hash, parent, diff) is made only when the content changes. "
             "Items carry over from earlier corpus versions by their evidence spans: where a span's text is still in "
-            "its document the item stays (repinned at the new offsets and chunks); where it changed or vanished the "
-            "item is stale: left out and sent back to review. Exported as JSONL and ragas JSONL. "
+            "its document the item stays (repinned at the new offsets and chunks), and where its document was renamed "
+            "with the same content it moves with it; where it changed or vanished the item is stale: left out and sent "
+            "back to review (stale_new: gone stale in this version; stale_total: with those still stale since an "
+            "earlier one). Exported as JSONL and ragas JSONL. "
             "Each new item's reference answer is split into statements once (for context recall), through the judge."
         ),
     )
@@ -107,7 +111,7 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         else:
             context.log.info(f"golden set v{outcome.saved.number} for {version}: {len(outcome.items)} items "
                              f"({'new version' if outcome.saved.created else 'unchanged'}), "
-                             f"{len(outcome.build.stale)} stale")
+                             f"stale_total={len(outcome.build.stale)}")
         yield dg.MaterializeResult(metadata=golden_metadata(outcome), data_version=dg.DataVersion(
             (outcome.saved.content_hash if outcome.saved else outcome.build.content_hash)[:16]))
 
