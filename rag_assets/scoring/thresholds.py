@@ -115,7 +115,8 @@ def checked_thresholds(data: object, source: str, k: int = DEFAULT_K) -> dict[st
         if metric not in known:
             close = difflib.get_close_matches(str(metric).lower(), known, n=1)
             guess = f" (did you mean {close[0]}?)" if close else ""
-            raise ConfigError(f"{source}, field {metric}: not a metric{guess}; the metrics at k={k}: {', '.join(known)}")
+            raise ConfigError(f"{source}, field {metric}: not a metric{guess}; "
+                              f"the metrics at k={k}: {', '.join(known)}")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
             raise ConfigError(f"{source}, field {metric}: expected a number in [0, 1], got {value!r}")
     return {str(metric): float(value) for metric, value in data.items()}
