@@ -31,7 +31,7 @@ from rag_assets.scoring.evaluate import UNMAPPED_SHARE, EvaluationOutcome
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates, Scorecard
 from rag_assets.scoring.single import default_judge
-from rag_assets.scoring.thresholds import AUTO, load_thresholds, resolve_profile
+from rag_assets.scoring.thresholds import AUTO, GIVEN, checked_thresholds, load_thresholds, resolve_profile
 
 
 def _is_file(given: str | Path) -> bool:
@@ -98,17 +98,18 @@ class EvaluationResult:
 
     def thresholds(self, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO) -> dict[str, float]:
         """Minimums from a profile name (``auto``: the offline profile for the offline judge, else general),
-        a thresholds file (YAML or JSON) or a ``{metric: minimum}`` mapping."""
+        a thresholds file (YAML or JSON) or a ``{metric: minimum}`` mapping; a file or mapping is checked as the
+        CLI and the evaluation asset check it (``checked_thresholds``), at this result's k."""
         if isinstance(profile_or_thresholds, Mapping):
-            return {str(metric): float(minimum) for metric, minimum in profile_or_thresholds.items()}
+            return checked_thresholds(profile_or_thresholds, GIVEN, self.outcome.k)
         if _is_file(profile_or_thresholds):
-            return load_thresholds(AUTO, str(profile_or_thresholds))
+            return load_thresholds(AUTO, str(profile_or_thresholds), self.outcome.k)
         return load_thresholds(resolve_profile(profile_or_thresholds, self.judge_offline), k=self.outcome.k)
 
     def thresholds_label(self, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO) -> str:
         """Where the minimums come from, as a failure message names it."""
         if isinstance(profile_or_thresholds, Mapping):
-            return "the given thresholds"
+            return GIVEN
         if _is_file(profile_or_thresholds):
             return f"thresholds file {profile_or_thresholds}"
         return f"profile {resolve_profile(profile_or_thresholds, self.judge_offline)}"

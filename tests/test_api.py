@@ -18,6 +18,7 @@ from rag_assets.corpus.snapshot import read_chunks
 from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.resources import RESOURCES, RagSystemResource
+from rag_assets.errors import ConfigError
 from rag_assets.golden.importers import ExternalDataError
 from rag_assets.llm.anthropic_client import AnthropicClient
 from rag_assets.examples.callable_system import answer as example_answer
@@ -27,6 +28,7 @@ from rag_assets.text.tokens import tokenize
 from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
 from tests.fakes import claude_judge
 from tests.fakes.anthropic_server import FakeAnthropicServer
+from tests.test_cli_bad_inputs import BAD_THRESHOLDS, KNOWN_METRICS
 
 EXAMPLE = "rag_assets.examples.callable_system:answer"
 LIMITS = "Rate limits: the API allows 50 requests per minute per key."
@@ -215,6 +217,44 @@ def test_assert_quality_lists_the_failing_metrics_with_their_worst_items_and_pas
                                              r"  context_recall 0\.500 < 0\.700; worst: 'How do I rotate a key\?' \(rotate\) 0\.000, "
                                              r"'What is the rate limit\?' \(limits\) 1\.000\n"):
         assert_quality(result, "auto")  # the offline judge's own profile
+
+
+def test_assert_quality_refuses_thresholds_that_gate_nothing_or_name_a_metric_twice_wrongly_or_out_of_range(
+        tmp_path: Path):
+    """The CLI's verdict on the same file (tests/test_cli_bad_inputs.py): an empty file or ``{}`` passed every
+    result with no gate, a minimum of 1.5 in a mapping was taken as given, a misspelt metric failed as unmeasured."""
+    result = rag_assets.evaluate(TWO_ITEMS, _system)
+    for name, content, problem in BAD_THRESHOLDS:
+        path = tmp_path / name
+        path.write_text(content, encoding="utf-8")
+        for given in (path, str(path)):
+            with pytest.raises(ConfigError) as refused:
+                assert_quality(result, given)
+            assert str(refused.value) == problem.format(file=f"thresholds file {path}"), name
+    for given, problem in [
+            ({}, "the given thresholds: sets no metric, so it would gate nothing; for example 'faithfulness: 0.85'"),
+            ({"faithfulness": 1.5}, "the given thresholds, field faithfulness: expected a number in [0, 1], got 1.5"),
+            ({"faithfulness": True}, "the given thresholds, field faithfulness: expected a number in [0, 1], got True"),
+            ({"faithfullness": 0.9}, "the given thresholds, field faithfullness: not a metric (did you mean "
+                                     "faithfulness?); the metrics at k=5: " + KNOWN_METRICS)]:
+        with pytest.raises(ConfigError) as refused:
+            assert_quality(result, given)
+        assert str(refused.value) == problem
+        with pytest.raises(ConfigError):
+            result.write_report(tmp_path / "report.html", given)
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_at_k_3_a_thresholds_file_names_the_metrics_at_3(tmp_path: Path):
+    result = rag_assets.evaluate(TWO_ITEMS, _system, k=3)
+    path = tmp_path / "at5.yaml"
+    path.write_text("hit_rate@5: 0.5\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as refused:
+        assert_quality(result, path)
+    assert str(refused.value) == (f"thresholds file {path}, field hit_rate@5: not a metric (did you mean hit_rate@3?); "
+                                  "the metrics at k=3: " + KNOWN_METRICS.replace("@5", "@3"))
+    path.write_text("hit_rate@3: 0.5\n", encoding="utf-8")
+    assert_quality(result, path)
 
 
 def _failing(request: dict) -> dict:

@@ -49,7 +49,7 @@ BAD_INPUTS = [
      "--thresholds='missing.yaml' is not an existing file; for example --thresholds=gates.yaml"),
     ({}, ["run", "--thresholds", THRESHOLDS],
      f"--thresholds='{THRESHOLDS}': thresholds file {THRESHOLDS}, field faithfulness: expected a number in [0, 1], "
-     "got 85; for example --thresholds=gates.yaml"),
+     "got 85"),
     ({}, ["run", "--system-url", "not-a-url"],
      "--system-url='not-a-url' is not an http(s) URL; for example --system-url=http://127.0.0.1:8000/answer"),
     ({}, ["run", "--system", "rag_assets.rag.error_budget:DEFAULT_MAX_ERROR_RATE"],
@@ -58,6 +58,34 @@ BAD_INPUTS = [
     ({}, ["run", "--review", "reviewed.csv"], "--review='reviewed.csv' is not an existing file; for example --review="),
     ({}, ["calibrate", "labelled.jsonl"], "calibrate path 'labelled.jsonl' is not an existing file; for example "),
     ({}, ["corpus-from-json", "chunks.json", "out"], "corpus-from-json chunks_json 'chunks.json' is not an existing file"),
+]
+
+
+#: The metrics a thresholds file may name at the evaluation's k (5), as a refusal lists them.
+KNOWN_METRICS = ("faithfulness, answer_relevance, context_precision, context_recall, citation_accuracy, "
+                 "temporal_faithfulness, decline_accuracy, precision@5, recall@5, ndcg@5, mrr@5, hit_rate@5, "
+                 "average_precision, doc_hit_rate@5, token_recall@5, token_precision@5, token_iou@5, diversity@5")
+_GATES_NOTHING = "{file}: sets no metric, so it would gate nothing; for example 'faithfulness: 0.85'"
+#: (file name, content, the problem every entry point names: the CLI, the API and the evaluation asset's config);
+#: each used to be taken as it stood: no gate at all, the last of two minimums, or a run that failed at its end.
+BAD_THRESHOLDS = [
+    ("empty.yaml", "", _GATES_NOTHING),
+    ("braces.yaml", "{}\n", _GATES_NOTHING),
+    ("braces.json", "{}\n", _GATES_NOTHING),
+    ("comments.yaml", "# faithfulness: 0.9\n", _GATES_NOTHING),
+    ("twice.yaml", "faithfulness: 0.9\ncontext_recall: 0.7\nfaithfulness: 0.5\n",
+     "{file}, line 3, field faithfulness: given twice (first on line 1); keep one"),
+    ("twice.json", '{"faithfulness": 0.9,\n "faithfulness": 0.5}\n',
+     "{file}, line 2, field faithfulness: given twice (first on line 1); keep one"),
+    ("typo.yaml", "faithfullness: 0.99\n",
+     "{file}, field faithfullness: not a metric (did you mean faithfulness?); the metrics at k=5: " + KNOWN_METRICS),
+    ("capital.yaml", "Faithfulness: 0.9\n",
+     "{file}, field Faithfulness: not a metric (did you mean faithfulness?); the metrics at k=5: " + KNOWN_METRICS),
+    ("at10.yaml", "recall@10: 0.8\n",
+     "{file}, field recall@10: not a metric (did you mean recall@5?); the metrics at k=5: " + KNOWN_METRICS),
+    ("unlike.yaml", "speed: 0.8\n", "{file}, field speed: not a metric; the metrics at k=5: " + KNOWN_METRICS),
+    ("above.yaml", "faithfulness: 1.5\n", "{file}, field faithfulness: expected a number in [0, 1], got 1.5"),
+    ("yes.yaml", "faithfulness: yes\n", "{file}, field faithfulness: expected a number in [0, 1], got True"),
 ]
 
 
@@ -133,3 +161,24 @@ def test_a_review_asking_what_its_candidates_cannot_take_stops_at_the_door_namin
         "in this corpus version (its evidence vanished); it can only be rejected; nothing staged or applied\n")
     inbox = Settings.from_env().curation_root / "inbox"
     assert not (inbox.is_dir() and list(inbox.iterdir())) and SqlCurationRepository(engine).decisions() == []
+
+
+@pytest.mark.parametrize(("name", "content", "problem"), BAD_THRESHOLDS, ids=[case[0] for case in BAD_THRESHOLDS])
+def test_a_thresholds_file_that_gates_nothing_or_names_a_metric_twice_or_wrongly_stops_at_the_door(
+        project_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        name: str, content: str, problem: str):
+    """The tester's cases: an empty file ran every step and passed 13 checks with no gate (exit 0), where the
+    default profile fails faithfulness; a metric given twice kept its last minimum; a misspelt one ran the whole
+    lifecycle, then failed "below minimum: faithfullness - < 0.99" (exit 1)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    (tmp_path / name).write_text(content, encoding="utf-8")
+    home = Path(os.environ["RAG_ASSETS_HOME"])
+
+    code = main(["run", "--no-production", "--thresholds", name])
+
+    shown = capsys.readouterr()
+    line = problem.format(file=f"thresholds file {name}")
+    assert (code, shown.out, shown.err) == (2, "", f"error: --thresholds='{name}': {line}\n")
+    assert not (home / "dagster").exists(), "no Dagster instance, so no run"
+    assert not (home / "rag_assets.db").exists(), "no store, so no evaluation in it"

@@ -103,7 +103,9 @@ def _chunks_problem(file_format: str, chunks: str | None) -> str | None:
 
 
 def _thresholds_problem(path: str) -> str | None:
-    """The file must be there and hold minimums, or the evaluation step would fail after the answers are paid for."""
+    """The file must be there and hold minimums the evaluation can gate on (``checked_thresholds``: at least one
+    metric, each known at the evaluation's k and given once, in [0, 1]); otherwise the run would gate nothing, or
+    fail after the answers are paid for. The problem says what to write instead."""
     from rag_assets.scoring.thresholds import load_thresholds
 
     missing = _file_problem("--thresholds", path, THRESHOLDS_EXAMPLE)
@@ -112,7 +114,7 @@ def _thresholds_problem(path: str) -> str | None:
     try:
         load_thresholds("general", path)
     except ConfigError as exc:
-        return f"--thresholds={path!r}: {exc}; for example --thresholds={THRESHOLDS_EXAMPLE}"
+        return f"--thresholds={path!r}: {exc}"
     return None
 
 

@@ -18,6 +18,9 @@ from rag_assets.shards import plan_shards
 from rag_assets.store.engine import write_transaction
 from rag_assets.store.tables import RagResultRow
 from tests.defs.lifecycle import LifecycleRun, check_evaluations, metadata
+from tests.test_cli_bad_inputs import BAD_THRESHOLDS
+
+PROBED = ("empty.yaml", "twice.yaml", "typo.yaml")  # one of each refusal: gates nothing, given twice, not a metric
 
 SHARD_SIZE = 10
 _JOBS = dg.Definitions(assets=[rag_answers, evaluation], resources=RESOURCES,
@@ -134,3 +137,23 @@ def test_a_materialization_is_outdated_when_missing_or_its_code_or_an_input_it_r
     assert not outdated(tags, None, {}), "an asset without a code version never counts as changed code"
     assert outdated(tags, "v2", {"up": ("a", "b")}), "the upstream asset has a new data version"
     assert outdated(tags, "v2", {"up": (None, "b")}), "the upstream event it read is unknown"
+
+
+def test_a_thresholds_file_the_cli_refuses_fails_the_evaluation_before_it_judges_with_the_same_problem(
+        lifecycle_run: LifecycleRun, tmp_path: Path):
+    """Run config (or an instance's thresholds_file) reaches the asset without the CLI's door: an empty file gated
+    nothing and the evaluation passed. The plan step refuses it, naming the problem the CLI and the API name."""
+    version = lifecycle_run.version
+    repo = RESOURCES["store"].evaluations()
+    with lifecycle_run.instance() as instance:
+        before = [h.evaluation_id for h in repo.history([version])]
+        for name, content, problem in [case for case in BAD_THRESHOLDS if case[0] in PROBED]:
+            path = tmp_path / name
+            path.write_text(content, encoding="utf-8")
+            result = EVALUATE.execute_in_process(
+                partition_key=version, instance=instance, raise_on_error=False,
+                run_config={"ops": {"evaluation": {"config": {"thresholds_file": str(path)}}}})
+            (failure,) = [e.step_failure_data.user_failure_data for e in result.all_events if e.is_step_failure]
+            assert failure.description == "invalid evaluation config: " + problem.format(file=f"thresholds file {path}")
+            assert _judged(result) == [] and result.get_asset_materialization_events() == []
+        assert [h.evaluation_id for h in repo.history([version])] == before, "no new evaluation in the store"
