@@ -9,9 +9,10 @@ from pathlib import Path
 
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.anthropic_client import AnthropicClient
+from rag_assets.llm.results import LLMResult
 from rag_assets.rag.models import RagResponse, RetrievedChunk
 from rag_assets.scoring.embedding import make_embedder
-from rag_assets.scoring.evaluate import evaluate
+from rag_assets.scoring.evaluate import evaluate, score_item
 from rag_assets.store.engine import get_engine
 from rag_assets.store.llm_cache_repository import SqlLLMCache
 from tests.fakes import claude_judge
@@ -53,3 +54,18 @@ def test_no_claim_from_a_stating_answer_is_a_failure_and_from_a_decline_a_one(tm
         assert declines.values["faithfulness"] == 1.0 and "faithfulness" not in declines.failures
     assert (asked, asked_again) == (3, 2), "the stating answer asked and repaired on each run; the decline cached"
     assert gap in repair["messages"][-1]["content"][0]["content"], "the repair request says what is missing"
+
+
+def test_a_judgment_with_no_claim_for_a_stating_answer_is_never_scored_when_read_back():
+    """An answer kept from before the check (a judged shard, a stored output) reaches the metric without the client:
+    the metric itself records it as incomplete; the decline's scores 1."""
+    def scored(item_id: str):
+        result = LLMResult(f"{item_id}|faithfulness", "anthropic", "claude-sonnet-5-5", "judge_faithfulness@3",
+                           {"claims": []})
+        item = next(i for i in ITEMS if i.item_id == item_id)
+        return score_item(item, (), RESPONSES[item_id], {}, None, {"faithfulness": result}, make_embedder(), 5, 0.5)
+
+    states, declines = scored("states"), scored("declines")
+    assert "faithfulness" not in states.values and states.failures["faithfulness"] == (
+        f'judge_faithfulness@3 incomplete: no claim extracted from an answer that makes 1 statement: "{LIMITS}"')
+    assert declines.values["faithfulness"] == 1.0 and not declines.failures
