@@ -181,3 +181,11 @@ def test_failed_judge_calls_count_against_a_probe_and_fail_the_check():
     assert shown["probe_judge_failures"].value == 6 and shown["pass_rate/unrelated_contexts"].value == 0.4
     assert ("| unrelated_contexts | context_precision | drop | 4 | 6 | 4 | 0.400 |"
             in shown["probes"].value.split("\n")), shown["probes"].value
+
+
+def test_a_passing_probe_with_failed_calls_says_so_and_an_unanswered_one_has_a_pass_rate_of_0():
+    mostly = ProbeResult("repeat", "faithfulness", "same", tested=19, passed=19, judge_failures=1)
+    unanswered = ProbeResult("filler", "answer_relevance", "not_rise", judge_failures=4)
+    assert mostly.pass_rate == 0.95 and unanswered.pass_rate == 0.0
+    assert probe_verdict([mostly], 0.9) == (
+        True, "1 of 1 probes at or above 0.90; failed judge calls counted as misses: repeat (1 of 20 judge calls failed)")
