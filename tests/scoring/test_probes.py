@@ -146,8 +146,8 @@ def test_the_report_line_of_each_metric_gives_its_probes_pass_rates_and_the_eval
 PRECISION_TOOL = "record_judge_context_precision"
 #: ten items; the judge fails the context precision call of the first six (a schema-invalid answer, repaired once)
 PROBED = [_item(f"i{n}", f"What does setting number {n} control?") for n in range(10)]
-PROBED_RESPONSES = {i.item_id: _response(i.item_id, f"Setting {n} controls part {n}.", f"Setting {n} controls part {n}.")
-                    for n, i in enumerate(PROBED)}
+PROBED_RESPONSES = {i.item_id: _response(i.item_id, f"Setting {n} controls part {n}.",
+                                        f"Setting {n} controls part {n}.") for n, i in enumerate(PROBED)}
 FAILING = {f"What does setting number {n} control?" for n in range(6)}
 
 
@@ -188,4 +188,5 @@ def test_a_passing_probe_with_failed_calls_says_so_and_an_unanswered_one_has_a_p
     unanswered = ProbeResult("filler", "answer_relevance", "not_rise", judge_failures=4)
     assert mostly.pass_rate == 0.95 and unanswered.pass_rate == 0.0
     assert probe_verdict([mostly], 0.9) == (
-        True, "1 of 1 probes at or above 0.90; failed judge calls counted as misses: repeat (1 of 20 judge calls failed)")
+        True, "1 of 1 probes at or above 0.90; failed judge calls counted as misses: "
+              "repeat (1 of 20 judge calls failed)")
