@@ -186,6 +186,7 @@ class AnthropicClient(LLMClient):
             tool_use_id=tool.id if tool is not None else None,
             tool_name=self._redacted(tool.name) if tool is not None else None,
             truncated=truncated,
+            empty=not blocks,
         )
 
     @asynccontextmanager

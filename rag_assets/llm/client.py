@@ -50,7 +50,7 @@ class Reply:
     """One provider response: the structured answer if it had one, else its raw text. ``tool_name``: the tool
     the answer called (None for a provider without tools); only the template's own tool is an answer.
     ``truncated``: the output stopped at the token limit (``max_tokens``), so whatever it holds may be cut
-    short and is no answer."""
+    short and is no answer. ``empty``: the response held no content block at all (neither text nor a tool call)."""
 
     answer: dict[str, Any] | None
     raw_text: str
@@ -64,6 +64,7 @@ class Reply:
     tool_use_id: str | None = None
     tool_name: str | None = None
     truncated: bool = False
+    empty: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,8 @@ def _validate(request: Request, reply: Reply) -> tuple[dict[str, Any] | None, st
                       f"incomplete: {reply.raw_text[:200]!r}")
     if reply.tool_name is not None and reply.tool_name != template.tool_name:
         return None, f"the answer called the tool {reply.tool_name[:100]!r}, not {template.tool_name}"
+    if reply.empty:
+        return None, "the answer was empty (no content blocks)"
     if reply.answer is None:
         return None, f"the answer was not a {template.tool_name} tool call: {reply.raw_text[:200]!r}"
     try:

@@ -13,7 +13,10 @@ misses the change fails the probe on that item:
 - ``repeat``: the same answer judged again without the cache; every score must be the same.
 
 An item where a probe cannot show anything (no base score, a base context precision of 0 that cannot
-drop) does not count for that probe. The probes work for any judge: they only ask it questions.
+drop) does not count for that probe. An item whose probe call the judge failed (an API error, an answer that
+is malformed or leaves out what was asked) counts, as a miss: a pass rate is the items that passed over those
+judged and those failed, so a judge that answered 4 of 10 calls, all well, passes 0.40, not 1.00. The probes
+work for any judge: they only ask it questions.
 """
 
 from __future__ import annotations
@@ -135,7 +138,8 @@ class ProbeSettings:
 
 @dataclass
 class ProbeResult:
-    """One probe over the sample: the items it could test, those where the judge behaved, and why not."""
+    """One probe over the sample: the items it could test (``tested``: judged and scored; ``judge_failures``: the
+    judge's call failed), those where the judge behaved, and why not."""
 
     name: str
     metric: str
@@ -146,8 +150,14 @@ class ProbeResult:
     judge_failures: int = 0
 
     @property
+    def probed(self) -> int:
+        """The items the probe asked the judge about: a failed call is no pass, so it counts like a failed probe."""
+        return self.tested + self.judge_failures
+
+    @property
     def pass_rate(self) -> float:
-        return self.passed / self.tested if self.tested else math.nan
+        """Passed over probed (NaN when no item could show anything)."""
+        return self.passed / self.probed if self.probed else math.nan
 
 
 def probe_sample_size(items: int, judge_calls: int, wanted: int = DEFAULT_SAMPLE) -> int:
@@ -203,6 +213,9 @@ def _run_probe(probe: Probe, items: Sequence[GoldenItem], responses: Mapping[str
             continue
         scores = score_item(item, (), response, versions, None, {probe.metric: result}, embedder, k,
                             DEFAULT_MIN_OVERLAP)
+        if probe.metric in scores.failures:  # an answer that leaves out what was asked: failed, as a call
+            outcome.judge_failures += 1
+            continue
         if probe.metric not in scores.values:
             continue
         outcome.tested += 1
@@ -227,17 +240,27 @@ def run_probes(items: Sequence[GoldenItem], responses: Mapping[str, RagResponse]
     return [outcome for outcome, _ in ran], stats
 
 
+def _failures(result: ProbeResult) -> str:
+    """How many of a probe's judge calls failed, for its verdict line ("" when none)."""
+    return f" ({result.judge_failures} of {result.probed} judge calls failed)" if result.judge_failures else ""
+
+
 def probe_verdict(results: Sequence[ProbeResult], min_pass_rate: float) -> tuple[bool, str]:
-    """Whether the judge passed its probes, and one line saying why: it fails when a probe's pass rate is below
-    ``min_pass_rate`` or when the judge could not answer a probe at all; a probe no item could show anything
-    with is not applicable and fails nothing."""
-    low = [f"{r.name} {r.pass_rate:.2f}" for r in results if r.tested and r.pass_rate < min_pass_rate]
+    """Whether the judge passed its probes, and one line saying why: it fails when a probe's pass rate (its failed
+    judge calls counted as misses) is below ``min_pass_rate`` or when the judge could not answer a probe at all;
+    the line gives every probe's failed calls. A probe no item could show anything with is not applicable and
+    fails nothing."""
+    low = [f"{r.name} {r.pass_rate:.2f}{_failures(r)}" for r in results
+           if r.tested and r.pass_rate < min_pass_rate]
     unanswered = [r.name for r in results if not r.tested and r.judge_failures]
-    idle = [r.name for r in results if not r.tested and not r.judge_failures]
+    idle = [r.name for r in results if not r.probed]
     parts = ([f"below {min_pass_rate:.2f}: {', '.join(low)}"] if low else []) + (
         [f"the judge answered no call of: {', '.join(unanswered)}"] if unanswered else [])
     tested = len(results) - len(unanswered) - len(idle)
     line = "; ".join(parts) or f"{tested} of {len(results)} probes at or above {min_pass_rate:.2f}"
+    if passing := [f"{r.name}{_failures(r)}" for r in results
+                   if r.tested and r.judge_failures and r.pass_rate >= min_pass_rate]:
+        line += f"; failed judge calls counted as misses: {', '.join(passing)}"
     if idle:
         line += f"; not applicable (no item could show it): {', '.join(idle)}"
     return not parts, line

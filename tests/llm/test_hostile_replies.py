@@ -164,3 +164,12 @@ def test_a_key_echoed_in_a_batch_error_is_blanked_out_of_the_fallback_and_the_er
     assert result.batch_fallback == ("the batch request errored: api_error: responder raised RuntimeError: "
                                      "invalid x-api-key: ***")
     assert result.error == "Anthropic API error 500: api_error: responder raised RuntimeError: invalid x-api-key: ***"
+
+
+def test_an_answer_with_no_content_block_is_recorded_as_empty():
+    """A tester's fake answered ``"content": []``: recorded as "not a tool call: 'None'", as if it had said None."""
+    with FakeAnthropicServer(lambda body: Reply(raw_body=_message([]))) as server:
+        result = _run(server)
+        assert server.count() == 2, "asked once more, as for any answer that is no tool call"
+    assert result.output is None and result.error_kind == "parse_error"
+    assert result.error == "the answer was empty (no content blocks)"

@@ -6,13 +6,20 @@ import math
 
 import pytest
 
+from rag_assets.app.probes import ProbeOutcome
+from rag_assets.calibration.models import JudgeConfig
+from rag_assets.defs.assets.probes import _metadata
 from rag_assets.golden.models import GoldenItem
+from rag_assets.llm.anthropic_client import AnthropicClient
 from rag_assets.llm.offline import OfflineClient
 from rag_assets.rag.models import RagResponse, RetrievedChunk
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.evaluate import evaluate
 from rag_assets.scoring.probes import (FABRICATED_CLAIM, PROBES, ProbeResult, ProbeSettings, probe_sample_size,
                                        probe_verdict, probe_lines, run_probes, self_preference, stratified_sample)
+from tests.fakes import claude_judge
+from tests.fakes.anthropic_server import FakeAnthropicServer, Reply
+from tests.fakes.claude_generation import API_KEY
 
 LIMITS = "The API allows 50 requests per minute for each key."
 ROTATE = "To rotate a key, create a new key and then delete the old key."
@@ -134,3 +141,52 @@ def test_the_report_line_of_each_metric_gives_its_probes_pass_rates_and_the_eval
         "faithfulness": "judge probes on ev-7: fabricated_claim 1.00, reversed_contexts 0.95, repeat 1.00",
         "answer_relevance": "judge probes on ev-7: noncommittal 0.50"}
     assert probe_lines({}, "ev-7") == {}
+
+
+PRECISION_TOOL = "record_judge_context_precision"
+#: ten items; the judge fails the context precision call of the first six (a schema-invalid answer, repaired once)
+PROBED = [_item(f"i{n}", f"What does setting number {n} control?") for n in range(10)]
+PROBED_RESPONSES = {i.item_id: _response(i.item_id, f"Setting {n} controls part {n}.",
+                                        f"Setting {n} controls part {n}.") for n, i in enumerate(PROBED)}
+FAILING = {f"What does setting number {n} control?" for n in range(6)}
+
+
+def _failing_precision(body: dict) -> Reply:
+    """Claude's context precision on another item's contexts: none useful (the probe passes), except on the six
+    items where the judge's answer does not match the schema."""
+    reply = claude_judge.judge_responder(body)
+    if body["tool_choice"]["name"] != PRECISION_TOOL:
+        return reply
+    if any(question in str(body["messages"][0]["content"]) for question in FAILING):
+        return Reply(tool_input={"unexpected": True})
+    return Reply(tool_input={"verdicts": [{**v, "useful": False} for v in reply.tool_input["verdicts"]]})
+
+
+def test_failed_judge_calls_count_against_a_probe_and_fail_the_check():
+    """A tester's judge failed 6 of 10 context precision probe calls: the probe showed tested 4, passed 4 (1.000)
+    and the check passed, so a probe answered on one item of ten would have passed."""
+    base = {i.item_id: {"context_precision": 1.0} for i in PROBED}
+    with FakeAnthropicServer(_failing_precision) as server:
+        judge = AnthropicClient(API_KEY, "claude-sonnet-5-5", base_url=server.base_url, max_retries=0)
+        results, stats = run_probes(PROBED, PROBED_RESPONSES, base, {}, judge, None, make_embedder(), 5)
+    unrelated = next(r for r in results if r.name == "unrelated_contexts")
+    assert (unrelated.tested, unrelated.passed, unrelated.judge_failures) == (4, 4, 6) and stats.calls == 10
+    assert unrelated.pass_rate == 0.4, "4 passed of the 10 items probed: a failed call is no pass"
+    idle = ", ".join(p.name for p in PROBES if p.name != "unrelated_contexts")
+    assert probe_verdict(results, 0.9) == (
+        False, "below 0.90: unrelated_contexts 0.40 (6 of 10 judge calls failed); "
+               f"not applicable (no item could show it): {idle}")
+    outcome = ProbeOutcome("ev-1", 10, stats, 100, results)
+    shown = _metadata(outcome, JudgeConfig.of(judge, "hashing"))
+    assert shown["probe_judge_failures"].value == 6 and shown["pass_rate/unrelated_contexts"].value == 0.4
+    assert ("| unrelated_contexts | context_precision | drop | 4 | 6 | 4 | 0.400 |"
+            in shown["probes"].value.split("\n")), shown["probes"].value
+
+
+def test_a_passing_probe_with_failed_calls_says_so_and_an_unanswered_one_has_a_pass_rate_of_0():
+    mostly = ProbeResult("repeat", "faithfulness", "same", tested=19, passed=19, judge_failures=1)
+    unanswered = ProbeResult("filler", "answer_relevance", "not_rise", judge_failures=4)
+    assert mostly.pass_rate == 0.95 and unanswered.pass_rate == 0.0
+    assert probe_verdict([mostly], 0.9) == (
+        True, "1 of 1 probes at or above 0.90; failed judge calls counted as misses: "
+              "repeat (1 of 20 judge calls failed)")

@@ -39,11 +39,12 @@ class ProbeConfig(dg.Config):
 
 
 def _metadata(outcome: ProbeOutcome, judge: JudgeConfig) -> dict[str, dg.MetadataValue]:
-    """The probes' judge, pass rates and judge calls: those sent to the judge and those the LLM cache answered,
-    and the share of the evaluation's judge calls they add, both sides counted alike (every call asked of the
-    judge, answered from the cache or not, as the evaluation's own ``llm_calls`` counts them)."""
-    rows = [[r.name, r.metric, r.expect, r.tested, r.passed, "n/a" if math.isnan(r.pass_rate) else f"{r.pass_rate:.3f}"]
-            for r in outcome.results]
+    """The probes' judge, pass rates (a failed judge call counted as a miss) and judge calls: those sent to the
+    judge and those the LLM cache answered, those that failed, and the share of the evaluation's judge calls they
+    add, both sides counted alike (every call asked of the judge, answered from the cache or not, as the
+    evaluation's own ``llm_calls`` counts them)."""
+    rows = [[r.name, r.metric, r.expect, r.tested, r.judge_failures, r.passed,
+             "n/a" if math.isnan(r.pass_rate) else f"{r.pass_rate:.3f}"] for r in outcome.results]
     return {
         "evaluation_id": dg.MetadataValue.text(outcome.evaluation_id),
         "judge": dg.MetadataValue.text(judge.label()),
@@ -53,8 +54,10 @@ def _metadata(outcome: ProbeOutcome, judge: JudgeConfig) -> dict[str, dg.Metadat
         "probe_cached": dg.MetadataValue.int(outcome.probe_cached),
         "evaluation_judge_calls": dg.MetadataValue.int(outcome.evaluation_calls),
         "share_of_evaluation_calls": dg.MetadataValue.float(round(outcome.call_share, 4)),
-        **{f"{PASS_RATE}{r.name}": dg.MetadataValue.float(r.pass_rate) for r in outcome.results if r.tested},
-        "probes": dg.MetadataValue.md(markdown_table(["probe", "metric", "must", "tested", "passed", "pass rate"], rows)),
+        "probe_judge_failures": dg.MetadataValue.int(sum(r.judge_failures for r in outcome.results)),
+        **{f"{PASS_RATE}{r.name}": dg.MetadataValue.float(r.pass_rate) for r in outcome.results if r.probed},
+        "probes": dg.MetadataValue.md(markdown_table(
+            ["probe", "metric", "must", "tested", "judge failures", "passed", "pass rate"], rows)),
     }
 
 
@@ -121,7 +124,7 @@ def _judge_probes(lifecycle: Lifecycle, settings: ProbeSettings) -> dg.AssetsDef
         check_specs=[dg.AssetCheckSpec(
             PROBES_CHECK, asset=lifecycle.key("judge_probes"), partitions_def=lifecycle.corpus_versions,
             description="Every probe the judge could be tested on reaches the minimum pass rate "
-                        "(RAG_ASSETS_PROBE_MIN_PASS_RATE, default 0.9)."),
+                        "(RAG_ASSETS_PROBE_MIN_PASS_RATE, default 0.9); a failed judge call counts as a miss."),
             dg.AssetCheckSpec(
                 SELF_PREFERENCE_CHECK, asset=lifecycle.key("judge_probes"), partitions_def=lifecycle.corpus_versions,
                 description="The judge's model did not write the questions or the answers it judges (an LLM judge "

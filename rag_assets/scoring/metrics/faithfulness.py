@@ -1,7 +1,8 @@
 """Faithfulness: the share of the answer's claims grounded in the retrieved contexts.
 
 One judge call per item extracts the answer's claims and verifies all of them (the ``faithfulness``
-task); citation accuracy and temporal faithfulness read the same answer at no extra call.
+task); citation accuracy and temporal faithfulness read the same answer at no extra call. A judge answer with no
+claim for an answer that states something has not judged it (see ``unextracted_claims``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from rag_assets.scoring.item_scores import ItemScores
 from rag_assets.scoring.metrics.context import ItemContext
 from rag_assets.scoring.metrics.judge_text import RUBRIC, retrieved
 from rag_assets.scoring.metrics.reasons import quoted
-from rag_assets.scoring.metrics.registry import JudgeTask, Judgment, Metric
+from rag_assets.scoring.metrics.registry import IncompleteJudgment, JudgeTask, Judgment, Metric
+from rag_assets.scoring.offline_judge.text import is_decline, statements
 
 
 VERDICTS = ("grounded", "out_of_context", "inconsistency", "fabrication")
@@ -38,7 +40,8 @@ def credit(claim: Mapping[str, Any]) -> float:
 
 
 def formula(judgment: Mapping[str, Any]) -> tuple[float, dict[str, int]]:
-    """Grounded claims / all claims. An answer with no claim (a decline) claims nothing unsupported: 1.0.
+    """Grounded claims / all claims. An answer with no claim (a decline) claims nothing unsupported: 1.0 (a
+    judgment with no claim for an answer that states something is never scored: see ``unextracted_claims``).
     A claim may carry a graded ``support`` in [0, 1] (the offline judge's): it then counts that instead of
     1 or 0 (see ``credit``), so two answers whose unsupported claims are unsupported to different degrees do not
     tie."""
@@ -50,6 +53,21 @@ def formula(judgment: Mapping[str, Any]) -> tuple[float, dict[str, int]]:
 
 def _inputs(context: ItemContext) -> dict[str, Any]:
     return {"question": context.item.question, "answer": context.response.answer or "", "chunks": context.chunks}
+
+
+def unextracted_claims(inputs: Mapping[str, Any], judgment: Judgment) -> str | None:
+    """What an answer with no claim leaves unjudged, or None: an answer stating something (a statement of the
+    offline judge's reader that is neither a question nor a decline) that the judge found no claim in scored
+    1.0, as a decline does. A judge that answered no claims for every answer passed the faithfulness gate at
+    1.000. The offline judge's claims are those statements, so it never leaves one out."""
+    if judgment["claims"]:
+        return None
+    question = str(inputs.get("question") or "")
+    stated = [s for s in statements(str(inputs.get("answer") or "")) if not is_decline(s, question)]
+    if not stated:
+        return None
+    return (f"no claim extracted from an answer that makes {len(stated)} statement{'s' if len(stated) > 1 else ''}: "
+            f"\"{stated[0][:100]}\"" + (" and more" if len(stated) > 1 else ""))
 
 
 class ClaimVerdict(BaseModel):
@@ -74,10 +92,18 @@ TEMPLATE = PromptTemplate(
     rules=RUBRIC, user=lambda i: f"Question: {i['question']}\n\nAnswer:\n{i['answer']}",
     context=retrieved, output_model=FaithfulnessJudgment, offline=offline_judge.faithfulness,
     tool_description="Record every claim of the answer with its verdict and supporting chunk ids.", max_tokens=2048,
+    uncovered=unextracted_claims,
 )
 
 
 TASK = JudgeTask("faithfulness", TEMPLATE, _inputs)
+
+
+def _score(context: ItemContext, judgment: Judgment) -> float:
+    """The formula; no claim from an answer that states something is not taken for a decline."""
+    if gap := unextracted_claims(_inputs(context), judgment):
+        raise IncompleteJudgment(gap)
+    return formula(judgment)[0]
 
 
 def _record(context: ItemContext, judgment: Judgment, scores: ItemScores) -> None:
@@ -103,9 +129,10 @@ METRIC = Metric(
                 "atomic claims and gives each a verdict: grounded, out_of_context (not in the contexts), "
                 "inconsistency (contradicts them) or fabrication (invents specifics); a graded support counts in "
                 "between, within its verdict's range (grounded 0.5 to 1, out_of_context 0 to 0.5, the others 0). "
-                "An answer with no claim (a decline) scores 1; an item the RAG system failed on has no answer and "
-                "scores 0: an error is not a decline."),
-    score=lambda context, judgment: formula(judgment)[0],
+                "An answer with no claim (a decline) scores 1, but a judge that finds no claim in an answer that "
+                "states something has not judged it: a judge failure, not a 1. An item the RAG system failed on has "
+                "no answer and scores 0: an error is not a decline."),
+    score=_score,
     record=_record, reason=reason, headline=True, allowed_drop=0.03,
     thresholds={"general": 0.85, "high_stakes": 0.95, "developer": 0.70, "offline": 0.90},
     production_drift=(
