@@ -338,3 +338,42 @@ def test_a_long_question_is_cut_short_where_a_failure_names_it():
 
     assert _named("x" * 100, "q-1") == "'" + "x" * 59 + "…' (q-1)"
     assert _named("Short?", "q-2") == "'Short?' (q-2)"
+
+
+LIMITS_CLAIM = "The API allows 50 requests per minute per key."
+
+
+def _cites_its_context(request: dict) -> dict:
+    """A system with its own chunk ids that cites the context it returned: right for the rate-limit question."""
+    return {"answer": f"{LIMITS_CLAIM} [limits-3]", "retrieved": [{"id": "limits-3", "text": LIMITS}],
+            "citations": [{"claim": LIMITS_CLAIM, "chunk_id": "limits-3"}]}
+
+
+def _also_cites_an_id_that_does_not_exist(request: dict) -> dict:
+    """The same, citing as well, on the rate-limit question, an id it never returned and no corpus has."""
+    response = _cites_its_context(request)
+    if "rate limit" in request["question"]:
+        response["citations"].append({"claim": LIMITS_CLAIM, "chunk_id": "limits-99"})
+    return response
+
+
+def test_a_citation_of_an_id_nothing_returned_is_a_fabricated_citation_not_an_errored_item():
+    """A tester's case: a team's system retrieved the right context and cited one id it never returned. The item
+    became an unknown_chunks error, scored at every metric's worst (hit rate 0, faithfulness 0) and spending the
+    error budget. By docs/metrics.md the citation is fabricated and wrong: of the item's two citations one supports
+    its claim, so citation accuracy is 1/2 where the system without it scores 1, and nothing else moves."""
+    clean = rag_assets.evaluate(TWO_ITEMS, _cites_its_context)
+    cited = rag_assets.evaluate(TWO_ITEMS, _also_cites_an_id_that_does_not_exist)
+    before, after = _values(clean), _values(cited)
+    assert (before[("limits", "citation_accuracy")], after[("limits", "citation_accuracy")]) == (1.0, 0.5)
+    assert (after[("limits", "hit_rate@5")], after[("limits", "faithfulness")]) == (1.0, 1.0)
+    assert {key: value for key, value in after.items() if key != ("limits", "citation_accuracy")} == {
+        key: value for key, value in before.items() if key != ("limits", "citation_accuracy")}
+    assert [(i.item_id, i.rag_error, i.fabricated_citations) for i in cited.outcome.items] == [
+        ("limits", None, 1), ("rotate", None, 0)]
+    assert (clean.summary["fabricated_citations"], cited.summary["fabricated_citations"]) == (0, 1)
+    assert cited.summary["rag_errors"] == 0
+    assert cited.summary["metrics"]["citation_accuracy"]["mean"] == pytest.approx(
+        clean.summary["metrics"]["citation_accuracy"]["mean"] - 0.5 / 2, abs=1e-12)
+    budget = cited.gates({"faithfulness": 0.5}).rag_errors
+    assert budget.passed and budget.describe() == "0 of 2 items errored (0.0%, budget 5.0%)"

@@ -46,6 +46,74 @@ def test_a_callable_in_the_current_directory_is_scored_and_the_summary_json_says
     assert code == (1 if failed else 0) and f"checks: {len(checks) - len(failed)} passed, {len(failed)} failed" in out
 
 
+TEAM_CITES = """
+import os
+
+from team_rag import windows
+
+
+def cited(request):
+    response = windows(request)
+    response["citations"] = [{"claim": response["answer"], "chunk_id": response["retrieved"][0]["id"]}]
+    return response
+
+
+def ghost(request):
+    response = cited(request)
+    if request["item_id"] == os.environ["GHOST_ITEM"]:
+        response["citations"].append({"claim": response["answer"], "chunk_id": "bee-queen-99"})
+    return response
+"""
+
+
+def _item_values(evaluation_id: str) -> dict[tuple[str, str], float]:
+    from rag_assets.defs.resources import RESOURCES
+
+    stored, _ = RESOURCES["store"].evaluations().item_values(evaluation_id)
+    return {(item_id, metric): value for (item_id, _), values in stored.items() for metric, value in values.items()}
+
+
+def test_a_citation_of_an_id_the_system_never_returned_lowers_citation_accuracy_and_errs_on_nothing(
+        checkout: Path, sample_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        forget_module: Callable[[str], None]):
+    """A tester's case: a team's own system, citing on one item an id it never returned and that does not exist,
+    failed the run: the item became an unknown_chunks error, scored at every metric's worst. By docs/metrics.md
+    it is a fabricated citation: that item's citation accuracy halves (one right citation of two), and every
+    other figure is the same system's without it."""
+    team = tmp_path / "team"
+    team.mkdir()
+    forget_module("team_rag")
+    forget_module("team_cites")
+    shutil.copyfile(PROJECT_ROOT / "tests" / "rag" / "own_chunking_system.py", team / "team_rag.py")
+    (team / "team_cites.py").write_text(TEAM_CITES)
+    monkeypatch.chdir(team)
+    monkeypatch.syspath_prepend(str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("PYTHONPATH", "")
+    monkeypatch.setenv("OWN_RAG_DOCS", str(sample_corpus))
+    summaries = {name: tmp_path / "out" / f"{name}.json" for name in ("cited", "ghost")}
+    main(["run", "--no-production", "--system", "team_cites:cited", "--summary-json", str(summaries["cited"])])
+    clean = json.loads(summaries["cited"].read_text())
+    (version, evaluation), = clean["assets"]["evaluation"].items()
+    before = _item_values(evaluation["evaluation_id"])
+    ghost_item = min(item for (item, metric), value in before.items()
+                     if metric == "citation_accuracy" and value == 1.0 and before.get((item, "hit_rate@5")) == 1.0)
+    monkeypatch.setenv("GHOST_ITEM", ghost_item)
+    main(["run", "--no-production", "--system", "team_cites:ghost", "--summary-json", str(summaries["ghost"])])
+    data = json.loads(summaries["ghost"].read_text())
+    rag, ghosted = data["assets"]["rag_answers"][version], data["assets"]["evaluation"][version]
+    assert (rag["system"], rag["items"], rag["answered"], rag["errors"]) == ("team_cites:ghost", 48, 48, 0)
+    budget = next(c for c in data["checks"] if c["check"] == "rag_answers_error_budget")
+    assert budget["passed"] and budget["description"].startswith("0 of 48 items errored (0.0%")
+    after = _item_values(ghosted["evaluation_id"])
+    assert (after[(ghost_item, "citation_accuracy")], after[(ghost_item, "hit_rate@5")]) == (0.5, 1.0)
+    assert after[(ghost_item, "faithfulness")] == before[(ghost_item, "faithfulness")]
+    assert {key: value for key, value in after.items() if key != (ghost_item, "citation_accuracy")} == {
+        key: value for key, value in before.items() if key != (ghost_item, "citation_accuracy")}
+    cited_items = sum(1 for _, metric in before if metric == "citation_accuracy")
+    assert ghosted["citation_accuracy"] == pytest.approx(evaluation["citation_accuracy"] - 0.5 / cited_items, abs=1e-4)
+    assert (evaluation["citations_fabricated"], ghosted["citations_fabricated"]) == (0, 1)
+
+
 TEAM_CHAIN = """
 import os
 from operator import itemgetter

@@ -54,20 +54,20 @@ def config_hash(system: RagSystem) -> str:
 
 def _check_chunks(response: RagResponse, chunks: Mapping[str, SnapshotChunk],
                   located: Mapping[tuple[str, str | None], Location | None], corpus_version: str) -> RagResponse:
-    """Fill the snapshot's text and span into named chunks and the location into text contexts;
-    snapshot chunk ids the snapshot lacks make the item an ``unknown_chunks`` error. A citation
-    may name a snapshot chunk or the id of a returned context."""
-    named = [r.chunk_id for r in response.retrieved if r.chunk_id is not None]
-    keys = {r.key for r in response.retrieved}
-    unknown = sorted({chunk_id for chunk_id in named if chunk_id not in chunks}
-                     | {c.chunk_id for c in response.citations if c.chunk_id not in chunks and c.chunk_id not in keys})
+    """Fill the snapshot's text and span into named chunks and the location into text contexts; a retrieved
+    ``chunk_id`` the snapshot lacks makes the item an ``unknown_chunks`` error naming each such field.
+
+    Citations are kept as they are: one naming an id the system did not return (a snapshot chunk or not) is
+    a citation of nothing retrieved, which citation accuracy counts as fabricated, not a broken item."""
+    unknown = [f"retrieved[{index}].chunk_id {r.chunk_id!r}" for index, r in enumerate(response.retrieved)
+               if r.chunk_id is not None and r.chunk_id not in chunks]
     retrieved = tuple(_placed(r, chunks, located) for r in response.retrieved
                       if r.chunk_id is None or r.chunk_id in chunks)
-    response = replace(response, retrieved=retrieved,
-                       citations=tuple(c for c in response.citations if c.chunk_id in chunks or c.chunk_id in keys))
+    response = replace(response, retrieved=retrieved)
     if unknown and response.ok:
         shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
-        return replace(response, error=f"chunk ids not in corpus version {corpus_version}: {shown}",
+        return replace(response, error=f"{shown}: not a chunk of corpus version {corpus_version} (a retrieved "
+                                       "'chunk_id' names a snapshot chunk; send your own ids as 'id' with the 'text')",
                        error_kind="unknown_chunks")
     return response
 
@@ -100,8 +100,7 @@ def run_rag(system: RagSystem, queries: Sequence[RagQuery], chunks: SnapshotChun
     contexts = dict.fromkeys((r.text, r.source) for response in responses for r in response.retrieved
                              if r.chunk_id is None)
     located = {(text, source): chunks.locator().locate(text, source, part=True) for text, source in contexts}
-    by_id = chunks.named({r.chunk_id for response in responses for r in response.retrieved if r.chunk_id is not None}
-                         | {c.chunk_id for response in responses for c in response.citations})
+    by_id = chunks.named({r.chunk_id for response in responses for r in response.retrieved if r.chunk_id is not None})
     corpus_version = queries[0].corpus_version
     return [_check_chunks(r, by_id, located, corpus_version) for r in responses]
 

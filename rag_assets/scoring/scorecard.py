@@ -28,6 +28,8 @@ class Scorecard:
     judge_failure_rate: float
     #: per judge metric, the judge's failures among the items it was asked to score (the budget's figures)
     judge_failures: tuple[MetricFailures, ...] = ()
+    #: citations of an id the system did not return, over every item: what lowered citation accuracy, counted
+    fabricated_citations: int = 0
 
     @classmethod
     def build(cls, outcome: EvaluationOutcome, metrics: Sequence[str]) -> Scorecard:
@@ -39,12 +41,14 @@ class Scorecard:
         return cls(aggregate_all(outcome.items, metrics), aggregate_by_type(outcome.items, metrics),
                    {v: hallucinations.get(v, 0) for v in ("out_of_context", "inconsistency", "fabrication")},
                    sum(1 for i in outcome.items if i.rag_error), outcome.items, outcome.judge_failure_rate,
-                   tuple(metric_failures(outcome.items, metrics, outcome.k)))
+                   tuple(metric_failures(outcome.items, metrics, outcome.k)),
+                   sum(i.fabricated_citations for i in outcome.items))
 
     def as_dict(self) -> dict:
         return {"overall": {m: a.as_dict() for m, a in self.overall.items()},
                 "per_type": {t: {m: a.as_dict() for m, a in aggs.items()} for t, aggs in self.per_type.items()},
-                "hallucinations": self.hallucinations, "rag_errors": self.rag_errors,
+                "hallucinations": self.hallucinations, "fabricated_citations": self.fabricated_citations,
+                "rag_errors": self.rag_errors,
                 "judge_failure_rate": self.judge_failure_rate}
 
     def values(self) -> tuple[dict[ItemKey, dict[str, float]], dict[ItemKey, str]]:

@@ -33,7 +33,9 @@ def test_unknown_snapshot_ids_on_every_item_fail_the_budget_and_the_lifecycle_st
         assert not budget.passed
         assert budget.description.startswith(f"{rag['items']} of {rag['items']} items errored (100.0%, budget 5.0%); "
                                              f"unknown_chunks x{rag['items']}, e.g. ")
-        assert "chunk ids not in corpus version" in budget.description
+        assert (f"retrieved[0].chunk_id '0000000000000000', retrieved[1].chunk_id '0000000000000001', "
+                "retrieved[2].chunk_id '0000000000000002', retrieved[3].chunk_id '0000000000000003', "
+                f"retrieved[4].chunk_id '0000000000000004': not a chunk of corpus version {version} (") in budget.description
         materialized = {e.step_materialization_data.materialization.asset_key.to_user_string()
                         for e in result.get_asset_materialization_events()}
         assert "rag_answers" in materialized and "evaluation" not in materialized

@@ -158,11 +158,34 @@ def test_the_run_locates_text_contexts_fills_named_chunks_and_accepts_citations_
     assert context_mapping([response]) == (pytest.approx(1 / 3), {"chunk_id": 1, "exact": 1, "unmapped": 1})
 
 
-def test_unknown_snapshot_ids_and_citations_of_nothing_returned_are_unknown_chunks_errors():
-    payload = {"answer": "x", "retrieved": [{"chunk_id": "zz"}, {"text": _words(1, 9)}],
+def test_unknown_snapshot_ids_in_retrieved_are_an_unknown_chunks_error_naming_each_field():
+    payload = {"answer": "x", "retrieved": [{"chunk_id": "zz"}, {"text": _words(1, 9)}, {"chunk_id": "a"},
+                                            {"chunk_id": "yy"}],
                "citations": [{"claim": "x", "chunk_id": "ghost"}]}
     (response,) = run_rag(_Fixed(payload), [RagQuery("i1", "q?", "cv-1")], SnapshotChunks.of(CHUNKS))
-    assert (response.error_kind, response.error) == ("unknown_chunks", "chunk ids not in corpus version cv-1: ghost, zz")
+    assert (response.error_kind, response.error) == (
+        "unknown_chunks", "retrieved[0].chunk_id 'zz', retrieved[3].chunk_id 'yy': not a chunk of corpus version "
+                          "cv-1 (a retrieved 'chunk_id' names a snapshot chunk; send your own ids as 'id' with the "
+                          "'text')")
+
+
+def test_more_than_five_unknown_snapshot_ids_are_counted_after_the_first_five():
+    payload = {"answer": "x", "retrieved": [{"chunk_id": f"z{n}"} for n in range(7)]}
+    (response,) = run_rag(_Fixed(payload), [RagQuery("i1", "q?", "cv-1")], SnapshotChunks.of(CHUNKS))
+    assert response.error.startswith("retrieved[0].chunk_id 'z0', retrieved[1].chunk_id 'z1', ")
+    assert "retrieved[4].chunk_id 'z4' and 2 more: not a chunk of corpus version cv-1 (" in response.error
+
+
+def test_a_citation_of_an_id_neither_returned_nor_in_the_snapshot_is_kept_and_the_item_answered():
+    """The tester's case: a team's own ids, the right contexts, and one citation of an id that does not exist. It
+    is a fabricated citation, which citation accuracy counts wrong, not a reason to void the item."""
+    payload = {"answer": "w2 [own-1] [own-99]", "retrieved": [{"id": "own-1", "text": _words(7, 14)}],
+               "citations": [{"claim": "w2", "chunk_id": "own-1"}, {"claim": "w2", "chunk_id": "own-99"},
+                             {"claim": "w2", "chunk_id": "b"}]}
+    (response,) = run_rag(_Fixed(payload), [RagQuery("i1", "q?", "cv-1")], SnapshotChunks.of(CHUNKS))
+    assert response.ok and response.error_kind is None
+    assert [c.chunk_id for c in response.citations] == ["own-1", "own-99", "b"]
+    assert [r.key for r in response.retrieved] == ["own-1"]
 
 
 def test_the_store_keeps_own_ids_texts_sources_and_spans(tmp_path: Path):

@@ -79,7 +79,9 @@ def test_a_callable_system_answers_and_each_way_of_breaking_is_an_item_error(sna
     assert kinds[2] == ("timeout", "no answer within 0.5 s")
     assert kinds[3] == ("bad_response", "answer: expected str, got int")
     assert kinds[4] == ("bad_response", "response: expected dict, got list")
-    assert kinds[5] == ("unknown_chunks", f"chunk ids not in corpus version {version}: ffffffffffffffff")
+    assert kinds[5] == ("unknown_chunks", f"retrieved[0].chunk_id 'ffffffffffffffff': not a chunk of corpus version "
+                                          f"{version} (a retrieved 'chunk_id' names a snapshot chunk; send your own "
+                                          "ids as 'id' with the 'text')")
     assert responses[5].retrieved == ()
 
 

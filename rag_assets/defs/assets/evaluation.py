@@ -249,6 +249,7 @@ def _metadata(done: StoredEvaluation, config: EvaluationConfig, judging: _Judgin
         "judge_failure_rate": dg.MetadataValue.float(round(outcome.judge_failure_rate, 4)),
         "judge_calls_per_item": dg.MetadataValue.float(round(outcome.judge_calls / max(1, len(items)), 2)),
         **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
+        "citations_fabricated": dg.MetadataValue.int(card.fabricated_citations),
         **floats,
         "summary": dg.MetadataValue.md(summary_markdown(card, done.assessment.gates, done.report)),
         **judge_review_metadata(judging.config, done.review, {n: agg.mean for n, agg in card.overall.items()}),

@@ -141,6 +141,7 @@ def _day_metadata(scored: ProductionDayOutcome, folder: Path) -> dict[str, dg.Me
         **{m: dg.MetadataValue.float(round(v, 4)) for m, v in means.items() if v is not None},
         **{f"{m}_failures": dg.MetadataValue.int(card.overall[m].failures) for m in PRODUCTION_METRICS},
         **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
+        "citations_fabricated": dg.MetadataValue.int(card.fabricated_citations),
         "drift_alerts": dg.MetadataValue.int(sum(1 for r in scored.drift.values() if r.alert)),
         "previous_days": dg.MetadataValue.md(_history_table(scored.previous, scored.day, means, scored.sample_size)),
         **_coverage_metadata(scored),

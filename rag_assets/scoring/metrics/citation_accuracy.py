@@ -26,7 +26,8 @@ def formula(citations: Sequence[Citation], retrieved_ids: set[str],
             judgment: Mapping[str, Any]) -> tuple[float, int]:
     """Share of citations whose chunk supports the cited claim, by the faithfulness judgment.
 
-    A citation of a chunk that was not retrieved counts as fabricated (wrong). Returns
+    A citation of an id that was not retrieved counts as fabricated (wrong), whether or not the snapshot has
+    such a chunk: the run keeps such citations rather than voiding the item. Returns
     (accuracy, fabricated citations); NaN accuracy when the answer cites nothing.
     """
     if not citations:
@@ -53,7 +54,8 @@ METRIC = Metric(
     name="citation_accuracy", label="Citation accuracy", kind="judge", task=faithfulness.TASK, items="every",
     only_where_data=True,
     definition=("Share of the answer's citations whose chunk supports the claim it is attached to, by the "
-                "faithfulness judgment; a citation of a chunk that was not retrieved is fabricated and wrong. "
+                "faithfulness judgment; a citation of an id the system did not return (a chunk it did not retrieve, or "
+                "an id no chunk has) is fabricated and wrong, counted in the evaluation's citations_fabricated. "
                 "Undefined for an answer without citations, hence for an item the RAG system failed on: raising gains "
                 "nothing answering without citations would not."),
     score=lambda context, judgment: _accuracy(context, judgment)[0], record=_record,
