@@ -436,21 +436,22 @@ def ragas_items(rows: Iterable[tuple[int, Mapping[str, Any], int | None]], sourc
     items, by the rules of :func:`read_ragas_testset`; errors name ``source``, the row and the field."""
     items: list[ExternalItem] = []
     seen: dict[str, int] = {}
-    asked: dict[str, tuple[int, str]] = {}  # question (flat) -> the first row asking it and its reference (flat)
+    asked: dict[str, tuple[int, str]] = {}  # question (flat) -> the first row without an id asking it, its reference
     for number, row, line in rows:
         where = f"{source}: row {number}"
         question = _cell_str(row, "user_input", where, required=True)
         reference = _cell_str(row, "reference", where, required=True)
-        first, answer = asked.setdefault(flat(question), (number, flat(reference)))
-        if answer != flat(reference):
-            raise ExternalDataError(f"{where}: field 'reference' differs from row {first}'s for the same user_input "
-                                    f"({excerpt(flat(question))}); keep one of the two rows")
         if row.get("reference_contexts") is None:
             raise ExternalDataError(f"{where}: field 'reference_contexts' is missing")
         contexts = _parse_list(row["reference_contexts"], where, "reference_contexts")
         given = (_cell_str(row, "id", where, required=False, numbers=True)
                  or _cell_str(row, "item_id", where, required=False, numbers=True) or "").strip()
         item_id = given or content_id("ragas", question, reference)
+        if not given:  # a row with an id is the item the team named, though another asks its question
+            first, answer = asked.setdefault(flat(question), (number, flat(reference)))
+            if answer != flat(reference):
+                raise ExternalDataError(f"{where}: field 'reference' differs from row {first}'s for the same "
+                                        f"user_input ({excerpt(flat(question))}); keep one of the two rows")
         if item_id in seen:
             what = f"id {item_id!r} repeats the id" if given else "the same user_input and reference as"
             raise ExternalDataError(f"{where}: {what} of row {seen[item_id]}")
@@ -468,6 +469,7 @@ def ragas_items(rows: Iterable[tuple[int, Mapping[str, Any], int | None]], sourc
             relevant_texts=tuple(contexts),
             external_chunk_ids=tuple(external_ids),
             location=f"row {number}" + (f" (line {line})" if line is not None else ""),
+            derived_id=not given,
         ))
     return items
 

@@ -318,7 +318,7 @@ def test_two_ragas_files_without_ids_never_collide_and_ids_derive_from_content(t
     repo = SqlCurationRepository(get_engine(f"sqlite:///{tmp_path / 'store.db'}"))
     imported = [repo.import_items([PinnedItem(item, (), ()) for item in items], "cv-000000000000", "ragas", name, name)
                 for name, items in (("first.csv", first), ("second.csv", second))]
-    assert imported == [1, 1], "the second file's new question is imported, the repeated one is not"
+    assert [done.new for done in imported] == [1, 1], "the second file's new question is imported, the repeated one is not"
 
 
 SMOKER = "What does a smoker mask?"
@@ -342,6 +342,10 @@ def test_a_ragas_file_asking_one_question_twice_with_different_references_is_ref
         read_ragas_testset(path)
     assert str(raised.value) == (f"{path}: row 3: field 'reference' differs from row 1's for the same user_input "
                                  f"('What does a smoker mask?'); keep one of the two rows")
+    named = write_ragas(tmp_path / "named.jsonl", [{**row, "id": f"q{n}"} for n, row in enumerate(
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())])
+    assert [i.reference_answer for i in read_ragas_testset(named)][::2] == [
+        "The alarm pheromone.", "Something else entirely."], "two items the team named apart, as an export holds"
 
 
 def test_a_ragas_file_asking_one_question_twice_with_the_same_reference_is_refused_as_before(tmp_path: Path):
