@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from rag_assets.cli import main
+from rag_assets.golden.importers import content_id
 from rag_assets.settings import SQLITE_FILE_NAME
 from tests.conftest import SharedCheckout
 
@@ -118,3 +119,95 @@ def test_with_skip_unlocated_the_two_located_items_are_imported_and_the_third_li
         imported = sorted(item for (item,) in conn.execute(
             "SELECT candidate_id FROM review_decision WHERE reviewer = 'import:ragas'"))
     assert imported == ["ragas:file-size", "ragas:rotation"]
+
+
+def _refused_and_unchanged(home: Path, team: Path, capsys: pytest.CaptureFixture[str], message: str) -> None:
+    """``import-golden team`` exits 2 with ``message`` as its one line and writes nothing to the store."""
+    before = _store_rows(home)
+    assert main(["import-golden", str(team), "--format", "ragas"]) == 2
+    assert capsys.readouterr() == ("", f"error: {team}: {message}\n")
+    assert _store_rows(home) == before, "no accepted item, decision or revision written"
+
+
+@pytest.mark.parametrize(("cell", "start"), [('"=HYPERLINK(""http://x"",""q"")"', "="), ("=LOWER(A1)", "="),
+                                             ("+1+1", "+"), ("-1+1", "-"), ("@SUM(A1)", "@")])
+def test_a_ragas_csv_whose_question_is_a_formula_imports_nothing_and_exits_2_naming_file_row_and_field(
+        snapshotted_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], cell: str, start: str):
+    home = snapshotted_checkout.use(monkeypatch)
+    team = tmp_path / "team.csv"
+    team.write_text("user_input,reference,reference_contexts\n"
+                    '"How large may a synced file be?","2 GB on every plan.",'
+                    '"[""The maximum file size is 2 GB for every plan.""]"\n'
+                    f'{cell},"2 GB on every plan.","[""The maximum file size is 2 GB for every plan.""]"\n',
+                    encoding="utf-8")
+    _refused_and_unchanged(home, team, capsys, f"row 2: field 'user_input' starts with {start!r} (a spreadsheet "
+                                               "formula); remove it or prefix it with an apostrophe")
+
+
+def test_a_ragas_jsonl_whose_reference_is_a_json_number_imports_nothing_and_exits_2(
+        snapshotted_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]):
+    home = snapshotted_checkout.use(monkeypatch)
+    team = tmp_path / "team.jsonl"
+    team.write_text("".join(json.dumps(row) + "\n" for row in [TEAM_ROWS[0], {**TEAM_ROWS[2], "reference": 42}]),
+                    encoding="utf-8")
+    _refused_and_unchanged(home, team, capsys, "row 2: field 'reference' must be a string, got int")
+
+
+SIZE = {"user_input": "How large may a synced file be?",
+        "reference_contexts": ["The maximum file size is 2 GB for every plan."]}
+
+
+def test_a_file_asking_one_question_twice_with_different_references_imports_nothing_and_exits_2_naming_both_rows(
+        snapshotted_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]):
+    home = snapshotted_checkout.use(monkeypatch)
+    team = tmp_path / "team.jsonl"
+    rows = [{**SIZE, "reference": "2 GB on every plan."}, {**TEAM_ROWS[2], "id": ""},
+            {**SIZE, "user_input": "How large may a  synced file be? ", "reference": "42"}]
+    team.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    _refused_and_unchanged(home, team, capsys, "row 3: field 'reference' differs from row 1's for the same "
+                                               "user_input ('How large may a synced file be?'); keep one of the two rows")
+
+
+def _export(version: int, out: Path) -> dict[str, str]:
+    """Golden-set version ``version``'s items asking SIZE's question: item id -> reference."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["export", "--format", "jsonl", "--golden-version", str(version), "--out", str(out)]) == 0
+    items = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return {i["item_id"]: i["reference_answer"] for i in items if i["question"] == SIZE["user_input"]}
+
+
+def test_a_corrected_reference_imported_again_replaces_the_old_one_in_the_next_version_only_and_says_so(
+        snapshotted_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]):
+    """The tester's case: a team corrects a reference in its ragas file (no ids: the id is a hash of question and
+    reference) and imports it again. The item gets a new revision, as an expert's edit gives one; the golden-set
+    version made before keeps the old reference, the next one holds the item once, with the new reference."""
+    snapshotted_checkout.use(monkeypatch)
+    team = tmp_path / "team.jsonl"
+    team.write_text(json.dumps({**SIZE, "reference": "2 GB on every plan."}) + "\n", encoding="utf-8")
+    assert main(["import-golden", str(team), "--format", "ragas"]) == 0
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["run", "--no-production"]) == 0
+    capsys.readouterr()
+    item_id = f"ragas:{content_id('ragas', SIZE['user_input'], '2 GB on every plan.')}"
+    assert _export(2, tmp_path / "v2.jsonl") == {item_id: "2 GB on every plan."}
+
+    team.write_text(json.dumps({**SIZE, "reference": "42"}) + "\n", encoding="utf-8")
+    assert main(["import-golden", str(team), "--format", "ragas"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out.splitlines()[:2] == [
+        f"1 items read, 1 located in corpus {_corpus_version(snapshotted_checkout.home)}, 0 new golden items imported, "
+        "1 replaced",
+        f"  replaced: {item_id} by row 1 (line 1): reference '2 GB on every plan.' -> '42' (now revision 2; the "
+        "golden-set versions made before keep the revision they hold)"]
+    assert main(["import-golden", str(team), "--format", "ragas"]) == 0
+    assert "0 new golden items imported\n" in capsys.readouterr().out, "the same file again changes nothing"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["run", "--no-production"]) == 0
+
+    assert _export(2, tmp_path / "v2-again.jsonl") == {item_id: "2 GB on every plan."}, "version 2 untouched"
+    assert _export(3, tmp_path / "v3.jsonl") == {item_id: "42"}

@@ -4,7 +4,9 @@ current corpus version: the ``import-golden`` command's use case.
 The items join the accepted items of the corpus lineage, so the next golden-set build holds them. An item that
 cannot be located in the corpus stops the import whole (``ItemsNotLocated``, bad input): a team importing 50 items
 that found 45 would not notice the 5 missing from its golden set. Asked to skip them, the import saves the others
-and returns those with why.
+and returns those with why. An item asking again, with another reference, the question of an item imported before
+replaces its reference with a new revision (see ``SqlCurationRepository.import_items``), which the outcome lists:
+the golden-set versions made before keep the old one.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from rag_assets.app.store import KeptStore
 from rag_assets.curation.inbox import file_sha256
 from rag_assets.errors import RagAssetsError
 from rag_assets.golden.importers import ExternalDataError, read_anthropic_docs_dataset, read_ragas_testset
-from rag_assets.golden.models import ExternalItem
+from rag_assets.golden.models import ExternalItem, Replaced
 from rag_assets.golden.pinning import PinnedItem, pin_external_items
 
 
@@ -45,7 +47,8 @@ class ItemsNotLocated(ExternalDataError):
 @dataclass(frozen=True)
 class ImportOutcome:
     """What one import did: ``read`` items in the file, those ``pinned`` to ``corpus_version``, how many of them
-    were ``new`` (an item imported before is left as it was) and the ``unmapped`` items with why."""
+    were ``new`` (an item imported before is left as it was), the ``unmapped`` items with why, and the items
+    imported before whose reference the file ``replaced``."""
 
     corpus_version: str
     source: str
@@ -53,6 +56,7 @@ class ImportOutcome:
     pinned: tuple[PinnedItem, ...]
     new: int
     unmapped: tuple[tuple[ExternalItem, str], ...]
+    replaced: tuple[Replaced, ...] = ()
 
     @property
     def item_ids(self) -> list[str]:
@@ -89,5 +93,5 @@ def import_golden_file(store: KeptStore, path: Path, file_format: str, chunks: P
     pinned, unmapped = pin_external_items(items, store.corpus().documents(version), snapshot_chunks)
     if unmapped and not skip_unlocated:
         raise ItemsNotLocated(path, version, len(items), tuple(unmapped))
-    new = store.curation().import_items(pinned, version, file_format, path.name, file_sha256(path))
-    return ImportOutcome(version, file_format, len(items), tuple(pinned), new, tuple(unmapped))
+    done = store.curation().import_items(pinned, version, file_format, path.name, file_sha256(path))
+    return ImportOutcome(version, file_format, len(items), tuple(pinned), done.new, tuple(unmapped), done.replaced)

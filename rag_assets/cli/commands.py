@@ -512,11 +512,16 @@ def import_golden(target: Driven, path: str, file_format: str, chunks: str | Non
     """Import an existing golden set as accepted items pinned to the current corpus version: all of them, or with
     ``skip_unlocated`` those it can locate in the corpus (the others listed on stderr)."""
     from rag_assets.app.golden_import import import_golden_file
+    from rag_assets.curation.models import excerpt
 
     done = import_golden_file(target.resource("store"), Path(path), file_format, Path(chunks) if chunks else None,
                               lambda: _plan_version(target), skip_unlocated=skip_unlocated)
     print(f"{done.read} items read, {len(done.pinned)} located in corpus {done.corpus_version}, "
-          f"{done.new} new golden items imported")
+          f"{done.new} new golden items imported" + (f", {len(done.replaced)} replaced" if done.replaced else ""))
+    for item in done.replaced:
+        print(f"  replaced: {item.item_id} by {item.location}: reference {excerpt(item.was)} -> "
+              f"{excerpt(item.reference)} (now revision {item.revision}; the golden-set versions made before keep the "
+              "revision they hold)")
     for item, reason in done.unmapped:
         print(f"  not imported: {item.external_id}: {item.location}: {reason}", file=sys.stderr)
     print("`rag-assets run` (or materializing golden_set) makes a golden-set version with them")

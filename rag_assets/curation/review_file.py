@@ -31,7 +31,6 @@ import csv
 import hashlib
 import io
 import json
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -55,7 +54,7 @@ from rag_assets.errors import ReviewFileRejected
 from rag_assets.files import FileTooLarge, read_regular_file
 from rag_assets.generation.models import Candidate
 from rag_assets.text.control import control_character_problem
-from rag_assets.text.spreadsheet import formula_start, restore
+from rag_assets.text.spreadsheet import formula_cell, formula_message, restore
 
 __all__ = ["REVIEW_FORMATS", "declared_version", "formula_problem", "read_review_file",
            "refuse_undoable", "spreadsheet_cell", "unsupported_reason"]
@@ -64,7 +63,6 @@ __all__ = ["REVIEW_FORMATS", "declared_version", "formula_problem", "read_review
 REVIEW_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".xlsx": "xlsx"}
 _DELIMITERS = (",", ";", "\t")
 _DELIMITER_NAMES = {",": "','", ";": "';'", "\t": "tab"}
-_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _DECISIONS = tuple(decision.value for decision in Decision)
 _KNOWN_COLUMNS = frozenset(OUTBOX_COLUMNS)
 _FIELD_ORDER = {name: position for position, name in enumerate(OUTBOX_COLUMNS)}
@@ -250,16 +248,13 @@ def spreadsheet_cell(raw: str) -> tuple[str | None, str | None]:
 
     The writer's escaping apostrophe (see :mod:`rag_assets.text.spreadsheet`) is stripped and the
     rest taken literally. Otherwise strip surrounding whitespace and apply OWASP's CSV-injection
-    rule (:func:`~rag_assets.text.spreadsheet.formula_start`): a formula unless it is a plain
+    rule (:func:`~rag_assets.text.spreadsheet.formula_cell`): a formula unless it is a plain
     number such as ``-3.5``."""
     restored = restore(raw)
     if restored != raw:
         return restored.strip() or None, None
     value = raw.strip()
-    if not value:
-        return None, None
-    first = formula_start(raw)
-    return value, None if _PLAIN_NUMBER.fullmatch(value) else first
+    return (value, formula_cell(raw)) if value else (None, None)
 
 
 def control_problems(row: int, column: str, value: str | None) -> list[ReviewProblem]:
@@ -269,9 +264,7 @@ def control_problems(row: int, column: str, value: str | None) -> list[ReviewPro
 
 
 def formula_problem(row: int, column: str, character: str) -> ReviewProblem:
-    return ReviewProblem(
-        row, column, f"starts with {character!r} (a spreadsheet formula); remove it or prefix it with an apostrophe"
-    )
+    return ReviewProblem(row, column, formula_message(character))
 
 
 def _parse_csv(text: str) -> tuple[list[_Record | None], list[ReviewProblem]]:

@@ -29,17 +29,19 @@ from urllib.parse import urlsplit
 import yaml
 
 from rag_assets.corpus.models import sha256_hex
+from rag_assets.curation.models import excerpt
 from rag_assets.errors import RagAssetsError
 from rag_assets.files import replaced_in_one_step
 from rag_assets.golden.models import ExternalItem
 from rag_assets.text.control import control_character_problem
-from rag_assets.text.spreadsheet import restore, write_spreadsheet_csv
+from rag_assets.text.spreadsheet import formula_cell, formula_message, restore, write_spreadsheet_csv
 
 __all__ = [
     "ExternalDataError",
     "RAGAS_COLUMNS",
     "RAGAS_SUFFIXES",
     "content_id",
+    "flat",
     "json_chunks_to_corpus",
     "question_type_from_synthesizer",
     "read_anthropic_docs_dataset",
@@ -239,17 +241,25 @@ def read_anthropic_docs_dataset(dataset_json: Path, chunks_json: Path) -> list[E
 # --------------------------------------------------------------------------------------------
 
 
+def flat(text: str) -> str:
+    """``text`` with its whitespace collapsed: how two questions or references are compared, as a review file's
+    edits are (a spreadsheet re-wraps lines and trims spaces, which changes nothing)."""
+    return " ".join(text.split())
+
+
 def content_id(prefix: str, question: str, reference: str) -> str:
     """The id of an imported item that has none: a hash of its question and reference (whitespace
     normalised), never its row number, which a second file reuses for another question."""
-    flat = [" ".join(text.split()) for text in (question, reference)]
-    return f"{prefix}-{sha256_hex(chr(0).join(flat))[:16]}"
+    return f"{prefix}-{sha256_hex(chr(0).join((flat(question), flat(reference))))[:16]}"
 
 RAGAS_COLUMNS = ("user_input", "reference_contexts", "reference", "synthesizer_name")
 #: The file types a ragas test set is read from and written to.
 RAGAS_SUFFIXES = (".csv", ".jsonl")
 #: ``origin`` is where the item comes from (``generated``, ``generated:unreviewed``, ``imported:...``), where known.
 EXTRA_COLUMNS = ("item_id", "question_type", "relevant_chunk_ids", "origin")
+#: The columns of a ragas row the reader takes: in a CSV, none of them may be a formula cell.
+_READ_COLUMNS = ("user_input", "reference", "reference_contexts", "id", "item_id", "question_type",
+                 "synthesizer_name", "relevant_chunk_ids")
 
 # What we write for our own types; read back through ``question_type_from_synthesizer`` (or the
 # ``question_type`` extra column, which wins, so types ragas has no name for survive a round trip).
@@ -359,6 +369,7 @@ def _rows(path: Path, suffix: str) -> Iterable[tuple[int, Mapping[str, Any], int
             lines.start()  # the header's
             try:
                 for number, row in enumerate(reader, start=1):
+                    _refuse_formulas(row, f"{path}: row {number}")
                     yield number, restored(row), lines.start()
             except csv.Error as exc:
                 raise ExternalDataError(f"{path}: line {reader.line_num}: not valid CSV: {exc}") from exc
@@ -378,19 +389,31 @@ def _rows(path: Path, suffix: str) -> Iterable[tuple[int, Mapping[str, Any], int
             yield number, row, line_number
 
 
+def _refuse_formulas(row: Mapping[str, Any], where: str) -> None:
+    """Raise when a cell the reader takes starts like a formula, by the rule a review file is read with
+    (:func:`~rag_assets.text.spreadsheet.formula_cell`): the team's spreadsheet would run it, and the text
+    would be taken into the golden set as the question or reference."""
+    for field in _READ_COLUMNS:
+        raw = row.get(field)
+        character = formula_cell(raw) if isinstance(raw, str) else None
+        if character is not None:
+            raise ExternalDataError(f"{where}: field '{field}' {formula_message(character)}")
+
+
 def restored(row: Mapping[str, Any]) -> dict[str, Any]:
     """A CSV row with each cell as written before :func:`rag_assets.text.spreadsheet.neutralise`."""
     return {name: restore(value) if isinstance(value, str) else value for name, value in row.items()}
 
 
-def _cell_str(row: Mapping[str, Any], field: str, where: str, *, required: bool) -> str | None:
-    """A text cell as written (not stripped, so a round trip keeps it); None when absent or blank."""
+def _cell_str(row: Mapping[str, Any], field: str, where: str, *, required: bool, numbers: bool = False) -> str | None:
+    """A text cell as written (not stripped, so a round trip keeps it); None when absent or blank. A number is
+    taken (as its text) only where ``numbers`` says so, an id: ``"reference": 42`` is a mistake, not an answer."""
     value = row.get(field)
     if value is None or (isinstance(value, str) and not value.strip()):
         if required:
             raise ExternalDataError(f"{where}: field '{field}' is missing or empty")
         return None
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+    if isinstance(value, bool) or not isinstance(value, (str, int, float) if numbers else str):
         raise ExternalDataError(f"{where}: field '{field}' must be a string, got {type(value).__name__}")
     return _text(value, where, f"field '{field}'") if isinstance(value, str) else str(value)
 
@@ -413,6 +436,7 @@ def ragas_items(rows: Iterable[tuple[int, Mapping[str, Any], int | None]], sourc
     items, by the rules of :func:`read_ragas_testset`; errors name ``source``, the row and the field."""
     items: list[ExternalItem] = []
     seen: dict[str, int] = {}
+    asked: dict[str, tuple[int, str]] = {}  # question (flat) -> the first row without an id asking it, its reference
     for number, row, line in rows:
         where = f"{source}: row {number}"
         question = _cell_str(row, "user_input", where, required=True)
@@ -420,9 +444,14 @@ def ragas_items(rows: Iterable[tuple[int, Mapping[str, Any], int | None]], sourc
         if row.get("reference_contexts") is None:
             raise ExternalDataError(f"{where}: field 'reference_contexts' is missing")
         contexts = _parse_list(row["reference_contexts"], where, "reference_contexts")
-        given = (_cell_str(row, "id", where, required=False) or _cell_str(row, "item_id", where, required=False)
-                 or "").strip()
+        given = (_cell_str(row, "id", where, required=False, numbers=True)
+                 or _cell_str(row, "item_id", where, required=False, numbers=True) or "").strip()
         item_id = given or content_id("ragas", question, reference)
+        if not given:  # a row with an id is the item the team named, though another asks its question
+            first, answer = asked.setdefault(flat(question), (number, flat(reference)))
+            if answer != flat(reference):
+                raise ExternalDataError(f"{where}: field 'reference' differs from row {first}'s for the same "
+                                        f"user_input ({excerpt(flat(question))}); keep one of the two rows")
         if item_id in seen:
             what = f"id {item_id!r} repeats the id" if given else "the same user_input and reference as"
             raise ExternalDataError(f"{where}: {what} of row {seen[item_id]}")
@@ -440,6 +469,7 @@ def ragas_items(rows: Iterable[tuple[int, Mapping[str, Any], int | None]], sourc
             relevant_texts=tuple(contexts),
             external_chunk_ids=tuple(external_ids),
             location=f"row {number}" + (f" (line {line})" if line is not None else ""),
+            derived_id=not given,
         ))
     return items
 

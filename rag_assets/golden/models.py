@@ -35,6 +35,9 @@ class ExternalItem:
     # ``item 3 (id 'q7')``), and the field of its ``relevant_texts`` there: what a message about an item that cannot
     # be pinned names. Not part of what the item is (the same item read from a CSV or a JSONL file is equal).
     location: str = field(default="", compare=False)
+    # The file gave no id: ``external_id`` is a hash of question and reference (``content_id``), so the question
+    # is what says which item it is (a corrected reference comes under a new id). Not part of what the item is.
+    derived_id: bool = field(default=False, compare=False)
     texts_field: str = field(default="reference_contexts", compare=False)
 
 
@@ -53,3 +56,15 @@ class GoldenItem:
     reference_statements: tuple[str, ...] = field(default=())
     # Where the answer is, as spans of the pinned revision; empty: the spans of ``relevant_chunks``.
     evidence: tuple[EvidenceSpan, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Replaced:
+    """An accepted imported item whose question a later import asked with another reference: the item's
+    ``revision`` holds ``reference`` now, where it held ``was``; ``location`` is the row of the file that asked."""
+
+    item_id: str
+    location: str
+    was: str
+    reference: str
+    revision: int

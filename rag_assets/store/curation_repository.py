@@ -28,12 +28,21 @@ from rag_assets.curation.models import Decision, ReviewFile, ReviewRow
 from rag_assets.curation.review_file import refuse_undoable
 from rag_assets.evidence.spans import EvidenceSpan
 from rag_assets.generation.models import Candidate
-from rag_assets.golden.models import REVIEWED_ORIGIN, UNREVIEWED_ORIGIN
+from rag_assets.golden.importers import flat
+from rag_assets.golden.models import REVIEWED_ORIGIN, UNREVIEWED_ORIGIN, Replaced
 from rag_assets.golden.pinning import PinnedItem
 from rag_assets.store.candidate_repository import SqlCandidateRepository
 from rag_assets.store.corpus_repository import chunk_evidence
 from rag_assets.store.engine import retry_transaction
-from rag_assets.store.golden_repository import ITEM, add_revision, current_content, item_state, set_origin, set_status
+from rag_assets.store.golden_repository import (
+    ITEM,
+    REVISION,
+    add_revision,
+    current_content,
+    item_state,
+    set_origin,
+    set_status,
+)
 from rag_assets.store.tables import CandidateRow, ReviewDecisionRow, ReviewImportRow
 
 CANDIDATE = CandidateRow.__table__
@@ -52,6 +61,14 @@ class ApplyOutcome:
     revisions_added: int = 0
     agreements: int = 0  # decisions that agreed with what already stood: recorded, nothing else to do
     conflicts: int = 0  # decisions that disagreed with another reviewer's: the candidate awaits adjudication
+
+
+@dataclass(frozen=True)
+class ImportedItems:
+    """What an import wrote: ``new`` items, and the items whose reference it ``replaced``."""
+
+    new: int
+    replaced: tuple[Replaced, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -144,29 +161,49 @@ class SqlCurationRepository:
         return pairwise_agreement(latest)
 
     def import_items(self, pinned: Sequence[PinnedItem], corpus_version: str, source: str, file_name: str,
-                     sha256: str) -> int:
+                     sha256: str) -> ImportedItems:
         """External items become accepted golden items (revision 1, pinned to ``corpus_version``) with
         their evidence spans.
 
-        Idempotent: an item id already present is left as it is. Returns how many were new.
+        Idempotent: an item id already present is left as it is. An item the file gave no id (its id a hash of
+        question and reference, so a corrected reference comes under a new id) asking the question (whitespace
+        collapsed) of an accepted item imported from ``source`` before is that item. With the same reference it
+        is nothing new; with another, the item gets a revision with the file's text, recorded as an ``edit``
+        decision of the import, as an expert's edit would be: the golden-set versions made before keep the
+        revision they hold, the next one has the new. An item with an id of its own is that id's item only, and
+        items of other origins (generated and reviewed) are never matched: an import does not overrule an expert.
         """
 
-        def work(conn: Connection) -> int:
-            new = 0
+        def work(conn: Connection) -> ImportedItems:
+            origin = f"imported:{source}"
+            asked = _asked(conn, origin)
+            new, replaced = 0, []
             for row_number, (item, refs, evidence) in enumerate(
                     ((p.item, p.refs, p.evidence) for p in pinned), start=1):
                 item_id = f"{source}:{item.external_id}"
                 if item_state(conn, item_id) is not None:
                     continue
+                same = asked.get(flat(item.question)) if item.derived_id else None
+                if same is not None and flat(same[1]) == flat(item.reference_answer):
+                    continue
+                target = item_id if same is None else same[0]
+                values = ({"decision": Decision.ACCEPT.value, "notes": "imported as already accepted"} if same is None
+                          else {"decision": Decision.EDIT.value, "edited_question": item.question,
+                                "edited_answer": item.reference_answer,
+                                "notes": f"reference replaced: {file_name} asks the question again with another one"})
                 decision_id = conn.execute(insert(DECISION).values(
-                    candidate_id=item_id, corpus_version=corpus_version, decision=Decision.ACCEPT.value,
-                    reviewer=f"import:{source}", notes="imported as already accepted", source_file=file_name,
-                    source_sha256=sha256, source_row=row_number)).inserted_primary_key[0]
-                add_revision(conn, item_id, question=item.question, answer=item.reference_answer, refs=refs,
-                             corpus_version=corpus_version, decision_id=decision_id,
-                             question_type=item.question_type, origin=f"imported:{source}", evidence=evidence)
-                new += 1
-            return new
+                    candidate_id=target, corpus_version=corpus_version, reviewer=f"import:{source}",
+                    source_file=file_name, source_sha256=sha256, source_row=row_number, **values,
+                )).inserted_primary_key[0]
+                revision = add_revision(conn, target, question=item.question, answer=item.reference_answer, refs=refs,
+                                        corpus_version=corpus_version, decision_id=decision_id,
+                                        question_type=item.question_type, origin=origin, evidence=evidence)
+                if same is None:
+                    new += 1
+                else:
+                    replaced.append(Replaced(target, item.location, same[1], item.reference_answer, revision))
+                asked[flat(item.question)] = (target, item.reference_answer)
+            return ImportedItems(new, tuple(replaced))
 
         return retry_transaction(self.engine, work)
 
@@ -195,6 +232,15 @@ def _chunk_spans(conn: Connection, candidate: Candidate) -> tuple[EvidenceSpan, 
     found = chunk_evidence(conn, {r.chunk_id for r in candidate.relevant_chunks}, candidate.corpus_version)
     spans = tuple(found.get(r.chunk_id) for r in candidate.relevant_chunks)
     return spans if all(span is not None and span.revision for span in spans) else ()
+
+
+def _asked(conn: Connection, origin: str) -> dict[str, tuple[str, str]]:
+    """The accepted items of ``origin`` by their current question (whitespace collapsed): (item id, current
+    reference). Where items imported before this rule ask one question, the first by id stands for them."""
+    query = (select(ITEM.c.item_id, REVISION.c.question, REVISION.c.reference_answer)
+             .join(REVISION, (REVISION.c.item_id == ITEM.c.item_id) & (REVISION.c.revision == ITEM.c.current_revision))
+             .where(ITEM.c.origin == origin, ITEM.c.status == "accepted").order_by(ITEM.c.item_id.desc()))
+    return {flat(question): (item_id, reference) for item_id, question, reference in conn.execute(query)}
 
 
 def _content(row: ReviewRow) -> Content:

@@ -8,6 +8,7 @@ import pytest
 
 from rag_assets.app.golden_import import ImportImpossible, ItemsNotLocated, import_golden_file
 from rag_assets.golden.importers import ExternalDataError
+from rag_assets.golden.models import Replaced
 from tests.app.conftest import ROWS, SqliteStore, write_ragas
 
 
@@ -110,3 +111,33 @@ def test_an_anthropic_docs_dataset_without_its_chunks_file_is_refused_before_the
     assert str(told.value) == (f"{dataset}: an anthropic_docs dataset is read with its corpus chunks JSON; "
                                "for example chunks=Path('anthropic_docs.json')")
     assert not store.made()
+
+
+def test_a_question_imported_again_with_another_reference_replaces_the_reference_by_a_new_revision(
+        snapshotted: tuple[SqliteStore, str], tmp_path: Path):
+    """A row without an id (its id a hash of question and reference) is matched by question (whitespace collapsed)
+    among the accepted items imported from ragas files, whatever the file's name or their ids: the item gets
+    revision 2, recorded as an edit decision of the import; revision 1 is kept for the golden-set versions that
+    hold it."""
+    store, version = snapshotted
+    import_golden_file(store, write_ragas(tmp_path / "team.jsonl", ROWS), "ragas", None, lambda: version)
+    corrected = {**ROWS[0], "id": "", "user_input": " What is the  rate limit?", "reference": "60 requests a minute."}
+    fixed = write_ragas(tmp_path / "fixed.jsonl", [corrected, {**ROWS[1], "id": ""}])
+
+    done = import_golden_file(store, fixed, "ragas", None, lambda: version)
+
+    assert (done.read, done.new) == (2, 0), "the same question and reference under another id is nothing new"
+    assert done.replaced == (Replaced("ragas:limit", "row 1 (line 1)", "50 requests per minute per key.",
+                                      "60 requests a minute.", 2),)
+    assert [(i.revision, i.question, i.reference_answer) for i in store.golden().revisions("ragas:limit")] == [
+        (1, "What is the rate limit?", "50 requests per minute per key."),
+        (2, " What is the  rate limit?", "60 requests a minute.")]
+    assert sorted(i.item_id for i in store.golden().accepted_items([version])) == ["ragas:limit", "ragas:rotate"]
+    (edit,) = [d for d in store.curation().decisions("ragas:limit") if d["decision"] == "edit"]
+    assert (edit["reviewer"], edit["source_file"], edit["edited_answer"]) == (
+        "import:ragas", "fixed.jsonl", "60 requests a minute.")
+    again = import_golden_file(store, fixed, "ragas", None, lambda: version)
+    assert (again.new, again.replaced) == (0, ()), "the same file again changes nothing"
+    named = import_golden_file(store, write_ragas(tmp_path / "named.jsonl", [{**corrected, "id": "limit-2"}]),
+                               "ragas", None, lambda: version)
+    assert (named.new, named.replaced) == (1, ()), "a row with an id of its own is that id's item"

@@ -32,8 +32,8 @@ def test_importing_the_100_item_set_yields_100_golden_items_pinned_to_the_snapsh
     mapped, unmapped = pin_external_items(items, corpus.documents(version), chunks)
     assert (len(items), len(mapped), unmapped) == (100, 100, [])
     new = SqlCurationRepository(engine).import_items(mapped, version, "anthropic_docs", "docs_evaluation_dataset.json", "a" * 64)
-    assert new == 100
-    assert SqlCurationRepository(engine).import_items(mapped, version, "anthropic_docs", "x", "a" * 64) == 0, "idempotent"
+    assert new.new == 100
+    assert SqlCurationRepository(engine).import_items(mapped, version, "anthropic_docs", "x", "a" * 64).new == 0, "idempotent"
     golden = SqlGoldenRepository(engine)
     build = build_golden(PinTarget(version, chunks, corpus), golden.accepted_items([version]))
     saved = golden.save_version(build, None, diff_golden((), build))

@@ -318,4 +318,87 @@ def test_two_ragas_files_without_ids_never_collide_and_ids_derive_from_content(t
     repo = SqlCurationRepository(get_engine(f"sqlite:///{tmp_path / 'store.db'}"))
     imported = [repo.import_items([PinnedItem(item, (), ()) for item in items], "cv-000000000000", "ragas", name, name)
                 for name, items in (("first.csv", first), ("second.csv", second))]
-    assert imported == [1, 1], "the second file's new question is imported, the repeated one is not"
+    assert [done.new for done in imported] == [1, 1], "the second file's new question is imported, the repeated one is not"
+
+
+SMOKER = "What does a smoker mask?"
+
+
+def write_ragas(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def test_a_ragas_file_asking_one_question_twice_with_different_references_is_refused_naming_both_rows(tmp_path: Path):
+    """As a review file refuses two rows deciding one candidate differently: which reference is right is the team's
+    to say. The question is compared with its whitespace collapsed, as the review import compares edits."""
+    path = write_ragas(tmp_path / "team.jsonl", [
+        {"user_input": SMOKER, "reference": "The alarm pheromone.", "reference_contexts": ["c"]},
+        {"user_input": "Who pays the shipping?", "reference": "The shop.", "reference_contexts": ["c"]},
+        {"user_input": "  What does a  smoker\nmask? ", "reference": "Something else entirely.",
+         "reference_contexts": ["c"]},
+    ])
+    with pytest.raises(ExternalDataError) as raised:
+        read_ragas_testset(path)
+    assert str(raised.value) == (f"{path}: row 3: field 'reference' differs from row 1's for the same user_input "
+                                 f"('What does a smoker mask?'); keep one of the two rows")
+    named = write_ragas(tmp_path / "named.jsonl", [{**row, "id": f"q{n}"} for n, row in enumerate(
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())])
+    assert [i.reference_answer for i in read_ragas_testset(named)][::2] == [
+        "The alarm pheromone.", "Something else entirely."], "two items the team named apart, as an export holds"
+
+
+def test_a_ragas_file_asking_one_question_twice_with_the_same_reference_is_refused_as_before(tmp_path: Path):
+    path = write_ragas(tmp_path / "team.jsonl", [
+        {"user_input": SMOKER, "reference": "The alarm pheromone.", "reference_contexts": ["c"]},
+        {"user_input": SMOKER, "reference": "The alarm  pheromone.", "reference_contexts": ["c"]},
+    ])
+    with pytest.raises(ExternalDataError, match="^" + re.escape(
+            f"{path}: row 2: the same user_input and reference as of row 1")):
+        read_ragas_testset(path)
+
+
+@pytest.mark.parametrize(("field", "cell", "start"), [
+    ("user_input", '"=HYPERLINK(""http://x"",""q"")"', "="),
+    ("user_input", "=LOWER(A1)", "="),
+    ("user_input", "+1+1", "+"),
+    ("user_input", "-2+3 questions?", "-"),
+    ("user_input", "@SUM(A1)", "@"),
+    ("user_input", '"  =1+1"', "="),
+    ("reference", "=1+1", "="),
+    ("id", "=A1", "="),
+])
+def test_a_formula_cell_of_a_ragas_csv_is_refused_naming_row_and_field(tmp_path: Path, field: str, cell: str,
+                                                                          start: str):
+    """OWASP's rule, as a review file applies it to the columns experts fill: the text would run as a formula
+    when the team opens the golden set in a spreadsheet again."""
+    cells = {"id": "q1", "user_input": "What does a smoker mask?", "reference": "The alarm pheromone.", field: cell}
+    path = tmp_path / "team.csv"
+    path.write_text("id,user_input,reference,reference_contexts\n"
+                    'q0,Who pays the shipping?,The shop.,"[""c""]"\n'
+                    f'{cells["id"]},{cells["user_input"]},{cells["reference"]},"[""c""]"\n', encoding="utf-8")
+    with pytest.raises(ExternalDataError) as raised:
+        read_ragas_testset(path)
+    assert str(raised.value) == (f"{path}: row 2: field '{field}' starts with {start!r} (a spreadsheet formula); "
+                                 "remove it or prefix it with an apostrophe")
+
+
+def test_a_ragas_csv_cell_escaped_with_an_apostrophe_or_a_plain_number_is_taken_as_text(tmp_path: Path):
+    path = tmp_path / "team.csv"
+    path.write_text("user_input,reference,reference_contexts\n"
+                    """'=HYPERLINK("x"),-3.5,"[""c""]"\n""", encoding="utf-8")
+    (item,) = read_ragas_testset(path)
+    assert (item.question, item.reference_answer) == ('=HYPERLINK("x")', "-3.5")
+
+
+@pytest.mark.parametrize(("field", "value", "kind"), [("reference", 42, "int"), ("user_input", 4.5, "float"),
+                                                     ("reference", True, "bool")])
+def test_a_ragas_jsonl_text_that_is_not_a_json_string_is_refused_naming_row_and_field(
+        tmp_path: Path, field: str, value: object, kind: str):
+    path = write_ragas(tmp_path / "team.jsonl", [
+        {"user_input": "Who pays the shipping?", "reference": "The shop.", "reference_contexts": ["c"]},
+        {"user_input": SMOKER, "reference": "The alarm pheromone.", "reference_contexts": ["c"], field: value},
+    ])
+    with pytest.raises(ExternalDataError) as raised:
+        read_ragas_testset(path)
+    assert str(raised.value) == f"{path}: row 2: field '{field}' must be a string, got {kind}"

@@ -109,7 +109,7 @@ def test_an_imported_items_exports_keep_its_labels_spans_and_the_ragas_export_it
     documents = corpus.documents(version)
     label = documents[first.path].body[(first.start + first.end) // 2:(second.start + second.end) // 2]
     pinned, left = pin_external_items([ExternalItem("e1", "q?", "A.", relevant_texts=(label,))], documents, chunks)
-    assert left == [] and SqlCurationRepository(engine).import_items(pinned, version, "ragas", "t.csv", "0" * 64) == 1
+    assert left == [] and SqlCurationRepository(engine).import_items(pinned, version, "ragas", "t.csv", "0" * 64).new == 1
     golden = SqlGoldenRepository(engine)
     build = build_golden(PinTarget(version, chunks, corpus), golden.accepted_items([version]))
     items = golden.version_items(golden.save_version(build, None, diff_golden((), build)).number)
