@@ -168,24 +168,61 @@ def _curation_root(target: Driven) -> Path:
     return target.resource("curation").folders().root
 
 
-def _stage_review(review: str | None, version: str, target: Driven) -> None:
-    """Put a reviewed file in the inbox before the run: the given one, or the bundled simulated review;
-    not a file whose bytes were applied already (importing it again could change nothing)."""
+def _stage_review(source: Path, version: str, target: Driven, simulated: str | None = None) -> None:
+    """Put a review file in the inbox before the run: the user's ``--review`` file, checked first as its import
+    will, or the simulated expert's review (``simulated`` says which, in the line printed); not a file whose bytes
+    were applied already (importing it again could change nothing)."""
     from rag_assets.curation.inbox import file_sha256
 
-    source = Path(review) if review else sample_review_path(_curation_root(target), version)
-    if not source.exists():  # a --review file exists (cli.door checked it); the bundled one only in a checkout
-        return
     if target.resource("store").curation().is_applied(file_sha256(source)):
         print(f"review file {source}: applied already")
         return
-    if review:
+    if simulated is None:
         _check_review(source, version, target)
     inbox = _curation_root(target) / "inbox"
     inbox.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, inbox / source.name)
-    kind = "reviewed file" if review else "simulated expert review (bundled)"
+    kind = "reviewed file" if simulated is None else f"simulated expert review ({simulated})"
     print(f"{kind}: {source} -> {inbox / source.name}")
+
+
+def _simulated_expert_review(instance: dg.DagsterInstance, target: Driven, version: str,
+                             system: dict | None) -> dg.ExecuteInProcessResult | None:
+    """Stage the simulated expert's review of ``version``, where the curation folder's sample folder has one (the
+    bundled sample corpus in a checkout, or a corpus ``simulate-review`` decided; a team's own corpus has none,
+    and gets none): that file when it reviews the candidates the store has (``expert_review``), else the same
+    expert's decisions on the queue of those candidates (none when nothing waits in it). The bundled review is
+    the offline generator's candidates: when the store has none of this version yet and the run's generator is
+    another one (Claude, with a key), the candidates are generated and queued first, in a run of their own
+    (REVIEW_FIRST) that is returned as one of this invocation's; without it the bundled review was imported
+    against Claude's candidates and failed the run."""
+    from rag_assets.app.review_simulation import expert_review
+
+    root = _curation_root(target)
+    if not sample_review_path(root, version).exists():
+        return None
+    candidates = target.resource("store").candidates()
+    generated = None
+    if not candidates.for_version(version) and not target.resource("llm").offline():
+        generated = _execute(instance, target, version, [target.key(name) for name in REVIEW_FIRST], system)
+        if not generated.success:
+            return generated
+    bundled = sample_review_path(root, version)
+    source = (expert_review(root, version, candidates.corpus_versions_by_id(), target.resource("curation").limits())
+              if candidates.for_version(version) else bundled)
+    if source is not None:
+        _stage_review(source, version, target, "bundled" if source == bundled else
+                      "of this run's candidates: the bundled one reviews other candidates")
+    return generated
+
+
+def _execute(instance: dg.DagsterInstance, target: Driven, version: str, selection: Sequence[dg.AssetKey],
+             system: dict | None, ops: dict | None = None) -> dg.ExecuteInProcessResult:
+    """Run the lifecycle job on ``version``'s partition for the ``selection``, as the CLI triggers it."""
+    return target.job("lifecycle").execute_in_process(
+        partition_key=version, instance=instance, raise_on_error=False, asset_selection=selection,
+        tags={"rag_assets/trigger": "cli", **process_tags()},
+        run_config={**target.run_config((system or {}).get("resources", {})), **({"ops": ops} if ops else {})})
 
 
 def _check_review(source: Path, version: str, target: Driven) -> None:
@@ -398,8 +435,8 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
     from rag_assets.store.lock import store_run_lock
 
     version = _plan_version(target)  # an empty corpus, or a store that cannot be used, is told by main
-    if review or use_sample_review:
-        _stage_review(review, version, target)
+    if review:
+        _stage_review(Path(review), version, target)
     evaluation, store = target.key("evaluation"), target.resource("store")
     # one run per store at a time: a second one says so in one line and waits (see rag_assets.store.lock)
     with store_run_lock(store.engine(), lambda line: print(line, file=out)):
@@ -407,28 +444,31 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
         partitions = target.lifecycle.corpus_versions.name
         if not instance.has_dynamic_partition(partitions, version):
             instance.add_dynamic_partitions(partitions, [version])
-        waiting = _review_waiting(version, target)
-        selection = _changed_assets(instance, target, version, waiting, forced=[
-            *([evaluation] if thresholds or profile else []),
-            *([target.key("rag_answers")] if _answers_again(instance, target, version, system) else []),
-            *([target.key("curated_decisions")] if accept_all else [])])
-        first_review = not accept_all and _review_first(version, waiting, target)
-        if first_review:
-            selection = [key for key in selection if key in {target.key(name) for name in REVIEW_FIRST}]
-        ops = {**(_evaluation_ops(thresholds, profile, target) if evaluation in selection else {}),
-               **(accept_all_ops(target) if accept_all else {})}
-        result = target.job("lifecycle").execute_in_process(
-            partition_key=version, instance=instance, raise_on_error=False, asset_selection=selection,
-            tags={"rag_assets/trigger": "cli", **process_tags()},
-            run_config={**target.run_config((system or {}).get("resources", {})), **({"ops": ops} if ops else {})}
-        ) if selection else None
+        generated = _simulated_expert_review(instance, target, version, system) if use_sample_review and not review \
+            else None
+        lifecycle_runs = [generated] if generated else []
+        selection: list[dg.AssetKey] = []
+        first_review = False
+        if generated is None or generated.success:
+            waiting = _review_waiting(version, target)
+            selection = _changed_assets(instance, target, version, waiting, forced=[
+                *([evaluation] if thresholds or profile else []),
+                *([target.key("rag_answers")] if _answers_again(instance, target, version, system) else []),
+                *([target.key("curated_decisions")] if accept_all else [])])
+            first_review = not accept_all and _review_first(version, waiting, target)
+            if first_review:
+                selection = [key for key in selection if key in {target.key(name) for name in REVIEW_FIRST}]
+            ops = {**(_evaluation_ops(thresholds, profile, target) if evaluation in selection else {}),
+                   **(accept_all_ops(target) if accept_all else {})}
+            lifecycle_runs += [_execute(instance, target, version, selection, system, ops)] if selection else []
+        result = lifecycle_runs[-1] if lifecycle_runs else None
         if result is None:
             print(f"corpus version {version}: every asset is up to date (same code versions, same input data "
                   "versions, no review file waiting)")
         ok = result is None or result.success
         calibration = _run_calibration(instance, target, result)
         day_runs, scored = _run_production(instance, target) if production and ok else ([], [])
-        results = [*([result] if result else []), *([calibration] if calibration else []), *day_runs]
+        results = [*lifecycle_runs, *([calibration] if calibration else []), *day_runs]
         lifecycle_selection = build_lifecycle_job(target.lifecycle).selection
         fresh = sorted(set(lifecycle_selection.resolve(target.defs.resolve_asset_graph())) - set(selection))
         state = with_pending_review(run_state(instance, [r.run_id for r in results], [

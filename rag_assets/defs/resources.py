@@ -20,7 +20,7 @@ from rag_assets.curation.models import ReviewLimits
 from rag_assets.llm.batch import BatchJournal, BatchSettings
 from rag_assets.llm.budget import Budget, SpendLedger
 from rag_assets.llm.client import LLMClient
-from rag_assets.llm.factory import DEFAULT_MODEL, make_llm_client
+from rag_assets.llm.factory import DEFAULT_MODEL, answers_offline, make_llm_client
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price
 from rag_assets.rag.http_transport import HEADERS_INSTEAD, refuse_url_credentials
 from rag_assets.settings import API_KEY_ENV, DATABASE_URL_ENV, LLM_RPM_ENV, Settings, current_settings, environment
@@ -228,6 +228,11 @@ class LLMResource(dg.ConfigurableResource):
                                max_concurrency=self.max_concurrency, requests_per_minute=self.requests_per_minute,
                                prices=prices, batch=self.batch_settings(), journal=journal, budget=budget,
                                prompt_caching=self.prompt_caching)
+
+    def offline(self) -> bool:
+        """Whether ``client`` gives the offline heuristics (no key, or ``provider: offline``): they write the
+        candidates the bundled simulated review of the sample corpus was made for."""
+        return answers_offline(self.provider, bool(self.api_key))
 
     def judge_client(self, *, journal: BatchJournal | None = None, budget: Budget | None = None) -> LLMClient:
         """The judge may be another model than the generator (against self-preference bias)."""

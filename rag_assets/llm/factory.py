@@ -14,13 +14,19 @@ PROVIDERS = ("auto", "anthropic", "offline")
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
 
+def answers_offline(provider: str, key_set: bool) -> bool:
+    """Whether ``make_llm_client`` gives the offline heuristics for these settings: ``offline``, or ``auto`` without
+    a key."""
+    return provider == "offline" or (provider == "auto" and not key_set)
+
+
 def llm_identity(provider: str, key_set: bool, model: str) -> str:
     """Which LLM ``make_llm_client`` gives for these settings, as ``provider:model``: ``offline:<the heuristics'
     version>`` without a key (under ``auto``), else ``anthropic:<model>``. What an asset's outputs depend on, so
     an asset the LLM scores carries it in its code version."""
     if provider not in PROVIDERS:
         raise ConfigError(f"LLM provider must be one of {', '.join(PROVIDERS)}, got {provider!r}")
-    if provider == "offline" or (provider == "auto" and not key_set):
+    if answers_offline(provider, key_set):
         from rag_assets.llm.offline import OfflineClient
 
         return f"{OfflineClient.provider}:{OfflineClient.model}"
@@ -49,7 +55,7 @@ def make_llm_client(
     prompt prefixes for its prompt cache."""
     if provider not in PROVIDERS:
         raise ConfigError(f"LLM provider must be one of {', '.join(PROVIDERS)}, got {provider!r}")
-    if provider == "offline" or (provider == "auto" and not api_key):
+    if answers_offline(provider, bool(api_key)):
         from rag_assets.llm.offline import OfflineClient
 
         return OfflineClient(max_concurrency=max_concurrency, budget=budget)
