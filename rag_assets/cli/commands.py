@@ -275,7 +275,8 @@ def _planned_lineage(version: str, target: Driven) -> list[str]:
     corpus = target.resource("store").corpus()
     if corpus.get_snapshot(version) is not None:
         return corpus.lineage(version)
-    parent = planned_parent(target.resource("corpus").resolved_root(), corpus)
+    resource = target.resource("corpus")
+    parent = planned_parent(resource.resolved_root(), resource.chunker(), corpus)
     return [version, *(corpus.lineage(parent) if parent else [])]
 
 
