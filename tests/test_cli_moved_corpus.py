@@ -9,9 +9,12 @@ import json
 import shutil
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 from rag_assets.cli import main
+from rag_assets.cli.commands import next_step, queued_for_review
+from rag_assets.cli.summary import RunState, Shown
 from tests.test_cli import checkout_curation  # noqa: F401  (a fixture)
 from tests.test_cli_renamed_corpus import _apart, _items_by_document, _line, _only
 
@@ -54,5 +57,21 @@ def test_a_copied_and_edited_corpus_folder_continues_the_stores_corpus_and_keeps
         golden["items"] - stale, stale, stale, 0)
     assert f"items={golden['items'] - stale}" in _line(out, "golden_set")
     assert "nobody has reviewed" not in out and "Open " not in out
-    assert out.splitlines()[-1] == f"run {out.splitlines()[-1].split()[1]} succeeded for corpus version " \
-                                   f"{snapshot['corpus_version']}"
+    assert out.splitlines()[-1].endswith(f" succeeded for corpus version {snapshot['corpus_version']}")
+
+
+def _queue_shown(pending: int) -> RunState:
+    queue = dg.AssetMaterialization(dg.AssetKey("curation_queue"), partition="cv-000000000001",
+                                    metadata={"pending": dg.MetadataValue.int(pending)})
+    return RunState([Shown("run-1", False, queue)], [])
+
+
+def test_the_next_step_sends_to_the_review_file_only_when_it_lists_a_candidate(tmp_path: Path):
+    empty = next_step("cv-000000000001", queued_for_review(_queue_shown(0)), tmp_path)
+    assert empty == ("\nnext step: nothing to review for corpus version cv-000000000001: no candidate waits for review "
+                     "and no earlier version it continues holds accepted items, so no golden set is built. `rag-assets "
+                     "import-golden FILE` a golden set you have, or run on the corpus folder whose versions were "
+                     "reviewed (`rag-assets run --corpus FOLDER`).")
+    waiting = next_step("cv-000000000001", queued_for_review(_queue_shown(3)), tmp_path)
+    assert f"Open {tmp_path / 'outbox' / 'review-cv-000000000001.xlsx'} (or the .csv beside it)" in waiting
+    assert queued_for_review(RunState([], [])) is None
