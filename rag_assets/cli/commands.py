@@ -312,7 +312,8 @@ def _planned_lineage(version: str, target: Driven) -> list[str]:
     corpus = target.resource("store").corpus()
     if corpus.get_snapshot(version) is not None:
         return corpus.lineage(version)
-    parent = planned_parent(target.resource("corpus").resolved_root(), corpus)
+    resource = target.resource("corpus")
+    parent = planned_parent(resource.resolved_root(), resource.chunker(), corpus)
     return [version, *(corpus.lineage(parent) if parent else [])]
 
 
@@ -327,9 +328,24 @@ def _review_first(version: str, review_waiting: bool, target: Driven) -> bool:
     return not review_waiting and not store.golden().accepted_items(lineage)
 
 
-def _next_step(version: str, target: Driven) -> str:
-    """What a run on a corpus nobody reviewed yet leaves to do."""
-    outbox, inbox = _curation_root(target) / "outbox", _curation_root(target) / "inbox"
+def queued_for_review(state: RunState) -> int | None:
+    """How many candidates the review file of the shown curation queue lists (None: no queue shown)."""
+    counts = [pending.value for shown in state.materializations
+              if shown.materialization.asset_key.path[-1] == "curation_queue"
+              and (pending := shown.materialization.metadata.get("pending")) is not None]
+    return counts[-1] if counts else None
+
+
+def next_step(version: str, queued: int | None, curation_root: Path) -> str:
+    """What a run on a corpus nobody reviewed yet leaves to do (``queued``: the candidates its review file lists,
+    None when unknown). Sent to the review file only when that file lists a candidate: an empty one is a dead end
+    (nothing to decide, so nothing would ever be built)."""
+    outbox, inbox = curation_root / "outbox", curation_root / "inbox"
+    if queued == 0:
+        return (f"\nnext step: nothing to review for corpus version {version}: no candidate waits for review and no "
+                "earlier version it continues holds accepted items, so no golden set is built. `rag-assets "
+                "import-golden FILE` a golden set you have, or run on the corpus folder whose versions were reviewed "
+                "(`rag-assets run --corpus FOLDER`).")
     return (f"\nnext step: nobody has reviewed corpus version {version} yet. Open {outbox / f'review-{version}.xlsx'} "
             f"(or the .csv beside it), set each candidate's decision to accept, reject or edit, save it into {inbox}, "
             "and run `rag-assets run` again: it builds the golden set from your decisions, answers and scores it. "
@@ -506,7 +522,7 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
               "change what failed (or the thresholds) and run again.", file=out)
         return 1
     if first_review:
-        print(_next_step(version, target))
+        print(next_step(version, queued_for_review(state), _curation_root(target)))
     for line in unreviewed_lines(state, _curation_root(target) / "outbox"):
         print(line)
     done = (f"run {result.run_id} succeeded for corpus version {version}" if result else

@@ -63,6 +63,10 @@ class Manifest:
     def total_bytes(self) -> int:
         return sum(entry.size for entry in self.entries)
 
+    def content_hashes(self) -> list[str]:
+        """Each document's file content hash: what a copy of the corpus at another path shares with it."""
+        return [entry.content_hash for entry in self.entries]
+
 
 def resolve_root(root: str | Path) -> Path:
     path = Path(root).expanduser()

@@ -52,6 +52,8 @@ class SnapshotRepository(Protocol):
 
     def current_version(self, root: str) -> str | None: ...
 
+    def versions_sharing(self, content_hashes: Collection[str]) -> list[tuple[str, int, int]]: ...
+
     def document_revisions(self, version_id: str) -> dict[str, str]: ...
 
     def revision_chunk_counts(self, revision_ids: Collection[str]) -> dict[str, int]: ...
@@ -71,17 +73,22 @@ def plan_snapshot(root: str | Path, config: ChunkerConfig, repo: SnapshotReposit
     return build_manifest(resolved, config, repo.stat_cache(resolved))
 
 
-def planned_parent(root: str | Path, repo: SnapshotRepository) -> str | None:
+def planned_parent(root: str | Path, config: ChunkerConfig, repo: SnapshotRepository) -> str | None:
     """The parent a new snapshot of ``root`` gets when it is taken now (``snapshot_corpus``): the version the folder
-    held at its last snapshot (``current_version``), or None for its first one."""
-    return current_version(repo, str(resolve_root(root)))
+    held at its last snapshot (``current_version``); for the first snapshot of the folder, the stored version it
+    continues (``continued_version``: the folder's files are read to know), else None."""
+    resolved = str(resolve_root(root))
+    held = current_version(repo, resolved)
+    if held is not None:
+        return held
+    return continued_version(repo, plan_snapshot(resolved, config, repo).content_hashes())
 
 
 def held_version(root: str | Path, repo: SnapshotRepository) -> str | None:
-    """``planned_parent`` for a reader that must not fail: None as well when the folder is gone. What the schedule
-    re-evaluates, production's coverage reads and ``rag-assets status`` names."""
+    """The version the folder held at its last snapshot, for a reader that must not fail: None when it has none or
+    the folder is gone. What the schedule re-evaluates, production's coverage reads and ``rag-assets status`` names."""
     try:
-        return planned_parent(root, repo)
+        return current_version(repo, str(resolve_root(root)))
     except CorpusError:
         return None
 
@@ -191,6 +198,17 @@ def _stat_cache_delta(
     return changed, set(old) - set(new)
 
 
+def continued_version(repo: SnapshotRepository, content_hashes: Collection[str]) -> str | None:
+    """The stored version a folder never snapshotted before continues: of the versions more than half of whose
+    documents the folder holds with the same content, the one sharing the most (the newest on a tie). A corpus
+    folder copied or moved (``cp -r corpus corpus2``) and edited is the same corpus, so its version keeps the
+    lineage, and with it the review decisions, of the one it was copied from; an unrelated corpus that happens to
+    hold a few of the same files is not made its descendant. None when no version qualifies."""
+    continued = [(shared, -rank, version) for rank, (version, shared, documents)
+                 in enumerate(repo.versions_sharing(content_hashes)) if 2 * shared > documents]
+    return max(continued)[2] if continued else None
+
+
 def current_version(repo: SnapshotRepository, root: str) -> str | None:
     """The version the folder at ``root`` (resolved) held at its last snapshot, else the newest made from it: not
     simply the newest, which after a revert to an earlier version is the one reverted from (a new snapshot was
@@ -232,7 +250,7 @@ def snapshot_corpus(
     revisions = _new_revisions(manifest, documents, counts, config)
     counts.update({revision.revision_id: len(revision.chunks) for revision in revisions})
 
-    parent = current_version(repo, resolved)
+    parent = current_version(repo, resolved) or continued_version(repo, manifest.content_hashes())
     parent_documents = repo.document_revisions(parent) if parent else {}
     differing = set(documents.values()) ^ set(parent_documents.values())
     hashes = {revision.revision_id: [c.content_hash for c in revision.chunks] for revision in revisions}

@@ -186,6 +186,24 @@ class SqlCorpusRepository:
         with self.engine.connect() as conn:
             return conn.execute(query).scalar()
 
+    def versions_sharing(self, content_hashes: Collection[str]) -> list[tuple[str, int, int]]:
+        """(version id, its documents whose file content is one of ``content_hashes``, its documents) of each stored
+        version holding at least one such document, newest first: what a folder snapshotted for the first time
+        shares with the corpus versions already in the store."""
+        shared: dict[str, int] = {}
+        with self.engine.connect() as conn:
+            for batch in batched(sorted(set(content_hashes))):
+                query = (select(SNAPSHOT_DOC.c.version_id, func.count())
+                         .join(REVISION, REVISION.c.revision_id == SNAPSHOT_DOC.c.revision_id)
+                         .where(REVISION.c.content_hash.in_(batch)).group_by(SNAPSHOT_DOC.c.version_id))
+                for version_id, count in conn.execute(query):
+                    shared[version_id] = shared.get(version_id, 0) + count
+            sizes = [row for batch in batched(sorted(shared)) for row in conn.execute(
+                select(SNAPSHOT.c.version_id, SNAPSHOT.c.document_count, SNAPSHOT.c.created_at)
+                .where(SNAPSHOT.c.version_id.in_(batch)))]
+        return [(version_id, shared[version_id], documents)
+                for version_id, documents, _ in sorted(sizes, key=lambda row: (row[2], row[0]), reverse=True)]
+
     def lineage(self, version_id: str) -> list[str]:
         """The version and its ancestors, newest first (following each snapshot's parent)."""
         chain: list[str] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -96,16 +97,45 @@ def test_one_changed_file_rechunks_only_that_document_and_the_diff_names_it(corp
 
 
 def test_the_planned_parent_and_lineage_are_the_ones_the_snapshot_then_gets(corpus: Path, repo: SqlCorpusRepository):
-    assert planned_parent(corpus, repo) is None
+    assert planned_parent(corpus, CONFIG, repo) is None
     first = snapshot_corpus(corpus, CONFIG, repo)
     limits = corpus / "guide/limits.md"
     limits.write_text(limits.read_text() + "\nOne more line.\n")
     planned = plan_snapshot(corpus, CONFIG, repo).version_id
     assert repo.lineage(planned) == [planned], "before its snapshot the store knows no parent for it"
-    assert planned_parent(corpus, repo) == first.version_id
+    assert planned_parent(corpus, CONFIG, repo) == first.version_id
     second = snapshot_corpus(corpus, CONFIG, repo)
     assert second.version_id == planned and second.diff.parent_version == first.version_id
     assert repo.lineage(second.version_id) == [planned, first.version_id]
+
+
+def test_a_copied_and_edited_folder_continues_the_version_it_was_copied_from(
+        corpus: Path, repo: SqlCorpusRepository, tmp_path: Path):
+    first = snapshot_corpus(corpus, CONFIG, repo)
+    limits = corpus / "guide/limits.md"
+    limits.write_text(limits.read_text() + "\nOne more line.\n")
+    second = snapshot_corpus(corpus, CONFIG, repo)
+    copy = tmp_path / "elsewhere" / "corpus2"
+    shutil.copytree(corpus, copy)
+    _write(copy, "faq.txt", _doc("FAQ", 5))
+    _write(copy, "guide/new.md", _doc("New", 2))
+    assert planned_parent(copy, CONFIG, repo) == second.version_id, "3 of its 4 documents are here, 2 of the first's"
+    moved = snapshot_corpus(copy, CONFIG, repo)
+    assert moved.diff.parent_version == second.version_id
+    assert [(d.path, d.change) for d in moved.diff.documents] == [("faq.txt", "changed"), ("guide/new.md", "added")]
+    assert repo.lineage(moved.version_id) == [moved.version_id, second.version_id, first.version_id]
+
+
+def test_a_folder_sharing_half_of_a_versions_documents_or_fewer_starts_its_own_lineage(
+        corpus: Path, repo: SqlCorpusRepository, tmp_path: Path):
+    snapshot_corpus(corpus, CONFIG, repo)
+    other = tmp_path / "other"
+    shutil.copytree(corpus, other)
+    _write(other, "faq.txt", _doc("FAQ", 5))
+    _write(other, "ports.html", "<html><body><h1>Ports</h1><p>Port 8443.</p></body></html>")
+    assert planned_parent(other, CONFIG, repo) is None, "2 of the version's 4 documents: not more than half"
+    outcome = snapshot_corpus(other, CONFIG, repo)
+    assert outcome.diff.parent_version is None and {d.change for d in outcome.diff.documents} == {"added"}
 
 
 def test_added_and_removed_documents_appear_in_the_diff(corpus: Path, repo: SqlCorpusRepository):
