@@ -200,14 +200,14 @@ def _check_review(source: Path, version: str, target: Driven) -> None:
     from rag_assets.curation.review_file import read_review_file, refuse_undoable
     from rag_assets.defs.assets.calibration import calibrations
 
-    judge_review = is_judge_review(source)
+    store, limits = target.resource("store"), target.resource("curation").limits()
+    judge_review = is_judge_review(source, limits)
     declared = None if judge_review else declared_corpus_version(source)
     if declared not in (None, version):
         raise RagAssetsError(f"{source} reviews corpus version {declared}, but the corpus is now {version} and a run "
                              f"imports the reviews of its own version only: review {version}'s candidates (the run "
                              "writes their review file to the curation outbox); nothing staged or applied")
 
-    store, limits = target.resource("store"), target.resource("curation").limits()
     candidates = store.candidates()
     try:
         if judge_review:
