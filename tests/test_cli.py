@@ -252,3 +252,22 @@ def test_ui_hands_port_host_and_corpus_to_dagster_dev(project_env: Path, sample_
     assert env["RAG_ASSETS_CORPUS_ROOT"] == str(sample_corpus) and env["DAGSTER_HOME"] == str(project_env / "dagster")
     parsed = subprocess.run([*argv, "--help"], capture_output=True, text=True, timeout=120)
     assert parsed.returncode == 0, parsed.stderr
+
+
+def test_verbose_names_the_files_the_snapshot_skipped_as_plain_text(
+        project_env: Path, sample_corpus: Path, capsys: pytest.CaptureFixture[str]):
+    """README: --verbose "prints every metadata field"; it printed scalars only, so the snapshot's ``skipped`` table
+    never showed (``skipped_files=2`` named nothing). A file name is data: its escape character is shown, not sent."""
+    (sample_corpus / "common" / "blob.md").write_bytes(b"\xff\xfe\x00 binary")
+    (sample_corpus / "common" / "red\x1b[31m.md").write_bytes(b"\x89PNG\r\n")
+
+    assert main(["run", "--no-review", "--no-production", "--verbose"]) == 0
+
+    out = capsys.readouterr().out
+    assert "skipped_files            2" in out
+    after = out.split("\n  skipped\n", 1)[1].splitlines()
+    block = after[:next(n for n, line in enumerate(after) if not line.startswith("    "))]
+    assert block == ["    file | reason",
+                     "    common/blob.md | not valid UTF-8 (invalid byte at offset 0)",
+                     "    common/red\\x1b[31m.md | not valid UTF-8 (invalid byte at offset 0)"], out
+    assert "\x1b" not in out

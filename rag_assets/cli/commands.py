@@ -23,6 +23,7 @@ import dagster as dg
 from rag_assets.app.review_simulation import sample_review_path
 from rag_assets.cli.door import argument_problems
 from rag_assets.cli.instance import Driven, driven
+from rag_assets.cli.metadata_text import detail_lines, scalar_text
 from rag_assets.cli.summary import RunState, Shown, failed_gates, run_state, write_summary_json
 from rag_assets.cli.system import importable_from_here, system_run_config
 from rag_assets.cli.trial import accept_all_ops, unreviewed_lines
@@ -79,13 +80,6 @@ def ui_command(settings: Settings, port: int | None = None, host: str | None = N
     return [str(Path(sys.executable).with_name("dagster")), "dev", "-m", settings.code_location, *where], env
 
 
-def _shown(entry: dg.MetadataValue) -> str | None:
-    value = entry.value
-    if isinstance(entry, (dg.MarkdownMetadataValue, dg.JsonMetadataValue)) or not isinstance(value, (bool, int, float, str)):
-        return None
-    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
-
-
 # What the summary table shows of each asset: metadata labels, in order.
 KEY_FACTS: dict[str, tuple[str, ...]] = {
     "corpus_snapshot": ("documents", "chunks", "documents_changed", "skipped_files"),
@@ -122,7 +116,7 @@ def summary_table(state: RunState) -> str:
         facts = []
         for label in KEY_FACTS.get(materialization.asset_key.path[-1], ()):
             entry = materialization.metadata.get(label)
-            value = _shown(entry) if entry is not None else None
+            value = scalar_text(entry) if entry is not None else None
             if value is not None:
                 facts.append(f"{label}={float(value):.3f}" if isinstance(entry.value, float) else f"{label}={value}")
         lines.append(f"{name:<{width}}{materialization.partition or '':<18}{', '.join(facts)}{_earlier_mark(shown)}")
@@ -134,13 +128,19 @@ def summary_table(state: RunState) -> str:
 
 
 def summary(state: RunState) -> str:
-    """A plain-text dump of every shown asset's scalar metadata, and the check results."""
+    """A plain-text dump of every shown asset's metadata (tables, lists and reports too, their first lines: see
+    ``rag_assets.cli.metadata_text``), and the check results."""
     lines = []
     for shown in state.materializations:
         materialization = shown.materialization
         lines.append(f"\n{materialization.asset_key.to_user_string()} [{materialization.partition}]{_earlier_mark(shown)}")
-        lines.extend(f"  {label:<24} {value}" for label, entry in materialization.metadata.items()
-                     if (value := _shown(entry)) is not None)
+        for label, entry in materialization.metadata.items():
+            value, details = scalar_text(entry), detail_lines(entry)
+            if value is not None:
+                lines.append(f"  {label:<24} {value}")
+            elif details is not None:
+                lines.append(f"  {label:<24} (none)" if not details else f"  {label}")
+                lines.extend(f"    {line}" for line in details)
     if state.checks:
         lines.append("\nchecks")
         lines.extend(f"  {s.check.asset_key.to_user_string() + '.' + s.check.check_name:<48} "
@@ -635,7 +635,9 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument("--no-review", action="store_true",
                             help="do not stage the bundled simulated review of the sample corpus")
     run_parser.add_argument("--thresholds", help="a thresholds file for the evaluation gates (YAML or JSON)")
-    run_parser.add_argument("--verbose", action="store_true", help="print every asset's metadata, not just the summary")
+    run_parser.add_argument("--verbose", action="store_true", help=(
+        "print every asset's metadata, not just the summary: tables, lists and reports too, as plain text (the first "
+        "10 lines of each), e.g. the files the snapshot skipped and why"))
     run_parser.add_argument("--no-production", action="store_true",
                             help="do not score the production logs (default folder: data/production_logs)")
     run_parser.add_argument("--profile", choices=["general", "high_stakes", "developer", "offline"],
