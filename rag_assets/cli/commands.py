@@ -28,6 +28,7 @@ from rag_assets.cli.summary import RunState, Shown, failed_gates, run_state, wri
 from rag_assets.cli.system import importable_from_here, system_run_config
 from rag_assets.cli.trial import accept_all_ops, unreviewed_lines
 from rag_assets.console import event_log
+from rag_assets.curation.models import Decision
 from rag_assets.defs.orphaned_runs import fail_orphaned_runs, process_tags
 from rag_assets.errors import ConfigError, RagAssetsError, ReviewFileRejected
 from rag_assets.scoring.metrics import REGISTRY
@@ -361,6 +362,18 @@ def _golden_set_empty(state: RunState) -> bool:
                for shown in state.materializations)
 
 
+def _empty_golden_hint(target: Driven, version: str) -> str:
+    """What to do about an empty golden set: review the candidates waiting in the outbox, or, when the review
+    rejected every one, say so; sending the expert to an outbox with nothing left to review misled (tester)."""
+    curation, candidates = _curation_root(target), target.resource("store").candidates()
+    total, rejected = len(candidates.for_version(version)), len(candidates.for_version(version, Decision.REJECT.value))
+    if not total or rejected < total:
+        return f" The golden set is empty: review the candidates in {curation / 'outbox'} and drop the file in the inbox."
+    return (f" Every candidate of corpus version {version} was rejected ({rejected} of {total}): nothing to build the "
+            f"golden set from. Accept or edit some in a review file (the one applied is in {curation / 'processed'}) "
+            f"and drop it in {curation / 'inbox'}, or `rag-assets import-golden FILE` a golden set you already have.")
+
+
 #: the class of the error Dagster wraps an op's error in (its name, as the event's serialised error gives it)
 STEP_ERROR_WRAPPER = "DagsterExecutionStepExecutionError"
 
@@ -446,8 +459,7 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
     with contextlib.redirect_stderr(out):
         _report_failures(results)
     if result is not None and not result.success:
-        hint = (f" The golden set is empty: review the candidates in {_curation_root(target) / 'outbox'} and drop the "
-                "file in the inbox." if _golden_set_empty(state) else "")
+        hint = _empty_golden_hint(target, version) if _golden_set_empty(state) else ""
         print(f"\nrun {result.run_id} failed for corpus version {version}.{hint}", file=out)
         return 1
     if not all(r.success for r in results):
