@@ -252,3 +252,47 @@ def test_ui_hands_port_host_and_corpus_to_dagster_dev(project_env: Path, sample_
     assert env["RAG_ASSETS_CORPUS_ROOT"] == str(sample_corpus) and env["DAGSTER_HOME"] == str(project_env / "dagster")
     parsed = subprocess.run([*argv, "--help"], capture_output=True, text=True, timeout=120)
     assert parsed.returncode == 0, parsed.stderr
+
+
+def test_verbose_names_the_files_the_snapshot_skipped_as_plain_text(
+        project_env: Path, sample_corpus: Path, capsys: pytest.CaptureFixture[str]):
+    """README: --verbose "prints every metadata field"; it printed scalars only, so the snapshot's ``skipped`` table
+    never showed (``skipped_files=2`` named nothing). A file name is data: its escape character is shown, not sent."""
+    (sample_corpus / "common" / "blob.md").write_bytes(b"\xff\xfe\x00 binary")
+    (sample_corpus / "common" / "red\x1b[31m.md").write_bytes(b"\x89PNG\r\n")
+
+    assert main(["run", "--no-review", "--no-production", "--verbose"]) == 0
+
+    out = capsys.readouterr().out
+    assert "skipped_files            2" in out
+    after = out.split("\n  skipped\n", 1)[1].splitlines()
+    block = after[:next(n for n, line in enumerate(after) if not line.startswith("    "))]
+    assert block == ["    file | reason",
+                     "    common/blob.md | not valid UTF-8 (invalid byte at offset 0)",
+                     "    common/red\\x1b[31m.md | not valid UTF-8 (invalid byte at offset 0)"], out
+    assert "\x1b" not in out
+
+
+def test_a_review_that_rejects_every_candidate_says_so_and_names_the_quality_problem(
+        project_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """It said "The golden set is empty: review the candidates in .../outbox" though nothing was left to review, and
+    the check line read "0 items, 1 problem(s)" without naming the problem."""
+    assert main(["run", "--no-review", "--no-production"]) == 0
+    version = capsys.readouterr().out.split("nobody has reviewed corpus version ")[1].split(" ")[0]
+    curation = Settings.from_env().curation_root
+    sent = pd.read_csv(curation / "outbox" / f"review-{version}.csv", encoding="utf-8-sig", dtype=str,
+                       keep_default_na=False)
+    review = tmp_path / f"rejected-{version}.csv"
+    sent.assign(decision="reject", reviewer="ana").to_csv(review, index=False)
+
+    assert main(["run", "--no-production", "--review", str(review)]) == 1
+
+    out = capsys.readouterr()
+    assert (f"  FAILED golden_set.golden_set_quality [{version}]: golden set v-: 0 items, 1 problem(s): "
+            "expect_table_row_count_to_be_between on the table failed (observed 0)\n") in out.out
+    assert out.err.endswith(
+        f"failed for corpus version {version}. Every candidate of corpus version {version} was rejected (50 of 50): "
+        f"nothing to build the golden set from. Accept or edit some in a review file (the one applied is in "
+        f"{curation / 'processed'}) and drop it in {curation / 'inbox'}, or `rag-assets import-golden FILE` a golden "
+        "set you already have.\n"), out.err
+    assert "review the candidates in" not in out.err

@@ -198,3 +198,29 @@ def test_a_bad_judge_review_given_to_run_review_is_refused_in_one_line_before_an
     good = good.rename(elsewhere / good.name)
     assert main(["run", "--no-production", "--review", str(good)]) == 0
     assert _stored(first_run.home)["expert_verdict"] > before["expert_verdict"]
+
+
+def test_a_judge_review_saved_under_another_name_is_told_by_its_columns_at_the_door_and_imported(
+        first_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """The tester's case: saved as ``jr_yes-judge-review-ev-....xlsx`` (a prefix before judge-review-), it was read as
+    a question review ("missing column(s): candidate_id, corpus_version, ..."). Its columns tell it: a bad row is
+    refused with the judge review's own line, a good one is staged, imported and filed away by that run."""
+    before = _stored(first_run.home)
+    bad = _edited(review_judge_as_expert(str(first_run.made), "dana", _agree), _set(3, "expert_faithfulness", "yes"))
+    given = bad.rename(tmp_path / f"jr_yes-{bad.name}")
+    capsys.readouterr()
+
+    assert main(["run", "--no-production", "--review", str(given)]) == 2
+
+    assert capsys.readouterr().err == (
+        f"error: {given}: sheet Review, row 3, expert_faithfulness: 'yes' is not a verdict; write pass or fail "
+        "(or 1 / 0), or leave it empty; nothing staged or applied\n")
+    good = review_judge_as_expert(str(first_run.made), "dana", _agree)
+    given = good.rename(tmp_path / f"jr_yes-{good.name}")
+
+    assert main(["run", "--no-production", "--review", str(given)]) == 0
+
+    out = capsys.readouterr().out
+    assert re.search(r"judge_calibration +files_applied=1, files_rejected=0", out), out
+    assert _stored(first_run.home)["expert_verdict"] > before["expert_verdict"]
+    assert (good.parent.parent / "processed" / given.name).exists() and not (good.parent / given.name).exists()

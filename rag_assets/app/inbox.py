@@ -62,7 +62,7 @@ def scan_inbox(folders: CurationFolders, limits: ReviewLimits, cursor: str | Non
             digest = inbox_sha256(path)
         except OSError:  # gone, or swapped for a link, since the listing: the next tick sees what is there
             continue
-        judge_review = is_judge_review(path)
+        judge_review = is_judge_review(path, limits)
         version = None if judge_review else declared_corpus_version(path)
         step = next_step(states.get(digest, FileState()), digest, run_status, version, judge_review, known, generated)
         states[digest] = step.state

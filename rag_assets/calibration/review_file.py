@@ -1,7 +1,8 @@
 """The judge-review file: judged items out to the experts (.xlsx and CSV), their verdicts back in.
 
 It travels through the curation outbox and inbox like a question review, and is named
-``judge-review-<evaluation id>``: the inbox sensor routes it by that prefix. Every row repeats the
+``judge-review-<evaluation id>``: the inbox sensor routes it by that prefix, or, saved under another name, by
+its columns (``is_judge_review``); the evaluation id is still read from the name. Every row repeats the
 evaluation id and the judge configuration key, so an import is pinned to the evaluation and judge it
 reviews. Reading validates the whole file first and returns every problem with its row and column;
 nothing is returned for a file with any problem, so nothing of it can be half-applied. A file with no verdict
@@ -46,6 +47,8 @@ COLUMNS: tuple[tuple[str, int], ...] = (
 )
 NAMES = tuple(name for name, _ in COLUMNS)
 REQUIRED = ("item_id", *(f"judge_{m}" for m in REVIEWED_METRICS), *EDITABLE, *IDENTITY)
+#: The columns no question review has (it shares notes and reviewer): how a renamed judge review is told.
+JUDGE_ONLY = frozenset({*IDENTITY, *(f"{side}_{m}" for side in ("judge", "expert") for m in REVIEWED_METRICS)})
 INSTRUCTIONS: tuple[str, ...] = (
     "Checking the judge",
     "",
@@ -75,11 +78,31 @@ def evaluation_of(name: str) -> str:
     """The evaluation id a judge-review file names: "judge-review-ev-1f....xlsx" -> "ev-1f...", also when a
     spreadsheet's "save a copy" added to the name ("judge-review-ev-1f... (1).xlsx")."""
     found = _EVALUATION_ID.search(name)
-    return found.group(0) if found else name[len(PREFIX):].split(".")[0]
+    if found:
+        return found.group(0)
+    start = name.lower().find(PREFIX)
+    return (name[start + len(PREFIX):] if start >= 0 else name).split(".")[0]
 
 
-def is_judge_review(path: Path) -> bool:
-    return path.name.lower().startswith(PREFIX) and path.suffix.lower() in FORMATS
+def is_judge_review(path: Path, limits: ReviewLimits = ReviewLimits()) -> bool:
+    """Whether a file is a judge review, by its name (``judge-review-<evaluation>``, as sent) or, saved under another
+    name (``jr_yes-judge-review-ev-....xlsx``), by its header: a column only a judge review has. Every door uses
+    this one test (``rag-assets run --review``, the inbox sensor, the calibration import), so a renamed judge review
+    is never read as a question review and refused for lacking candidate_id and the rest. A file that cannot be
+    read is no judge review here; the question review's reader then names why it cannot be read."""
+    if path.suffix.lower() not in FORMATS:
+        return False
+    return path.name.lower().startswith(PREFIX) or _has_judge_columns(path, limits)
+
+
+def _has_judge_columns(path: Path, limits: ReviewLimits) -> bool:
+    """Whether the first row (as ``read_judge_review`` reads it) names a column of ``JUDGE_ONLY``."""
+    try:
+        text, _ = _text(path, _read_bytes(path, limits))
+    except _Rejected:
+        return False
+    header = next(csv.reader(io.StringIO(text, newline="")), [])
+    return any(name.strip().lower() in JUDGE_ONLY for name in header)
 
 
 def _judge_cell(value: float | None) -> str:

@@ -23,10 +23,12 @@ import dagster as dg
 from rag_assets.app.review_simulation import sample_review_path
 from rag_assets.cli.door import argument_problems
 from rag_assets.cli.instance import Driven, driven
+from rag_assets.cli.metadata_text import detail_lines, scalar_text
 from rag_assets.cli.summary import RunState, Shown, failed_gates, run_state, with_pending_review, write_summary_json
 from rag_assets.cli.system import importable_from_here, system_run_config
 from rag_assets.cli.trial import accept_all_ops, unreviewed_lines
 from rag_assets.console import event_log
+from rag_assets.curation.models import Decision
 from rag_assets.defs.orphaned_runs import fail_orphaned_runs, process_tags
 from rag_assets.errors import ConfigError, RagAssetsError, ReviewFileRejected
 from rag_assets.scoring.metrics import REGISTRY
@@ -79,13 +81,6 @@ def ui_command(settings: Settings, port: int | None = None, host: str | None = N
     return [str(Path(sys.executable).with_name("dagster")), "dev", "-m", settings.code_location, *where], env
 
 
-def _shown(entry: dg.MetadataValue) -> str | None:
-    value = entry.value
-    if isinstance(entry, (dg.MarkdownMetadataValue, dg.JsonMetadataValue)) or not isinstance(value, (bool, int, float, str)):
-        return None
-    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
-
-
 # What the summary table shows of each asset: metadata labels, in order.
 KEY_FACTS: dict[str, tuple[str, ...]] = {
     "corpus_snapshot": ("documents", "chunks", "documents_added", "documents_changed", "documents_removed",
@@ -124,7 +119,7 @@ def summary_table(state: RunState) -> str:
         facts = []
         for label in KEY_FACTS.get(materialization.asset_key.path[-1], ()):
             entry = materialization.metadata.get(label)
-            value = _shown(entry) if entry is not None else None
+            value = scalar_text(entry) if entry is not None else None
             if value is not None:
                 facts.append(f"{label}={float(value):.3f}" if isinstance(entry.value, float) else f"{label}={value}")
         lines.append(f"{name:<{width}}{materialization.partition or '':<18}{', '.join(facts)}{_earlier_mark(shown)}")
@@ -136,13 +131,19 @@ def summary_table(state: RunState) -> str:
 
 
 def summary(state: RunState) -> str:
-    """A plain-text dump of every shown asset's scalar metadata, and the check results."""
+    """A plain-text dump of every shown asset's metadata (tables, lists and reports too, their first lines: see
+    ``rag_assets.cli.metadata_text``), and the check results."""
     lines = []
     for shown in state.materializations:
         materialization = shown.materialization
         lines.append(f"\n{materialization.asset_key.to_user_string()} [{materialization.partition}]{_earlier_mark(shown)}")
-        lines.extend(f"  {label:<24} {value}" for label, entry in materialization.metadata.items()
-                     if (value := _shown(entry)) is not None)
+        for label, entry in materialization.metadata.items():
+            value, details = scalar_text(entry), detail_lines(entry)
+            if value is not None:
+                lines.append(f"  {label:<24} {value}")
+            elif details is not None:
+                lines.append(f"  {label:<24} (none)" if not details else f"  {label}")
+                lines.extend(f"    {line}" for line in details)
     if state.checks:
         lines.append("\nchecks")
         lines.extend(f"  {s.check.asset_key.to_user_string() + '.' + s.check.check_name:<48} "
@@ -239,14 +240,14 @@ def _check_review(source: Path, version: str, target: Driven) -> None:
     from rag_assets.curation.review_file import read_review_file, refuse_undoable
     from rag_assets.defs.assets.calibration import calibrations
 
-    judge_review = is_judge_review(source)
+    store, limits = target.resource("store"), target.resource("curation").limits()
+    judge_review = is_judge_review(source, limits)
     declared = None if judge_review else declared_corpus_version(source)
     if declared not in (None, version):
         raise RagAssetsError(f"{source} reviews corpus version {declared}, but the corpus is now {version} and a run "
                              f"imports the reviews of its own version only: review {version}'s candidates (the run "
                              "writes their review file to the curation outbox); nothing staged or applied")
 
-    store, limits = target.resource("store"), target.resource("curation").limits()
     candidates = store.candidates()
     try:
         if judge_review:
@@ -416,6 +417,18 @@ def _golden_set_empty(state: RunState) -> bool:
                for shown in state.materializations)
 
 
+def _empty_golden_hint(target: Driven, version: str) -> str:
+    """What to do about an empty golden set: review the candidates waiting in the outbox, or, when the review
+    rejected every one, say so; sending the expert to an outbox with nothing left to review misled (tester)."""
+    curation, candidates = _curation_root(target), target.resource("store").candidates()
+    total, rejected = len(candidates.for_version(version)), len(candidates.for_version(version, Decision.REJECT.value))
+    if not total or rejected < total:
+        return f" The golden set is empty: review the candidates in {curation / 'outbox'} and drop the file in the inbox."
+    return (f" Every candidate of corpus version {version} was rejected ({rejected} of {total}): nothing to build the "
+            f"golden set from. Accept or edit some in a review file (the one applied is in {curation / 'processed'}) "
+            f"and drop it in {curation / 'inbox'}, or `rag-assets import-golden FILE` a golden set you already have.")
+
+
 #: the class of the error Dagster wraps an op's error in (its name, as the event's serialised error gives it)
 STEP_ERROR_WRAPPER = "DagsterExecutionStepExecutionError"
 
@@ -504,8 +517,7 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
     with contextlib.redirect_stderr(out):
         _report_failures(results)
     if result is not None and not result.success:
-        hint = (f" The golden set is empty: review the candidates in {_curation_root(target) / 'outbox'} and drop the "
-                "file in the inbox." if _golden_set_empty(state) else "")
+        hint = _empty_golden_hint(target, version) if _golden_set_empty(state) else ""
         print(f"\nrun {result.run_id} failed for corpus version {version}.{hint}", file=out)
         return 1
     if not all(r.success for r in results):
@@ -715,7 +727,9 @@ def build_parser() -> argparse.ArgumentParser:
     run_parser.add_argument("--no-review", action="store_true",
                             help="do not stage the bundled simulated review of the sample corpus")
     run_parser.add_argument("--thresholds", help="a thresholds file for the evaluation gates (YAML or JSON)")
-    run_parser.add_argument("--verbose", action="store_true", help="print every asset's metadata, not just the summary")
+    run_parser.add_argument("--verbose", action="store_true", help=(
+        "print every asset's metadata, not just the summary: tables, lists and reports too, as plain text (the first "
+        "10 lines of each), e.g. the files the snapshot skipped and why"))
     run_parser.add_argument("--no-production", action="store_true",
                             help="do not score the production logs (default folder: data/production_logs)")
     run_parser.add_argument("--profile", choices=["general", "high_stakes", "developer", "offline"],

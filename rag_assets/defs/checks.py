@@ -44,7 +44,7 @@ def build_golden_set_quality(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
             passed=report.passed,
             severity=dg.AssetCheckSeverity.ERROR,
             description=(f"golden set v{version.number if version else '-'}: {report.items} items, "
-                         f"{len(report.problems)} problem(s)"),
+                         f"{len(report.problems)} problem(s){report.named()}"),
             metadata={
                 "golden_version": dg.MetadataValue.int(version.number if version else 0),
                 "items": dg.MetadataValue.int(report.items),

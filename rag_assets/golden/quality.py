@@ -31,6 +31,14 @@ class QualityReport:
     def passed(self) -> bool:
         return not self.problems
 
+    def named(self, shown: int = 3) -> str:
+        """The first ``shown`` problems, for a check's one line (": a; b (and 2 more)"; empty when none): a count
+        alone ("0 items, 1 problem(s)") sent the reader to the UI to learn what failed. The metadata has them all."""
+        if not self.problems:
+            return ""
+        more = len(self.problems) - shown
+        return ": " + "; ".join(self.problems[:shown]) + (f" (and {more} more)" if more > 0 else "")
+
 
 def _frame(items: Sequence[GoldenItem]) -> pd.DataFrame:
     import pandas as pd  # only the quality check needs it: loading the code location does not

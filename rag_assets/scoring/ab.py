@@ -24,8 +24,12 @@ Recommendation, first rule that applies:
 - ``REVIEW`` if nothing could be compared overall (no metric had ``min_items`` paired items): no
   evidence is not evidence of no regression, so a human decides.
 - ``APPROVE`` if no comparison, overall or per question type, is a significant regression.
-- ``REVIEW`` otherwise: a mixed picture (some regressions, maybe with improvements) is a trade-off
-  that a human weighs, not the code.
+- ``REVIEW`` otherwise: significant regressions that a human weighs, not the code. With significant
+  improvements it is labelled ``mixed results``; with none, ``only regressions`` (and why no REJECT rule
+  applied). Only regressions stays a REVIEW on purpose: the rejecting rules are a faithfulness drop and
+  regressions everywhere, and a candidate that retrieves worse but answers as faithfully (e.g. a smaller
+  ``k``) can be worth what the metrics do not measure (cost, latency); the label must not call it a
+  trade-off between metrics when nothing improved.
 """
 
 from __future__ import annotations
@@ -185,5 +189,20 @@ def _recommend(comparisons: Sequence[MetricComparison], alpha: float, faithfulne
     if not regressions:
         return APPROVE, (f"no significant regression in {len(comparisons)} comparisons "
                          f"(overall and per question type)", *improved)
-    return REVIEW, ("mixed results: some significant regressions" + (", with improvements" if improved else ""),
-                    *regressed, *improved)
+    return REVIEW, (_weigh(overall, regressions, improvements, faithfulness_bound), *regressed, *improved)
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
+def _weigh(overall: Sequence[MetricComparison], regressions: Sequence[MetricComparison],
+           improvements: Sequence[MetricComparison], faithfulness_bound: float) -> str:
+    """The first reason of a REVIEW with significant regressions: "mixed" only when something also improved; with
+    none, "only regressions", with why no REJECT rule applied, so the label never promises a trade-off there is not."""
+    regressed = _count(len(regressions), "significant regression")
+    if improvements:
+        return f"mixed results: {regressed} and {_count(len(improvements), 'significant improvement')}"
+    steady = ", ".join(c.metric for c in overall if not c.significant_regression)
+    return (f"only regressions: {regressed} and no significant improvement; no REJECT rule applies (faithfulness "
+            f"did not drop significantly beyond its bound {faithfulness_bound:.3f}; not significant overall: {steady})")

@@ -157,3 +157,21 @@ def test_a_bad_file_is_rejected_whole_naming_row_and_field(setup, cells, delete,
     assert report.startswith(f"{path.name} was rejected; nothing from it was applied.") and problems[0] in report
     assert json.loads((folders.rejected / f"{path.name}.errors.json").read_text())[0]["sheet"] == "Review"
     assert repo.verdicts(CONFIG.key) == []  # the good rows of the file were not applied either
+
+
+def test_a_judge_review_saved_under_another_name_is_told_by_its_columns(setup, tmp_path: Path):
+    """By name as sent, or renamed by its columns (workbook and CSV); a question review, or a file that is none, is
+    not one."""
+    from rag_assets.calibration.review_file import is_judge_review
+    from rag_assets.curation.models import OUTBOX_COLUMNS
+
+    _, _, xlsx, csv_path = setup
+    renamed = [path.rename(tmp_path / f"jr_yes-{path.name}") for path in (xlsx, csv_path)]
+    plain = (tmp_path / "returned.csv")
+    plain.write_text("item_id,expert_faithfulness,reviewer\r\nq-1,pass,dana\r\n", encoding="utf-8")
+    question = tmp_path / "judge-notes.csv"
+    question.write_text(",".join(OUTBOX_COLUMNS) + "\r\n", encoding="utf-8")
+    binary = tmp_path / "broken.xlsx"
+    binary.write_bytes(b"\xff\xfe not a workbook")
+    assert [is_judge_review(path) for path in [*renamed, plain, question, binary]] == [True, True, True, False, False]
+    assert is_judge_review(tmp_path / "judge-review-ev-00000000000000000001.xlsx")  # the name as sent: never opened

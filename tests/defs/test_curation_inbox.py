@@ -293,3 +293,26 @@ def test_a_review_waits_while_the_store_has_no_candidates_of_its_version_whateve
     assert tick.run_requests == [] and path.exists()
     assert tick.skip_reason.skip_message == (f"no new reviewed file in the inbox; waiting: {path.name} (the "
                                              f"candidates of corpus version {VERSION} are not generated yet)")
+
+
+def test_a_judge_review_saved_under_another_name_gets_the_calibration_run_not_a_rejection(project_env: Path,
+                                                                                          tmp_path: Path):
+    """Told by its columns: it was rejected as a question review naming no corpus version."""
+    from rag_assets.calibration.models import JudgeConfig, ReviewItem
+    from rag_assets.calibration.review_file import write_judge_review
+
+    metrics = ("faithfulness", "answer_relevance", "context_precision", "context_recall")
+    item = ReviewItem("q-1", "factual", "What?", "That.", ("a context",), dict.fromkeys(metrics, 1.0),
+                      dict.fromkeys(metrics, "why"))
+    _, sent = write_judge_review([item], "ev-00000000000000000001", JudgeConfig("offline", "m", "t", "e"), tmp_path)
+    inbox = Settings.from_env().curation_root / "inbox"
+    inbox.mkdir(parents=True)
+    sent.rename(inbox / f"jr_yes-{sent.name}")
+
+    with dg.instance_for_test() as instance:
+        result = inbox_tick(instance)
+
+    assert [(r.job_name, r.partition_key, r.run_config["ops"]["judge_calibration"]["config"]["files"])
+            for r in result.run_requests] == [("judge_calibration_import", None,
+                                               ["jr_yes-judge-review-ev-00000000000000000001.csv"])]
+    assert not (inbox.parent / "rejected").exists()

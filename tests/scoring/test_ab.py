@@ -154,3 +154,32 @@ def test_a_rejection_stands_and_tells_what_was_not_judged():
                              unjudged={"candidate": _budget(1)})
     assert result.recommendation == REJECT and result.reasons[0].startswith("faithfulness dropped beyond its bound")
     assert result.reasons[-1] == "cannot be decided: candidate faithfulness: 1 of 12 items (8.3%) not judged; budget 5%"
+
+
+def test_only_regressions_are_reviewed_with_a_label_that_says_so_not_mixed():
+    """The tester's case: every significant move is a regression (hit rate 1.0 -> 0.0 on 10 of 12 items) and
+    faithfulness fell on 2 items only (delta -0.083, exact p_worse = 1/4): no REJECT rule applies (faithfulness is
+    not significant, not every metric regressed), so it stays REVIEW, but it is not "mixed"."""
+    candidate = _changed({"recall@5": 0.4, "hit_rate@5": 0.0})
+    for key in KEYS[:2]:
+        candidate[key]["faithfulness"] = 0.4
+    result = compare_systems(CURRENT, candidate, TYPES, METRICS)
+    faithfulness = _by(result)[("faithfulness", "overall")]
+    assert faithfulness.p_worse == pytest.approx(0.25) and faithfulness.delta == pytest.approx(-1 / 12)
+    assert result.recommendation == REVIEW
+    assert result.reasons[0] == (
+        "only regressions: 6 significant regressions and no significant improvement; no REJECT rule applies "
+        "(faithfulness did not drop significantly beyond its bound 0.020; not significant overall: faithfulness)")
+    assert [r.split(":")[0] for r in result.reasons[1:]] == ["significant regression"] * 6
+    assert "mixed" not in result.markdown()
+
+
+def test_regressions_with_improvements_are_mixed_and_counted():
+    current = {k: {**v, "faithfulness": 0.5} for k, v in CURRENT.items()}
+    candidate = {k: {**v, "faithfulness": 0.9 if n < 10 else 0.5} for n, (k, v) in
+                 enumerate(_changed({"recall@5": 0.4}).items())}
+    result = compare_systems(current, candidate, TYPES, METRICS)
+    assert result.recommendation == REVIEW
+    assert result.reasons[0] == "mixed results: 3 significant regressions and 3 significant improvements"
+    assert [r.split(":")[0] for r in result.reasons[1:]] == ["significant regression"] * 3 + [
+        "significant improvement"] * 3

@@ -98,7 +98,7 @@ def _calibrate(context: dg.AssetExecutionContext, config: JudgeCalibrationConfig
     folders = curation.folders()
     repo = calibrations(store)
     files = ([Path(n) if Path(n).is_absolute() else folders.inbox / n for n in config.files] if config.files
-             else [p for p in inbox_files(folders.inbox) if is_judge_review(p)])
+             else [p for p in inbox_files(folders.inbox) if is_judge_review(p, curation.limits())])
     missing = [path for path in files if not path.exists()]
     if missing:
         context.log.warning(f"not in the inbox any more (already imported?): {', '.join(map(str, missing))}")
