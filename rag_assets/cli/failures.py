@@ -9,7 +9,6 @@ run was given (the LLM key, ``--system-header`` values, the store's password) bl
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING
 import dagster as dg
 
 from rag_assets.errors import redact
+from rag_assets.rag.http_transport import resolve_headers
 from rag_assets.settings import API_KEY_ENV, DATABASE_URL_ENV, environment
 
 if TYPE_CHECKING:
@@ -28,7 +28,6 @@ STEP_ERROR_WRAPPER = "DagsterExecutionStepExecutionError"
 FAILURE = "Failure"
 #: the environment variables besides ``--system-header``'s whose values are secrets
 SECRET_VARIABLES = (API_KEY_ENV, "ANTHROPIC_AUTH_TOKEN")
-_TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 @dataclass(frozen=True)
@@ -49,16 +48,15 @@ class FailedStep:
 
 
 def run_secrets(system: Mapping | None, environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """The secrets this run holds: the LLM's key and token, the values of the variables ``--system-header`` names
-    (``${VARIABLE}`` in the run config) and the password of the store's URL."""
+    """The secrets this run holds: the LLM's key and token, those of the credential headers ``--system-header`` sends
+    (the HTTP adapter's own, ``resolve_headers``) and the password of the store's URL."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
     environ = environment() if environ is None else environ
     config = (system or {}).get("resources", {}).get("rag", {}).get("config", {})
-    headers = config.get("headers", {}).values()
-    named = [*SECRET_VARIABLES, *(name for value in headers for name in _TEMPLATE.findall(value))]
-    found = [environ.get(name, "") for name in named]
+    _, header_secrets = resolve_headers(config.get("headers", {}), environ)  # those the HTTP adapter blanks
+    found = [*(environ.get(name, "") for name in SECRET_VARIABLES), *header_secrets]
     try:
         found.append(make_url(environ.get(DATABASE_URL_ENV) or "sqlite://").password or "")
     except ArgumentError:
