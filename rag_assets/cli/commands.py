@@ -7,7 +7,6 @@ Runs go through Dagster (``execute_in_process`` on a persistent instance), so th
 from __future__ import annotations
 
 import argparse
-import contextlib
 import errno
 import importlib.metadata
 import os
@@ -22,6 +21,7 @@ import dagster as dg
 
 from rag_assets.app.review_simulation import sample_review_path
 from rag_assets.cli.door import argument_problems
+from rag_assets.cli.failures import failed_steps, run_secrets
 from rag_assets.cli.instance import Driven, driven
 from rag_assets.cli.metadata_text import detail_lines, scalar_text
 from rag_assets.cli.summary import RunState, Shown, failed_gates, run_state, with_pending_review, write_summary_json
@@ -429,21 +429,15 @@ def _empty_golden_hint(target: Driven, version: str) -> str:
             f"and drop it in {curation / 'inbox'}, or `rag-assets import-golden FILE` a golden set you already have.")
 
 
-#: the class of the error Dagster wraps an op's error in (its name, as the event's serialised error gives it)
-STEP_ERROR_WRAPPER = "DagsterExecutionStepExecutionError"
-
-
-def _report_failures(results: Sequence[dg.ExecuteInProcessResult]) -> None:
-    """Each failed step with the error that failed it: the error the op raised, not Dagster's wrapper around it
-    ("Error occurred while executing op ..."), which says nothing the step's name does not. Only that wrapper is
-    taken off: an error of ours raised from a lower one says what the lower one meant."""
-    for result in results:
-        for event in result.all_events:
-            if event.is_step_failure:
-                error = event.step_failure_data.error
-                if error.cls_name == STEP_ERROR_WRAPPER and error.cause is not None:
-                    error = error.cause
-                print(f"\nstep {event.step_key} failed: {error.message.strip()}", file=sys.stderr)
+def _asset_of_node(target: Driven) -> dict[str, str]:
+    """The asset each top-level node of the instance's jobs computes or checks (a check of its own, such as
+    rag_answers_error_budget, is a node apart), by the node's name."""
+    found = {}
+    for assets_def in target.defs.resolve_asset_graph().assets_defs:
+        keys = [*assets_def.keys, *(check.asset_key for check in assets_def.check_keys)]
+        if assets_def.is_executable and keys:
+            found[assets_def.node_def.name] = keys[0].to_user_string()
+    return found
 
 
 def run(target: Driven, settings: Settings, review: str | None, use_sample_review: bool, thresholds: str | None = None,
@@ -503,8 +497,10 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
         state = with_pending_review(run_state(instance, [r.run_id for r in results], [
             *((key, held_in(target.defs, key, version)) for key in fresh),
             *((target.key("production_sample"), day) for day in scored)]), store)
+    failures = failed_steps(results, _asset_of_node(target), run_secrets(system))
+    standing = failed_gates(state)
     if summary_json:
-        write_summary_json(state, Path(summary_json))
+        write_summary_json(state, Path(summary_json), failures, ok=all(r.success for r in results) and not standing)
     if verbose:
         print(summary(state))
     if state.materializations or state.checks:
@@ -514,8 +510,8 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
             print(f"{label}: {path}")
     print(f"open the UI: rag-assets ui   (DAGSTER_HOME={shlex.quote(str(_dagster_home(settings)))} dagster dev -m "
           f"{settings.code_location})")
-    with contextlib.redirect_stderr(out):
-        _report_failures(results)
+    if failures:
+        print("", *(failure.line() for failure in failures), sep="\n", file=out)
     if result is not None and not result.success:
         hint = _empty_golden_hint(target, version) if _golden_set_empty(state) else ""
         print(f"\nrun {result.run_id} failed for corpus version {version}.{hint}", file=out)
@@ -524,7 +520,6 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
         failed = sorted({r.job_def.name for r in results if not r.success})
         print(f"\na {' and a '.join(failed)} run failed (see above)", file=out)
         return 1
-    standing = failed_gates(state)
     if standing:  # results of earlier runs that still hold for these versions: their failed gates still fail
         names = ", ".join(f"{s.check.asset_key.to_user_string()}.{s.check.check_name} [{s.check.partition}]"
                           + (f" of earlier run {s.run_id[:8]}" if s.earlier else "") for s in standing)

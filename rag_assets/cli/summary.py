@@ -10,9 +10,15 @@ therefore still sees every check, and never an empty list that would pass vacuou
 
 JSON shape::
 
-    {"assets": {ASSET: {PARTITION: {METADATA_KEY: value}}},
+    {"ok": true | false,
+     "failed_steps": [{"run_id", "step", "asset", "error"}],
+     "assets": {ASSET: {PARTITION: {METADATA_KEY: value}}},
      "checks": [{"asset", "check", "partition", "passed", "description", "run_id"}],
      "earlier_runs": {ASSET: {PARTITION: RUN_ID}}}
+
+``ok`` is false exactly when ``rag-assets run`` exits 1: a step failed (``failed_steps`` names each, with its asset
+and its error on one line, secrets blanked: the LLM budget that stopped the evaluation, a store error), or a
+gate failed in this run or still stands from an earlier one.
 
 Keys are the metadata labels the Dagster UI shows; values are plain JSON (markdown tables as their
 text, paths as strings, NaN as null). A partition key of ``null`` (an unpartitioned asset) is
@@ -25,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +40,7 @@ import dagster as dg
 
 from rag_assets.app.status import awaiting_review
 from rag_assets.app.store import Store
+from rag_assets.cli.failures import FailedStep
 from rag_assets.defs.reuse import last_materialization
 
 AssetPartition = tuple[dg.AssetKey, str | None]
@@ -135,9 +142,9 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def summary_dict(state: RunState) -> dict:
-    """Every shown materialization's metadata by asset and partition, every shown check result, and which
-    of them come from earlier runs."""
+def summary_dict(state: RunState, failures: Sequence[FailedStep] = (), ok: bool = True) -> dict:
+    """Whether the run passed, its failed steps, every shown materialization's metadata by asset and partition,
+    every shown check result, and which of them come from earlier runs."""
     assets: dict[str, dict[str, dict[str, Any]]] = {}
     earlier: dict[str, dict[str, str]] = {}
     for shown in state.materializations:
@@ -150,9 +157,10 @@ def summary_dict(state: RunState) -> dict:
     checks = [{"asset": shown.check.asset_key.to_user_string(), "check": shown.check.check_name,
                "partition": shown.check.partition, "passed": shown.check.passed,
                "description": shown.check.description, "run_id": shown.run_id} for shown in state.checks]
-    return {"assets": assets, "checks": checks, "earlier_runs": earlier}
+    return {"ok": ok, "failed_steps": [failure.as_json() for failure in failures], "assets": assets, "checks": checks,
+            "earlier_runs": earlier}
 
 
-def write_summary_json(state: RunState, path: Path) -> None:
+def write_summary_json(state: RunState, path: Path, failures: Sequence[FailedStep] = (), ok: bool = True) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(summary_dict(state), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(summary_dict(state, failures, ok), indent=2, sort_keys=True) + "\n", encoding="utf-8")

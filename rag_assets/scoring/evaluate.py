@@ -54,6 +54,8 @@ class MetricFailures:
     metric: str
     failed: int
     items: int
+    #: why the judge failed on the first of them (as the judge client wrote it: secrets blanked), None when none did
+    first_error: str | None = None
 
     @property
     def rate(self) -> float:
@@ -76,16 +78,18 @@ def metric_failures(items: Sequence[ItemScores], metrics: Sequence[str] | None =
         if wanted is not None and key not in wanted:
             continue
         failed = asked = 0
+        first_error = None
         for item in items:
             if item.rag_error is not None:
                 continue
             if key in item.failures:
+                first_error = first_error or item.failures[key]
                 failed += 1
                 asked += 1
             elif metric.scores_type(item.question_type) and task in item.outputs:
                 asked += 1
         if asked:
-            found.append(MetricFailures(key, failed, asked))
+            found.append(MetricFailures(key, failed, asked, first_error))
     return found
 
 
@@ -106,6 +110,12 @@ class JudgeFailureBudget:
     @property
     def passed(self) -> bool:
         return not self.over
+
+    @property
+    def first_error(self) -> str | None:
+        """Why the judge failed, on the first item of the first metric over the budget: a wrong key or a refused
+        request fails every call alike, and names its cause where the counts alone do not."""
+        return next((m.first_error for m in self.over if m.first_error), None)
 
     def describe(self) -> str:
         """Every metric over the budget with its rate, or that all are within it."""

@@ -144,7 +144,8 @@ class Gates:
                 "regressions": [asdict(r) for r in self.regressions if r.failed or r.scope == "overall"],
                 "baseline_id": self.baseline_id, "failure_rate": self.failure_rate,
                 "max_failure_rate": self.max_failure_rate, "notes": list(self.notes),
-                "judge_failures": [asdict(m) for m in self.judge_failures]}
+                "judge_failures": [{"metric": m.metric, "failed": m.failed, "items": m.items}
+                                   for m in self.judge_failures]}  # the counts; each item's error is kept with it
 
 
 def score_gates(card: Scorecard, thresholds: Mapping[str, float], baseline_id: str | None,

@@ -62,7 +62,9 @@ def test_failures_on_one_metrics_items_fail_the_check_though_few_of_all_calls(pr
     assert check.description.startswith("faithfulness: 7 of 48 items (14.6%) not judged; budget 5%; ")
     # the metrics that read the faithfulness call's answer lost the same items
     assert "citation_accuracy: 7 of 48 items (14.6%) not judged; budget 5%" in check.description
-    assert check.description.endswith(f"(all judge calls: {meta['judge_failure_rate']:.1%} failed)")
+    assert check.description.endswith(f"(all judge calls: {meta['judge_failure_rate']:.1%} failed); first error: "
+                                      "judge_faithfulness@3 parse_error: the answer does not match the schema: "
+                                      "claims: Field required"), "the judge's first error, as on the terminal"
     per_metric = check.metadata["per_metric"].value
     assert "| faithfulness | 7 | 48 | 14.6% |" in per_metric and "| answer_relevance | 0 | 42 | 0.0% |" in per_metric
     stored = RESOURCES["store"].evaluations().get(meta["evaluation_id"])

@@ -76,7 +76,7 @@ def _compared(outcome: ABOutcome, current: SystemSpec, candidate: SystemSpec) ->
             "candidate": dg.MetadataValue.text(candidate.name),
             "golden_version": dg.MetadataValue.int(outcome.golden_version),
             "comparison": dg.MetadataValue.md(comparison.markdown()),
-            **{f"delta_{metric}": dg.MetadataValue.float(round(c.delta, 4)) for metric, c in overall.items()},
+            **{f"delta_{metric}": dg.MetadataValue.float(c.delta) for metric, c in overall.items()},
         },
         check_results=[dg.AssetCheckResult(
             check_name=AB_CHECK, passed=comparison.recommendation != REJECT,

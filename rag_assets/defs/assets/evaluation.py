@@ -34,7 +34,7 @@ from rag_assets.scoring.evaluate import SCORING_RULES, EvaluationOutcome
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES_REF
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.reuse import fingerprint, item_digest
-from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
+from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
 from rag_assets.settings import current_settings
 from rag_assets.store.judged_shard_repository import SqlJudgedShards
@@ -228,10 +228,12 @@ def _merged(context: dg.OpExecutionContext, config: EvaluationConfig, store: Sto
 
 def _metadata(done: StoredEvaluation, config: EvaluationConfig, judging: _Judging) -> dict[str, dg.MetadataValue]:
     """What the UI shows of a stored evaluation: the worst items first, its run, counts, every metric's mean
-    and std, the summary, the judge review, the report and the LLM tally."""
+    and std, the summary, the judge review, the report and the LLM tally. Means, stds and shares are kept unrounded:
+    whoever shows one rounds it once (the CLI, like the report and the gates, to 3 places), where rounding it here
+    to 4 places first turned 0.72449 into 0.7245 and then 0.725 in the CLI's summary."""
     card, outcome, run, items = done.assessment.scorecard, done.outcome, done.run, done.items
-    floats = {name: dg.MetadataValue.float(round(agg.mean, 4)) for name, agg in card.overall.items() if agg.mean is not None}
-    floats.update({f"{name}_std": dg.MetadataValue.float(round(agg.std, 4))
+    floats = {name: dg.MetadataValue.float(agg.mean) for name, agg in card.overall.items() if agg.mean is not None}
+    floats.update({f"{name}_std": dg.MetadataValue.float(agg.std)
                    for name, agg in card.overall.items() if agg.std is not None and not math.isnan(agg.std)})
     published = {"report_url": dg.MetadataValue.url(done.published_url)} if done.published_url else {}
     return {
@@ -244,7 +246,7 @@ def _metadata(done: StoredEvaluation, config: EvaluationConfig, judging: _Judgin
         "judge": dg.MetadataValue.text(provider_label(outcome.stats)),
         "items": dg.MetadataValue.int(len(items)),
         "rag_errors": dg.MetadataValue.int(card.rag_errors),
-        "contexts_unmapped_share": dg.MetadataValue.float(round(outcome.contexts_unmapped_share, 4)),
+        "contexts_unmapped_share": dg.MetadataValue.float(outcome.contexts_unmapped_share),
         "judge_failures": dg.MetadataValue.int(outcome.judge_failures),
         "judge_failure_rate": dg.MetadataValue.float(round(outcome.judge_failure_rate, 4)),
         "judge_calls_per_item": dg.MetadataValue.float(round(outcome.judge_calls / max(1, len(items)), 2)),
@@ -274,13 +276,20 @@ def _checks(done: StoredEvaluation, config: EvaluationConfig) -> list[dg.AssetCh
                                       "baseline": dg.MetadataValue.text(gates.baseline_id or "none")}),
         dg.AssetCheckResult(check_name=FAILURE_BUDGET_CHECK, passed=gates.failure_budget_passed, severity=severity,
                             description=(f"{gates.failure_budget_text()} (all judge calls: "
-                                         f"{outcome.judge_failure_rate:.1%} failed)"),
+                                         f"{outcome.judge_failure_rate:.1%} failed)" + _first_error(gates)),
                             metadata={"per_metric": dg.MetadataValue.md(markdown_table(
                                 ["metric", "not judged", "items", "rate"],
                                 [(m.metric, m.failed, m.items, f"{m.rate:.1%}") for m in gates.judge_failures])),
                                       "failures": dg.MetadataValue.md(markdown_table(
                                 ["item", "metric", "why"], done.assessment.scorecard.failure_rows()))}),
     ]
+
+
+def _first_error(gates: Gates) -> str:
+    """The judge's first error when its failures fail the budget, as a failed generation names its own: the counts
+    alone ("55 of 55 items not judged") left a wrong key or a refused request to be found in the store."""
+    first = gates.judge_budget.first_error
+    return f"; first error: {first}" if first else ""
 
 
 def _reusable(store: StoreResource, previous: dg.AssetMaterialization, inputs: str, version: str) -> bool:

@@ -138,7 +138,7 @@ def _day_metadata(scored: ProductionDayOutcome, folder: Path) -> dict[str, dg.Me
         "bad_lines": dg.MetadataValue.int(len(read.bad_lines)),
         "bad_line_details": dg.MetadataValue.md(markdown_table(
             ["file", "line", "problem"], [(b.file, b.line, b.reason) for b in read.bad_lines[:50]])),
-        **{m: dg.MetadataValue.float(round(v, 4)) for m, v in means.items() if v is not None},
+        **{m: dg.MetadataValue.float(v) for m, v in means.items() if v is not None},
         **{f"{m}_failures": dg.MetadataValue.int(card.overall[m].failures) for m in PRODUCTION_METRICS},
         **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
         "citations_fabricated": dg.MetadataValue.int(card.fabricated_citations),

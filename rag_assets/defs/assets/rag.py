@@ -146,7 +146,7 @@ def _run_metadata(run: RagRun, plan: RagPlan, version: str, responses: list[RagR
         "input_tokens": dg.MetadataValue.int(sum(r.input_tokens for r in responses)),
         "output_tokens": dg.MetadataValue.int(sum(r.output_tokens for r in responses)),
         "cost_usd": dg.MetadataValue.float(round(sum(r.cost_usd or 0.0 for r in responses), 6)),
-        "contexts_unmapped_share": dg.MetadataValue.float(round(unmapped_share, 4)),
+        "contexts_unmapped_share": dg.MetadataValue.float(unmapped_share),
         "context_mapping": dg.MetadataValue.json(methods),
         "contexts_by_item": dg.MetadataValue.md(markdown_table(
             ["item", "contexts", "unmapped share", "mapping"],
