@@ -9,7 +9,9 @@ stored spans (every generated item before spans) has the spans of its relevant c
 
 A span whose document is gone from the version while the very body it was pinned to is there at another path
 (the document was renamed or moved, its content unchanged) moves to that path at the same offsets: the item is
-repinned and counted as *moved*. A document renamed and edited at once is not followed: whether its new text
+repinned and counted as *moved*. The path is never one the span is already at (an identical archived copy that
+is one of its places): a path new since the item's version comes first, the rename's target rather than an old
+copy. A page deleted while a copy that is one of its places stays goes stale, as any edit of the evidence. A document renamed and edited at once is not followed: whether its new text
 still answers the item is an expert's call, as for any edit of the evidence.
 
 So re-chunking a corpus, or editing a document elsewhere than in the evidence, never makes an item
@@ -87,24 +89,47 @@ def _intact(item: GoldenItem, chunk_hashes: Mapping[str, str], bodies: Mapping[s
             and all(unchanged(p, bodies) for e in item.evidence for p in _pinned(e)))
 
 
-def _renamed(span: EvidenceSpan, bodies: Mapping[str, str | None],
-             paths_by_body: Mapping[str, str]) -> EvidenceSpan | None:
-    """``span`` at the path that holds the very body it was pinned to, when its own path is gone from the target
-    (a renamed or moved document); None otherwise."""
-    path = paths_by_body.get(span.revision) if span.path not in bodies else None
+@dataclass(frozen=True)
+class _Found:
+    """What placing a span in the target reads: the target's body hashes, the old texts of the spans whose body
+    changed, the target's changed documents and the target's paths of each body (sorted)."""
+
+    bodies: Mapping[str, str | None]
+    old_texts: Mapping[EvidenceSpan, str]
+    documents: Documents
+    paths_by_body: Mapping[str, tuple[str, ...]]
+
+
+def _renamed(span: EvidenceSpan, found: _Found, taken: Collection[str],
+             earlier: Collection[str]) -> EvidenceSpan | None:
+    """``span`` at a path that holds the very body it was pinned to, when its own path is gone from the target
+    (a renamed or moved document); None otherwise. The path is none of ``taken`` (the places of the span: a copy
+    of the body may already be one of them), and a path the item's version did not have (``earlier``) comes
+    before one it had: the rename's target, not an untouched copy; sorted among the rest, so the choice is stable."""
+    if span.path in found.bodies:
+        return None
+    free = [p for p in found.paths_by_body.get(span.revision, ()) if p not in taken]
+    path = min(free, key=lambda p: (p in earlier, p), default=None)
     return replace(span, path=path) if path else None
 
 
-def _moved(span: EvidenceSpan, bodies: Mapping[str, str | None], old_texts: Mapping[EvidenceSpan, str],
-           documents: Documents, paths_by_body: Mapping[str, str]) -> EvidenceSpan | None:
+def _placed(span: EvidenceSpan, found: _Found, taken: set[str], earlier: Collection[str]) -> EvidenceSpan | None:
+    """One place of a span in the target version, or None when its text is gone; its path joins ``taken``."""
+    placed = (span if unchanged(span, found.bodies) else _renamed(span, found, taken, earlier)
+              or reanchor(span, found.old_texts.get(span), found.documents.get(span.path)))
+    if placed is not None:
+        taken.add(placed.path)
+    return placed
+
+
+def _moved(span: EvidenceSpan, found: _Found, earlier: Collection[str]) -> EvidenceSpan | None:
     """``span`` in the target version, its places elsewhere with it, or None when its text is gone."""
-    moved = (span if unchanged(span, bodies) else _renamed(span, bodies, paths_by_body)
-             or reanchor(span, old_texts.get(span), documents.get(span.path)))
+    taken = {p.path for p in _pinned(span)}
+    moved = _placed(span, found, taken, earlier)
     if moved is None or not span.elsewhere:
         return moved
     return replace(moved, elsewhere=tuple(
-        found for other in span.elsewhere if (found := _moved(other, bodies, old_texts, documents, paths_by_body))
-        is not None))
+        placed for other in span.elsewhere if (placed := _placed(other, found, taken, earlier)) is not None))
 
 
 def pin_items(items: Sequence[GoldenItem], target: PinTarget) -> Pinning:
@@ -126,12 +151,16 @@ def pin_items(items: Sequence[GoldenItem], target: PinTarget) -> Pinning:
     moving = [p for spans in evidence.values() for e in spans for p in _pinned(e) if not unchanged(p, bodies)]
     old_texts = target.store.evidence_texts(moving)
     documents = target.store.documents(target.version, {e.path for e in moving} & set(bodies))
-    paths_by_body: dict[str, str] = {}
+    paths_by_body: dict[str, tuple[str, ...]] = {}
     for path, digest in sorted(bodies.items()):
         if digest:
-            paths_by_body.setdefault(digest, path)  # a body at several paths: the first, so the choice is stable
-    anchored = {item_id: [(e, _moved(e, bodies, old_texts, documents, paths_by_body)) for e in spans]
-                for item_id, spans in evidence.items()}
+            paths_by_body[digest] = (*paths_by_body.get(digest, ()), path)
+    found = _Found(bodies, old_texts, documents, paths_by_body)
+    gone_from = {i.corpus_version for i in changed
+                 if any(p.path not in bodies for e in evidence[i.item_id] for p in _pinned(e))}
+    earlier = {v: target.store.body_hashes(v).keys() for v in gone_from}  # the paths of the items' versions
+    anchored = {i.item_id: [(e, _moved(e, found, earlier.get(i.corpus_version, ()))) for e in evidence[i.item_id]]
+                for i in changed}
     paths = {new.path for pairs in anchored.values() for _, new in pairs if new is not None}
     index = ChunkIndex(c for c in target.chunks if c.path in paths)
     repinned, stale, moved = [], [], []

@@ -208,3 +208,37 @@ def test_a_renamed_document_moves_its_items_evidence_to_the_new_path_and_a_renam
     assert (diff.moved, diff.repinned, diff.stale, diff.still_stale, diff.stale_total) == (
         ("q-alpha",), (), (), ("q-beta",), ("q-beta",))
     assert diff_golden(items, build).stale == ("q-beta",), "stale at the parent or not decides new or still"
+
+
+def test_a_renamed_document_with_identical_copies_moves_its_evidence_to_the_rename_target_not_onto_a_copy(
+        tmp_path: Path):
+    """alpha.md has two identical copies: archive/alpha.md, the span's other place, and backup/alpha.md, which
+    the item does not name. Renamed to zeta.md, the span moves to zeta.md: not onto its own other place, nor onto
+    the old copy that sorts before the new path."""
+    root = tmp_path / "corpus"
+    _corpus(root)
+    for copy in ("archive", "backup"):
+        (root / copy).mkdir()
+        (root / copy / "alpha.md").write_text((root / "alpha.md").read_text())
+    corpus = SqlCorpusRepository(get_engine(f"sqlite:///{tmp_path / 'store.db'}"))
+    version = snapshot_corpus(root, CONFIG, corpus).version_id
+    documents = corpus.documents(version)
+    body = documents["alpha.md"].body
+    sentence = _paragraphs("alpha", 8).split("\n\n")[3]
+    start, end = body.index(sentence), body.index(sentence) + len(sentence)
+    evidence = documents.evidence(Span("alpha.md", start, end), elsewhere=[Span("archive/alpha.md", start, end)])
+    chunk = next(c for c in corpus.snapshot_chunks(version) if c.path == "alpha.md" and sentence in c.text)
+    item = GoldenItem("q-copy", 1, "factual", "What does alpha say?", "It says so.", (chunk.ref,), version,
+                      evidence=(evidence,))
+    (root / "alpha.md").rename(root / "zeta.md")
+    new = snapshot_corpus(root, CONFIG, corpus).version_id
+    target = PinTarget(new, corpus.snapshot_chunks(new), corpus)
+
+    pinning = pin_items([item], target)
+
+    assert (pinning.repinned, pinning.moved, pinning.stale) == (("q-copy",), ("q-copy",), ())
+    (span,) = pinning.current[0].evidence
+    assert span.places == (Span("zeta.md", start, end), Span("archive/alpha.md", start, end))
+    assert [e.revision for e in (span, *span.elsewhere)] == [evidence.revision, evidence.elsewhere[0].revision]
+    refs = {r.chunk_id for r in pinning.current[0].relevant_chunks}
+    assert refs and refs <= {c.chunk_id for c in target.chunks if c.path == "zeta.md"}
