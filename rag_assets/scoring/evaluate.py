@@ -26,7 +26,7 @@ from rag_assets.llm.results import LLMCall, LLMResult, LLMStats
 from rag_assets.rag.models import RagResponse
 from rag_assets.scoring.embedding import Embedder
 from rag_assets.scoring.item_scores import ItemScores
-from rag_assets.scoring.metrics import DEFAULT_K, REGISTRY
+from rag_assets.scoring.metrics import DEFAULT_K, REGISTRY, citation_accuracy
 from rag_assets.scoring.metrics.context import ItemContext
 from rag_assets.scoring.metrics.registry import ADVERSARIAL, IncompleteJudgment, JudgeTask, Metric
 from rag_assets.scoring.statements import NO_STATEMENTS, Stated
@@ -254,6 +254,7 @@ def score_context(context: ItemContext, results: Mapping[str, LLMResult]) -> Ite
     if response.contexts_unmapped_share is not None:
         _set(scores, UNMAPPED_SHARE, response.contexts_unmapped_share)
     scores.outputs = {name: dict(result.output) for name, result in results.items() if result.ok}
+    scores.fabricated_citations = citation_accuracy.fabricated(response.citations, set(context.retrieved_ids))
     for task in REGISTRY.tasks():
         if task.name in results:
             for metric in REGISTRY.readers(task):

@@ -10,7 +10,7 @@ from pathlib import Path
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.anthropic_client import AnthropicClient
 from rag_assets.llm.results import LLMResult
-from rag_assets.rag.models import RagResponse, RetrievedChunk
+from rag_assets.rag.models import Citation, RagResponse, RetrievedChunk
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.evaluate import evaluate, score_item
 from rag_assets.store.engine import get_engine
@@ -69,3 +69,43 @@ def test_a_judgment_with_no_claim_for_a_stating_answer_is_never_scored_when_read
     assert "faithfulness" not in states.values and states.failures["faithfulness"] == (
         f'judge_faithfulness@3 incomplete: no claim extracted from an answer that makes 1 statement: "{LIMITS}"')
     assert declines.values["faithfulness"] == 1.0 and not declines.failures
+
+
+
+OLDER = "The API allowed 20 requests per minute for each key."
+CITING = RagResponse("states", f"{LIMITS} [c1]",
+                     (RetrievedChunk("c1", LIMITS, 1.0, 1), RetrievedChunk("c2", OLDER, 0.9, 2)),
+                     citations=(Citation(LIMITS, "c1"), Citation(LIMITS, "c9")))
+VERSIONS = {"c1": "2.0", "c2": "1.0"}
+
+
+def _faithfulness_scores(result: LLMResult):
+    return score_item(ITEMS[0], (), CITING, VERSIONS, None, {"faithfulness": result}, make_embedder(), 5, 0.5)
+
+
+def test_the_metrics_reading_a_claimless_judgment_of_a_stating_answer_record_it_as_incomplete_never_score_it():
+    """Citation accuracy and temporal faithfulness read faithfulness's judgment: a claimless one of an answer that
+    states something is a judge failure for each of them as for faithfulness, not a 0 (a correct citation) or an
+    undefined value."""
+    scores = _faithfulness_scores(LLMResult("states|faithfulness", "anthropic", "claude-sonnet-5-5",
+                                            "judge_faithfulness@3", {"claims": []}))
+
+    gap = f'judge_faithfulness@3 incomplete: no claim extracted from an answer that makes 1 statement: "{LIMITS}"'
+    assert {m: scores.failures.get(m) for m in ("faithfulness", "citation_accuracy", "temporal_faithfulness")} == {
+        "faithfulness": gap, "citation_accuracy": gap, "temporal_faithfulness": gap}
+    assert not {"faithfulness", "citation_accuracy", "temporal_faithfulness"} & set(scores.values)
+
+
+def test_a_citation_of_an_id_not_returned_counts_as_fabricated_whatever_the_judge_did():
+    """Fabrication is the response's: c9 was never returned, so it counts when the judge call failed or judged
+    nothing as when it judged the answer."""
+    claim = {"claim": LIMITS, "verdict": "grounded", "supporting_chunk_ids": ["c1"]}
+    outcomes = [LLMResult("states|faithfulness", "anthropic", "claude-sonnet-5-5", "judge_faithfulness@3", output,
+                          error=error, error_kind=kind)
+                for output, error, kind in (({"claims": [claim]}, None, None), (None, "overloaded", "api_error"),
+                                            ({"claims": []}, None, None))]
+    judged, failed, claimless = (_faithfulness_scores(result) for result in outcomes)
+
+    assert judged.values["citation_accuracy"] == 0.5 and failed.failures["citation_accuracy"] == (
+        "judge_faithfulness@3 api_error: overloaded")
+    assert [s.fabricated_citations for s in (judged, failed, claimless)] == [1, 1, 1]

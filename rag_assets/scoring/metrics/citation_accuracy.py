@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rag_assets.rag.models import Citation
-from rag_assets.scoring.item_scores import ItemScores
 from rag_assets.scoring.metrics import faithfulness
 from rag_assets.scoring.metrics.context import ItemContext
 from rag_assets.scoring.metrics.registry import Judgment, Metric
@@ -22,6 +21,12 @@ def _best_claim(text: str, claims: Sequence[Mapping[str, Any]]) -> Mapping[str, 
     return claims[best[1]] if best[0] > 0 else None
 
 
+def fabricated(citations: Sequence[Citation], retrieved_ids: set[str]) -> int:
+    """The citations of an id the system did not return: the response's own fault, counted whatever the judge
+    answered (or whether its call failed)."""
+    return sum(citation.chunk_id not in retrieved_ids for citation in citations)
+
+
 def formula(citations: Sequence[Citation], retrieved_ids: set[str],
             judgment: Mapping[str, Any]) -> tuple[float, int]:
     """Share of citations whose chunk supports the cited claim, by the faithfulness judgment.
@@ -32,22 +37,20 @@ def formula(citations: Sequence[Citation], retrieved_ids: set[str],
     """
     if not citations:
         return math.nan, 0
-    correct = fabricated = 0
+    correct = 0
     for citation in citations:
-        if citation.chunk_id not in retrieved_ids:
-            fabricated += 1
-            continue
-        claim = _best_claim(citation.claim, judgment["claims"])
-        correct += int(claim is not None and citation.chunk_id in claim.get("supporting_chunk_ids", []))
-    return correct / len(citations), fabricated
+        if citation.chunk_id in retrieved_ids:
+            claim = _best_claim(citation.claim, judgment["claims"])
+            correct += int(claim is not None and citation.chunk_id in claim.get("supporting_chunk_ids", []))
+    return correct / len(citations), fabricated(citations, retrieved_ids)
 
 
-def _accuracy(context: ItemContext, judgment: Judgment) -> tuple[float, int]:
-    return formula(context.response.citations, set(context.retrieved_ids), judgment)
-
-
-def _record(context: ItemContext, judgment: Judgment, scores: ItemScores) -> None:
-    scores.fabricated_citations = _accuracy(context, judgment)[1]
+def _accuracy(context: ItemContext, judgment: Judgment) -> float:
+    """The formula, from a judgment that judged the answer (``faithfulness.judged``) where there are citations to
+    score; undefined, whatever the judge said, where there are none."""
+    citations = context.response.citations
+    return formula(citations, set(context.retrieved_ids), faithfulness.judged(context, judgment) if citations
+                   else judgment)[0]
 
 
 METRIC = Metric(
@@ -58,7 +61,7 @@ METRIC = Metric(
                 "an id no chunk has) is fabricated and wrong, counted in the evaluation's citations_fabricated. "
                 "Undefined for an answer without citations, hence for an item the RAG system failed on: raising gains "
                 "nothing answering without citations would not."),
-    score=lambda context, judgment: _accuracy(context, judgment)[0], record=_record,
+    score=_accuracy,
     errored=lambda context: math.nan,
     thresholds={"high_stakes": 0.95},
     when_low=("Citations often point at chunks that do not support the sentence: cite per sentence, and validate "

@@ -2,7 +2,8 @@
 
 One judge call per item extracts the answer's claims and verifies all of them (the ``faithfulness``
 task); citation accuracy and temporal faithfulness read the same answer at no extra call. A judge answer with no
-claim for an answer that states something has not judged it (see ``unextracted_claims``).
+claim for an answer that states something has not judged it (see ``unextracted_claims``): none of them scores it
+(see ``judged``).
 """
 
 from __future__ import annotations
@@ -99,11 +100,19 @@ TEMPLATE = PromptTemplate(
 TASK = JudgeTask("faithfulness", TEMPLATE, _inputs)
 
 
-def _score(context: ItemContext, judgment: Judgment) -> float:
-    """The formula; no claim from an answer that states something is not taken for a decline."""
+def judged(context: ItemContext, judgment: Judgment) -> Judgment:
+    """``judgment`` when it judged the item's answer; ``IncompleteJudgment`` when it found no claim in an answer that
+    states something. Every metric that reads this judgment checks it here before reading its claims, so a judge
+    that judged nothing is a failure of each of them, in the failure budget, never a score (a 1 here, a 0 for a
+    correct citation)."""
     if gap := unextracted_claims(_inputs(context), judgment):
         raise IncompleteJudgment(gap)
-    return formula(judgment)[0]
+    return judgment
+
+
+def _score(context: ItemContext, judgment: Judgment) -> float:
+    """The formula; no claim from an answer that states something is not taken for a decline."""
+    return formula(judged(context, judgment))[0]
 
 
 def _record(context: ItemContext, judgment: Judgment, scores: ItemScores) -> None:
