@@ -10,9 +10,10 @@ stored spans (every generated item before spans) has the spans of its relevant c
 A span whose document is gone from the version while the very body it was pinned to is there at another path
 (the document was renamed or moved, its content unchanged) moves to that path at the same offsets: the item is
 repinned and counted as *moved*. The path is never one the span is already at (an identical archived copy that
-is one of its places): a path new since the item's version comes first, the rename's target rather than an old
-copy. A page deleted while a copy that is one of its places stays goes stale, as any edit of the evidence. A document renamed and edited at once is not followed: whether its new text
-still answers the item is an expert's call, as for any edit of the evidence.
+is one of its places), and a path new since the item's version comes first: the rename's target, not an old
+copy. So a page deleted while such a copy stays makes its item stale, as any edit of the evidence does. A
+document renamed and edited at once is not followed: whether its new text still answers the item is an
+expert's call, as for any edit of the evidence.
 
 So re-chunking a corpus, or editing a document elsewhere than in the evidence, never makes an item
 stale; changing the evidence itself always does. The other places a span's text was found (``elsewhere``:
