@@ -22,12 +22,13 @@ from typing import IO
 
 from rag_assets.calibration.models import FAIL, PASS, REVIEWED_METRICS, ExpertVerdict, JudgeConfig, JudgeReview, \
     ReviewItem, verdict
-from rag_assets.curation.models import ReviewLimits, ReviewProblem, excerpt
+from rag_assets.curation.models import ReviewLimits, ReviewProblem
 from rag_assets.curation.review_file import control_problems, formula_problem, spreadsheet_cell
 from rag_assets.curation.review_writer import write_atomically
 from rag_assets.curation.workbook import WorkbookUnreadable, review_sheet_as_csv, write_workbook
 from rag_assets.errors import ReviewFileRejected
 from rag_assets.files import FileTooLarge, read_regular_file
+from rag_assets.text.excerpt import excerpt
 from rag_assets.text.spreadsheet import write_spreadsheet_csv
 
 PREFIX = "judge-review-"

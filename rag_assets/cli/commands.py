@@ -575,7 +575,7 @@ def import_golden(target: Driven, path: str, file_format: str, chunks: str | Non
     """Import an existing golden set as accepted items pinned to the current corpus version: all of them, or with
     ``skip_unlocated`` those it can locate in the corpus (the others listed on stderr)."""
     from rag_assets.app.golden_import import import_golden_file
-    from rag_assets.curation.models import excerpt
+    from rag_assets.text.excerpt import excerpt
 
     done = import_golden_file(target.resource("store"), Path(path), file_format, Path(chunks) if chunks else None,
                               lambda: _plan_version(target), skip_unlocated=skip_unlocated)

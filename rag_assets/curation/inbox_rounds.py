@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from rag_assets.curation.models import excerpt
+from rag_assets.text.excerpt import excerpt
 
 #: How many runs one inbox file gets before it is rejected.
 IMPORT_ATTEMPTS = 3

@@ -47,13 +47,13 @@ from rag_assets.curation.models import (
     ReviewLimits,
     ReviewProblem,
     ReviewRow,
-    excerpt,
 )
 from rag_assets.curation.workbook import WorkbookUnreadable, review_sheet_as_csv
 from rag_assets.errors import ReviewFileRejected
 from rag_assets.files import FileTooLarge, read_regular_file
 from rag_assets.generation.models import Candidate
 from rag_assets.text.control import control_character_problem
+from rag_assets.text.excerpt import excerpt
 from rag_assets.text.spreadsheet import formula_cell, formula_message, restore
 
 __all__ = ["REVIEW_FORMATS", "declared_version", "formula_problem", "read_review_file",

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from rag_assets.corpus.models import sha256_hex
-from rag_assets.curation.models import excerpt
+from rag_assets.text.excerpt import excerpt
 from rag_assets.errors import RagAssetsError
 from rag_assets.files import replaced_in_one_step
 from rag_assets.golden.models import ExternalItem
