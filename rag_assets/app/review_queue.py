@@ -16,6 +16,7 @@ from rag_assets.curation.queue import outbox_paths, review_rows, workbook_rows
 from rag_assets.curation.review_writer import write_review_files
 from rag_assets.curation.workbook import write_review_workbook
 from rag_assets.generation.models import Candidate
+from rag_assets.store.curation_repository import CONFLICT
 
 
 @dataclass(frozen=True)
@@ -30,12 +31,20 @@ class ReviewQueue:
     xlsx_path: Path
 
 
+def awaiting_review(store: Store, version: str) -> list[Candidate]:
+    """What waits for a person in corpus ``version``, as the store holds it now: the candidates without a decision
+    and those whose reviewers disagree (adjudication), the rows the review file lists. The one definition behind the
+    curation_queue asset's ``pending``, ``rag-assets run``'s summary and ``rag-assets status``: counting the pending
+    candidates alone told a team whose reviewers disagreed on everything that nothing was left to review."""
+    return (store.candidates().for_version(version, status="pending")
+            + store.candidates().for_version(version, status=CONFLICT))
+
+
 def write_review_queue(store: Store, outbox: Path, version: str) -> ReviewQueue:
     """Write the review files of corpus ``version`` into ``outbox``: its pending candidates and the candidates
     whose reviewers disagree, as CSV, JSONL and an .xlsx workbook."""
     conflicts = {c.candidate_id: c.decisions for c in store.curation().conflicts(version)}
-    pending = store.candidates().for_version(version, status="pending")
-    pending += list(store.candidates().by_ids(list(conflicts)).values())
+    pending = awaiting_review(store, version)
     chunks = {c.chunk_id: c for c in store.corpus().snapshot_chunks(version)}
     rows = review_rows(pending, chunks, conflicts=conflicts)
     csv_path, jsonl_path = outbox_paths(outbox, version)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from rag_assets.app.review_queue import awaiting_review
 from rag_assets.app.store import Store
 from rag_assets.curation.accept_all import unreviewed
 from rag_assets.curation.inbox import CurationFolders, declared_corpus_version, inbox_files
@@ -42,14 +43,6 @@ def _inbox_line(path: Path, held: str | None) -> str:
     return f"review file in the inbox, to import with `rag-assets run`: {path}"
 
 
-def awaiting_review(store: Store, version: str) -> int:
-    """How many candidate questions of corpus ``version`` have no review decision yet, as the store holds them now:
-    what ``rag-assets status`` says waits, and the ``pending`` figure of ``rag-assets run``'s summary. The figure
-    the curation_queue asset recorded falls behind: a production day queues coverage gaps as candidates after it
-    (and rewrites the review file with them)."""
-    return len(store.candidates().for_version(version, status="pending"))
-
-
 def store_status(store: Store, curation_root: Path, held: str | None = None, limit: int = 20) -> Status:
     """The store's newest ``limit`` evaluations and everything else it holds, and what waits: review files in
     the inbox and candidates without a decision of ``held``, the corpus version the folder held at its last snapshot
@@ -58,7 +51,7 @@ def store_status(store: Store, curation_root: Path, held: str | None = None, lim
     version = held or (corpus_versions[-1][0] if corpus_versions else None)
     waiting = [_inbox_line(path, version) for path in inbox_files(CurationFolders(curation_root).inbox)]
     if version:
-        pending = awaiting_review(store, version)
+        pending = len(awaiting_review(store, version))
         outbox = outbox_paths(CurationFolders(curation_root).outbox, version)[0]
         trial = len(unreviewed(store.golden().accepted_items(store.corpus().lineage(version) or [version])))
         if pending:

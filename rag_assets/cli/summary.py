@@ -38,7 +38,7 @@ from typing import Any
 
 import dagster as dg
 
-from rag_assets.app.status import awaiting_review
+from rag_assets.app.review_queue import awaiting_review
 from rag_assets.app.store import Store
 from rag_assets.cli.failures import FailedStep
 from rag_assets.defs.reuse import last_materialization
@@ -102,14 +102,14 @@ def run_state(instance: dg.DagsterInstance, current_runs: Iterable[str], kept: C
 
 
 def with_pending_review(state: RunState, store: Store) -> RunState:
-    """``state`` with each shown curation_queue partition's ``pending`` read from the store now (``awaiting_review``,
-    the count ``rag-assets status`` prints) instead of the one the queue recorded: a production day the run scores
+    """``state`` with each shown curation_queue partition's ``pending`` read from the store now (``awaiting_review``:
+    pending candidates and conflicts, the count ``rag-assets status`` prints) instead of the one the queue recorded: a production day the run scores
     afterwards adds coverage gaps as candidates to the review file, so the recorded figure falls behind it."""
     def current(shown: Shown) -> Shown:
         found = shown.materialization
         if found is None or found.asset_key.path[-1] != "curation_queue" or found.partition is None:
             return shown
-        metadata = {**found.metadata, "pending": dg.MetadataValue.int(awaiting_review(store, found.partition))}
+        metadata = {**found.metadata, "pending": dg.MetadataValue.int(len(awaiting_review(store, found.partition)))}
         return dataclasses.replace(shown, materialization=dg.AssetMaterialization(
             asset_key=found.asset_key, description=found.description, metadata=metadata, partition=found.partition,
             tags=found.tags))

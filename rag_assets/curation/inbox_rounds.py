@@ -21,8 +21,9 @@ CURSOR_MEMORY = 2000
 
 #: A run key -> (whether its run has ended, the run's id); no run at all is a dropped request: ended.
 RunStatus = Callable[[str], tuple[bool, str | None]]
-#: A corpus version -> whether its question candidates exist (what a review file's ids are checked against).
-Generated = Callable[[str], bool]
+#: A corpus version -> whether its question candidates exist (what a review file's ids are checked against); None
+#: when the store cannot be read: unknown, so the file waits (an outage is no reason to reject a review).
+Generated = Callable[[str], bool | None]
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,8 @@ def next_step(state: FileState, digest: str, run_status: RunStatus, version: str
     version's candidates are ``generated`` (in the store): imported before, every id would be unknown and the file
     rejected for a timing reason (a review dropped in the inbox before the first ``dagster dev`` start). A review of
     candidates the store holds waits for its version's partition too: on a Dagster instance other than the one the
-    candidates were generated under, the corpus sensor adds it on its first tick."""
+    candidates were generated under, the corpus sensor adds it on its first tick. While the store cannot be read
+    (``generated`` says None) a question review waits, whether its version has a partition or not."""
     if state.run_key:
         ended, run_id = run_status(state.run_key)
         if not ended:
@@ -70,11 +72,15 @@ def next_step(state: FileState, digest: str, run_status: RunStatus, version: str
         return Decision("retry", state.requested(digest, state.attempts + 1))
     if judge_review:
         return Decision("request", state.requested(digest, 1))
+    made = generated(version) if version is not None else False
+    if made is None:
+        return Decision("wait", state, f"the store cannot be read; whether the candidates of corpus version {version} "
+                                       "exist is asked again on a later tick")
     if version in known:
-        if not generated(version):
+        if not made:
             return Decision("wait", state, f"the candidates of corpus version {version} are not generated yet")
         return Decision("request", state.requested(digest, 1))
-    if version is not None and generated(version):
+    if made:
         return Decision("wait", state, f"corpus version {version} has no partition in this Dagster instance yet (the "
                                        "corpus sensor adds the current corpus version's; add another in the UI)")
     problem = (f"names corpus version {excerpt(version)}, which has no partition (known: {', '.join(sorted(known)) or 'none'})"

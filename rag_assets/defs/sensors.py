@@ -13,7 +13,7 @@ from rag_assets.corpus.manifest import fingerprint
 from rag_assets.app.inbox import ImportRun, scan_inbox
 from rag_assets.app.production import production_waits
 from rag_assets.app.production_logs import scan_logs
-from rag_assets.curation.inbox_rounds import IMPORT_ATTEMPTS
+from rag_assets.curation.inbox_rounds import IMPORT_ATTEMPTS, Generated
 from rag_assets.corpus.snapshot import plan_snapshot
 from rag_assets.defs.assets.calibration import build_judge_calibration_job, judge_review_request
 from rag_assets.defs.assets.corpus import build_corpus_snapshot
@@ -80,13 +80,14 @@ def _run_ended(instance: dg.DagsterInstance, run_key: str) -> tuple[bool, str | 
     return (True, None) if not runs else (runs[0].status in _ENDED, runs[0].run_id)
 
 
-def _stored_versions(store: StoreResource, log: dg.DagsterLogManager) -> set[str]:
-    """The corpus versions whose candidates the store holds (none while it cannot be read: their reviews wait)."""
+def _stored_versions(store: StoreResource, log: dg.DagsterLogManager) -> Generated:
+    """Whether the store holds a corpus version's candidates; None for every version while it cannot be read: an
+    empty set would say "not generated" and reject the review of a version without a partition yet."""
     try:
-        return generated_versions(store)
+        return generated_versions(store).__contains__
     except _STORE_DOWN as exc:
         log.warning(f"the store cannot be read, so review files wait for a later tick: {exc}")
-        return set()
+        return lambda version: None
 
 
 def _import_request(run: ImportRun, lifecycle: Lifecycle) -> dg.RunRequest:
@@ -149,9 +150,8 @@ def build_curation_inbox_sensor(lifecycle: Lifecycle) -> dg.SensorDefinition:
     def curation_inbox_sensor(context: dg.SensorEvaluationContext, **_called: object) -> dg.SensorResult:
         services = lifecycle.services(context)
         known = set(context.instance.get_dynamic_partitions(lifecycle.corpus_versions.name))
-        stored = _stored_versions(services.store, context.log)
         scan = scan_inbox(services.curation.folders(), services.curation.limits(), context.cursor, known,
-                          functools.partial(_run_ended, context.instance), stored.__contains__)
+                          functools.partial(_run_ended, context.instance), _stored_versions(services.store, context.log))
         requests = [_import_request(run, lifecycle) for run in scan.runs]
         try:
             recovered = _unrecorded_imports(context.instance, services.store, lifecycle, known)

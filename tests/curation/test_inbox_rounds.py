@@ -47,6 +47,17 @@ def test_a_review_of_stored_candidates_waits_for_its_partition_and_one_of_neithe
                                                  "names corpus version 'cv-1', which has no partition (known: cv-2)")
 
 
+def test_a_review_waits_while_the_store_cannot_be_read_whether_its_version_has_a_partition_or_not():
+    """A store outage said nothing about the file, yet a review whose version had no partition yet went to
+    rejected/ because no version looked generated."""
+    status, _ = _status(True)
+    for known in ({"cv-1"}, set()):
+        step = next_step(FileState(), "abc", status, "cv-1", False, known, lambda version: None)
+        assert (step.action, step.state) == ("wait", FileState())
+        assert step.problem == ("the store cannot be read; whether the candidates of corpus version cv-1 exist is "
+                                "asked again on a later tick")
+
+
 def test_a_new_file_of_a_known_version_gets_its_first_run_keyed_by_its_hash():
     status, asked = _status(True)
     step = next_step(FileState(), "abc", status, "cv-1", False, {"cv-1"}, GENERATED)

@@ -8,6 +8,9 @@ from pathlib import Path
 import dagster as dg
 import openpyxl
 
+from rag_assets.app.status import store_status
+from rag_assets.cli.summary import run_state, with_pending_review
+from rag_assets.defs.resources import RESOURCES
 from rag_assets.settings import Settings
 from rag_assets.store.engine import get_engine
 from rag_assets.store.golden_repository import SqlGoldenRepository
@@ -190,6 +193,30 @@ def test_two_reviewers_who_disagree_leave_conflicts_in_the_queue_and_a_kappa_in_
         assert metadata(queued, "curation_queue")["conflicts"] == 2
     notes = [row["chunk_excerpt"] for row in outbox_rows(version) if row["chunk_excerpt"].startswith("CONFLICT")]
     assert notes and all("ana: accept; bob: reject" in note for note in notes) and len(notes) == 2
+
+
+def test_conflicts_wait_for_a_person_alike_in_the_queue_the_run_summary_and_status(project_env: Path):
+    """Two reviewers who disagree on every candidate leave none pending but all of them in conflict, listed in the
+    review file for adjudication: the queue's ``pending``, the run summary's and ``rag-assets status`` count them
+    all (status and summary counted the pending candidates alone: 0, and the CLI said nothing was left to review)."""
+    version = current_version()
+    with dg.instance_for_test() as instance:
+        run_job(instance, "lifecycle", version)
+        listed = len(outbox_rows(version))
+        files = []
+        for reviewer, decision in (("ana", "accept"), ("bob", "reject")):
+            review_as_expert(version, f"review-{version}-{reviewer}.csv",
+                             lambda i, row, r=reviewer, d=decision: {"decision": d, "reviewer": r})
+            files.append(f"review-{version}-{reviewer}.csv")
+        run_job(instance, "curation_import", version, {"ops": {"curated_decisions": {"config": {"files": files}}}})
+        queued = run_job(instance, "lifecycle", version)
+        summary = with_pending_review(run_state(instance, [queued.run_id], []), RESOURCES["store"])
+    recorded = metadata(queued, "curation_queue")
+    assert recorded["conflicts"] == listed == len(outbox_rows(version)) > 0
+    (shown,) = [s.materialization for s in summary.materializations if s.materialization.asset_key.path[-1] == "curation_queue"]
+    status = store_status(RESOURCES["store"], Settings.from_env().curation_root, version)
+    assert recorded["pending"] == shown.metadata["pending"].value == listed
+    assert [line.split(" candidate questions of ")[0] for line in status.waiting] == [str(listed)]
 
 
 def test_a_trial_import_gives_curated_decisions_a_new_data_version_once(project_env: Path):

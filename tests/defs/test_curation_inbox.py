@@ -81,6 +81,26 @@ def test_a_review_waits_in_the_inbox_until_the_candidates_of_its_corpus_version_
     assert [r.partition_key for r in ready.run_requests] == [VERSION]
 
 
+def test_a_review_of_a_version_without_a_partition_waits_while_the_store_is_down(project_env: Path, monkeypatch):
+    """The store unreachable made every version look ungenerated: a review whose version had no partition yet
+    went to rejected/ for an outage."""
+    inbox = Settings.from_env().curation_root / "inbox"
+    inbox.mkdir(parents=True)
+    path = inbox / f"review-{VERSION}.csv"
+    path.write_text(",".join(OUTBOX_COLUMNS) + "\r\n", encoding="utf-8")
+    candidates_generated(VERSION)
+    monkeypatch.setenv("RAG_ASSETS_DATABASE_URL", "postgresql+psycopg2://nobody@127.0.0.1:1/down")
+    with dg.instance_for_test() as instance:
+        down = inbox_tick(instance)
+        assert down.run_requests == [] and path.exists()
+        assert down.skip_reason.skip_message == (
+            f"no new reviewed file in the inbox; waiting: {path.name} (the store cannot be read; whether the "
+            f"candidates of corpus version {VERSION} exist is asked again on a later tick)")
+        monkeypatch.delenv("RAG_ASSETS_DATABASE_URL")
+        instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
+        assert [r.partition_key for r in inbox_tick(instance, down.cursor).run_requests] == [VERSION]
+
+
 def test_an_import_that_failed_because_the_store_was_down_is_retried_a_bounded_number_of_times(
         project_env: Path, monkeypatch):
     from rag_assets.defs.sensors import IMPORT_ATTEMPTS

@@ -60,7 +60,7 @@ def build_curation_queue(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             by_type[candidate.question_type] = by_type.get(candidate.question_type, 0) + 1
         return dg.MaterializeResult(
             metadata={
-                "pending": dg.MetadataValue.int(len(queue.rows)),
+                "pending": dg.MetadataValue.int(len(queue.pending)),  # awaiting_review: conflicts too
                 "conflicts": dg.MetadataValue.int(len(queue.conflicts)),
                 "requeued_stale": dg.MetadataValue.int(sum(1 for c in queue.pending if c.origin_item_id)),
                 "review_workbook": dg.MetadataValue.path(str(queue.xlsx_path)),
