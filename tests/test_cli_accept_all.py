@@ -103,7 +103,8 @@ def test_accept_all_builds_a_golden_set_labelled_unreviewed_everywhere_until_an_
 
     assert main(["status"]) == 0
     waiting = capsys.readouterr().out.split("waiting:")[1]
-    assert f"{pending} candidate questions of {golden['corpus_version']} have no review decision yet" in waiting
+    assert (f"{pending} candidate questions of {golden['corpus_version']} wait for a review decision (undecided, or "
+            "reviewers disagree)") in waiting
     assert f"; {pending} of them are in the golden set unreviewed (--accept-all)" in waiting, "they wait for an expert"
 
     # an expert reviews two of them: accept drops the label, reject takes the item out

@@ -116,7 +116,8 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
     assert status[5] == "evaluations (newest 1):" and f"  {version}  golden v1  reference  passed  " in status[6]
     assert f"faithfulness={evaluation['faithfulness']:.3f}" in status[6]
     pending = sum(first["queued_candidates"] for first in data["assets"]["production_sample"].values())
-    assert status[7:] == ["waiting:", f"  {pending} candidate questions of {version} have no review decision yet "
+    assert status[7:] == ["waiting:", f"  {pending} candidate questions of {version} wait for a review decision "
+                          "(undecided, or reviewers disagree) "
                           f"(review file: {home.parent / 'curation' / 'outbox' / f'review-{version}.csv'})"], \
         "the bundled review was applied; what production traffic queued since waits"
 
@@ -247,7 +248,7 @@ def test_the_run_summary_and_status_count_the_same_candidates_waiting_for_review
         return int(re.search(r"pending=(\d+)", queue).group(1))
 
     assert main(["status"]) == 0
-    waiting = re.search(r"\n  (\d+) candidate questions of (cv-[0-9a-f]+) have no review decision yet",
+    waiting = re.search(r"\n  (\d+) candidate questions of (cv-[0-9a-f]+) wait for a review decision",
                         capsys.readouterr().out)
     assert waiting is not None and int(waiting.group(1)) == 3 == pending(first_run.out)
     with (first_run.curation / "outbox" / f"review-{waiting.group(2)}.csv").open(encoding="utf-8-sig") as review:

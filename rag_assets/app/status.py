@@ -55,7 +55,8 @@ def store_status(store: Store, curation_root: Path, held: str | None = None, lim
         outbox = outbox_paths(CurationFolders(curation_root).outbox, version)[0]
         trial = len(unreviewed(store.golden().accepted_items(store.corpus().lineage(version) or [version])))
         if pending:
-            waiting.append(f"{pending} candidate questions of {version} have no review decision yet"
+            waiting.append(f"{pending} candidate questions of {version} wait for a review decision (undecided, or "
+                           "reviewers disagree)"
                            + (f" (review file: {outbox})" if outbox.exists() else "")
                            + (f"; {trial} of them are in the golden set unreviewed (--accept-all)" if trial else ""))
     return Status(corpus_versions, store.golden().versions(), store.evaluations().history(limit=limit), waiting)
