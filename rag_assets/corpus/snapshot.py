@@ -199,13 +199,16 @@ def _stat_cache_delta(
 
 
 def continued_version(repo: SnapshotRepository, content_hashes: Collection[str]) -> str | None:
-    """The stored version a folder never snapshotted before continues: of the versions more than half of whose
-    documents the folder holds with the same content, the one sharing the most (the newest on a tie). A corpus
-    folder copied or moved (``cp -r corpus corpus2``) and edited is the same corpus, so its version keeps the
-    lineage, and with it the review decisions, of the one it was copied from; an unrelated corpus that happens to
-    hold a few of the same files is not made its descendant. None when no version qualifies."""
+    """The stored version a folder never snapshotted before continues: of the versions sharing with the folder, same
+    content, more than half of their documents and more than half of the folder's, the one sharing the most (the
+    newest on a tie). A corpus folder copied or moved (``cp -r corpus corpus2``) and edited is the same corpus, so
+    its version keeps the lineage, and with it the review decisions, of the one it was copied from; an unrelated
+    corpus that happens to hold a few of the same files is not made its descendant, nor is a big folder that holds
+    all of a small corpus's one or two files (it would inherit that corpus's accepted items). None when no version
+    qualifies."""
+    folder = len(content_hashes)
     continued = [(shared, -rank, version) for rank, (version, shared, documents)
-                 in enumerate(repo.versions_sharing(content_hashes)) if 2 * shared > documents]
+                 in enumerate(repo.versions_sharing(content_hashes)) if 2 * shared > max(documents, folder)]
     return max(continued)[2] if continued else None
 
 

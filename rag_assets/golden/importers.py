@@ -247,6 +247,19 @@ def flat(text: str) -> str:
     return " ".join(text.split())
 
 
+def _unnamed_clash(where: str, other_row: int, question: str, named_id: str) -> str:
+    """Why a file is refused whose row without an id asks the question of its row with an id (``named_id``) with
+    another reference: the unnamed row is never that item, so the file would hold two answers to one question."""
+    return (f"{where}: field 'reference' differs from row {other_row}'s for the same user_input "
+            f"({excerpt(question)}), the item with id {named_id!r}; keep one of the two rows or give this one an id")
+
+
+def derived_id(question: str, reference: str) -> str:
+    """The id of a ragas row without one (``content_id``): how the store tells the items imported without an id,
+    the only ones a later row without an id may correct, from those the team named."""
+    return content_id("ragas", question, reference)
+
+
 def content_id(prefix: str, question: str, reference: str) -> str:
     """The id of an imported item that has none: a hash of its question and reference (whitespace
     normalised), never its row number, which a second file reuses for another question."""
@@ -437,6 +450,7 @@ def ragas_items(rows: Iterable[tuple[int, Mapping[str, Any], int | None]], sourc
     items: list[ExternalItem] = []
     seen: dict[str, int] = {}
     asked: dict[str, tuple[int, str]] = {}  # question (flat) -> the first row without an id asking it, its reference
+    named: dict[str, list[tuple[int, str, str]]] = {}  # question (flat) -> the rows with an id asking it: row, id, reference
     for number, row, line in rows:
         where = f"{source}: row {number}"
         question = _cell_str(row, "user_input", where, required=True)
@@ -446,12 +460,21 @@ def ragas_items(rows: Iterable[tuple[int, Mapping[str, Any], int | None]], sourc
         contexts = _parse_list(row["reference_contexts"], where, "reference_contexts")
         given = (_cell_str(row, "id", where, required=False, numbers=True)
                  or _cell_str(row, "item_id", where, required=False, numbers=True) or "").strip()
-        item_id = given or content_id("ragas", question, reference)
-        if not given:  # a row with an id is the item the team named, though another asks its question
-            first, answer = asked.setdefault(flat(question), (number, flat(reference)))
-            if answer != flat(reference):
+        item_id = given or derived_id(question, reference)
+        asking, answer = flat(question), flat(reference)
+        if given:  # a row with an id is the item the team named, though another named row asks its question
+            unnamed = asked.get(asking)
+            if unnamed is not None and unnamed[1] != answer:
+                raise ExternalDataError(_unnamed_clash(where, unnamed[0], asking, given))
+            named.setdefault(asking, []).append((number, given, answer))
+        else:
+            first, earlier = asked.setdefault(asking, (number, answer))
+            if earlier != answer:
                 raise ExternalDataError(f"{where}: field 'reference' differs from row {first}'s for the same "
-                                        f"user_input ({excerpt(flat(question))}); keep one of the two rows")
+                                        f"user_input ({excerpt(asking)}); keep one of the two rows")
+            clash = next(((row, name) for row, name, other in named.get(asking, ()) if other != answer), None)
+            if clash is not None:
+                raise ExternalDataError(_unnamed_clash(where, clash[0], asking, clash[1]))
         if item_id in seen:
             what = f"id {item_id!r} repeats the id" if given else "the same user_input and reference as"
             raise ExternalDataError(f"{where}: {what} of row {seen[item_id]}")

@@ -142,12 +142,15 @@ class EvaluationOutcome:
     judge_calls: int
     judge_failures: int
     k: int
+    statement_calls: int = 0
 
     @property
     def judge_failure_rate(self) -> float:
-        """The share of all judge calls that failed: a figure to show, not the budget (see ``judge_failure_budget``,
-        which is per metric)."""
-        return self.judge_failures / self.judge_calls if self.judge_calls else 0.0
+        """The share of all calls sent to the judge that failed: a figure to show, not the budget (see
+        ``judge_failure_budget``, which is per metric). ``judge_failures`` counts the failed statement splits too,
+        so the calls are the judge answers and the statement splits alike: a true share, never over 100%."""
+        calls = self.judge_calls + self.statement_calls
+        return self.judge_failures / calls if calls else 0.0
 
     def failure_budget(self, max_rate: float, metrics: Sequence[str] | None = None) -> JudgeFailureBudget:
         """The judge failure budget of these scores (``judge_failure_budget``)."""
@@ -167,7 +170,7 @@ class EvaluationOutcome:
     def from_json(cls, text: str) -> EvaluationOutcome:
         data = json.loads(text)
         return cls([ItemScores(**item) for item in data["items"]], LLMStats(**data["stats"]), data["judge_calls"],
-                   data["judge_failures"], data["k"])
+                   data["judge_failures"], data["k"], data.get("statement_calls", 0))
 
     def replayed(self) -> EvaluationOutcome:
         """This outcome used again: the same scores, its calls counted as a re-run answered by the cache counts them."""
@@ -180,7 +183,7 @@ class EvaluationOutcome:
         for part in parts:
             stats.merge(part.stats)
         return cls([item for part in parts for item in part.items], stats, sum(p.judge_calls for p in parts),
-                   sum(p.judge_failures for p in parts), k)
+                   sum(p.judge_failures for p in parts), k, sum(p.statement_calls for p in parts))
 
 
 def evidence_spans(item: GoldenItem, chunks: Mapping[str, SnapshotChunk]) -> tuple[EvidenceSpan, ...]:
@@ -362,11 +365,13 @@ def with_statement_calls(outcome: EvaluationOutcome, stated: Stated) -> Evaluati
     """``outcome`` with the calls that split its items' references into statements in its tally (what was sent and
     billed), and a failed one as a judge failure recorded against the item's context recall (in place of
     ``NO_STATEMENTS``): an outage while splitting is then retried on the next run and spends the failure budget, as
-    one while judging. ``judge_calls`` stays the calls that judge answers (four at most per item)."""
+    one while judging. ``judge_calls`` stays the calls that judge answers (four at most per item); the splits are
+    counted in ``statement_calls``, so that the failed share of all calls counts them in both terms."""
     recall = REGISTRY.find("context_recall")
     key = recall.key(outcome.k) if recall is not None else None
     for scores in outcome.items:
         if scores.item_id in stated.failed and key in scores.failures:
             scores.failures[key] = stated.failed[scores.item_id]
     stats = LLMStats().merge(outcome.stats).merge(stated.stats)
-    return replace(outcome, stats=stats, judge_failures=outcome.judge_failures + len(stated.failed))
+    return replace(outcome, stats=stats, judge_failures=outcome.judge_failures + len(stated.failed),
+                   statement_calls=outcome.statement_calls + stated.stats.calls)

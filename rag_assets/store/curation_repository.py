@@ -28,7 +28,7 @@ from rag_assets.curation.models import Decision, ReviewFile, ReviewRow
 from rag_assets.curation.review_file import refuse_undoable
 from rag_assets.evidence.spans import EvidenceSpan
 from rag_assets.generation.models import Candidate
-from rag_assets.golden.importers import flat
+from rag_assets.golden.importers import derived_id, flat
 from rag_assets.golden.models import REVIEWED_ORIGIN, UNREVIEWED_ORIGIN, Replaced
 from rag_assets.golden.pinning import PinnedItem
 from rag_assets.store.candidate_repository import SqlCandidateRepository
@@ -176,7 +176,7 @@ class SqlCurationRepository:
 
         def work(conn: Connection) -> ImportedItems:
             origin = f"imported:{source}"
-            asked = _asked(conn, origin)
+            asked = _asked(conn, origin, source)
             new, replaced = 0, []
             for row_number, (item, refs, evidence) in enumerate(
                     ((p.item, p.refs, p.evidence) for p in pinned), start=1):
@@ -202,7 +202,8 @@ class SqlCurationRepository:
                     new += 1
                 else:
                     replaced.append(Replaced(target, item.location, same[1], item.reference_answer, revision))
-                asked[flat(item.question)] = (target, item.reference_answer)
+                if item.derived_id:
+                    asked[flat(item.question)] = (target, item.reference_answer)
             return ImportedItems(new, tuple(replaced))
 
         return retry_transaction(self.engine, work)
@@ -234,13 +235,19 @@ def _chunk_spans(conn: Connection, candidate: Candidate) -> tuple[EvidenceSpan, 
     return spans if all(span is not None and span.revision for span in spans) else ()
 
 
-def _asked(conn: Connection, origin: str) -> dict[str, tuple[str, str]]:
-    """The accepted items of ``origin`` by their current question (whitespace collapsed): (item id, current
-    reference). Where items imported before this rule ask one question, the first by id stands for them."""
-    query = (select(ITEM.c.item_id, REVISION.c.question, REVISION.c.reference_answer)
-             .join(REVISION, (REVISION.c.item_id == ITEM.c.item_id) & (REVISION.c.revision == ITEM.c.current_revision))
+def _asked(conn: Connection, origin: str, source: str) -> dict[str, tuple[str, str]]:
+    """The accepted items of ``origin`` imported without an id of their own (their id derived from their first
+    revision's question and reference), by their current question (whitespace collapsed): (item id, current
+    reference). An item the team named is that id's item only, never one a row without an id corrects. Where items
+    imported before this rule ask one question, the first by id stands for them."""
+    current, first = REVISION.alias("current_revision"), REVISION.alias("first_revision")
+    query = (select(ITEM.c.item_id, current.c.question, current.c.reference_answer, first.c.question,
+                    first.c.reference_answer)
+             .join(current, (current.c.item_id == ITEM.c.item_id) & (current.c.revision == ITEM.c.current_revision))
+             .join(first, (first.c.item_id == ITEM.c.item_id) & (first.c.revision == 1))
              .where(ITEM.c.origin == origin, ITEM.c.status == "accepted").order_by(ITEM.c.item_id.desc()))
-    return {flat(question): (item_id, reference) for item_id, question, reference in conn.execute(query)}
+    return {flat(question): (item_id, reference) for item_id, question, reference, first_question, first_reference
+            in conn.execute(query) if item_id == f"{source}:{derived_id(first_question, first_reference)}"}
 
 
 def _content(row: ReviewRow) -> Content:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rag_assets.app.golden_import import ImportImpossible, ItemsNotLocated, import_golden_file
-from rag_assets.golden.importers import ExternalDataError
+from rag_assets.golden.importers import ExternalDataError, content_id
 from rag_assets.golden.models import Replaced
 from tests.app.conftest import ROWS, SqliteStore, write_ragas
 
@@ -116,24 +116,26 @@ def test_an_anthropic_docs_dataset_without_its_chunks_file_is_refused_before_the
 def test_a_question_imported_again_with_another_reference_replaces_the_reference_by_a_new_revision(
         snapshotted: tuple[SqliteStore, str], tmp_path: Path):
     """A row without an id (its id a hash of question and reference) is matched by question (whitespace collapsed)
-    among the accepted items imported from ragas files, whatever the file's name or their ids: the item gets
+    among the accepted items imported from ragas files without an id, whatever the file's name: the item gets
     revision 2, recorded as an edit decision of the import; revision 1 is kept for the golden-set versions that
     hold it."""
     store, version = snapshotted
-    import_golden_file(store, write_ragas(tmp_path / "team.jsonl", ROWS), "ragas", None, lambda: version)
-    corrected = {**ROWS[0], "id": "", "user_input": " What is the  rate limit?", "reference": "60 requests a minute."}
-    fixed = write_ragas(tmp_path / "fixed.jsonl", [corrected, {**ROWS[1], "id": ""}])
+    unnamed = [{**row, "id": ""} for row in ROWS]
+    import_golden_file(store, write_ragas(tmp_path / "team.jsonl", unnamed), "ragas", None, lambda: version)
+    limit, rotate = (f"ragas:{content_id('ragas', r['user_input'], r['reference'])}" for r in ROWS)
+    corrected = {**unnamed[0], "user_input": " What is the  rate limit?", "reference": "60 requests a minute."}
+    fixed = write_ragas(tmp_path / "fixed.jsonl", [corrected, unnamed[1]])
 
     done = import_golden_file(store, fixed, "ragas", None, lambda: version)
 
-    assert (done.read, done.new) == (2, 0), "the same question and reference under another id is nothing new"
-    assert done.replaced == (Replaced("ragas:limit", "row 1 (line 1)", "50 requests per minute per key.",
+    assert (done.read, done.new) == (2, 0), "the same question and reference is nothing new"
+    assert done.replaced == (Replaced(limit, "row 1 (line 1)", "50 requests per minute per key.",
                                       "60 requests a minute.", 2),)
-    assert [(i.revision, i.question, i.reference_answer) for i in store.golden().revisions("ragas:limit")] == [
+    assert [(i.revision, i.question, i.reference_answer) for i in store.golden().revisions(limit)] == [
         (1, "What is the rate limit?", "50 requests per minute per key."),
         (2, " What is the  rate limit?", "60 requests a minute.")]
-    assert sorted(i.item_id for i in store.golden().accepted_items([version])) == ["ragas:limit", "ragas:rotate"]
-    (edit,) = [d for d in store.curation().decisions("ragas:limit") if d["decision"] == "edit"]
+    assert sorted(i.item_id for i in store.golden().accepted_items([version])) == sorted([limit, rotate])
+    (edit,) = [d for d in store.curation().decisions(limit) if d["decision"] == "edit"]
     assert (edit["reviewer"], edit["source_file"], edit["edited_answer"]) == (
         "import:ragas", "fixed.jsonl", "60 requests a minute.")
     again = import_golden_file(store, fixed, "ragas", None, lambda: version)
@@ -141,3 +143,21 @@ def test_a_question_imported_again_with_another_reference_replaces_the_reference
     named = import_golden_file(store, write_ragas(tmp_path / "named.jsonl", [{**corrected, "id": "limit-2"}]),
                                "ragas", None, lambda: version)
     assert (named.new, named.replaced) == (1, ()), "a row with an id of its own is that id's item"
+
+
+def test_a_row_without_an_id_never_replaces_the_reference_of_an_item_the_team_named(
+        snapshotted: tuple[SqliteStore, str], tmp_path: Path):
+    """An item with an id of its own is that id's item only: a later row without an id asking its question with
+    another reference is an item of its own, and the named item keeps its reference and its one revision."""
+    store, version = snapshotted
+    import_golden_file(store, write_ragas(tmp_path / "team.jsonl", ROWS[:1]), "ragas", None, lambda: version)
+    other = {**ROWS[0], "id": "", "reference": "60 requests a minute."}
+
+    done = import_golden_file(store, write_ragas(tmp_path / "other.jsonl", [other]), "ragas", None, lambda: version)
+
+    assert (done.new, done.replaced) == (1, ())
+    assert [(i.revision, i.reference_answer) for i in store.golden().revisions("ragas:limit")] == [
+        (1, "50 requests per minute per key.")]
+    assert not [d for d in store.curation().decisions("ragas:limit") if d["decision"] == "edit"]
+    derived = f"ragas:{content_id('ragas', ROWS[0]['user_input'], '60 requests a minute.')}"
+    assert sorted(i.item_id for i in store.golden().accepted_items([version])) == sorted(["ragas:limit", derived])

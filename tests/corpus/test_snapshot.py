@@ -138,6 +138,21 @@ def test_a_folder_sharing_half_of_a_versions_documents_or_fewer_starts_its_own_l
     assert outcome.diff.parent_version is None and {d.change for d in outcome.diff.documents} == {"added"}
 
 
+def test_a_big_folder_holding_a_small_versions_documents_starts_its_own_lineage(
+        repo: SqlCorpusRepository, tmp_path: Path):
+    small = tmp_path / "small"
+    for name in ("a", "b"):
+        _write(small, f"{name}.md", _doc(name.upper()))
+    snapshot_corpus(small, CONFIG, repo)
+    big = tmp_path / "big"
+    shutil.copytree(small, big)
+    for name in ("c", "d", "e", "f", "g"):
+        _write(big, f"{name}.md", _doc(name.upper()))
+    assert planned_parent(big, CONFIG, repo) is None, "all of the version's 2 documents, but 2 of the folder's 7"
+    outcome = snapshot_corpus(big, CONFIG, repo)
+    assert outcome.diff.parent_version is None and {d.change for d in outcome.diff.documents} == {"added"}
+
+
 def test_added_and_removed_documents_appear_in_the_diff(corpus: Path, repo: SqlCorpusRepository):
     snapshot_corpus(corpus, CONFIG, repo)
     (corpus / "faq.txt").unlink()

@@ -348,6 +348,23 @@ def test_a_ragas_file_asking_one_question_twice_with_different_references_is_ref
         "The alarm pheromone.", "Something else entirely."], "two items the team named apart, as an export holds"
 
 
+@pytest.mark.parametrize("named_first", [True, False])
+def test_a_ragas_row_without_an_id_asking_a_named_rows_question_with_another_reference_is_refused(
+        tmp_path: Path, named_first: bool):
+    """The row without an id is never the named item (that id's item only): the file would hold two answers to one
+    question, the unnamed one replacing nothing, so which is right is the team's to say."""
+    named = {"id": "smoke", "user_input": SMOKER, "reference": "The alarm pheromone.", "reference_contexts": ["c"]}
+    unnamed = {"user_input": f" {SMOKER}", "reference": "Something else entirely.", "reference_contexts": ["c"]}
+    path = write_ragas(tmp_path / "team.jsonl", [named, unnamed] if named_first else [unnamed, named])
+    with pytest.raises(ExternalDataError) as raised:
+        read_ragas_testset(path)
+    assert str(raised.value) == (f"{path}: row 2: field 'reference' differs from row 1's for the same user_input "
+                                 "('What does a smoker mask?'), the item with id 'smoke'; keep one of the two rows "
+                                 "or give this one an id")
+    same = write_ragas(tmp_path / "same.jsonl", [named, {**unnamed, "reference": "The alarm  pheromone."}])
+    assert [i.derived_id for i in read_ragas_testset(same)] == [False, True], "the same reference: no conflict"
+
+
 def test_a_ragas_file_asking_one_question_twice_with_the_same_reference_is_refused_as_before(tmp_path: Path):
     path = write_ragas(tmp_path / "team.jsonl", [
         {"user_input": SMOKER, "reference": "The alarm pheromone.", "reference_contexts": ["c"]},

@@ -14,8 +14,10 @@ import pytest
 
 from rag_assets.app.evaluation import Gating, assess
 from rag_assets.llm.results import LLMStats
-from rag_assets.scoring.evaluate import EvaluationOutcome, ItemScores, judge_failure_budget
+from rag_assets.scoring.evaluate import (EvaluationOutcome, ItemScores, judge_failure_budget,
+                                         with_statement_calls)
 from rag_assets.scoring.metrics import REGISTRY
+from rag_assets.scoring.statements import NO_STATEMENTS, Stated
 
 FACTUAL_TASKS = ("faithfulness", "answer_relevance", "context_precision", "context_recall")
 ADVERSARIAL_TASKS = ("faithfulness", "answer_relevance")
@@ -89,3 +91,24 @@ def test_items_the_rag_system_failed_on_and_metrics_never_asked_are_not_counted(
     assert "decline_accuracy" not in {m.metric for m in budget.metrics}, "no adversarial item: not asked"
     assert budget.describe() == "every judge metric within the budget of 5% of its items not judged (most: faithfulness 1 of 20)"
     assert not judge_failure_budget(items[:19], 0.05).passed  # 1 of 19 is 5.3%
+
+
+def _with_statements(judged: int, judge_failed: int, split_failed: int) -> EvaluationOutcome:
+    """4 factual items judged on ``judged`` calls, ``judge_failed`` of them failed, then each item's reference split
+    into statements (4 more calls), the first ``split_failed`` of them failed."""
+    items = [ItemScores(f"q-{n}", 1, "factual", failures={"context_recall": NO_STATEMENTS}) for n in range(4)]
+    split = Stated([], LLMStats(calls=4), {f"q-{n}": "split_statements@1 api_error: 401" for n in range(split_failed)})
+    return with_statement_calls(EvaluationOutcome(items, LLMStats(calls=judged), judged, judge_failed, 5), split)
+
+
+def test_the_share_of_all_judge_calls_failed_counts_the_statement_calls_in_both_terms():
+    # a judge answering 401 on everything: 8 judge calls and 4 statement splits, 12 of 12 failed
+    everything = _with_statements(8, 8, 4)
+    assert (everything.judge_failures, everything.judge_failure_rate) == (12, 1.0)
+    assert f"{everything.judge_failure_rate:.1%}" == "100.0%"
+    # one statement split of the 12 calls failed: 1 / 12
+    one = _with_statements(8, 0, 1)
+    assert one.judge_failure_rate == pytest.approx(1 / 12) and f"{one.judge_failure_rate:.1%}" == "8.3%"
+    assert one.judge_calls == 8, "judge_calls stays the calls that judge answers"
+    assert EvaluationOutcome.from_json(one.to_json()) == one
+    assert EvaluationOutcome.merge([one, everything], 5).judge_failure_rate == pytest.approx(13 / 24)
