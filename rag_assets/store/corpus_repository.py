@@ -13,6 +13,7 @@ import json
 from collections.abc import Collection, Mapping
 from dataclasses import asdict
 from operator import attrgetter, itemgetter
+from typing import Any
 
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.engine import Connection, Engine
@@ -281,22 +282,21 @@ class SqlCorpusRepository:
         with self.engine.connect() as conn:
             return dict(conn.execute(query).all())
 
-    def revision_chunk_counts(self, revision_ids: Collection[str]) -> dict[str, int]:
-        counts: dict[str, int] = {}
+    def _revision_column(self, revision_ids: Collection[str], column: Any) -> dict[str, Any]:
+        """``revision id -> column`` of the revisions, read in batches."""
+        found: dict[str, Any] = {}
         with self.engine.connect() as conn:
             for batch in batched(sorted(revision_ids)):
-                query = select(REVISION.c.revision_id, REVISION.c.chunk_count).where(REVISION.c.revision_id.in_(batch))
-                counts.update(dict(conn.execute(query).all()))
-        return counts
+                query = select(REVISION.c.revision_id, column).where(REVISION.c.revision_id.in_(batch))
+                found.update(dict(conn.execute(query).all()))
+        return found
+
+    def revision_chunk_counts(self, revision_ids: Collection[str]) -> dict[str, int]:
+        return self._revision_column(revision_ids, REVISION.c.chunk_count)
 
     def revision_content_hashes(self, revision_ids: Collection[str]) -> dict[str, str]:
         """``revision id -> content hash`` of its file: what tells a renamed document from a new one."""
-        found: dict[str, str] = {}
-        with self.engine.connect() as conn:
-            for batch in batched(sorted(revision_ids)):
-                query = select(REVISION.c.revision_id, REVISION.c.content_hash).where(REVISION.c.revision_id.in_(batch))
-                found.update(dict(conn.execute(query).all()))
-        return found
+        return self._revision_column(revision_ids, REVISION.c.content_hash)
 
     def chunk_hashes(self, revision_ids: Collection[str]) -> dict[str, list[str]]:
         hashes: dict[str, list[str]] = {revision_id: [] for revision_id in revision_ids}

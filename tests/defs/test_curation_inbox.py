@@ -19,6 +19,15 @@ from tests.defs.lifecycle import candidates_generated, inbox_tick
 VERSION = "cv-0123456789ab"
 
 
+def _header_only_review() -> Path:
+    """A review file of corpus version VERSION with its header only, in the inbox (made here)."""
+    inbox = Settings.from_env().curation_root / "inbox"
+    inbox.mkdir(parents=True)
+    path = inbox / f"review-{VERSION}.csv"
+    path.write_text(",".join(OUTBOX_COLUMNS) + "\r\n", encoding="utf-8")
+    return path
+
+
 def test_folders_and_other_file_types_are_rejected_with_a_reason_and_lock_files_left_alone(project_env: Path):
     curation = Settings.from_env().curation_root
     inbox = curation / "inbox"
@@ -65,10 +74,7 @@ def test_a_review_named_without_its_corpus_version_is_routed_by_its_column(proje
 def test_a_review_waits_in_the_inbox_until_the_candidates_of_its_corpus_version_exist(project_env: Path):
     """A review in the inbox when dagster dev first starts: the partition exists before question_candidates ran;
     imported then, all 50 ids were unknown and the user's file went to rejected/."""
-    inbox = Settings.from_env().curation_root / "inbox"
-    inbox.mkdir(parents=True)
-    path = inbox / f"review-{VERSION}.csv"
-    path.write_text(",".join(OUTBOX_COLUMNS) + "\r\n", encoding="utf-8")
+    path = _header_only_review()
 
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
@@ -84,10 +90,7 @@ def test_a_review_waits_in_the_inbox_until_the_candidates_of_its_corpus_version_
 def test_a_review_of_a_version_without_a_partition_waits_while_the_store_is_down(project_env: Path, monkeypatch):
     """The store unreachable made every version look ungenerated: a review whose version had no partition yet
     went to rejected/ for an outage."""
-    inbox = Settings.from_env().curation_root / "inbox"
-    inbox.mkdir(parents=True)
-    path = inbox / f"review-{VERSION}.csv"
-    path.write_text(",".join(OUTBOX_COLUMNS) + "\r\n", encoding="utf-8")
+    path = _header_only_review()
     candidates_generated(VERSION)
     monkeypatch.setenv("RAG_ASSETS_DATABASE_URL", "postgresql+psycopg2://nobody@127.0.0.1:1/down")
     with dg.instance_for_test() as instance:
@@ -106,10 +109,7 @@ def test_an_import_that_failed_because_the_store_was_down_is_retried_a_bounded_n
     from rag_assets.defs.sensors import IMPORT_ATTEMPTS
     from tests.defs.lifecycle import run_job
 
-    inbox = Settings.from_env().curation_root / "inbox"
-    inbox.mkdir(parents=True)
-    path = inbox / f"review-{VERSION}.csv"
-    path.write_text(",".join(OUTBOX_COLUMNS) + "\r\n", encoding="utf-8")
+    path = _header_only_review()
 
     def run(request: dg.RunRequest, instance: dg.DagsterInstance, **kwargs) -> dg.ExecuteInProcessResult:
         return run_job(instance, "curation_import", request.partition_key, request.run_config, **kwargs,
@@ -301,10 +301,7 @@ def test_a_review_waits_while_the_store_has_no_candidates_of_its_version_whateve
         project_env: Path):
     """Dagster's record of question_candidates is no proof that this store holds them (another store URL, a new
     store under an instance that ran before): imported then, every id was unknown and the file was rejected."""
-    inbox = Settings.from_env().curation_root / "inbox"
-    inbox.mkdir(parents=True)
-    path = inbox / f"review-{VERSION}.csv"
-    path.write_text(",".join(OUTBOX_COLUMNS) + "\r\n", encoding="utf-8")
+    path = _header_only_review()
 
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(corpus_versions.name, [VERSION])
