@@ -56,6 +56,8 @@ LONGEST_FILES = (
     "deploy/test_postgres_deployment.py",  # 79
     "store/test_migrations.py",  # 78
     "defs/test_shards.py",  # 64
+    "test_cli_failed_steps.py",  # 60
+    "test_cli_claude_sample.py",  # 56
     "defs/test_rag_asset.py",  # 63
     "defs/test_component.py",  # 58
     "defs/test_production_asset.py",  # 54
@@ -67,10 +69,13 @@ LONGEST_FILES = (
     "defs/test_automation.py",  # 39
     "defs/test_evaluation_reuse.py",  # 38
     "defs/test_ab_asset.py",  # 37
+    "test_cli_import_golden.py",  # 35
+    "test_cli_renamed_corpus.py",  # 35
     "defs/test_curation_inbox.py",  # 35
     "test_cli_system.py",  # 35
     "test_cli.py",  # 34
     "corpus/test_snapshot.py",  # 31
+    "test_cli_moved_corpus.py",  # 30
     "test_acceptance_anthropic_docs.py",  # 30
     "defs/test_corpus_asset.py",  # 28
     "defs/test_evaluation_asset.py",  # 28
