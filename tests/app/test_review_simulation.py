@@ -9,17 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from rag_assets.app.review_simulation import NoReviewQueue, SimulatedReview, sample_review_path, simulate_review_queue
+from rag_assets.app.review_simulation import (
+    RUN_REVIEWS, NoReviewQueue, SimulatedReview, expert_review, sample_review_path, simulate_review_queue,
+)
 from rag_assets.curation.review_writer import write_review_files
 
 QUEUE = [{"candidate_id": f"cand-{n}", "corpus_version": "cv-1", "question": f"Question {n}?",
           "reference_answer": f"Answer {n}. More detail."} for n in (1, 8, 42)]
 
 
-def _queue(curation: Path) -> None:
+def _queue(curation: Path, rows: list[dict] = QUEUE) -> None:
     outbox = curation / "outbox"
-    outbox.mkdir(parents=True)
-    write_review_files(QUEUE, outbox / "review-cv-1.csv", outbox / "review-cv-1.jsonl")
+    outbox.mkdir(parents=True, exist_ok=True)
+    write_review_files(rows, outbox / "review-cv-1.csv", outbox / "review-cv-1.jsonl")
 
 
 def _decided(path: Path) -> list[tuple[str, str, str, str]]:
@@ -54,3 +56,32 @@ def test_without_a_queue_it_says_which_file_and_how_to_make_it(tmp_path: Path):
     assert str(told.value) == (f"no review queue {tmp_path / 'curation' / 'outbox' / 'review-cv-9.jsonl'}; "
                                "run `rag-assets run --no-review` first")
     assert not (tmp_path / "curation").exists()
+
+
+def test_the_expert_review_is_the_sample_one_when_it_reviews_the_stores_candidates(tmp_path: Path):
+    _queue(tmp_path)
+    sample = simulate_review_queue(tmp_path, "cv-1").path
+    assert expert_review(tmp_path, "cv-1", {row["candidate_id"]: "cv-1" for row in QUEUE}) == sample
+    assert not (tmp_path / RUN_REVIEWS).exists()
+
+
+def test_the_expert_reviews_the_queue_when_the_sample_reviews_other_candidates(tmp_path: Path):
+    """Claude's candidates, say, while the bundled review decides the offline generator's."""
+    _queue(tmp_path)
+    simulate_review_queue(tmp_path, "cv-1")
+    claudes = [{**row, "candidate_id": f"claude-{n}"} for n, row in enumerate(QUEUE)]
+    _queue(tmp_path, claudes)
+
+    done = expert_review(tmp_path, "cv-1", {row["candidate_id"]: "cv-1" for row in claudes})
+
+    assert done == tmp_path / RUN_REVIEWS / "review-cv-1.csv"
+    assert [row[0] for row in _decided(done)] == ["claude-0", "claude-1", "claude-2"]
+
+
+def test_with_nothing_left_in_the_queue_there_is_no_review_to_import(tmp_path: Path):
+    """A run after every candidate was decided: a review file without rows would be rejected, failing the run."""
+    _queue(tmp_path)
+    simulate_review_queue(tmp_path, "cv-1")
+    _queue(tmp_path, [])
+    assert expert_review(tmp_path, "cv-1", {"claude-0": "cv-1"}) is None
+    assert not (tmp_path / RUN_REVIEWS).exists()
