@@ -8,6 +8,8 @@ environment variable whose *name* is configured here.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.curation.inbox import CurationFolders
 from rag_assets.curation.models import ReviewLimits
 from rag_assets.llm.batch import BatchJournal, BatchSettings
-from rag_assets.llm.budget import Budget, SpendLedger
+from rag_assets.llm.budget import Budget, BudgetExceeded, SpendLedger
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.factory import DEFAULT_MODEL, answers_offline, make_llm_client
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price
@@ -292,6 +294,22 @@ class RagSystemResource(dg.ConfigurableResource):
                            name=self.name, k=self.k, timeout=self.timeout_seconds, max_concurrency=self.max_concurrency,
                            retries=self.retries, headers=self.headers, max_response_bytes=self.max_response_bytes,
                            input_key=self.input_key)
+
+
+def max_cost_help(spender: str) -> str:
+    """The description of an asset's run config field ``max_cost_usd``; ``spender`` names who pays ("the judge")."""
+    return (f"the most {spender} may spend on this asset in one run, in USD (default: only the llm resource's limit "
+            "for the whole run)")
+
+
+@contextmanager
+def budget_failure(spender: str) -> Iterator[None]:
+    """A BudgetExceeded in the block fails the step with ``<spender> budget: <why>``: which limit (the run's or the
+    asset's), what is spent and how to go on, as ``rag-assets run`` lists the step's failure."""
+    try:
+        yield
+    except BudgetExceeded as exc:
+        raise dg.Failure(description=f"{spender} budget: {exc}") from exc
 
 
 def llm_resource(settings: Settings) -> LLMResource:

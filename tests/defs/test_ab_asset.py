@@ -89,3 +89,26 @@ def test_the_contenders_are_the_configured_system_and_the_named_or_demo_candidat
     named = SystemSpec(name="v2", kind="callable", target="mod:fn")
     assert contenders(own, named) == (SystemSpec(name="http://rag.internal/ask", kind="http",
                                                  target="http://rag.internal/ask"), named)
+
+
+def test_a_comparison_over_the_runs_or_its_own_budget_sends_no_request_and_fails_naming_it(lifecycle_run: LifecycleRun):
+    """The candidate's answers and the judge spend within the run's budget (the llm resource's) and the asset's
+    (max_cost_usd)."""
+    def compare(run_max: float | None, asset_max: float | None) -> str:
+        claude = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_retries=0,
+                             max_cost_usd=run_max)
+        config = {"candidate": {"name": "reference-again", "k": 5}}
+        if asset_max is not None:
+            config["max_cost_usd"] = asset_max
+        result = dg.materialize([ab_comparison], partition_key=lifecycle_run.version, instance=instance,
+                                resources={**RESOURCES, "llm": claude}, raise_on_error=False,
+                                run_config={"ops": {"ab_comparison": {"config": config}}})
+        assert not result.success
+        (error,) = [e.step_failure_data.error.message for e in result.all_events if e.is_step_failure]
+        assert "A/B comparison budget: the estimated cost $" in error and "nothing was sent" in error, error
+        return error.replace(result.run_id, "RUN")
+
+    with lifecycle_run.instance() as instance, FakeAnthropicServer(judge_responder) as server:
+        assert "of run RUN (" in compare(0.0, None)
+        assert "of ab_comparison (" in compare(None, 0.0)
+        assert server.count() == 0, "stopped before any request"

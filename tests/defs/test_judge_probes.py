@@ -11,6 +11,7 @@ import dagster as dg
 import pytest
 
 from rag_assets.calibration.models import JudgeConfig
+from rag_assets.cli.failures import failed_steps
 from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.probes import (PROBES_CHECK, SELF_PREFERENCE_CHECK, build_judge_probes, judge_probes,
                                            last_probe_lines)
@@ -142,3 +143,18 @@ def test_a_change_of_the_probe_settings_makes_the_probes_stale_until_they_run_ag
         monkeypatch.delenv("RAG_ASSETS_PROBE_SAMPLE")
         monkeypatch.delenv("RAG_ASSETS_PROBE_MIN_PASS_RATE")
         assert stale(instance) == ["judge_probes"], "back to the defaults: the newest probes took 5 items"
+
+
+def test_probes_over_the_runs_budget_send_no_request_and_fail_as_the_evaluation_does(lifecycle_run: LifecycleRun):
+    """The probes' judge spends within the run's budget and its own (issue 28: "the same cache and budget"); the
+    stop is one line of ``rag-assets run``'s failed steps, worded as the evaluation's."""
+    with lifecycle_run.instance() as instance, FakeAnthropicServer(judge_responder) as server:
+        spent = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_cost_usd=0.0)
+        result = dg.materialize([judge_probes], partition_key=lifecycle_run.version, instance=instance,
+                                resources={**RESOURCES, "llm": spent}, raise_on_error=False)
+        assert server.count() == 0, "stopped before any request"
+    assert not result.success
+    (failed,) = failed_steps([result], {"judge_probes": "judge_probes"}, ())
+    assert failed.line().startswith("step judge_probes of asset judge_probes failed: judge budget: the estimated cost $")
+    assert f"of run {result.run_id} (" in failed.error and "exceeds its budget: $0.0000" in failed.error
+    assert "nothing was sent" in failed.error and "\n" not in failed.error

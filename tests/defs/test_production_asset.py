@@ -11,11 +11,14 @@ import pytest
 
 from rag_assets.defs.assets.curation import curation_queue
 from rag_assets.defs.assets.production import production_sample
-from rag_assets.defs.resources import RESOURCES
+from rag_assets.defs.resources import RESOURCES, LLMResource
 from rag_assets.defs.sensors import production_logs_sensor
 from rag_assets.definitions import defs
 from rag_assets.settings import Settings
 from tests.conftest import PROJECT_ROOT
+from tests.fakes.anthropic_server import FakeAnthropicServer
+from tests.fakes.claude_generation import API_KEY
+from tests.fakes.claude_judge import judge_responder
 from rag_assets.app.production import NO_GOLDEN_SET
 from tests.defs.lifecycle import (build_golden_set, check_evaluations, current_version, data_version, metadata,
                                   outbox_rows, run_job, stage_sample_review)
@@ -261,3 +264,22 @@ def test_a_20_mb_logged_question_never_reaches_the_review_outbox(production_logs
     assert read_review_file(outbox, known).undecided > 0, "the outbox stays importable"
 
 
+
+
+def test_a_day_over_the_runs_or_its_own_budget_sends_no_request_and_fails_naming_the_budget(production_logs: Path):
+    """The production judge spends within the run's budget (the llm resource's) and the asset's (max_cost_usd)."""
+    def day(run_max: float | None, asset_max: float | None) -> str:
+        llm = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_cost_usd=run_max)
+        config = {"sample_size": 3} if asset_max is None else {"sample_size": 3, "max_cost_usd": asset_max}
+        result = dg.materialize([production_sample], partition_key=DAYS[0], instance=instance, raise_on_error=False,
+                                resources={**RESOURCES, "llm": llm},
+                                run_config={"ops": {"production_sample": {"config": config}}})
+        assert not result.success
+        (error,) = [e.step_failure_data.error.message for e in result.all_events if e.is_step_failure]
+        assert "judge budget: the estimated cost $" in error and "nothing was sent" in error, error
+        return error.replace(result.run_id, "RUN")
+
+    with dg.instance_for_test() as instance, FakeAnthropicServer(judge_responder) as server:
+        assert "of run RUN (" in day(0.0, None)
+        assert "of production_sample (" in day(None, 0.0)
+        assert server.count() == 0, "stopped before any request"

@@ -3,11 +3,12 @@
 import functools
 
 import dagster as dg
+from pydantic import Field
 
 from rag_assets.app.ab import ABOutcome, ComparisonImpossible, Contender, compare_contenders
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
-from rag_assets.defs.resources import LLM_POOL, RagSystemResource
+from rag_assets.defs.resources import LLM_POOL, RagSystemResource, budget_failure, max_cost_help
 from rag_assets.scoring.ab import REJECT
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.defs.assets.evaluation import JUDGE_CODE_VERSION
@@ -33,8 +34,9 @@ DEMO_CANDIDATE = SystemSpec(name="reference-k3", k=3)
 class ABConfig(dg.Config):
     """The candidate system to compare with the configured one (the ``rag`` resource), k for the retrieval
     metrics, alpha, the tighter bound on a faithfulness drop, and the judge failure budget (per metric and side:
-    over it, the comparison cannot be decided and is a REVIEW). Without a candidate, the reference system is
-    compared with itself at k=3 (the demo) and any other system is not compared."""
+    over it, the comparison cannot be decided and is a REVIEW), and the most both systems' LLM and the judge may
+    spend in this run (USD). Without a candidate, the reference system is compared with itself at k=3 (the demo)
+    and any other system is not compared."""
 
     candidate: SystemSpec | None = None
     k: int = 5
@@ -42,6 +44,8 @@ class ABConfig(dg.Config):
     faithfulness_bound: float = 0.02
     max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE
     embedder: str = "hashing"
+    max_cost_usd: float | None = Field(default=None, description=max_cost_help(
+        "the comparison (both systems' LLM and the judge)"))
 
 
 def contenders(configured: RagSystemResource, named: SystemSpec | None) -> tuple[SystemSpec, SystemSpec] | None:
@@ -118,18 +122,22 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             yield _skipped(rag)
             return
         journal = store.llm_batches()
+        # one budget for every paid call of the asset: both systems' answers and the judge
+        budget = llm.budget(context.run.run_id, "ab_comparison", config.max_cost_usd, store.llm_spend())
 
         def contender(spec: SystemSpec, resource: RagSystemResource) -> Contender:
             return Contender(spec.name, lambda snapshot: resource.system(
-                version, snapshot, llm.client(journal=journal), store.llm_cache(), store.index_dir()))
+                version, snapshot, llm.client(journal=journal, budget=budget), store.llm_cache(), store.index_dir()))
 
         current, candidate = systems
         named = RagSystemResource(kind=candidate.kind, target=candidate.target, name=candidate.name, k=candidate.k)
         try:
-            outcome = compare_contenders(store, version, contender(current, rag), contender(candidate, named),
-                                         llm.judge_client(journal=journal), make_embedder(config.embedder), config.k,
-                                         config.alpha, config.faithfulness_bound, current_settings().evidence_min_overlap,
-                                         config.max_judge_failure_rate)
+            with budget_failure("A/B comparison"):
+                outcome = compare_contenders(
+                    store, version, contender(current, rag), contender(candidate, named),
+                    llm.judge_client(journal=journal, budget=budget), make_embedder(config.embedder), config.k,
+                    config.alpha, config.faithfulness_bound, current_settings().evidence_min_overlap,
+                    config.max_judge_failure_rate)
         except ComparisonImpossible as exc:
             raise dg.Failure(description=str(exc)) from exc
         yield _compared(outcome, current, candidate)

@@ -20,11 +20,11 @@ from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.freshness import judged_with_failures
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata, provider_label
-from rag_assets.defs.resources import LLM_POOL, CurationResource, LLMResource, StoreResource
+from rag_assets.defs.resources import (LLM_POOL, CurationResource, LLMResource, StoreResource, budget_failure,
+                                       max_cost_help)
 from rag_assets.defs.reuse import INPUTS_TAG, TAG_CHARS, last_materialization, replay
 from rag_assets.defs.shards import SHARD_SIZE_HELP, ShardWork, planned, shard_outputs, sharded_asset, step, with_defaults
 from rag_assets.errors import RagAssetsError
-from rag_assets.llm.budget import BudgetExceeded
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.offline import code_version
 from rag_assets.llm.results import OFFLINE, LLMStats
@@ -66,9 +66,7 @@ class EvaluationConfig(dg.Config):
     embedder: str = "hashing"
     severity: str = "ERROR"
     shard_size: int = Field(default=250, description=SHARD_SIZE_HELP)
-    max_cost_usd: float | None = Field(default=None, description=(
-        "the most the judge may spend on this asset in one run, in USD (default: only the llm resource's limit "
-        "for the whole run)"))
+    max_cost_usd: float | None = Field(default=None, description=max_cost_help("the judge"))
     judge_review_sample: int = Field(default=30, ge=0, description=(
         "judged items sent to the experts as a judge review (stratified by question type and, per metric, the "
         "judge's score band: fail, borderline, pass; 0: none)"))
@@ -179,11 +177,9 @@ def judge_shard(context: dg.OpExecutionContext, config: EvaluationConfig, store:
     under the shard's fingerprint, where the merge reads it. Fails before any request when its estimate does
     not fit the budget, and stops sending once the run or the asset spent it."""
     judging = _Judging(config, llm, store, context.run_id)
-    try:
+    with budget_failure("judge"):
         outcome = judge_run_items(store, work.rag_run_id, work.shard.take, judging.judge, judging.embedder, config.k,
                                   terminal_progress("judging"))
-    except BudgetExceeded as exc:
-        raise dg.Failure(description=f"judge budget: {exc}") from exc
     outcome.stats.estimated(judging.judge.last_estimate.cost_usd if judging.judge.last_estimate else 0.0)
     store.judged_shards().keep(work.fingerprint, outcome, run_key(context))
     return dg.Output(None, metadata={"items": dg.MetadataValue.int(len(outcome.items)),

@@ -11,7 +11,7 @@ from rag_assets.corpus.models import sha256_hex
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
-from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL, LLMResource, StoreResource, budget_failure, max_cost_help
 from rag_assets.defs.shards import SHARD_SIZE_HELP, ShardWork, planned, shard_outputs, sharded_asset, step
 from rag_assets.generation.generate import ask_generator, collect_candidates, generation_calls
 from rag_assets.generation.models import DEFAULT_TYPE_MIX, GenerationConfig
@@ -19,7 +19,6 @@ from rag_assets.generation.planning import GenerationTask, plan_tasks
 from rag_assets.generation.prompts import GENERATE_QUESTIONS
 from rag_assets.golden.repin import PinTarget, pin_items
 from rag_assets.golden.requeue import requeue_candidates
-from rag_assets.llm.budget import BudgetExceeded
 from rag_assets.llm.results import LLMResult, LLMStats
 from rag_assets.settings import current_settings
 from rag_assets.text.markdown import markdown_table
@@ -35,9 +34,7 @@ class GenerationRunConfig(dg.Config):
     dedupe_threshold: float = 0.8
     seed: int = 0
     shard_size: int = Field(default=20, description=SHARD_SIZE_HELP)
-    max_cost_usd: float | None = Field(default=None, description=(
-        "the most question generation may spend in one run, in USD (default: only the llm resource's limit "
-        "for the whole run)"))
+    max_cost_usd: float | None = Field(default=None, description=max_cost_help("question generation"))
 
     def to_domain(self) -> GenerationConfig:
         return GenerationConfig(type_mix=dict(self.type_mix), per_task=self.per_task, max_tasks=self.max_tasks,
@@ -81,10 +78,8 @@ def generate_shard(context: dg.OpExecutionContext, config: GenerationRunConfig, 
     """Asks the generator for one shard's tasks; every answer lands in the LLM cache as it arrives. Fails before
     any request when its estimate does not fit the budget, and stops sending once the run or the asset spent it."""
     _, client = _settings(config, llm, store, context.run_id)
-    try:
+    with budget_failure("generation"):
         results = ask_generator(work.tasks, client, store.llm_cache(), terminal_progress("generation"))
-    except BudgetExceeded as exc:
-        raise dg.Failure(description=f"generation budget: {exc}") from exc
     stats = LLMStats().add(results).estimated(client.last_estimate.cost_usd if client.last_estimate else 0.0)
     return dg.Output(results, metadata={"tasks": dg.MetadataValue.int(len(results)),
                                         "failed_calls": dg.MetadataValue.int(sum(1 for r in results if not r.ok)),

@@ -4,13 +4,14 @@ import functools
 import math
 
 import dagster as dg
+from pydantic import Field
 
 from rag_assets.app.probes import ProbeOutcome, probe_evaluation
 from rag_assets.calibration.models import JudgeConfig
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
-from rag_assets.defs.resources import LLM_POOL
+from rag_assets.defs.resources import LLM_POOL, budget_failure, max_cost_help
 from rag_assets.defs.reuse import last_materialization
 from rag_assets.llm.client import LLMClient
 from rag_assets.scoring.embedding import make_embedder
@@ -33,9 +34,11 @@ PROBES_LOOKED_AT = 20
 
 
 class ProbeConfig(dg.Config):
-    """The embedder of the evaluation being probed: answer relevance is compared with its own figures."""
+    """The embedder of the evaluation being probed: answer relevance is compared with its own figures; the most the
+    probes' judge may spend in this run (USD)."""
 
     embedder: str = "hashing"
+    max_cost_usd: float | None = Field(default=None, description=max_cost_help("the probes' judge"))
 
 
 def _metadata(outcome: ProbeOutcome, judge: JudgeConfig) -> dict[str, dg.MetadataValue]:
@@ -139,9 +142,11 @@ def _judge_probes(lifecycle: Lifecycle, settings: ProbeSettings) -> dg.AssetsDef
     def judge_probes(context: dg.AssetExecutionContext, config: ProbeConfig):
         services = lifecycle.services(context)
         store, llm = services.store, services.llm
-        judge = llm.judge_client(journal=store.llm_batches())
-        outcome = probe_evaluation(store, context.partition_key, judge, make_embedder(config.embedder),
-                                   settings.sample)
+        budget = llm.budget(context.run.run_id, "judge_probes", config.max_cost_usd, store.llm_spend())
+        judge = llm.judge_client(journal=store.llm_batches(), budget=budget)
+        with budget_failure("judge"):
+            outcome = probe_evaluation(store, context.partition_key, judge, make_embedder(config.embedder),
+                                       settings.sample)
         if outcome is None:
             raise dg.Failure(description=f"no evaluation of {context.partition_key} to probe yet")
         passed, description = probe_verdict(outcome.results, settings.min_pass_rate)

@@ -5,12 +5,13 @@ from datetime import date
 from pathlib import Path
 
 import dagster as dg
+from pydantic import Field
 
 from rag_assets.app.production import DEFAULT_ALLOWED_DROP, DayPolicy, ProductionDayOutcome, score_production_day
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata, provider_label
-from rag_assets.defs.resources import LLM_POOL
+from rag_assets.defs.resources import LLM_POOL, budget_failure, max_cost_help
 from rag_assets.errors import RagAssetsError
 from rag_assets.production.drift import DriftResult
 from rag_assets.production.scoring import PRODUCTION_METRICS
@@ -27,7 +28,8 @@ def drift_check_name(metric: str) -> str:
 class ProductionSampleConfig(dg.Config):
     """Sample size per day; how many previous days form the drift baseline; the drop each metric may take
     before an alert (beyond the noise of the sample, which is always required too); the test's alpha; the
-    similarity under which a production question is a coverage gap, and whether gaps go to the curation queue."""
+    similarity under which a production question is a coverage gap, and whether gaps go to the curation queue; the
+    most the judge may spend on the day in this run (USD)."""
 
     sample_size: int = 30
     baseline_days: int = 7
@@ -36,6 +38,7 @@ class ProductionSampleConfig(dg.Config):
     coverage_threshold: float = 0.35
     queue_coverage_gaps: bool = True
     embedder: str = "hashing"
+    max_cost_usd: float | None = Field(default=None, description=max_cost_help("the judge"))
 
 
 def _drift_checks(lifecycle: Lifecycle) -> list[dg.AssetCheckSpec]:
@@ -179,15 +182,18 @@ def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
     def production_sample(context: dg.AssetExecutionContext, config: ProductionSampleConfig):
         services = lifecycle.services(context)
         store, llm = services.store, services.llm
+        budget = llm.budget(context.run.run_id, "production_sample", config.max_cost_usd, store.llm_spend())
         try:
-            judge, embedder = llm.judge_client(journal=store.llm_batches()), make_embedder(config.embedder)
+            judge = llm.judge_client(journal=store.llm_batches(), budget=budget)
+            embedder = make_embedder(config.embedder)
         except (RagAssetsError, ValueError) as exc:
             raise dg.Failure(description=f"invalid production_sample config: {exc}") from exc
         policy = DayPolicy(config.sample_size, config.baseline_days, config.allowed_drops, config.alpha,
                            config.coverage_threshold, config.queue_coverage_gaps)
         folder = services.production_logs.folder()
-        scored = score_production_day(store, date.fromisoformat(context.partition_key), folder, judge, embedder,
-                                      services.corpus.resolved_root(), policy, services.curation.folders().outbox)
+        with budget_failure("judge"):
+            scored = score_production_day(store, date.fromisoformat(context.partition_key), folder, judge, embedder,
+                                          services.corpus.resolved_root(), policy, services.curation.folders().outbox)
         for bad in scored.read.bad_lines:
             context.log.warning(f"skipped {bad.file} line {bad.line}: {bad.reason}")
         faithfulness_alert = scored.drift["faithfulness"].alert
