@@ -4,15 +4,22 @@ anthropic SDK against the fake Messages API on 127.0.0.1."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rag_assets.generation.prompts import GENERATE_QUESTIONS
 from rag_assets.llm.anthropic_client import AnthropicClient
+from rag_assets.llm.batch import BatchSettings
+from rag_assets.llm.budget import Budget
 from rag_assets.llm.results import LLMCall, LLMResult, LLMStats
+from rag_assets.store.engine import get_engine
+from rag_assets.store.llm_batch_repository import SqlBatchJournal
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.claude_generation import API_KEY, generation_responder
 
 MODEL = "claude-sonnet-5-5"
 REFUSED_KEY = ("not sent: the API refused the key (401 authentication_error) on an earlier call of this run "
                "(Anthropic API error 401: authentication_error: injected failure (401))")
+REVOKED = "Anthropic API error 401: authentication_error: invalid x-api-key"
 
 
 def _calls(count: int) -> list[LLMCall]:
@@ -88,3 +95,24 @@ def test_a_529_or_500_is_still_retried_and_one_that_outlasts_the_retries_does_no
         assert server.count() == 3 + 1
     assert results[0].error == "Anthropic API error 529: overloaded_error: injected failure (529)"
     assert results[1].ok
+
+
+def test_a_key_refused_by_token_counting_sends_no_message():
+    """With a budget the run first counts tokens: a 401 there is the run's refusal, before any call."""
+    with FakeAnthropicServer(generation_responder, revoked_keys={API_KEY}) as server:
+        results = _run(server, 3, budget=Budget("run-1", "evaluation", run_max_usd=5.0))
+        assert server.count() == 0
+    assert {r.error for r in results} == {
+        f"not sent: the API refused the key (401 authentication_error) on an earlier call of this run ({REVOKED})"}
+
+
+def test_a_key_refused_by_the_batch_submit_is_asked_nothing_directly(tmp_path: Path):
+    journal = SqlBatchJournal(get_engine(f"sqlite:///{tmp_path / 'store.db'}"))
+    settings = BatchSettings(min_calls=1, max_requests=2, poll_seconds=0.01, max_poll_seconds=0.05)
+    with FakeAnthropicServer(generation_responder, revoked_keys={API_KEY}) as server:
+        results = _run(server, 6, batch=settings, journal=journal)
+        assert server.count() == 0 and server.batches == []
+    assert {r.batch_fallback for r in results} == {f"the batch submit failed: {REVOKED}"}
+    assert {r.error for r in results} == {
+        f"not sent: the API refused the key (401 authentication_error) on an earlier call of this run ({REVOKED})"}
+    assert {r.requests for r in results} == {0}
