@@ -14,9 +14,10 @@ BudgetExceeded without a request when that does not fit; each paid request is re
 budget's ledger, and once a limit is spent no new request is sent: the calls in flight finish (their
 answers are cached) and the run raises BudgetExceeded naming what was answered and what was not.
 
-Once the provider refuses the key or its permission (``ApiCallError.refused``: 401, 403), the run sends no
-further request: the calls in flight finish, and every call not yet sent is recorded as an ``api_error``
-naming that first refusal (``not sent: ...``), never asked only to be refused again.
+Once the provider refuses the key or its permission (``ApiCallError.refused``: 401, 403), the client sends no
+further request, in this run or a later one (a step makes its own client, and may run it more than once: the
+judge's statements, then its verdicts): the calls in flight finish, and every call not yet sent is recorded
+as an ``api_error`` naming that first refusal (``not sent: ...``), never asked only to be refused again.
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ class LLMClient(ABC):
         self.requests_per_minute = requests_per_minute
         self.budget = budget
         self.last_estimate: CostEstimate | None = None  # of the last run's cache misses
-        self._refusal: str | None = None  # why this run sends no more requests (see ``_refuse``)
+        self._refusal: str | None = None  # why this client sends no more requests (see ``_refuse``)
 
     @abstractmethod
     async def _ask(self, request: Request, messages: list[dict[str, Any]]) -> Reply:
@@ -164,12 +165,13 @@ class LLMClient(ABC):
             await shared_pacer(self.provider, self.model, self.requests_per_minute).wait()
 
     def _refuse(self, error: ApiCallError) -> None:
-        """Remember the run's first refusal: no request is sent after it (``_unsendable``)."""
+        """Remember the client's first refusal: no request is sent after it (``_unsendable``); the key and model
+        stay those of the refused request for the client's life."""
         if error.refused is not None and self._refusal is None:
-            self._refusal = f"{error.refused} on an earlier call of this run ({error})"
+            self._refusal = f"{error.refused} on an earlier call ({error})"
 
     def _unsendable(self) -> str | None:
-        """Why a request must not be sent: the provider refused the key or its permission earlier in the run."""
+        """Why a request must not be sent: the provider refused this client's key or its permission earlier."""
         return None if self._refusal is None else f"not sent: {self._refusal}"
 
     def cost(self, input_tokens: int, output_tokens: int, *, batch: bool = False, cache_write_tokens: int = 0,
@@ -214,7 +216,6 @@ class LLMClient(ABC):
     async def _run_all(self, calls: Sequence[LLMCall], cache: LLMCache | None,
                        progress: Callable[[int, int], None] | None = None) -> list[LLMResult]:
         semaphore = asyncio.Semaphore(self.max_concurrency)
-        self._refusal = None
         requests, hits, misses = self._split(calls, cache)
         started = time.perf_counter()
         await self._open()

@@ -17,7 +17,7 @@ from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.claude_generation import API_KEY, generation_responder
 
 MODEL = "claude-sonnet-5-5"
-REFUSED_KEY = ("not sent: the API refused the key (401 authentication_error) on an earlier call of this run "
+REFUSED_KEY = ("not sent: the API refused the key (401 authentication_error) on an earlier call "
                "(Anthropic API error 401: authentication_error: injected failure (401))")
 REVOKED = "Anthropic API error 401: authentication_error: invalid x-api-key"
 
@@ -60,16 +60,19 @@ def test_a_refused_permission_gets_one_request_and_is_named():
         assert server.count() == 1
     assert results[0].error == "Anthropic API error 403: permission_error: injected failure (403)"
     assert {r.error for r in results[1:]} == {
-        "not sent: the API refused permission (403 permission_error) on an earlier call of this run "
+        "not sent: the API refused permission (403 permission_error) on an earlier call "
         "(Anthropic API error 403: permission_error: injected failure (403))"}
 
 
-def test_the_next_run_of_the_same_client_sends_again():
+def test_a_later_run_of_the_refused_client_sends_nothing_and_a_new_client_sends_again():
+    """A step may run its client more than once (the judge's statements, then its verdicts): one request in all."""
     with FakeAnthropicServer(generation_responder, fail_rate=1.0, fail_status=401) as server:
         client = AnthropicClient(API_KEY, MODEL, base_url=server.base_url, max_retries=0, max_concurrency=1)
         assert not any(r.ok for r in client.run(_calls(3)))
+        assert {r.error for r in client.run(_calls(4)[1:])} == {REFUSED_KEY}
+        assert server.count() == 1
         server.fail_rate = 0.0
-        assert all(r.ok for r in client.run(_calls(3)))
+        assert all(r.ok for r in AnthropicClient(API_KEY, MODEL, base_url=server.base_url).run(_calls(3)))
         assert server.count() == 1 + 3
 
 
@@ -103,7 +106,7 @@ def test_a_key_refused_by_token_counting_sends_no_message():
         results = _run(server, 3, budget=Budget("run-1", "evaluation", run_max_usd=5.0))
         assert server.count() == 0
     assert {r.error for r in results} == {
-        f"not sent: the API refused the key (401 authentication_error) on an earlier call of this run ({REVOKED})"}
+        f"not sent: the API refused the key (401 authentication_error) on an earlier call ({REVOKED})"}
 
 
 def test_a_key_refused_by_the_batch_submit_is_asked_nothing_directly(tmp_path: Path):
@@ -114,5 +117,5 @@ def test_a_key_refused_by_the_batch_submit_is_asked_nothing_directly(tmp_path: P
         assert server.count() == 0 and server.batches == []
     assert {r.batch_fallback for r in results} == {f"the batch submit failed: {REVOKED}"}
     assert {r.error for r in results} == {
-        f"not sent: the API refused the key (401 authentication_error) on an earlier call of this run ({REVOKED})"}
+        f"not sent: the API refused the key (401 authentication_error) on an earlier call ({REVOKED})"}
     assert {r.requests for r in results} == {0}
