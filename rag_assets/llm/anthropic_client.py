@@ -153,7 +153,7 @@ class AnthropicClient(LLMClient):
         """What a failed SDK call is recorded as, with the retries the SDK made before giving up (the error
         body's message with the secrets blanked out: a proxy may echo the key). Raised ``from None``: the SDK's
         exception holds the body as sent, and Dagster keeps an error's whole chain of causes in its event log.
-        A status of ``refusals`` (the key refused, 401, or its permission, 403) is ``refused``: the run sends no
+        A status of ``refusals`` (the key refused, 401, or its permission, 403) is ``refused``: the client sends no
         more requests (``LLMClient._refuse``); a 403 from another endpoint than the Messages API's may concern
         that endpoint alone, so its callers count only the 401."""
         if isinstance(exc, anthropic.APIStatusError):

@@ -44,7 +44,7 @@ from rag_assets.llm.templates import Prompt, PromptTemplate
 
 class ApiCallError(Exception):
     """The provider could not answer (after its own retries); the call is recorded as failed. ``refused``: why no
-    later request of the run can succeed either (the API refused the key, 401, or its permission, 403), else None."""
+    later request of the client can succeed either (the API refused the key, 401, or its permission, 403), else None."""
 
     def __init__(self, message: str, retries: int = 0, refused: str | None = None) -> None:
         super().__init__(message)
