@@ -90,7 +90,8 @@ class AnthropicClient(LLMClient):
                 counted = await self._sdk.messages.count_tokens(
                     **{k: v for k, v in params.items() if k != "max_tokens"})
                 per_char[ref] = counted.input_tokens / prompt_chars(sample.prompt)
-        except anthropic.APIError:
+        except anthropic.APIError as exc:
+            self._refuse(self._api_call_error(exc, refusals=(401,)))  # a refused key: nothing is sent after it
             return await super()._tokens_per_char(requests, exact=False)
         return per_char, True
 
@@ -148,14 +149,21 @@ class AnthropicClient(LLMClient):
             return Reply(answer=None, raw_text=f"unreadable response body ({type(exc).__name__})", retries=retries)
         return self._reply(message, retries)
 
-    def _api_call_error(self, exc: anthropic.APIError) -> ApiCallError:
+    def _api_call_error(self, exc: anthropic.APIError, refusals: Sequence[int] = (401, 403)) -> ApiCallError:
         """What a failed SDK call is recorded as, with the retries the SDK made before giving up (the error
         body's message with the secrets blanked out: a proxy may echo the key). Raised ``from None``: the SDK's
-        exception holds the body as sent, and Dagster keeps an error's whole chain of causes in its event log."""
+        exception holds the body as sent, and Dagster keeps an error's whole chain of causes in its event log.
+        A status of ``refusals`` (the key refused, 401, or its permission, 403) is ``refused``: the client sends no
+        more requests (``LLMClient._refuse``); a 403 from another endpoint than the Messages API's may concern
+        that endpoint alone, so its callers count only the 401."""
         if isinstance(exc, anthropic.APIStatusError):
             retried = exc.status_code in (408, 409, 429) or exc.status_code >= 500
-            return ApiCallError(self._redacted(f"Anthropic API error {exc.status_code}: {_error_message(exc)}"),
-                                retries=self._sdk_options["max_retries"] if retried else 0)
+            message = _error_message(exc)
+            refused = None if exc.status_code not in refusals else (
+                f"the API refused the key ({exc.status_code} {message.split(':', 1)[0]})" if exc.status_code == 401
+                else f"the API refused permission ({exc.status_code} {message.split(':', 1)[0]})")
+            return ApiCallError(self._redacted(f"Anthropic API error {exc.status_code}: {message}"),
+                                retries=self._sdk_options["max_retries"] if retried else 0, refused=refused)
         if isinstance(exc, anthropic.APIConnectionError):
             return ApiCallError(f"Anthropic API unreachable: {type(exc).__name__}",
                                 retries=self._sdk_options["max_retries"])
@@ -212,7 +220,9 @@ class _MessageBatches:
             batch = await self._batches.create(
                 requests=[{"custom_id": r.custom_id, "params": r.params} for r in requests])
         except anthropic.APIError as exc:
-            raise self._client._api_call_error(exc) from None
+            error = self._client._api_call_error(exc, refusals=(401,))
+            self._client._refuse(error)  # a refused key: no further batch, and no call asked directly
+            raise error from None
         return batch.id
 
     async def ended(self, batch_id: str) -> bool | None:

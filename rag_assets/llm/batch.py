@@ -7,7 +7,8 @@ The batch id and its custom_ids are written to the journal (the project store) r
 submit and before any polling; a re-run whose cache misses are in a pending batch polls that batch
 instead of paying for them again. Whatever a batch cannot answer (errored, expired, canceled, a
 batch the provider no longer knows, a failed submit) comes back as a reason instead of a reply,
-and the client asks that call directly.
+and the client asks that call directly; a submit refused for the key (401) stops the submits, and
+the client then sends nothing (its calls are recorded as not sent).
 """
 
 from __future__ import annotations
@@ -116,11 +117,16 @@ class BatchRun:
         batches = self.journal.pending(self.provider, wanted)
         resumed = set().union(*batches.values())
         outcomes: dict[str, BatchOutcome] = {}
+        refused = None
         for chunk in split([r for r in requests if r.custom_id not in resumed], self.settings):
+            if refused is not None:  # the key was refused: no further batch is submitted
+                outcomes.update((r.custom_id, refused) for r in chunk)
+                continue
             try:
                 batch_id = await self.api.submit(chunk)
             except ApiCallError as exc:
                 outcomes.update((r.custom_id, f"the batch submit failed: {exc}") for r in chunk)
+                refused = f"the batch submit failed: {exc}" if exc.refused is not None else None
                 continue
             self.journal.record(batch_id, self.provider, self.model, chunk)
             batches[batch_id] = {r.custom_id for r in chunk}

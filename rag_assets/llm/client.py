@@ -13,6 +13,11 @@ With a ``Budget``, a run first estimates what its cache misses cost at most and 
 BudgetExceeded without a request when that does not fit; each paid request is recorded in the
 budget's ledger, and once a limit is spent no new request is sent: the calls in flight finish (their
 answers are cached) and the run raises BudgetExceeded naming what was answered and what was not.
+
+Once the provider refuses the key or its permission (``ApiCallError.refused``: 401, 403), the client sends no
+further request, in this run or a later one (a step makes its own client, and may run it more than once: the
+judge's statements, then its verdicts): the calls in flight finish, and every call not yet sent is recorded
+as an ``api_error`` naming that first refusal (``not sent: ...``), never asked only to be refused again.
 """
 
 from __future__ import annotations
@@ -38,11 +43,13 @@ from rag_assets.llm.templates import Prompt, PromptTemplate
 
 
 class ApiCallError(Exception):
-    """The provider could not answer (after its own retries); the call is recorded as failed."""
+    """The provider could not answer (after its own retries); the call is recorded as failed. ``refused``: why no
+    later request of the client can succeed either (the API refused the key, 401, or its permission, 403), else None."""
 
-    def __init__(self, message: str, retries: int = 0) -> None:
+    def __init__(self, message: str, retries: int = 0, refused: str | None = None) -> None:
         super().__init__(message)
         self.retries = retries
+        self.refused = refused
 
 
 @dataclass
@@ -139,6 +146,7 @@ class LLMClient(ABC):
         self.requests_per_minute = requests_per_minute
         self.budget = budget
         self.last_estimate: CostEstimate | None = None  # of the last run's cache misses
+        self._refusal: str | None = None  # why this client sends no more requests (see ``_refuse``)
 
     @abstractmethod
     async def _ask(self, request: Request, messages: list[dict[str, Any]]) -> Reply:
@@ -155,6 +163,16 @@ class LLMClient(ABC):
         """Wait for this process's next send slot when a requests-per-minute bound is set."""
         if self.requests_per_minute:
             await shared_pacer(self.provider, self.model, self.requests_per_minute).wait()
+
+    def _refuse(self, error: ApiCallError) -> None:
+        """Remember the client's first refusal: no request is sent after it (``_unsendable``); the key and model
+        stay those of the refused request for the client's life."""
+        if error.refused is not None and self._refusal is None:
+            self._refusal = f"{error.refused} on an earlier call ({error})"
+
+    def _unsendable(self) -> str | None:
+        """Why a request must not be sent: the provider refused this client's key or its permission earlier."""
+        return None if self._refusal is None else f"not sent: {self._refusal}"
 
     def cost(self, input_tokens: int, output_tokens: int, *, batch: bool = False, cache_write_tokens: int = 0,
              cache_read_tokens: int = 0) -> float | None:
@@ -303,10 +321,15 @@ class LLMClient(ABC):
                 async with semaphore:
                     if budget is not None and (why := budget.exhausted()):
                         return LLMResult(**base, output=None, error=f"not sent: {why}", error_kind=UNSENT, **totals)
-                    await self._pace()
+                    if (why := self._unsendable()) is None:
+                        await self._pace()
+                        why = self._unsendable()  # refused while this call waited for its slot
+                    if why is not None:
+                        return LLMResult(**base, output=None, error=why, error_kind="api_error", **totals)
                     try:
                         reply = await self._ask(request, messages)
                     except ApiCallError as exc:
+                        self._refuse(exc)
                         return LLMResult(**base, output=None, error=str(exc), error_kind="api_error",
                                          **_with(totals, requests=1, retries=exc.retries))
             if budget is not None:

@@ -10,7 +10,8 @@ The real ``anthropic`` SDK talks to it through ``base_url``::
 What it does, in the order it does it, for every ``POST /v1/messages``:
 
 1. 401 ``authentication_error`` when the request has no API key: neither a non-empty ``x-api-key``
-   header nor ``Authorization: Bearer <token>`` (anthropic 2.x sends ``api_key`` as the latter).
+   header nor ``Authorization: Bearer <token>`` (anthropic 2.x sends ``api_key`` as the latter), or
+   one of ``revoked_keys`` (a wrong or revoked key; on every endpoint, as the real API refuses it).
 2. 400 ``invalid_request_error`` when the body is not a JSON object, or lacks ``model``, an integer
    ``max_tokens`` >= 1 or a non-empty ``messages`` list, asks for streaming, or has a
    ``tool_choice`` that names no tool of the request.
@@ -83,7 +84,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Union
@@ -511,8 +512,9 @@ class FakeAnthropicServer:
                  fail_status: int = 529, seed: int = 0, retry_after_ms: int = 5, batch_delay: float = 0.0,
                  batch_outcome: BatchOutcomeRule | None = None, cache_ttl: float = 300.0,
                  cache_min_tokens: Callable[[str], int] | None = None,
-                 cache_clock: Callable[[], float] = time.monotonic) -> None:
+                 cache_clock: Callable[[], float] = time.monotonic, revoked_keys: Collection[str] = ()) -> None:
         self.responder: Responder | None = responder
+        self.revoked_keys = set(revoked_keys)  # refused with a 401 on every endpoint
         self.cache_ttl = cache_ttl
         self.cache_min_tokens: Callable[[str], int] = cache_min_tokens or min_cacheable_tokens
         self.cache_clock = cache_clock  # what the time to live is measured on (a test may step it)
@@ -684,7 +686,7 @@ class FakeAnthropicServer:
             self._max_in_flight = max(self._max_in_flight, self._in_flight)
             started = time.monotonic()
             injected = None
-            if api_key and problem is None:
+            if api_key and api_key not in self.revoked_keys and problem is None:
                 injected = self.fail_next.pop(0) if self.fail_next else None
                 if injected is None:
                     if self._rng.random() < self._fail_rate:
@@ -695,8 +697,8 @@ class FakeAnthropicServer:
         try:
             if self.latency > 0:
                 self._stopping.wait(self.latency)
-            if not api_key:
-                answer = _error(401, "x-api-key header is required")
+            if (refused := self._refused(api_key)) is not None:
+                answer = refused
             elif problem is not None:
                 answer = _error(400, problem)
             elif injected is not None:
@@ -776,9 +778,15 @@ class FakeAnthropicServer:
         return {"input_tokens": total - read - written, "cache_creation_input_tokens": written,
                 "cache_read_input_tokens": read}
 
-    def _count_tokens(self, raw_headers: Mapping[str, str], payload: bytes) -> _Answer:
-        if not _api_key({name.lower(): value for name, value in raw_headers.items()}):
+    def _refused(self, api_key: str) -> _Answer | None:
+        """The 401 of a request without a key or with a revoked one; None for an accepted key."""
+        if not api_key:
             return _error(401, "x-api-key header is required")
+        return _error(401, "invalid x-api-key") if api_key in self.revoked_keys else None
+
+    def _count_tokens(self, raw_headers: Mapping[str, str], payload: bytes) -> _Answer:
+        if (refused := self._refused(_api_key({name.lower(): value for name, value in raw_headers.items()}))):
+            return refused
         body, problem = _parse_object(payload)
         if problem is None:
             if not isinstance(body.get("model"), str) or not body["model"]:
@@ -794,8 +802,8 @@ class FakeAnthropicServer:
 
     def _create_batch(self, raw_headers: Mapping[str, str], payload: bytes) -> _Answer:
         api_key = _api_key({name.lower(): value for name, value in raw_headers.items()})
-        if not api_key:
-            return _error(401, "x-api-key header is required")
+        if (refused := self._refused(api_key)):
+            return refused
         body, problem = _parse_object(payload)
         requests = body.get("requests")
         if problem is None and (not isinstance(requests, list) or not requests):
@@ -824,8 +832,8 @@ class FakeAnthropicServer:
         return _Answer(200, json.dumps(batch.wire(self.base_url)).encode())
 
     def _batch(self, raw_headers: Mapping[str, str], batch_id: str, results: bool) -> _Answer:
-        if not _api_key({name.lower(): value for name, value in raw_headers.items()}):
-            return _error(401, "x-api-key header is required")
+        if (refused := self._refused(_api_key({name.lower(): value for name, value in raw_headers.items()}))):
+            return refused
         with self._lock:
             batch = self._batches.get(batch_id)
             if batch is not None and results:
