@@ -30,14 +30,23 @@ def _on_topic_judge(body: dict) -> Reply:
 
 
 def test_run_with_a_key_has_the_simulated_expert_review_claudes_candidates(checkout: Path):
-    """Through the CLI in a process of its own, as docs/claude.md says. --no-production keeps it short (the
-    production days are scored after the lifecycle, which is what this is about). A run after it has nothing left
-    for the expert to decide (tests/app/test_review_simulation.py: no review file then)."""
+    """Through the CLI in a process of its own, as docs/claude.md says, and once more: with the key's judge and
+    generator the second run finds everything up to date and pays for nothing, and the expert has nothing left to
+    decide (its review of an empty queue was rejected, failing the run; tests/app/test_review_simulation.py shows
+    that case alone). --no-production keeps it short (the production days are scored after the lifecycle, which is
+    what this is about)."""
     with FakeAnthropicServer(_on_topic_judge) as server:
         env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.base_url}
-        run = subprocess.run([sys.executable, "-m", "rag_assets.cli", "run", "--no-production"], env=env,
-                             cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
+
+        def run_cli() -> subprocess.CompletedProcess:
+            return subprocess.run([sys.executable, "-m", "rag_assets.cli", "run", "--no-production"], env=env,
+                                  cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
+
+        run = run_cli()
         assert server.requests and not server.errors
+        sent = server.count()
+        again = run_cli()
+        assert server.count() == sent, "the second run sent nothing"
     assert run.returncode == 0, run.stdout + run.stderr
     simulated = checkout / "simulated" / BUNDLED.name
     assert (f"simulated expert review (of this run's candidates: the bundled one reviews other candidates): "
@@ -48,4 +57,7 @@ def test_run_with_a_key_has_the_simulated_expert_review_claudes_candidates(check
     golden = Path(os.environ["RAG_ASSETS_HOME"]) / "golden" / VERSION / "golden-v1.jsonl"
     assert len([json.loads(line) for line in golden.read_text(encoding="utf-8").splitlines()]) == 58
     assert (checkout / "sample" / BUNDLED.name).read_bytes() == BUNDLED.read_bytes(), "the bundled review is kept"
-    assert KEY not in run.stdout + run.stderr
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "simulated expert review" not in again.stdout, "every candidate is decided: nothing left to review"
+    assert f"nothing to run for corpus version {VERSION}" in again.stdout
+    assert KEY not in run.stdout + run.stderr + again.stdout + again.stderr
