@@ -3,11 +3,12 @@
 A step has two limits: its run's (every step of one Dagster run together, in whatever process a
 shard step runs) and its asset's (the steps of one asset in that run). Spend is recorded per paid
 request in a ledger (the project store), tagged with the run id and the asset, so shard steps in
-separate processes see what the others spent. Before its first paid request a step compares its
-estimate with what is left of both limits and fails without a request when it does not fit; while
-it runs, it sends no new request once either limit is spent (requests in flight still finish, so a
-step may pass its limit by what those cost). Every answer received is in the LLM cache, so a re-run
-with a higher limit pays only for the calls still missing.
+separate processes see what the others spent. Before each batch of calls (a step may run several: the
+A/B comparison's answers and judge, one batch per judge probe) a step compares the batch's estimate with
+what is left of both limits and fails without sending the batch when it does not fit (saying what the
+step's earlier batches already sent); while a batch runs, it sends no new request once either limit is
+spent (requests in flight still finish, so a step may pass its limit by what those cost). Every answer of
+a cached call is in the LLM cache, so a re-run with a higher limit pays only for the calls still missing.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ HOW_TO_RAISE = (f"raise the run's limit with the llm resource's max_cost_usd (or
 
 
 class BudgetExceeded(RagAssetsError):
-    """A step's estimate does not fit its budget (nothing was sent), or its spend passed the budget
-    (what was answered is in the LLM cache)."""
+    """A batch's estimate does not fit its step's budget (the batch was not sent), or the step's spend passed
+    the budget (what was answered is in the LLM cache, unless the calls went without it)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,8 @@ class Budget:
     run_max_usd: float | None = None
     scope_max_usd: float | None = None
     ledger: SpendLedger = field(default_factory=MemoryLedger)
+    # what this step sent through this budget: one cost per request (the step's earlier batches)
+    _paid: list[float] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("run_max_usd", "scope_max_usd"):
@@ -104,7 +107,8 @@ class Budget:
         return limits
 
     def check(self, estimate: CostEstimate) -> None:
-        """Raise BudgetExceeded when the estimate does not fit what is left of a limit."""
+        """Raise BudgetExceeded when the estimate of a batch does not fit what is left of a limit: the batch is
+        not sent; the message says what the step's earlier batches sent, if any."""
         if not self.limited or estimate.calls == 0:
             return
         for name, limit, spent in self._limits():
@@ -115,9 +119,18 @@ class Budget:
             if estimate.cost_usd > limit - spent:
                 raise BudgetExceeded(
                     f"the estimated cost ${estimate.cost_usd:.4f} of {name} ({estimate.describe()}) exceeds its budget: "
-                    f"${limit:.4f}, of which ${spent:.4f} is spent; nothing was sent. To go ahead, {HOW_TO_RAISE}")
+                    f"${limit:.4f}, of which ${spent:.4f} is spent; {self._not_sent(estimate.calls)}. To go ahead, "
+                    f"{HOW_TO_RAISE}")
+
+    def _not_sent(self, calls: int) -> str:
+        if not self._paid:
+            return "nothing was sent"
+        return (f"these {calls} calls were not sent (this step's earlier calls already sent {len(self._paid)} "
+                f"requests for ${sum(self._paid):.4f})")
 
     def record(self, cost_usd: float | None) -> None:
+        """One request sent (its cost, if priced)."""
+        self._paid.append(cost_usd or 0.0)
         if cost_usd:
             self.ledger.add(self.run_id, self.scope, cost_usd)
 
@@ -128,9 +141,14 @@ class Budget:
                 return f"{name} has spent ${spent:.4f} of its ${limit:.4f} budget"
         return None
 
-    def stopped(self, answered: int, unsent: int) -> BudgetExceeded:
-        """The error of a step that stopped sending: what was spent, what is kept, how to go on."""
+    def stopped(self, answered: int, unsent: int, cached: bool = True) -> BudgetExceeded:
+        """The error of a step that stopped sending: what was spent, what is kept (``cached``: the calls went
+        through the LLM cache; the judge probe "repeat" does not), how to go on."""
         reason = self.exhausted() or "the budget is spent"
+        if cached:
+            return BudgetExceeded(
+                f"stopped: {reason}. {answered} calls were answered and are kept in the LLM cache; {unsent} were not "
+                f"sent. A re-run pays only for those: {HOW_TO_RAISE}")
         return BudgetExceeded(
-            f"stopped: {reason}. {answered} calls were answered and are kept in the LLM cache; {unsent} were not sent. "
-            f"A re-run pays only for those: {HOW_TO_RAISE}")
+            f"stopped: {reason}. {answered} calls were answered but not cached (a re-run sends them again); {unsent} "
+            f"were not sent. To go on, {HOW_TO_RAISE}")

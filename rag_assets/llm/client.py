@@ -12,7 +12,8 @@ so a call's result is what the direct path would record.
 With a ``Budget``, a run first estimates what its cache misses cost at most and raises
 BudgetExceeded without a request when that does not fit; each paid request is recorded in the
 budget's ledger, and once a limit is spent no new request is sent: the calls in flight finish (their
-answers are cached) and the run raises BudgetExceeded naming what was answered and what was not.
+answers are cached when the run has a cache) and the run raises BudgetExceeded naming what was answered
+and what was not.
 
 Once the provider refuses the key or its permission (``ApiCallError.refused``: 401, 403), the client sends no
 further request, in this run or a later one (a step makes its own client, and may run it more than once: the
@@ -235,7 +236,7 @@ class LLMClient(ABC):
             await self._close()
         unsent = sum(1 for r in results if r.error_kind == UNSENT)
         if unsent and self.budget is not None:
-            raise self.budget.stopped(sum(1 for r in results if r.ok), unsent)
+            raise self.budget.stopped(sum(1 for r in results if r.ok), unsent, cached=cache is not None)
         return results
 
     async def _estimate(self, misses: Sequence[Request], cache_hits: int) -> CostEstimate:

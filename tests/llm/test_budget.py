@@ -117,6 +117,34 @@ def test_shard_steps_in_other_processes_share_the_runs_spend_through_the_store(e
         assert server.count() == 2
 
 
+def test_a_later_batch_of_a_step_that_does_not_fit_says_what_the_steps_earlier_batches_spent(engine):
+    # judge_probes and ab_comparison run several batches through one budget: the first fits and pays, the
+    # second's estimate does not fit what is left, so "nothing was sent" would be false for the step
+    cache = SqlLLMCache(engine)
+    with FakeAnthropicServer(_heavy) as server:
+        client = _client(server, Budget("run-8", "judge_probes", run_max_usd=0.084, ledger=SqlSpendLedger(engine)))
+        client.run(CALLS[:2], cache)  # fits ($0.0021 at most), billed $0.0802
+        with pytest.raises(BudgetExceeded) as failure:
+            client.run(CALLS[2:], cache)  # 4 x 100 output tokens alone ($0.004) exceed the $0.0038 left
+        assert server.count() == 2
+    message = str(failure.value)
+    assert "nothing was sent" not in message
+    assert ("budget: $0.0840, of which $0.0802 is spent; these 4 calls were not sent "
+            "(this step's earlier calls already sent 2 requests for $0.0802)") in message
+
+
+def test_a_stop_of_uncached_calls_does_not_promise_a_cheaper_rerun():
+    # the "repeat" probe runs without the LLM cache: its answered calls are not kept
+    with FakeAnthropicServer(_heavy) as server:
+        budget = Budget("run-9", "judge_probes", run_max_usd=0.05)
+        with pytest.raises(BudgetExceeded) as failure:
+            _client(server, budget, max_concurrency=1).run(CALLS, None)
+        assert server.count() == 2
+    message = str(failure.value)
+    assert "kept in the LLM cache" not in message and "pays only" not in message
+    assert "2 calls were answered but not cached (a re-run sends them again); 4 were not sent" in message
+
+
 def test_the_offline_client_costs_nothing_and_never_trips_the_gate():
     client = OfflineClient(budget=Budget("run-6", "evaluation", run_max_usd=0.0))
     results = client.run(CALLS)

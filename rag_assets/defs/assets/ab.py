@@ -34,9 +34,10 @@ DEMO_CANDIDATE = SystemSpec(name="reference-k3", k=3)
 class ABConfig(dg.Config):
     """The candidate system to compare with the configured one (the ``rag`` resource), k for the retrieval
     metrics, alpha, the tighter bound on a faithfulness drop, and the judge failure budget (per metric and side:
-    over it, the comparison cannot be decided and is a REVIEW), and the most both systems' LLM and the judge may
-    spend in this run (USD). Without a candidate, the reference system is compared with itself at k=3 (the demo)
-    and any other system is not compared."""
+    over it, the comparison cannot be decided and is a REVIEW), and the most the judge and the reference system's
+    LLM may spend in this run (USD; a system of another kind calls its own LLM, which the project does not meter).
+    Without a candidate, the reference system is compared with itself at k=3 (the demo) and any other system is
+    not compared."""
 
     candidate: SystemSpec | None = None
     k: int = 5
@@ -45,7 +46,8 @@ class ABConfig(dg.Config):
     max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE
     embedder: str = "hashing"
     max_cost_usd: float | None = Field(default=None, description=max_cost_help(
-        "the comparison (both systems' LLM and the judge)"))
+        "the comparison (the judge, and a reference system's LLM; a system of another kind calls its own LLM, "
+        "which the project does not meter)"))
 
 
 def contenders(configured: RagSystemResource, named: SystemSpec | None) -> tuple[SystemSpec, SystemSpec] | None:
@@ -122,7 +124,8 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             yield _skipped(rag)
             return
         journal = store.llm_batches()
-        # one budget for every paid call of the asset: both systems' answers and the judge
+        # one budget for every paid call of the asset: a reference system's answers and the judge (a system of
+        # another kind calls its own LLM, not this client)
         budget = llm.budget(context.run.run_id, "ab_comparison", config.max_cost_usd, store.llm_spend())
 
         def contender(spec: SystemSpec, resource: RagSystemResource) -> Contender:
