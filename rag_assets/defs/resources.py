@@ -20,7 +20,7 @@ from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.curation.inbox import CurationFolders
 from rag_assets.curation.models import ReviewLimits
 from rag_assets.llm.batch import BatchJournal, BatchSettings
-from rag_assets.llm.budget import Budget, BudgetExceeded, SpendLedger
+from rag_assets.llm.budget import HOW_TO_RAISE, RUN_LIMIT, Budget, BudgetExceeded, SpendLedger
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.factory import DEFAULT_MODEL, answers_offline, make_llm_client
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price
@@ -303,13 +303,15 @@ def max_cost_help(spender: str) -> str:
 
 
 @contextmanager
-def budget_failure(spender: str) -> Iterator[None]:
+def budget_failure(spender: str, asset_limit: bool = True) -> Iterator[None]:
     """A BudgetExceeded in the block fails the step with ``<spender> budget: <why>``: which limit (the run's or the
-    asset's), what is spent and how to go on, as ``rag-assets run`` lists the step's failure."""
+    asset's), what is spent and how to go on, as ``rag-assets run`` lists the step's failure. ``asset_limit``: the
+    asset has a ``max_cost_usd`` of its own in its run config; without one the way on names the run's limit only."""
     try:
         yield
     except BudgetExceeded as exc:
-        raise dg.Failure(description=f"{spender} budget: {exc}") from exc
+        why = str(exc) if asset_limit else str(exc).replace(HOW_TO_RAISE, RUN_LIMIT)
+        raise dg.Failure(description=f"{spender} budget: {why}") from exc
 
 
 def llm_resource(settings: Settings) -> LLMResource:

@@ -20,8 +20,9 @@ from typing import Protocol
 from rag_assets.errors import RagAssetsError
 from rag_assets.settings import MAX_COST_ENV
 
-HOW_TO_RAISE = (f"raise the run's limit with the llm resource's max_cost_usd (or {MAX_COST_ENV}), or the asset's "
-                "with max_cost_usd in its run config")
+#: how to go on past the run's limit; ``HOW_TO_RAISE`` adds the asset's own, for an asset that has one
+RUN_LIMIT = f"raise the run's limit with the llm resource's max_cost_usd (or {MAX_COST_ENV})"
+HOW_TO_RAISE = f"{RUN_LIMIT}, or the asset's with max_cost_usd in its run config"
 
 
 class BudgetExceeded(RagAssetsError):

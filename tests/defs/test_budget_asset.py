@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import dagster as dg
 import pytest
 
+from rag_assets.app.golden_import import import_golden_file
+from rag_assets.cli.failures import failed_steps
 from rag_assets.defs.assets.corpus import corpus_snapshot
 from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.generation import question_candidates
+from rag_assets.defs.assets.golden import golden_set
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.resources import RESOURCES, LLMResource
 from rag_assets.llm.pricing import cost_usd
-from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
+from tests.defs.lifecycle import LifecycleRun, current_version, metadata, run_job, stage_sample_review
 from tests.fakes.anthropic_server import FakeAnthropicServer, Reply
 from tests.fakes.claude_generation import API_KEY, generation_responder
 from tests.fakes.claude_judge import judge_responder
@@ -102,3 +106,61 @@ def test_question_generation_over_its_budget_fails_before_any_request_and_offlin
     assert "generation budget: the estimated cost $" in "\n".join(_failures(failed))
     assert "exceeds its budget: $0.0100" in "\n".join(_failures(failed))
     assert offline.success and metadata(offline, "question_candidates")["llm_cost_usd"] == 0.0
+
+
+def _answer(instance: dg.DagsterInstance, version: str, server: FakeAnthropicServer,
+            run_max_usd: float) -> tuple[dg.ExecuteInProcessResult, list[str]]:
+    """rag_answers with the reference system's LLM at the fake Messages API, one request at a time."""
+    llm = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_retries=0,
+                      max_concurrency=1, max_cost_usd=run_max_usd)
+    result = dg.materialize([rag_answers], partition_key=version, instance=instance, raise_on_error=False,
+                            resources={**RESOURCES, "llm": llm})
+    return result, [f.line() for f in failed_steps([result], {"rag_answers": "rag_answers"}, ())]
+
+
+def test_rag_answers_over_the_runs_budget_fail_the_step_naming_it_and_save_no_run_with_answers_missing(
+        lifecycle_run: LifecycleRun):
+    """The reference system's LLM spends within the run's budget. Its stop failed the step with the raw
+    BudgetExceeded, and its way on named an asset limit rag_answers does not have; it is the clear failure the other
+    paid steps give, and no RAG run is saved (no answer goes missing, none becomes an item error)."""
+    store = RESOURCES["store"]
+    before = store.rag().latest_run(lifecycle_run.version)
+    with lifecycle_run.instance() as instance, FakeAnthropicServer(judge_responder) as server:
+        failed, lines = _answer(instance, lifecycle_run.version, server, 0.0)
+        assert server.count() == 0, "stopped before any request"
+    assert not failed.success
+    (line,) = lines
+    assert line.startswith("step rag_answers.answer_shard[shard_0000] of asset rag_answers failed: RAG system budget: "
+                           f"the estimated cost $"), line
+    assert f"of run {failed.run_id} (48 calls " in line and "exceeds its budget: $0.0000" in line
+    assert line.endswith("nothing was sent. To go ahead, raise the run's limit with the llm resource's max_cost_usd "
+                         "(or RAG_ASSETS_MAX_COST_USD)"), line
+    with lifecycle_run.instance() as instance, FakeAnthropicServer(_expensive) as server:
+        stopped, lines = _answer(instance, lifecycle_run.version, server, 1.0)  # the estimate fits; one request: $4
+        assert server.count() == 1
+    (line,) = lines
+    assert "failed: RAG system budget: stopped: run " in line and (
+        "1 calls were answered and are kept in the LLM cache; 47 were not sent") in line, line
+    assert store.rag().latest_run(lifecycle_run.version).run_id == before.run_id, "no run saved with answers missing"
+
+
+def test_golden_set_statements_over_the_runs_budget_fail_the_step_naming_it(lifecycle_run: LifecycleRun,
+                                                                              tmp_path: Path):
+    """A new item's reference answer is split into statements through the judge, within the run's budget: the stop
+    is the judge's budget failure, as the evaluation's, not the raw BudgetExceeded."""
+    store = RESOURCES["store"]
+    chunk = store.corpus().snapshot_chunks(lifecycle_run.version)[0]
+    team = tmp_path / "team.jsonl"
+    team.write_text(json.dumps({"id": "budget", "user_input": "What does the first page say?",
+                                "reference": "What the first page says.", "reference_contexts": [chunk.text]}) + "\n",
+                    encoding="utf-8")
+    import_golden_file(store, team, "ragas", None, lambda: lifecycle_run.version)
+    with lifecycle_run.instance() as instance, FakeAnthropicServer(judge_responder) as server:
+        llm = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_cost_usd=0.0)
+        result = dg.materialize([golden_set], partition_key=lifecycle_run.version, instance=instance,
+                                raise_on_error=False, resources={**RESOURCES, "llm": llm})
+        assert server.count() == 0, "stopped before any request"
+    (failed,) = failed_steps([result], {"golden_set": "golden_set"}, ())
+    assert failed.line().startswith("step golden_set of asset golden_set failed: judge budget: the estimated cost $")
+    assert f"of run {result.run_id} (1 calls " in failed.error and "exceeds its budget: $0.0000" in failed.error
+    assert failed.error.endswith("(or RAG_ASSETS_MAX_COST_USD)"), failed.error

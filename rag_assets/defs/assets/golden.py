@@ -11,7 +11,7 @@ from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import golden_set_condition
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
-from rag_assets.defs.resources import LLM_POOL, StoreResource
+from rag_assets.defs.resources import LLM_POOL, StoreResource, budget_failure
 from rag_assets.defs.reuse import last_materialization
 from rag_assets.evidence.locate import LOCATOR_VERSION
 from rag_assets.llm.client import LLMClient
@@ -102,8 +102,9 @@ def build_golden_set(lifecycle: Lifecycle) -> dg.AssetsDefinition:
             return llm.judge_client(journal=store.llm_batches(), budget=budget)
 
         try:
-            outcome = build_golden_version(store, version, judge, store.golden_export_dir(version),
-                                       current_settings().evidence_min_overlap)
+            with budget_failure("judge", asset_limit=False):
+                outcome = build_golden_version(store, version, judge, store.golden_export_dir(version),
+                                               current_settings().evidence_min_overlap)
         except SnapshotMissing as exc:
             raise dg.Failure(description=str(exc)) from exc
         if outcome.saved is None:

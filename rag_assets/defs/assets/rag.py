@@ -13,7 +13,7 @@ from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
-from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, StoreResource
+from rag_assets.defs.resources import LLM_POOL, LLMResource, RagSystemResource, StoreResource, budget_failure
 from rag_assets.defs.shards import SHARD_SIZE_HELP, ShardWork, planned, shard_outputs, sharded_asset, step
 from rag_assets.errors import RagAssetsError
 from rag_assets.evidence.locate import LOCATOR_VERSION
@@ -97,7 +97,8 @@ def answer_shard(context: dg.OpExecutionContext, store: StoreResource, llm: LLMR
     items = golden.version_items(work.golden_version, work.shard.take(golden.version_item_ids(work.golden_version)))
     chunks = snapshot_chunks(store, version)
     system = _system(version, chunks, store, llm, rag, context.run_id)
-    responses = answer_items(system, items, version, chunks, terminal_progress("rag answers"))
+    with budget_failure("RAG system", asset_limit=False):  # the whole step fails: no answer goes missing unsaid
+        responses = answer_items(system, items, version, chunks, terminal_progress("rag answers"))
     stats = getattr(system, "stats", None)
     return dg.Output(ShardAnswers(responses, stats),
                      metadata={"items": dg.MetadataValue.int(len(items)),
