@@ -71,12 +71,14 @@ class EvaluationResult:
 
     @property
     def summary(self) -> dict[str, Any]:
-        """The judge, the counts (the fabricated citations: of ids the system did not return), and per metric its
-        mean, std, n and judge failures (over every item it scores, those the system failed on at their worst value)."""
+        """The judge, the counts (the fabricated citations: of ids the system did not return; the judge calls: those
+        that judge answers and those that split references into statements, the figure the evaluation asset's
+        ``judge_calls_per_item`` and ``llm_calls`` count), and per metric its mean, std, n and judge failures (over
+        every item it scores, those the system failed on at their worst value)."""
         card = self.scorecard
         return {"judge": self.judge, "system": self.system_name, "items": len(self.items), "rag_errors": card.rag_errors,
                 "fabricated_citations": card.fabricated_citations,
-                "judge_calls": self.outcome.judge_calls, "judge_failures": self.outcome.judge_failures,
+                "judge_calls": self.outcome.calls, "judge_failures": self.outcome.judge_failures,
                 "contexts_unmapped_share": self.outcome.contexts_unmapped_share,
                 "metrics": {name: agg.as_dict() for name, agg in card.overall.items()}}
 

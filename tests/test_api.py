@@ -57,6 +57,8 @@ def test_the_api_scores_a_ragas_file_with_a_callable_and_gives_the_assets_per_it
     assert len(frame) == 48 and set(result.metrics) <= set(frame.columns) and {"failures", "rag_error"} <= set(frame.columns)
     assert frame["faithfulness"].mean() == pytest.approx(asset["faithfulness"], abs=5e-5)
     assert result.summary["judge"] == asset["judge"] == "offline (deterministic heuristics, not a model's judgment)"
+    assert asset["judge_calls_per_item"] == round(result.summary["judge_calls"] / 48, 2) == round(
+        result.outcome.stats.calls / 48, 2), "the same calls, the statement splits included, from both"
     assert result.summary["metrics"]["recall@5"]["mean"] == pytest.approx(asset["recall@5"], abs=5e-5)
     page = result.write_report(tmp_path / "report.html").read_text(encoding="utf-8")
     assert page.count('<details class="item"') == 48 and "callable_system:answer" in page
@@ -154,6 +156,17 @@ def test_a_dataframe_without_a_corpus_is_scored_against_its_own_reference_contex
     assert result.summary["metrics"]["hit_rate@5"] == {"mean": 0.5, "std": pytest.approx(0.7071, abs=1e-4), "n": 2,
                                                         "failures": 0}
     assert result.summary["system"] == "tests.test_api:_system" and result.summary["rag_errors"] == 0
+
+
+def test_the_summarys_judge_calls_count_the_calls_that_split_references_into_statements():
+    """The summary counted only the calls that judge answers (8 here) while the evaluation asset's llm_calls and
+    judge probes counted the statement splits too (10): one figure, ``EvaluationOutcome.calls``, for all."""
+    frame = pd.DataFrame({"item_id": ["limits", "rotate"], "user_input": ["What is the rate limit?", "How to rotate?"],
+                          "reference": ["50 requests per minute.", "Create a new key, delete the old."],
+                          "reference_contexts": [[LIMITS], [ROTATE]]})
+    result = rag_assets.evaluate(frame, _system)
+    assert result.outcome.statement_calls == 2 and result.outcome.judge_calls == 8
+    assert result.summary["judge_calls"] == result.outcome.calls == result.outcome.stats.calls == 10
 
 
 def test_a_context_holding_the_reference_context_with_text_around_it_hits_it():

@@ -56,7 +56,7 @@ def _exported_origins(folder: Path) -> dict[str, list[str]]:
 
 
 def test_a_fresh_corpus_ends_in_exit_0_and_the_review_files_path(
-        project_env: Path, team_docs: Path, capsys: pytest.CaptureFixture[str]):
+        project_env: Path, team_docs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     assert main(["run", "--corpus", str(team_docs), "--no-production"]) == 0
     out = capsys.readouterr().out
     version = out.split("nobody has reviewed corpus version ")[1].split(" ")[0]
@@ -64,6 +64,21 @@ def test_a_fresh_corpus_ends_in_exit_0_and_the_review_files_path(
     assert f"next step: nobody has reviewed corpus version {version} yet. Open {review} (or the .csv beside it)" in out
     assert review.is_file() and review.with_suffix(".csv").is_file()
     assert "golden_set" not in out and "FAILED" not in out
+
+    # two reviewers disagree on two candidates and decide nothing else: the run says the conflicts wait, not a review
+    queued = [json.loads(line) for line in review.with_suffix(".jsonl").read_text().splitlines()]
+    rows = queued[:2]
+    inbox = review.parent.parent / "inbox"
+    inbox.mkdir(parents=True, exist_ok=True)
+    for reviewer, decision in (("ana", "reject"), ("bob", "accept")):
+        write_review_files([{**row, "decision": decision, "reviewer": reviewer} for row in rows],
+                           inbox / f"{reviewer}.csv", tmp_path / f"{reviewer}.jsonl")
+    assert main(["run", "--corpus", str(team_docs), "--no-production"]) == 1
+    err = capsys.readouterr().err
+    assert (f" 2 candidates of corpus version {version} wait because reviewers disagree ({len(queued) - 2} "
+            "other candidates wait for a first decision), so no golden set is built from them. Open "
+            f"{review} (or the .csv beside it)") in err, err
+    assert "give each candidate one decision" in err and "review the candidates in" not in err
 
 
 def test_accept_all_builds_a_golden_set_labelled_unreviewed_everywhere_until_an_expert_decides(

@@ -75,3 +75,14 @@ def test_the_next_step_sends_to_the_review_file_only_when_it_lists_a_candidate(t
     waiting = next_step("cv-000000000001", queued_for_review(_queue_shown(3)), tmp_path)
     assert f"Open {tmp_path / 'outbox' / 'review-cv-000000000001.xlsx'} (or the .csv beside it)" in waiting
     assert queued_for_review(RunState([], [])) is None
+    review, inbox = tmp_path / "outbox" / "review-cv-000000000001.xlsx", tmp_path / "inbox"
+    disagreed = next_step("cv-000000000001", queued_for_review(_queue_shown(3)), tmp_path, conflicts=2)
+    assert disagreed == (
+        "\nnext step: 2 candidates of corpus version cv-000000000001 wait because reviewers disagree (1 other candidate "
+        f"waits for a first decision), so no golden set is built from them. Open {review} (or the .csv beside it), "
+        "which lists each reviewer's decision of every conflict, give each candidate one decision (accept, reject or "
+        "edit; the reviewers agreeing, or one reviewer named `adjudicator:<name>` settling it), save it as a new review "
+        f"file into {inbox}, and run `rag-assets run` again."), "somebody reviewed: the conflicts wait, not a review"
+    one = next_step("cv-000000000001", queued_for_review(_queue_shown(1)), tmp_path, conflicts=1)
+    assert one.startswith("\nnext step: 1 candidate of corpus version cv-000000000001 waits because reviewers "
+                          "disagree, so no golden set is built from it. Open ")

@@ -36,8 +36,13 @@ def awaiting_review(store: Store, version: str) -> list[Candidate]:
     and those whose reviewers disagree (adjudication), the rows the review file lists. The one definition behind the
     curation_queue asset's ``pending``, ``rag-assets run``'s summary and ``rag-assets status``: counting the pending
     candidates alone told a team whose reviewers disagreed on everything that nothing was left to review."""
-    return (store.candidates().for_version(version, status="pending")
-            + store.candidates().for_version(version, status=CONFLICT))
+    return store.candidates().for_version(version, status="pending") + in_conflict(store, version)
+
+
+def in_conflict(store: Store, version: str) -> list[Candidate]:
+    """The candidates of corpus ``version`` whose reviewers disagree: reviewed, but waiting for one decision (the
+    reviewers agreeing, or an ``adjudicator:<name>``)."""
+    return store.candidates().for_version(version, status=CONFLICT)
 
 
 def write_review_queue(store: Store, outbox: Path, version: str) -> ReviewQueue:

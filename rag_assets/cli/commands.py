@@ -337,11 +337,30 @@ def queued_for_review(state: RunState) -> int | None:
     return counts[-1] if counts else None
 
 
-def next_step(version: str, queued: int | None, curation_root: Path) -> str:
-    """What a run on a corpus nobody reviewed yet leaves to do (``queued``: the candidates its review file lists,
-    None when unknown). Sent to the review file only when that file lists a candidate: an empty one is a dead end
-    (nothing to decide, so nothing would ever be built)."""
+def _disagreement(version: str, conflicts: int, queued: int | None, curation_root: Path) -> str:
+    """What to do when ``conflicts`` of the ``queued`` candidates waiting for review wait because their reviewers
+    disagree: somebody has reviewed, and each needs one decision in a new review file."""
     outbox, inbox = curation_root / "outbox", curation_root / "inbox"
+    undecided = (queued or 0) - conflicts
+    rest = (f" ({undecided} other candidate{'s' if undecided != 1 else ''} wait{'' if undecided != 1 else 's'} for a "
+            "first decision)") if undecided > 0 else ""
+    many = conflicts != 1
+    return (f"{conflicts} candidate{'s' if many else ''} of corpus version {version} wait{'' if many else 's'} because "
+            f"reviewers disagree{rest}, so no golden set is built from {'them' if many else 'it'}. Open "
+            f"{outbox / f'review-{version}.xlsx'} (or the .csv beside it), which lists each reviewer's decision of "
+            "every conflict, give each candidate one decision (accept, reject or edit; the reviewers agreeing, or one "
+            f"reviewer named `adjudicator:<name>` settling it), save it as a new review file into {inbox}, and run "
+            "`rag-assets run` again.")
+
+
+def next_step(version: str, queued: int | None, curation_root: Path, conflicts: int = 0) -> str:
+    """What a run on a corpus with no accepted item yet leaves to do (``queued``: the candidates its review file
+    lists, None when unknown; ``conflicts``: how many of them wait because their reviewers disagree). Sent to the
+    review file only when that file lists a candidate: an empty one is a dead end (nothing to decide, so nothing
+    would ever be built). Where reviewers disagree somebody has reviewed: the hint says who must decide what."""
+    outbox, inbox = curation_root / "outbox", curation_root / "inbox"
+    if conflicts:
+        return f"\nnext step: {_disagreement(version, conflicts, queued, curation_root)}"
     if queued == 0:
         return (f"\nnext step: nothing to review for corpus version {version}: no candidate waits for review and no "
                 "earlier version it continues holds accepted items, so no golden set is built. `rag-assets "
@@ -419,8 +438,14 @@ def _golden_set_empty(state: RunState) -> bool:
 
 def _empty_golden_hint(target: Driven, version: str) -> str:
     """What to do about an empty golden set: review the candidates waiting in the outbox, or, when the review
-    rejected every one, say so; sending the expert to an outbox with nothing left to review misled (tester)."""
-    curation, candidates = _curation_root(target), target.resource("store").candidates()
+    rejected every one, say so; sending the expert to an outbox with nothing left to review misled (tester); and
+    when reviewers disagree, say that the conflicts wait for one decision each."""
+    from rag_assets.app.review_queue import awaiting_review, in_conflict
+
+    store = target.resource("store")
+    curation, candidates = _curation_root(target), store.candidates()
+    if conflicts := len(in_conflict(store, version)):
+        return f" {_disagreement(version, conflicts, len(awaiting_review(store, version)), curation)}"
     total, rejected = len(candidates.for_version(version)), len(candidates.for_version(version, Decision.REJECT.value))
     if not total or rejected < total:
         return f" The golden set is empty: review the candidates in {curation / 'outbox'} and drop the file in the inbox."
@@ -529,7 +554,9 @@ def _run(target: Driven, settings: Settings, review: str | None, use_sample_revi
               "change what failed (or the thresholds) and run again.", file=out)
         return 1
     if first_review:
-        print(next_step(version, queued_for_review(state), _curation_root(target)))
+        from rag_assets.app.review_queue import in_conflict
+
+        print(next_step(version, queued_for_review(state), _curation_root(target), len(in_conflict(store, version))))
     for line in unreviewed_lines(state, _curation_root(target) / "outbox"):
         print(line)
     done = (f"run {result.run_id} succeeded for corpus version {version}" if result else

@@ -142,7 +142,7 @@ def build_report(evaluation_id: str, corpus_version: str, run, card: Scorecard, 
         calibration=dict(calibration or {}),
         probes=dict(probes or {}),
         unreviewed=unreviewed_note(len(trial), len(items)) if (trial := unreviewed(items)) else "",
-        cost={"judge calls": outcome.judge_calls, "API requests": stats.requests, "cache hits": stats.cache_hits,
+        cost={"judge calls": outcome.calls, "API requests": stats.requests, "cache hits": stats.cache_hits,
               "input tokens": stats.input_tokens, "output tokens": stats.output_tokens,
               "cost (USD)": round(stats.cost_usd, 4)},
     )

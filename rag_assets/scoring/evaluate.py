@@ -145,12 +145,18 @@ class EvaluationOutcome:
     statement_calls: int = 0
 
     @property
+    def calls(self) -> int:
+        """Every call sent to the judge: those that judge answers (``judge_calls``) and those that split the
+        references into statements (``statement_calls``). The one figure of the judge's calls the evaluation asset
+        (``judge_calls_per_item``), its report, ``rag_assets.evaluate``'s summary and the failure rate show."""
+        return self.judge_calls + self.statement_calls
+
+    @property
     def judge_failure_rate(self) -> float:
         """The share of all calls sent to the judge that failed: a figure to show, not the budget (see
         ``judge_failure_budget``, which is per metric). ``judge_failures`` counts the failed statement splits too,
         so the calls are the judge answers and the statement splits alike: a true share, never over 100%."""
-        calls = self.judge_calls + self.statement_calls
-        return self.judge_failures / calls if calls else 0.0
+        return self.judge_failures / self.calls if self.calls else 0.0
 
     def failure_budget(self, max_rate: float, metrics: Sequence[str] | None = None) -> JudgeFailureBudget:
         """The judge failure budget of these scores (``judge_failure_budget``)."""
@@ -366,7 +372,8 @@ def with_statement_calls(outcome: EvaluationOutcome, stated: Stated) -> Evaluati
     billed), and a failed one as a judge failure recorded against the item's context recall (in place of
     ``NO_STATEMENTS``): an outage while splitting is then retried on the next run and spends the failure budget, as
     one while judging. ``judge_calls`` stays the calls that judge answers (four at most per item); the splits are
-    counted in ``statement_calls``, so that the failed share of all calls counts them in both terms."""
+    counted in ``statement_calls``, and ``calls`` (the figure shown) is both, so that the failed share of all calls
+    counts them in both terms."""
     recall = REGISTRY.find("context_recall")
     key = recall.key(outcome.k) if recall is not None else None
     for scores in outcome.items:

@@ -37,7 +37,7 @@ def test_offline_evaluation_scores_every_metric_writes_the_report_and_keeps_hist
         for metric in ("faithfulness", "answer_relevance", "context_precision", "context_recall", "recall@5",
                        "ndcg@5", "mrr@5", "hit_rate@5", "precision@5"):
             assert 0.0 <= meta[metric] <= 1.0, metric
-        assert meta["judge_calls_per_item"] <= 4.0 and meta["judge_failures"] == 0
+        assert meta["judge_calls_per_item"] <= 5.0 and meta["judge_failures"] == 0  # 4 judging, 1 splitting statements
         page = Path(meta["report"]).read_text()
         assert page.count('<script type="application/json" data-chart=') >= 3
         assert page.count('<details class="item"') == meta["items"]  # every item can be drilled into

@@ -245,7 +245,7 @@ def _metadata(done: StoredEvaluation, config: EvaluationConfig, judging: _Judgin
         "contexts_unmapped_share": dg.MetadataValue.float(outcome.contexts_unmapped_share),
         "judge_failures": dg.MetadataValue.int(outcome.judge_failures),
         "judge_failure_rate": dg.MetadataValue.float(outcome.judge_failure_rate),
-        "judge_calls_per_item": dg.MetadataValue.float(round(outcome.judge_calls / max(1, len(items)), 2)),
+        "judge_calls_per_item": dg.MetadataValue.float(round(outcome.calls / max(1, len(items)), 2)),
         **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
         "citations_fabricated": dg.MetadataValue.int(card.fabricated_citations),
         **floats,
