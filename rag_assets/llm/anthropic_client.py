@@ -16,7 +16,8 @@ a direct request, and asks directly only what the batches could not answer.
 
 A budget's pre-flight estimate counts input tokens with the token counting endpoint: one request
 of each template is counted, and the others are scaled from it by their length (a count per
-request would double the requests of a large run); where counting fails, the project's estimate.
+request would double the requests of a large run); where counting fails, or the client was refused
+before, the project's estimate.
 
 With ``prompt_caching`` (the default) each request marks cache breakpoints (``cache_control``) after
 its static instructions and after its item context when another call of the run shares it (see
@@ -77,8 +78,8 @@ class AnthropicClient(LLMClient):
         return self._batch is not None and self._journal is not None and len(misses) >= self._batch.min_calls
 
     async def _tokens_per_char(self, requests: Sequence[Request], *, exact: bool) -> tuple[dict[str, float], bool]:
-        if not exact or not requests:
-            return await super()._tokens_per_char(requests, exact=exact)
+        if not exact or not requests or self._unsendable() is not None:  # a refused client counts nothing
+            return await super()._tokens_per_char(requests, exact=False)
         assert self._sdk is not None, "_open() runs before any request"
         samples: dict[str, Request] = {}
         for request in requests:
@@ -199,7 +200,8 @@ class AnthropicClient(LLMClient):
 
     @asynccontextmanager
     async def _in_bulk(self, requests: Sequence[Request]) -> AsyncIterator[dict[str, BulkOutcome]]:
-        if self._batch is None or self._journal is None or len(requests) < self._batch.min_calls:
+        if (self._batch is None or self._journal is None or len(requests) < self._batch.min_calls
+                or self._unsendable() is not None):  # a refused client neither submits nor polls: calls not sent
             yield {}
             return
         run = BatchRun(_MessageBatches(self), self._journal, self._batch, self.provider, self.model)

@@ -453,7 +453,8 @@ BatchOutcomeRule = Callable[[str, dict[str, Any]], str]
 BATCH_RESULT_TYPES = ("succeeded", "errored", "expired", "canceled")
 _CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _BATCH_PATH = re.compile(r"^/v1/messages/batches/([^/]+)(/results)?$")
-MESSAGES, COUNT_TOKENS, BATCH_CREATE = "POST /v1/messages", "POST /v1/messages/count_tokens", "POST /v1/messages/batches"
+MESSAGES, COUNT_TOKENS = "POST /v1/messages", "POST /v1/messages/count_tokens"
+BATCH_CREATE = "POST /v1/messages/batches"
 BATCH_POLL, BATCH_RESULTS = "GET /v1/messages/batches/{id}", "GET /v1/messages/batches/{id}/results"
 #: what ``FakeAnthropicServer.hits`` counts
 ENDPOINTS = (MESSAGES, COUNT_TOKENS, BATCH_CREATE, BATCH_POLL, BATCH_RESULTS)
