@@ -160,9 +160,10 @@ class AnthropicClient(LLMClient):
         if isinstance(exc, anthropic.APIStatusError):
             retried = exc.status_code in (408, 409, 429) or exc.status_code >= 500
             message = _error_message(exc)
+            kind = self._redacted(message.split(":", 1)[0])  # the body's error type: a proxy may echo the key
             refused = None if exc.status_code not in refusals else (
-                f"the API refused the key ({exc.status_code} {message.split(':', 1)[0]})" if exc.status_code == 401
-                else f"the API refused permission ({exc.status_code} {message.split(':', 1)[0]})")
+                f"the API refused the key ({exc.status_code} {kind})" if exc.status_code == 401
+                else f"the API refused permission ({exc.status_code} {kind})")
             return ApiCallError(self._redacted(f"Anthropic API error {exc.status_code}: {message}"),
                                 retries=self._sdk_options["max_retries"] if retried else 0, refused=refused)
         if isinstance(exc, anthropic.APIConnectionError):
