@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from rag_assets.generation.prompts import GENERATE_QUESTIONS
+from rag_assets.app.probes import ProbeOutcome
 from rag_assets.errors import BatchNotFinished
 from rag_assets.llm.anthropic_client import AnthropicClient
 from rag_assets.llm.batch import BatchSettings
@@ -49,6 +50,10 @@ def test_a_refused_key_gets_one_request_and_every_call_fails_with_that_error():
     assert {r.error for r in rest} == {REFUSED_KEY} and {r.requests for r in rest} == {0}
     stats = LLMStats().add(results)
     assert (stats.calls, stats.requests, stats.api_errors, stats.retries) == (20, 1, 20, 0)
+    assert (stats.cache_misses, stats.sent) == (20, 1), "19 calls missed the cache and were not sent"
+    assert LLMStats().merge(stats).merge(stats).sent == 2
+    probes = ProbeOutcome("ev-1", 20, stats, 200, [])
+    assert (probes.probe_calls, probes.probe_cached) == (1, 0), "one probe call sent (billed), 19 not"
 
 
 def test_with_concurrent_calls_only_those_in_flight_at_the_first_401_are_sent():
