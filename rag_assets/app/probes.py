@@ -27,8 +27,9 @@ class ProbeOutcome:
 
     @property
     def probe_calls(self) -> int:
-        """The calls the probes sent to the judge: what they were billed."""
-        return self.stats.cache_misses
+        """The calls the probes sent to the judge: what they were billed (not those the cache answered, nor those a
+        refused key or a spent budget left unsent)."""
+        return self.stats.sent
 
     @property
     def probe_cached(self) -> int:

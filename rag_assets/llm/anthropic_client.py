@@ -16,7 +16,8 @@ a direct request, and asks directly only what the batches could not answer.
 
 A budget's pre-flight estimate counts input tokens with the token counting endpoint: one request
 of each template is counted, and the others are scaled from it by their length (a count per
-request would double the requests of a large run); where counting fails, the project's estimate.
+request would double the requests of a large run); where counting fails, or the client was refused
+before, the project's estimate.
 
 With ``prompt_caching`` (the default) each request marks cache breakpoints (``cache_control``) after
 its static instructions and after its item context when another call of the run shares it (see
@@ -77,8 +78,8 @@ class AnthropicClient(LLMClient):
         return self._batch is not None and self._journal is not None and len(misses) >= self._batch.min_calls
 
     async def _tokens_per_char(self, requests: Sequence[Request], *, exact: bool) -> tuple[dict[str, float], bool]:
-        if not exact or not requests:
-            return await super()._tokens_per_char(requests, exact=exact)
+        if not exact or not requests or self._unsendable() is not None:  # a refused client counts nothing
+            return await super()._tokens_per_char(requests, exact=False)
         assert self._sdk is not None, "_open() runs before any request"
         samples: dict[str, Request] = {}
         for request in requests:
@@ -159,9 +160,10 @@ class AnthropicClient(LLMClient):
         if isinstance(exc, anthropic.APIStatusError):
             retried = exc.status_code in (408, 409, 429) or exc.status_code >= 500
             message = _error_message(exc)
+            kind = self._redacted(message.split(":", 1)[0])  # the body's error type: a proxy may echo the key
             refused = None if exc.status_code not in refusals else (
-                f"the API refused the key ({exc.status_code} {message.split(':', 1)[0]})" if exc.status_code == 401
-                else f"the API refused permission ({exc.status_code} {message.split(':', 1)[0]})")
+                f"the API refused the key ({exc.status_code} {kind})" if exc.status_code == 401
+                else f"the API refused permission ({exc.status_code} {kind})")
             return ApiCallError(self._redacted(f"Anthropic API error {exc.status_code}: {message}"),
                                 retries=self._sdk_options["max_retries"] if retried else 0, refused=refused)
         if isinstance(exc, anthropic.APIConnectionError):
@@ -199,7 +201,8 @@ class AnthropicClient(LLMClient):
 
     @asynccontextmanager
     async def _in_bulk(self, requests: Sequence[Request]) -> AsyncIterator[dict[str, BulkOutcome]]:
-        if self._batch is None or self._journal is None or len(requests) < self._batch.min_calls:
+        if (self._batch is None or self._journal is None or len(requests) < self._batch.min_calls
+                or self._unsendable() is not None):  # a refused client neither submits nor polls: calls not sent
             yield {}
             return
         run = BatchRun(_MessageBatches(self), self._journal, self._batch, self.provider, self.model)

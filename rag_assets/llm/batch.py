@@ -7,8 +7,9 @@ The batch id and its custom_ids are written to the journal (the project store) r
 submit and before any polling; a re-run whose cache misses are in a pending batch polls that batch
 instead of paying for them again. Whatever a batch cannot answer (errored, expired, canceled, a
 batch the provider no longer knows, a failed submit) comes back as a reason instead of a reply,
-and the client asks that call directly; a submit refused for the key (401) stops the submits, and
-the client then sends nothing (its calls are recorded as not sent).
+and the client asks that call directly; a submit refused for the key (401) stops the submits and
+the polls (the batches stay pending in the journal), and the client then sends nothing (its calls
+are recorded as not sent).
 """
 
 from __future__ import annotations
@@ -130,6 +131,9 @@ class BatchRun:
                 continue
             self.journal.record(batch_id, self.provider, self.model, chunk)
             batches[batch_id] = {r.custom_id for r in chunk}
+        if refused is not None:  # nor is one polled: they stay pending in the journal, for a run with a valid key
+            outcomes.update((c, refused) for custom_ids in batches.values() for c in custom_ids)
+            return outcomes
         for found in await asyncio.gather(*(self._collect(b, ids) for b, ids in batches.items())):
             outcomes.update(found)
         return outcomes

@@ -63,6 +63,7 @@ class LLMStats:
     model: str = OFFLINE
     calls: int = 0
     requests: int = 0
+    sent: int = 0  # calls sent to the provider (at least one request): the cache misses not left unsent by a stop
     batched: int = 0
     batch_fallbacks: int = 0
     cache_hits: int = 0
@@ -97,6 +98,7 @@ class LLMStats:
                 self.cache_hits += 1
                 continue
             self.cache_misses += 1
+            self.sent += int(result.requests > 0)
             if result.provider != OFFLINE:
                 self.requests += result.requests
             self.batched += int(result.via_batch)
@@ -119,7 +121,7 @@ class LLMStats:
         """Add another tally (one shard's) to this one."""
         if other.calls:
             self.provider, self.model = other.provider, other.model
-        for name in ("calls", "requests", "cache_hits", "cache_misses", "retries", "repairs", "api_errors",
+        for name in ("calls", "requests", "sent", "cache_hits", "cache_misses", "retries", "repairs", "api_errors",
                      "parse_errors", "input_tokens", "output_tokens", "prompt_cache_write_tokens",
                      "prompt_cache_read_tokens", "cost_usd", "unpriced_calls"):
             setattr(self, name, getattr(self, name) + getattr(other, name))

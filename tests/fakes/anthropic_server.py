@@ -40,6 +40,9 @@ is answered (the real API: once the answer begins), so requests sent together al
 Every such request sleeps ``latency`` seconds before it is answered (rejected and failed ones too),
 and counts as "in flight" from its arrival until just *before* its response is written, so a
 client can never see an answer while the fake still counts that request: ``max_in_flight`` is exact.
+With ``hold`` set (a ``threading.Barrier(n)``), every such request waits at it after its arrival, so the
+first ``n`` are in flight together before any is answered, whatever the machine's load (a barrier not
+met within 10 s, or one the test aborts, lets its requests go on).
 
 Every ``POST /v1/messages`` ends up in ``server.requests`` (arrival order) as a
 :class:`RecordedRequest` whose ``x-api-key``/``authorization`` header values are replaced by
@@ -67,6 +70,11 @@ The Message Batches API, in the wire format the real SDK parses (``client.messag
 
 ``server.batches`` lists every created batch as a :class:`FakeBatch` (secrets scrubbed, with its
 poll and results-read counts). Anything else is a 404 ``not_found_error``.
+
+``server.hits(endpoint)`` counts the requests that reached an endpoint, whatever their answer (a 401
+too): one of ``ENDPOINTS``, ``"POST /v1/messages"`` (the only one ``count()`` records),
+``"POST /v1/messages/count_tokens"``, ``"POST /v1/messages/batches"``, ``"GET /v1/messages/batches/{id}"``
+and ``"GET /v1/messages/batches/{id}/results"``.
 """
 
 from __future__ import annotations
@@ -445,6 +453,11 @@ BatchOutcomeRule = Callable[[str, dict[str, Any]], str]
 BATCH_RESULT_TYPES = ("succeeded", "errored", "expired", "canceled")
 _CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _BATCH_PATH = re.compile(r"^/v1/messages/batches/([^/]+)(/results)?$")
+MESSAGES, COUNT_TOKENS = "POST /v1/messages", "POST /v1/messages/count_tokens"
+BATCH_CREATE = "POST /v1/messages/batches"
+BATCH_POLL, BATCH_RESULTS = "GET /v1/messages/batches/{id}", "GET /v1/messages/batches/{id}/results"
+#: what ``FakeAnthropicServer.hits`` counts
+ENDPOINTS = (MESSAGES, COUNT_TOKENS, BATCH_CREATE, BATCH_POLL, BATCH_RESULTS)
 
 
 @dataclass
@@ -528,6 +541,8 @@ class FakeAnthropicServer:
         self.seed = seed
         self.retry_after_ms = retry_after_ms
         self.fail_next: list[int] = []
+        self.hold: threading.Barrier | None = None  # every POST /v1/messages meets at it (see module doc)
+        self._hits = dict.fromkeys(ENDPOINTS, 0)
         self.errors: list[BaseException] = []  # exceptions raised by the responder
         self._lock = threading.Lock()
         self._rng = random.Random(seed)
@@ -572,6 +587,8 @@ class FakeAnthropicServer:
         if httpd is None:
             return
         self._stopping.set()  # wakes requests sleeping on `latency`
+        if self.hold is not None:
+            self.hold.abort()  # and those waiting at the barrier
         httpd.shutdown()
         with self._lock:
             connections, handlers = list(self._connections), list(self._handler_threads)
@@ -641,6 +658,13 @@ class FakeAnthropicServer:
         with self._lock:
             return sum(1 for _, r in self._records if status is None or r.status == status)
 
+    def hits(self, endpoint: str) -> int:
+        """The requests that reached ``endpoint`` (one of ``ENDPOINTS``), whatever their answer."""
+        if endpoint not in ENDPOINTS:
+            raise ValueError(f"{endpoint!r} is not one of {ENDPOINTS}")
+        with self._lock:
+            return self._hits[endpoint]
+
     def prompt_cache_clear(self) -> None:
         with self._lock:
             self._prompt_cache.clear()
@@ -652,6 +676,7 @@ class FakeAnthropicServer:
         """
         with self._lock:
             self._records.clear()
+            self._hits = dict.fromkeys(ENDPOINTS, 0)
             self.errors.clear()
             self._max_in_flight = self._in_flight
             self._rng = random.Random(self.seed)
@@ -662,6 +687,10 @@ class FakeAnthropicServer:
         with self._lock:
             self._connections.add(connection)
             self._handler_threads.add(threading.current_thread())
+
+    def _hit(self, endpoint: str) -> None:
+        with self._lock:
+            self._hits[endpoint] += 1
 
     def _unregister(self, connection: socket.socket) -> None:
         with self._lock:
@@ -695,6 +724,11 @@ class FakeAnthropicServer:
                     injected = None  # a "pass" entry
         answer = _error(500, "the fake server failed")
         try:
+            if (hold := self.hold) is not None:
+                try:
+                    hold.wait(timeout=10)
+                except threading.BrokenBarrierError:
+                    pass
             if self.latency > 0:
                 self._stopping.wait(self.latency)
             if (refused := self._refused(api_key)) is not None:
@@ -1093,10 +1127,13 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0].rstrip("/")
         fake = self.server.fake
         if path == "/v1/messages":
+            fake._hit(MESSAGES)
             self._send(fake._messages(self.headers, payload))
         elif path == "/v1/messages/count_tokens":
+            fake._hit(COUNT_TOKENS)
             self._send(fake._count_tokens(self.headers, payload))
         elif path == "/v1/messages/batches":
+            fake._hit(BATCH_CREATE)
             self._send(fake._create_batch(self.headers, payload))
         else:
             self._not_found(payload)
@@ -1111,7 +1148,9 @@ class _Handler(BaseHTTPRequestHandler):
         if batch is None:
             self._not_found()
             return
-        self._send(self.server.fake._batch(self.headers, batch.group(1), results=batch.group(2) is not None))
+        results = batch.group(2) is not None
+        self.server.fake._hit(BATCH_RESULTS if results else BATCH_POLL)
+        self._send(self.server.fake._batch(self.headers, batch.group(1), results=results))
 
     def do_PUT(self) -> None:  # noqa: N802
         self._not_found()

@@ -20,6 +20,11 @@ import pytest
 from pydantic import BaseModel, Field
 
 from tests.fakes.anthropic_server import (
+    BATCH_CREATE,
+    BATCH_POLL,
+    BATCH_RESULTS,
+    COUNT_TOKENS,
+    ENDPOINTS,
     REDACTED,
     FakeAnthropicServer,
     RecordedRequest,
@@ -431,6 +436,36 @@ def test_count_tokens_and_unknown_paths(server: FakeAnthropicServer, client: ant
     status, _, payload = _http(server, "/v1/nope", {})
     assert status == 404 and payload["error"]["type"] == "not_found_error"
     assert server.count() == 0  # only POST /v1/messages is recorded
+
+
+def test_hits_count_every_endpoint_whatever_the_answer(server: FakeAnthropicServer,
+                                                      client: anthropic.Anthropic) -> None:
+    client.messages.count_tokens(model=MODEL, messages=MESSAGES)
+    _http(server, "/v1/messages/count_tokens", {"model": MODEL, "messages": MESSAGES}, api_key=None)  # a 401
+    _http(server, "/v1/messages/batches", {"requests": []})  # a 400
+    created = client.messages.batches.create(requests=_batch_requests("a"))
+    client.messages.batches.retrieve(created.id)
+    list(client.messages.batches.results(created.id))  # retrieves the batch, then reads its results
+    _http(server, "/v1/messages", _kwargs(), api_key=None)
+    assert {e: server.hits(e) for e in ENDPOINTS} == {
+        "POST /v1/messages": 1, COUNT_TOKENS: 2, BATCH_CREATE: 2, BATCH_POLL: 2, BATCH_RESULTS: 1}
+    assert server.count() == 1
+    server.reset()
+    assert [server.hits(e) for e in ENDPOINTS] == [0] * 5
+    with pytest.raises(ValueError, match="is not one of"):
+        server.hits("/v1/messages")
+
+
+def test_hold_lets_requests_in_flight_meet_before_any_is_answered() -> None:
+    with FakeAnthropicServer() as server:
+        server.hold = threading.Barrier(3)
+        threads = [threading.Thread(target=_http, args=(server, "/v1/messages", _kwargs())) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=15)
+        assert server.count(status=200) == 3 and server.max_in_flight == 3
+        assert not server.hold.broken, "met, not timed out"
 
 
 def test_response_is_the_messages_api_shape(server: FakeAnthropicServer) -> None:

@@ -7,15 +7,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from rag_assets.generation.prompts import GENERATE_QUESTIONS
 from rag_assets.llm.anthropic_client import AnthropicClient
 from rag_assets.llm.batch import BatchSettings
+from rag_assets.llm.budget import Budget
 from rag_assets.llm.results import LLMCall, LLMResult
 from rag_assets.store.engine import get_engine
 from rag_assets.store.llm_batch_repository import SqlBatchJournal
 from rag_assets.store.llm_cache_repository import SqlLLMCache
+from tests.fakes import anthropic_server
 from tests.fakes.anthropic_server import FakeAnthropicServer, Reply
 from tests.fakes.claude_generation import API_KEY, generation_responder
+from tests.llm.test_refusals import _calls
 
 MODEL = "claude-sonnet-5-5"
 TOOL = GENERATE_QUESTIONS.tool_name
@@ -164,6 +169,30 @@ def test_a_key_echoed_in_a_batch_error_is_blanked_out_of_the_fallback_and_the_er
     assert result.batch_fallback == ("the batch request errored: api_error: responder raised RuntimeError: "
                                      "invalid x-api-key: ***")
     assert result.error == "Anthropic API error 500: api_error: responder raised RuntimeError: invalid x-api-key: ***"
+
+
+@pytest.mark.parametrize(("status", "refused_by"), [(401, "a message"), (403, "a message"), (401, "token counting"),
+                                                   (401, "a batch submit")])
+def test_a_key_echoed_in_a_refusal_is_blanked_out_of_every_call_it_stops(monkeypatch, tmp_path: Path, status: int,
+                                                                          refused_by: str):
+    """The error type of a 401/403 body names the refusal in the error of every call not sent after it, in this run
+    and the client's next: a proxy echoing the key there must not copy it into each of them."""
+    error_type = anthropic_server._error_type
+    monkeypatch.setattr(anthropic_server, "_error_type",
+                        lambda code: f"key {API_KEY} refused" if code in (401, 403) else error_type(code))
+    options = {"budget": Budget("run-1", "evaluation", run_max_usd=5.0)} if refused_by == "token counting" else {}
+    if refused_by == "a batch submit":
+        options.update(batch=FAST, journal=SqlBatchJournal(get_engine(f"sqlite:///{tmp_path / 'batch.db'}")))
+    refusing = {"fail_rate": 1.0, "fail_status": status} if refused_by == "a message" else {"revoked_keys": {API_KEY}}
+    with FakeAnthropicServer(generation_responder, **refusing) as server:
+        client = AnthropicClient(API_KEY, MODEL, base_url=server.base_url, max_retries=0, max_concurrency=1,
+                                 **options)
+        results = client.run(_calls(3)) + client.run(_calls(4))
+    texts = [t for r in results for t in (r.error, r.batch_fallback) if t is not None]
+    assert not any(API_KEY in t for t in texts) and len(texts) >= 7
+    refusal = "the API refused the key (401 key *** refused)" if status == 401 else \
+        "the API refused permission (403 key *** refused)"
+    assert sum(r.error.startswith(f"not sent: {refusal} on an earlier call") for r in results) >= 6
 
 
 def test_an_answer_with_no_content_block_is_recorded_as_empty():
