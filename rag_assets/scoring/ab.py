@@ -12,15 +12,19 @@ metric's allowed drop (``Metric.allowed_drop`` in the registry, overridable) and
 
 Recommendation, first rule that applies:
 
+- ``REVIEW`` if it cannot be decided: on either side, the RAG system failed on more items than the RAG error
+  budget (``rag_errors``, the rule of the evaluation's rag_answers_error_budget check), or the judge failed on
+  more than the judge failure budget of a compared metric's items (``unjudged``). An errored answer counts at
+  the worst value of every metric without a judge call, so a side whose key was revoked would "regress"
+  everywhere; a failed judge call leaves the item out of that metric's pairs, so the metric would silently drop
+  out of the comparison (all its calls failed) or be compared on the items the judge happened to score. These
+  rules come first: a REJECT (or an APPROVE) on what failed would judge the outage, not the system; a human
+  decides, or a re-run once the failures are gone. The reasons name the side, the failures and, for the judge,
+  the metric.
 - ``REJECT`` if overall faithfulness dropped beyond its tighter bound ``faithfulness_bound``
   (``delta < -faithfulness_bound`` and ``p_worse < alpha``): an answer that invents facts is worse
   than one that misses some, so the bound is stricter than the gate's allowed drop; or if every
   metric compared overall has a significant regression (regressions everywhere).
-- ``REVIEW`` if it cannot be decided: on either side, the judge failed on more than the judge failure
-  budget of a compared metric's items (``unjudged``). A failed judge call leaves the item out of that
-  metric's pairs, so the metric would silently drop out of the comparison (all its calls failed) or be
-  compared on the items the judge happened to score; a human decides. The reasons name the side and
-  the metric.
 - ``REVIEW`` if nothing could be compared overall (no metric had ``min_items`` paired items): no
   evidence is not evidence of no regression, so a human decides.
 - ``APPROVE`` if no comparison, overall or per question type, is a significant regression.
@@ -39,6 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rag_assets.rag.error_budget import ErrorBudget
 from rag_assets.scoring.evaluate import JudgeFailureBudget
 from rag_assets.scoring.gates import OVERALL, ItemKey, paired_scopes
 from rag_assets.scoring.significance import paired_drop_test
@@ -133,13 +138,15 @@ def compare_systems(
     faithfulness_bound: float = 0.02,
     min_items: int = 3,
     unjudged: Mapping[str, JudgeFailureBudget] | None = None,
+    rag_errors: Mapping[str, ErrorBudget] | None = None,
 ) -> ABComparison:
     """Compare ``candidate`` with ``current`` per metric (overall and per question type) and recommend.
 
     Scopes with fewer than ``min_items`` paired items are left out: a permutation test on two or
     three items cannot reach significance, and a table row for it would only invite guessing.
     ``unjudged``: each side's judge failure budget (side name -> budget, e.g. ``"current"``,
-    ``"candidate"``); a compared metric over it on either side makes the comparison undecidable.
+    ``"candidate"``); a compared metric over it on either side makes the comparison undecidable. ``rag_errors``:
+    each side's RAG error budget (side name -> budget); a side over it makes the comparison undecidable too.
     """
     limits = allowed or {}
     comparisons: list[MetricComparison] = []
@@ -157,8 +164,10 @@ def compare_systems(
         moved += [(k[0], metric, float(current[k][metric]), float(candidate[k][metric]))
                   for k in keys if candidate[k][metric] != current[k][metric]]
     moved.sort(key=lambda m: (-abs(m[3] - m[2]), m[0], m[1]))
-    undecided = tuple(f"cannot be decided: {side} {m.describe(budget.max_rate)}"
-                      for side, budget in (unjudged or {}).items() for m in budget.over if m.metric in metrics)
+    undecided = (*(f"cannot be decided: {side} RAG answers: {budget.describe()}"
+                   for side, budget in (rag_errors or {}).items() if not budget.passed),
+                 *(f"cannot be decided: {side} {m.describe(budget.max_rate)}"
+                   for side, budget in (unjudged or {}).items() for m in budget.over if m.metric in metrics))
     recommendation, reasons = _recommend(comparisons, alpha, faithfulness_bound, undecided)
     return ABComparison(tuple(comparisons), recommendation, reasons, tuple(moved[:TOP_DIFFERING]))
 
@@ -166,24 +175,25 @@ def compare_systems(
 def _recommend(comparisons: Sequence[MetricComparison], alpha: float, faithfulness_bound: float,
                undecided: Sequence[str] = ()) -> tuple[str, tuple[str, ...]]:
     """Apply the module docstring's rules; the reasons name every comparison that decided it (``undecided``: why
-    it cannot be decided, per side and metric over the judge failure budget; also told beside a REJECT)."""
+    it cannot be decided, per side: its RAG answers over the error budget, a metric over the judge failure budget;
+    these come first, before any REJECT, and the regressions and improvements measured anyway follow them)."""
     overall = [c for c in comparisons if c.scope == OVERALL]
     regressions = [c for c in comparisons if c.significant_regression]
     improvements = [c for c in comparisons if c.significant_improvement]
     improved = tuple(f"significant improvement: {c.describe()}" for c in improvements)
     regressed = tuple(f"significant regression: {c.describe()}" for c in regressions)
+    if undecided:
+        return REVIEW, (*undecided, *regressed, *improved)
     faithfulness_drops = [c for c in overall if c.metric == FAITHFULNESS
                           and c.delta < -faithfulness_bound and c.p_worse < alpha]
     if faithfulness_drops:
         drop = faithfulness_drops[0]
         others = tuple(f"significant regression: {c.describe()}" for c in regressions if c is not drop)
         return REJECT, (f"faithfulness dropped beyond its bound {faithfulness_bound:.3f}: {drop.describe()}",
-                        *others, *improved, *undecided)
+                        *others, *improved)
     if overall and all(c.significant_regression for c in overall):
         return REJECT, (f"regressions everywhere: all {len(overall)} metrics compared overall regressed "
-                        f"significantly", *regressed, *improved, *undecided)
-    if undecided:
-        return REVIEW, (*undecided, *regressed, *improved)
+                        f"significantly", *regressed, *improved)
     if not overall:
         return REVIEW, ("no metric had enough paired items to compare; nothing supports an approval",)
     if not regressions:

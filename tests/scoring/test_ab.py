@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from rag_assets.rag.error_budget import ErrorBudget, ErrorKind
 from rag_assets.scoring.ab import APPROVE, REJECT, REVIEW, ABComparison, MetricComparison, compare_systems
 from rag_assets.scoring.evaluate import JudgeFailureBudget, MetricFailures
 from rag_assets.scoring.gates import ItemKey
@@ -149,11 +150,54 @@ def test_one_failure_in_twelve_on_the_current_side_is_over_the_budget_and_none_i
     assert other.recommendation == APPROVE
 
 
-def test_a_rejection_stands_and_tells_what_was_not_judged():
+def test_what_was_not_judged_takes_precedence_over_a_rejection():
+    """A faithfulness drop measured beside a judge over its budget rests on the calls that failed: REVIEW, the reason
+    first, then the regression it would have rejected on; within the budget the rejection stands."""
     result = compare_systems(CURRENT, _changed({"faithfulness": 0.8}), TYPES, METRICS,
                              unjudged={"candidate": _budget(1)})
-    assert result.recommendation == REJECT and result.reasons[0].startswith("faithfulness dropped beyond its bound")
-    assert result.reasons[-1] == "cannot be decided: candidate faithfulness: 1 of 12 items (8.3%) not judged; budget 5%"
+    assert result.recommendation == REVIEW
+    assert result.reasons == (
+        "cannot be decided: candidate faithfulness: 1 of 12 items (8.3%) not judged; budget 5%",
+        "significant regression: faithfulness: delta -0.083 (p_worse=0.0010, p_better=1.0000, n=12)",
+        "significant regression: faithfulness [abstractive]: delta -0.083 (p_worse=0.0312, p_better=1.0000, n=6)",
+        "significant regression: faithfulness [factual]: delta -0.083 (p_worse=0.0312, p_better=1.0000, n=6)")
+    within = compare_systems(CURRENT, _changed({"faithfulness": 0.8}), TYPES, METRICS,
+                             unjudged={"candidate": _budget(0)}, rag_errors={"candidate": _errors(0)})
+    assert within.recommendation == REJECT and within.reasons[0].startswith("faithfulness dropped beyond its bound")
+
+
+def _errors(failed: int, items: int = 12) -> ErrorBudget:
+    """A side's RAG error budget (5%): ``failed`` of ``items`` answers errored with the provider's 401."""
+    kinds = (ErrorKind("PermissionError", failed, "i00", "401 authentication_error: invalid x-api-key"),) if failed else ()
+    return ErrorBudget(items, failed, 0.05, kinds)
+
+
+#: What an errored item scores (``score_errored``): the worst value of every metric, without a judge call.
+ERRORED = {k: {"recall@5": 0.0, "hit_rate@5": 0.0, "faithfulness": 0.0} for k in KEYS}
+
+
+def test_a_candidate_whose_answers_all_errored_cannot_be_decided_not_rejected():
+    """The tester's case: the key was revoked mid-way, the candidate's answers all errored and counted at their worst
+    unjudged, and the comparison REJECTed it on a faithfulness drop of -1 that measured the outage, not the system."""
+    before = compare_systems(CURRENT, ERRORED, TYPES, METRICS)
+    assert before.recommendation == REJECT, "the scores alone reject it: only the error budget tells the outage"
+    result = compare_systems(CURRENT, ERRORED, TYPES, METRICS, unjudged={"current": _budget(0)},
+                             rag_errors={"current": _errors(0), "candidate": _errors(12)})
+    assert result.recommendation == REVIEW
+    assert result.reasons[0] == (
+        "cannot be decided: candidate RAG answers: 12 of 12 items errored (100.0%, budget 5.0%); "
+        "PermissionError x12, e.g. i00: 401 authentication_error: invalid x-api-key")
+    assert [r.split(":")[0] for r in result.reasons[1:]] == ["significant regression"] * 9
+    assert result.reasons[7] == (  # every item dropped: exact p_worse = 1/4096
+        "significant regression: faithfulness: delta -0.900 (p_worse=0.0002, p_better=1.0000, n=12)")
+    assert not any("dropped beyond its bound" in r or "regressions everywhere" in r for r in result.reasons)
+    # one error in twelve (8.3%) is over the budget as well, on either side; none is within it
+    one = compare_systems(CURRENT, CURRENT, TYPES, METRICS, rag_errors={"current": _errors(1), "candidate": _errors(0)})
+    assert (one.recommendation, one.reasons) == (REVIEW, (
+        "cannot be decided: current RAG answers: 1 of 12 items errored (8.3%, budget 5.0%); "
+        "PermissionError x1, e.g. i00: 401 authentication_error: invalid x-api-key",))
+    none = compare_systems(CURRENT, CURRENT, TYPES, METRICS, rag_errors={"current": _errors(0), "candidate": _errors(0)})
+    assert none.recommendation == APPROVE
 
 
 def test_only_regressions_are_reviewed_with_a_label_that_says_so_not_mixed():
