@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import dagster as dg
 
+from rag_assets.definitions import defs
 from rag_assets.defs.assets.ab import ab_comparison
+from rag_assets.defs.freshness import stale_selection
+from rag_assets.defs.jobs import build_lifecycle_job
+from rag_assets.defs.lifecycle import BUNDLED
 from rag_assets.defs.resources import RESOURCES, LLMResource, RagSystemResource
 from tests.defs.lifecycle import LifecycleRun, check_evaluations, metadata
 from tests.fakes.anthropic_server import FakeAnthropicServer, Reply
@@ -59,6 +63,29 @@ def test_a_comparison_whose_faithfulness_calls_all_failed_cannot_be_decided(life
     assert "- cannot be decided: candidate faithfulness: 48 of 48 items (100.0%) not judged; budget 5%" in meta[
         "comparison"]
     assert check.passed, "REVIEW passes with a warning, as the check's description says"
+
+
+def test_a_candidate_whose_answers_all_errored_cannot_be_decided_and_is_compared_again_by_the_next_run(
+        lifecycle_run: LifecycleRun):
+    """The tester's case: the key was revoked mid-way and the candidate's answers all errored; the comparison REJECTed
+    it on a faithfulness drop of -1, and a re-run with a working key kept that REJECT (ab_comparison was fresh)."""
+    version = lifecycle_run.version
+    lifecycle = build_lifecycle_job(BUNDLED).selection
+    with lifecycle_run.instance() as instance:
+        result = _compare(instance, version, {"name": "revoked", "kind": "callable",
+                                              "target": "tests.fakes.rag_systems:revoked"})
+        meta = metadata(result, "ab_comparison")
+        assert meta["recommendation"] == "REVIEW" and meta["errors"] == 48 and meta["judge_failures"] == 0
+        check = check_evaluations(result)["ab_not_rejected"]
+        assert check.passed and check.description.startswith(
+            "REVIEW: cannot be decided: candidate RAG answers: 48 of 48 items errored (100.0%, budget 5.0%); "
+            "exception x48, e.g. "), check.description
+        assert "PermissionError: 401 authentication_error: invalid x-api-key" in check.description
+        stale = {key.to_user_string() for key in stale_selection(instance, defs, lifecycle, version)}
+        assert "ab_comparison" in stale, "a comparison resting on failed answers is asked again by the next run"
+        _compare(instance, version, {"name": "reference-again", "k": 5})
+        stale = {key.to_user_string() for key in stale_selection(instance, defs, lifecycle, version)}
+        assert "ab_comparison" not in stale, "a comparison without failures stands"
 
 
 def test_a_teams_own_system_with_no_candidate_named_is_skipped_with_the_reason(lifecycle_run: LifecycleRun):

@@ -36,3 +36,8 @@ not_callable = 3
 def unknown_ids(request: dict) -> dict:
     """Returns snapshot-looking chunk ids the snapshot never had, for every question."""
     return {"answer": "x", "retrieved": [{"chunk_id": f"0000{n:012d}", "score": 1.0} for n in range(request["k"])]}
+
+
+def revoked(request: dict) -> dict:
+    """A system whose LLM key was revoked: every question fails with the provider's 401."""
+    raise PermissionError("401 authentication_error: invalid x-api-key")

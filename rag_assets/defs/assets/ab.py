@@ -7,8 +7,10 @@ from pydantic import Field
 
 from rag_assets.app.ab import ABOutcome, ComparisonImpossible, Contender, compare_contenders
 from rag_assets.defs.assets.corpus import OWNERS
+from rag_assets.defs.freshness import JUDGE_FAILURES, RAG_ERRORS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import LLM_POOL, RagSystemResource, budget_failure, max_cost_help
+from rag_assets.rag.error_budget import DEFAULT_MAX_ERROR_RATE
 from rag_assets.scoring.ab import REJECT
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.defs.assets.evaluation import JUDGE_CODE_VERSION
@@ -33,8 +35,9 @@ DEMO_CANDIDATE = SystemSpec(name="reference-k3", k=3)
 
 class ABConfig(dg.Config):
     """The candidate system to compare with the configured one (the ``rag`` resource), k for the retrieval
-    metrics, alpha, the tighter bound on a faithfulness drop, and the judge failure budget (per metric and side:
-    over it, the comparison cannot be decided and is a REVIEW), and the most the judge and the reference system's
+    metrics, alpha, the tighter bound on a faithfulness drop, the judge failure budget (per metric and side:
+    over it, the comparison cannot be decided and is a REVIEW) and the RAG error budget (per side, the share of items
+    a system failed on, as the rag_answers_error_budget check: over it, a REVIEW too), and the most the judge and the reference system's
     LLM may spend in this run (USD; a system of another kind calls its own LLM, which the project does not meter).
     Without a candidate, the reference system is compared with itself at k=3 (the demo) and any other system is
     not compared."""
@@ -44,6 +47,7 @@ class ABConfig(dg.Config):
     alpha: float = 0.05
     faithfulness_bound: float = 0.02
     max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE
+    max_rag_error_rate: float = Field(default=DEFAULT_MAX_ERROR_RATE, ge=0, le=1)
     embedder: str = "hashing"
     max_cost_usd: float | None = Field(default=None, description=max_cost_help(
         "the comparison (the judge, and a reference system's LLM; a system of another kind calls its own LLM, "
@@ -83,6 +87,9 @@ def _compared(outcome: ABOutcome, current: SystemSpec, candidate: SystemSpec) ->
             "golden_version": dg.MetadataValue.int(outcome.golden_version),
             "comparison": dg.MetadataValue.md(comparison.markdown()),
             **{f"delta_{metric}": dg.MetadataValue.float(c.delta) for metric, c in overall.items()},
+            # read by the freshness rule (judged_with_failures): a comparison resting on failed calls is made again
+            RAG_ERRORS: dg.MetadataValue.int(outcome.rag_errors),
+            JUDGE_FAILURES: dg.MetadataValue.int(outcome.judge_failures),
         },
         check_results=[dg.AssetCheckResult(
             check_name=AB_CHECK, passed=comparison.recommendation != REJECT,
@@ -108,12 +115,14 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
                 "The candidate system is not REJECTed against the current one: no significant faithfulness drop beyond "
                 "its tighter bound, and not a significant regression on every metric. REVIEW passes with a warning; "
                 "it is also what a comparison gets when a side's judge failed on more than the budget of a metric's "
-                "items (it cannot be decided)."))],
+                "items, or a side's RAG system failed on more than the RAG error budget of the items (it cannot be "
+                "decided, whatever the scores say)."))],
         description=(
             "A/B comparison of two RAG systems configured by name on the newest golden set of the corpus version: both "
             "answer it and are scored by the same judge; per-metric and per-type deltas with paired permutation tests, "
             "the items where they differ most, and a recommendation: APPROVE, REVIEW or REJECT. Downstream of rag_answers, "
-            "so it runs again whenever the configured system's answers do."
+            "so it runs again whenever the configured system's answers do, and made again by the next run while any "
+            "answer or judge call behind it failed (metadata errors, judge_failures)."
         ),
     )
     def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig):
@@ -140,7 +149,7 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
                     store, version, contender(current, rag), contender(candidate, named),
                     llm.judge_client(journal=journal, budget=budget), make_embedder(config.embedder), config.k,
                     config.alpha, config.faithfulness_bound, current_settings().evidence_min_overlap,
-                    config.max_judge_failure_rate)
+                    config.max_judge_failure_rate, config.max_rag_error_rate)
         except ComparisonImpossible as exc:
             raise dg.Failure(description=str(exc)) from exc
         yield _compared(outcome, current, candidate)
