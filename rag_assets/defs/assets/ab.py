@@ -18,6 +18,9 @@ from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
 from rag_assets.settings import current_settings
 
 AB_CHECK = "ab_not_rejected"
+#: the recommendation's rules, in the asset's code version: a comparison made under older rules is made again by the
+#: next run (2: a side over the RAG error budget, or the judge's, cannot be decided, before any REJECT)
+AB_RULES = "ab-rules=2"
 
 
 class SystemSpec(dg.Config):
@@ -109,7 +112,7 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         owners=OWNERS,
         kinds={"python", "anthropic"},
         pool=LLM_POOL,
-        code_version=lifecycle.counted(lifecycle.generated(lifecycle.judged(JUDGE_CODE_VERSION))),
+        code_version=lifecycle.counted(lifecycle.generated(lifecycle.judged(f"{JUDGE_CODE_VERSION}+{AB_RULES}"))),
         check_specs=[dg.AssetCheckSpec(
             AB_CHECK, asset=lifecycle.key("ab_comparison"), partitions_def=lifecycle.corpus_versions, description=(
                 "The candidate system is not REJECTed against the current one: no significant faithfulness drop beyond "
