@@ -113,9 +113,11 @@ def held_in(defs: dg.Definitions, key: dg.AssetKey, partition: str) -> str | Non
 def already_scored(instance: dg.DagsterInstance, asset: dg.AssetKey, code_version: str, folder,
                    days: Collection[str]) -> set[str]:
     """The days whose newest production_sample materialization (by the CLI, a backfill or the log
-    sensor) has the data version the day's records give now and was scored under ``code_version`` (the
-    asset's now: the same judge): scoring them again would change nothing. A log that cannot be read now
-    counts as changed: the run is requested, never lost."""
+    sensor) has the data version the day's records give now, was scored under ``code_version`` (the
+    asset's now: the same judge) and none of its judge calls failed (``judged_with_failures``): scoring them again
+    would change nothing. A day whose judge calls failed is not done: the next run judges it again, and the LLM
+    cache sends only the failed calls. A log that cannot be read now counts as changed: the run is requested,
+    never lost."""
     try:
         current = logged_days(folder) if days else {}
     except OSError:
@@ -123,6 +125,7 @@ def already_scored(instance: dg.DagsterInstance, asset: dg.AssetKey, code_versio
     def scored(day: str) -> bool:
         record = last_materialization(instance, asset, day)
         return (record is not None and current.get(day) is not None and _data_version(record) == current[day]
-                and record.asset_materialization.tags.get(CODE_VERSION_TAG) == code_version)
+                and record.asset_materialization.tags.get(CODE_VERSION_TAG) == code_version
+                and not judged_with_failures(record.asset_materialization))
 
     return {day for day in days if scored(day)}
