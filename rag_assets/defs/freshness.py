@@ -110,6 +110,16 @@ def held_in(defs: dg.Definitions, key: dg.AssetKey, partition: str) -> str | Non
     return partition if defs.resolve_assets_def(key).partitions_def is not None else None
 
 
+def _metric_failures(materialization: dg.AssetMaterialization) -> bool:
+    """Whether a production day's materialization counts items the judge failed on for some metric
+    (``faithfulness_failures`` ...): what a day scored before ``judge_failures`` was recorded shows of its failures."""
+    from rag_assets.production.scoring import PRODUCTION_METRICS
+
+    return any(isinstance(entry.value, int) and entry.value > 0
+               for entry in (materialization.metadata.get(f"{m}_failures") for m in PRODUCTION_METRICS)
+               if entry is not None)
+
+
 def already_scored(instance: dg.DagsterInstance, asset: dg.AssetKey, code_version: str, folder,
                    days: Collection[str]) -> set[str]:
     """The days whose newest production_sample materialization (by the CLI, a backfill or the log
@@ -126,6 +136,7 @@ def already_scored(instance: dg.DagsterInstance, asset: dg.AssetKey, code_versio
         record = last_materialization(instance, asset, day)
         return (record is not None and current.get(day) is not None and _data_version(record) == current[day]
                 and record.asset_materialization.tags.get(CODE_VERSION_TAG) == code_version
-                and not judged_with_failures(record.asset_materialization))
+                and not judged_with_failures(record.asset_materialization)
+                and not _metric_failures(record.asset_materialization))
 
     return {day for day in days if scored(day)}

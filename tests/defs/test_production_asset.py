@@ -332,12 +332,14 @@ def test_a_day_whose_judge_calls_failed_is_not_scored_already(production_logs: P
 
     digest = logged_days(production_logs)[DAYS[0]]
 
-    def scored_after(failures: int) -> set[str]:
+    def scored_after(failures: int, label: str = "judge_failures") -> set[str]:
         instance.report_runless_asset_event(dg.AssetMaterialization(
-            production_sample.key, partition=DAYS[0], metadata={"judge_failures": failures},
+            production_sample.key, partition=DAYS[0], metadata={label: failures},
             tags={DATA_VERSION_TAG: digest, CODE_VERSION_TAG: "judge-v1"}))
         return already_scored(instance, production_sample.key, "judge-v1", production_logs, [DAYS[0]])
 
     with dg.instance_for_test() as instance:
         assert scored_after(17) == set(), "judged again by the next run"
         assert scored_after(0) == {DAYS[0]}
+        assert scored_after(16, "faithfulness_failures") == set(), "a day scored before judge_failures was recorded"
+        assert scored_after(0, "faithfulness_failures") == {DAYS[0]}
