@@ -96,7 +96,7 @@ KEY_FACTS: dict[str, tuple[str, ...]] = {
     "judge_calibration": ("files_applied", "files_rejected"),
     "ab_comparison": ("recommendation", "reason", "current", "candidate", "delta_faithfulness", "delta_recall@5"),
     "production_sample": ("records", "sample_size", "bad_lines", "faithfulness", "context_precision",
-                          "citation_accuracy", "drift_alerts", "coverage_gaps", "queued_candidates"),
+                          "citation_accuracy", "judge_failures", "drift_alerts", "coverage_gaps", "queued_candidates"),
 }
 #: What a run can do for a corpus nobody has reviewed yet: snapshot it, generate candidates, queue them for review.
 REVIEW_FIRST = ("corpus_snapshot", "question_candidates", "curation_queue")

@@ -110,12 +110,24 @@ def held_in(defs: dg.Definitions, key: dg.AssetKey, partition: str) -> str | Non
     return partition if defs.resolve_assets_def(key).partitions_def is not None else None
 
 
+def _metric_failures(materialization: dg.AssetMaterialization) -> bool:
+    """Whether a production day's materialization counts items the judge failed on for some metric
+    (``faithfulness_failures`` ...): what a day scored before ``judge_failures`` was recorded shows of its failures."""
+    from rag_assets.production.scoring import PRODUCTION_METRICS
+
+    return any(isinstance(entry.value, int) and entry.value > 0
+               for entry in (materialization.metadata.get(f"{m}_failures") for m in PRODUCTION_METRICS)
+               if entry is not None)
+
+
 def already_scored(instance: dg.DagsterInstance, asset: dg.AssetKey, code_version: str, folder,
                    days: Collection[str]) -> set[str]:
     """The days whose newest production_sample materialization (by the CLI, a backfill or the log
-    sensor) has the data version the day's records give now and was scored under ``code_version`` (the
-    asset's now: the same judge): scoring them again would change nothing. A log that cannot be read now
-    counts as changed: the run is requested, never lost."""
+    sensor) has the data version the day's records give now, was scored under ``code_version`` (the
+    asset's now: the same judge) and none of its judge calls failed (``judged_with_failures``): scoring them again
+    would change nothing. A day whose judge calls failed is not done: the next run judges it again, and the LLM
+    cache sends only the failed calls. A log that cannot be read now counts as changed: the run is requested,
+    never lost."""
     try:
         current = logged_days(folder) if days else {}
     except OSError:
@@ -123,6 +135,8 @@ def already_scored(instance: dg.DagsterInstance, asset: dg.AssetKey, code_versio
     def scored(day: str) -> bool:
         record = last_materialization(instance, asset, day)
         return (record is not None and current.get(day) is not None and _data_version(record) == current[day]
-                and record.asset_materialization.tags.get(CODE_VERSION_TAG) == code_version)
+                and record.asset_materialization.tags.get(CODE_VERSION_TAG) == code_version
+                and not judged_with_failures(record.asset_materialization)
+                and not _metric_failures(record.asset_materialization))
 
     return {day for day in days if scored(day)}

@@ -283,3 +283,63 @@ def test_a_day_over_the_runs_or_its_own_budget_sends_no_request_and_fails_naming
         assert "of run RUN (" in day(0.0, None)
         assert "of production_sample (" in day(None, 0.0)
         assert server.count() == 0, "stopped before any request"
+
+
+
+def _judged_day(instance: dg.DagsterInstance, server: FakeAnthropicServer) -> dg.ExecuteInProcessResult:
+    llm = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_retries=0)
+    return dg.materialize([production_sample], partition_key=DAYS[0], instance=instance, raise_on_error=False,
+                          resources={**RESOURCES, "llm": llm},
+                          run_config={"ops": {"production_sample": {"config": {"sample_size": 4}}}})
+
+
+@pytest.mark.parametrize("outage", ["revoked key", "server error"])
+def test_a_day_whose_judge_calls_failed_fails_its_judge_failure_budget_and_is_judged_again(
+        production_logs: Path, outage: str):
+    """With the key revoked mid-run, days were 'scored' with faithfulness 1.000 from the few items judged, drift
+    passed on n=1 and `rag-assets run` said ok: no check covered the judge's failures in production."""
+    from rag_assets.defs.freshness import judged_with_failures
+
+    revoked = [API_KEY] if outage == "revoked key" else []
+    failing = {"fail_rate": 1.0, "fail_status": 500} if outage == "server error" else {}
+    with dg.instance_for_test() as instance, FakeAnthropicServer(judge_responder, revoked_keys=revoked,
+                                                                 **failing) as server:
+        failed = _judged_day(instance, server)
+        check = check_evaluations(failed)["judge_failure_budget"]
+        assert not check.passed and check.severity == dg.AssetCheckSeverity.ERROR
+        assert "faithfulness: 4 of 4 items (100.0%) not judged" in check.description, check.description
+        assert "first error: " in check.description
+        assert ("401" if outage == "revoked key" else "500") in check.description, check.description
+        assert not failed.success, "a blocking gate: the run fails as the evaluation's does"
+        meta = metadata(failed, "production_sample")
+        assert meta["judge_failures"] > 0 and meta["faithfulness_failures"] == 4 and "faithfulness" not in meta
+        assert judged_with_failures(failed.asset_materializations_for_node("production_sample")[0])
+        server.revoked_keys.clear()
+        server.fail_rate = 0.0
+        sent = server.count()
+        again = _judged_day(instance, server)
+        assert again.success and server.count() > sent, "the failed calls are sent again"
+        assert check_evaluations(again)["judge_failure_budget"].passed
+        assert metadata(again, "production_sample")["faithfulness_failures"] == 0
+
+
+def test_a_day_whose_judge_calls_failed_is_not_scored_already(production_logs: Path):
+    """A re-run with a working key said "7 scored already on the same records" and kept the failed days: a day is
+    done only when its newest materialization has the records' digest, the judge now, and no failed judge call."""
+    from rag_assets.defs.freshness import already_scored
+    from rag_assets.defs.reuse import CODE_VERSION_TAG, DATA_VERSION_TAG
+    from rag_assets.production.logs import logged_days
+
+    digest = logged_days(production_logs)[DAYS[0]]
+
+    def scored_after(failures: int, label: str = "judge_failures") -> set[str]:
+        instance.report_runless_asset_event(dg.AssetMaterialization(
+            production_sample.key, partition=DAYS[0], metadata={label: failures},
+            tags={DATA_VERSION_TAG: digest, CODE_VERSION_TAG: "judge-v1"}))
+        return already_scored(instance, production_sample.key, "judge-v1", production_logs, [DAYS[0]])
+
+    with dg.instance_for_test() as instance:
+        assert scored_after(17) == set(), "judged again by the next run"
+        assert scored_after(0) == {DAYS[0]}
+        assert scored_after(16, "faithfulness_failures") == set(), "a day scored before judge_failures was recorded"
+        assert scored_after(0, "faithfulness_failures") == {DAYS[0]}

@@ -30,11 +30,11 @@ from rag_assets.llm.offline import code_version
 from rag_assets.llm.results import OFFLINE, LLMStats
 from rag_assets.report.build import summary_markdown, worst_markdown
 from rag_assets.scoring.embedding import Embedder, make_embedder
-from rag_assets.scoring.evaluate import SCORING_RULES, EvaluationOutcome
+from rag_assets.scoring.evaluate import SCORING_RULES, EvaluationOutcome, JudgeFailureBudget
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES_REF
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.reuse import fingerprint, item_digest
-from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates
+from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
 from rag_assets.settings import current_settings
 from rag_assets.store.judged_shard_repository import SqlJudgedShards
@@ -258,10 +258,15 @@ def _metadata(done: StoredEvaluation, config: EvaluationConfig, judging: _Judgin
     }
 
 
+def check_severity(name: str) -> dg.AssetCheckSeverity:
+    """The severity of a failed gate a config names: WARN, else ERROR (the evaluation's and production_sample's)."""
+    return dg.AssetCheckSeverity.WARN if name.upper() == "WARN" else dg.AssetCheckSeverity.ERROR
+
+
 def _checks(done: StoredEvaluation, config: EvaluationConfig) -> list[dg.AssetCheckResult]:
     """The three gates as the evaluation's checks, each with the table behind it."""
     gates, outcome = done.assessment.gates, done.outcome
-    severity = dg.AssetCheckSeverity.WARN if config.severity.upper() == "WARN" else dg.AssetCheckSeverity.ERROR
+    severity = check_severity(config.severity)
     return [
         dg.AssetCheckResult(check_name=THRESHOLDS_CHECK, passed=gates.thresholds_passed, severity=severity,
                             description=gates.thresholds_text(),
@@ -271,8 +276,7 @@ def _checks(done: StoredEvaluation, config: EvaluationConfig) -> list[dg.AssetCh
                             metadata={"regressions": dg.MetadataValue.md(gates.regression_markdown()),
                                       "baseline": dg.MetadataValue.text(gates.baseline_id or "none")}),
         dg.AssetCheckResult(check_name=FAILURE_BUDGET_CHECK, passed=gates.failure_budget_passed, severity=severity,
-                            description=(f"{gates.failure_budget_text()} (all judge calls: "
-                                         f"{outcome.judge_failure_rate:.1%} failed)" + _first_error(gates)),
+                            description=failure_budget_description(gates.judge_budget, outcome),
                             metadata={"per_metric": dg.MetadataValue.md(markdown_table(
                                 ["metric", "not judged", "items", "rate"],
                                 [(m.metric, m.failed, m.items, f"{m.rate:.1%}") for m in gates.judge_failures])),
@@ -281,11 +285,14 @@ def _checks(done: StoredEvaluation, config: EvaluationConfig) -> list[dg.AssetCh
     ]
 
 
-def _first_error(gates: Gates) -> str:
-    """The judge's first error when its failures fail the budget, as a failed generation names its own: the counts
-    alone ("55 of 55 items not judged") left a wrong key or a refused request to be found in the store."""
-    first = gates.judge_budget.first_error
-    return f"; first error: {first}" if first else ""
+def failure_budget_description(budget: JudgeFailureBudget, outcome: EvaluationOutcome) -> str:
+    """The judge_failure_budget check's description (the evaluation's and production_sample's): the budget per
+    metric, the share of all judge calls that failed, and the judge's first error when its failures fail the budget,
+    as a failed generation names its own: the counts alone ("55 of 55 items not judged") left a wrong key or a
+    refused request to be found in the store."""
+    first = budget.first_error
+    return (f"{budget.describe()} (all judge calls: {outcome.judge_failure_rate:.1%} failed)"
+            + (f"; first error: {first}" if first else ""))
 
 
 def _reusable(store: StoreResource, previous: dg.AssetMaterialization, inputs: str, version: str) -> bool:

@@ -9,6 +9,8 @@ from pydantic import Field
 
 from rag_assets.app.production import DEFAULT_ALLOWED_DROP, DayPolicy, ProductionDayOutcome, score_production_day
 from rag_assets.defs.assets.corpus import OWNERS
+from rag_assets.defs.assets.evaluation import FAILURE_BUDGET_CHECK, check_severity, failure_budget_description
+from rag_assets.defs.freshness import JUDGE_FAILURES
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata, provider_label
 from rag_assets.defs.resources import LLM_POOL, budget_failure, max_cost_help
@@ -17,6 +19,7 @@ from rag_assets.production.drift import DriftResult
 from rag_assets.production.scoring import PRODUCTION_METRICS
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES_REF
+from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
 from rag_assets.store.production_repository import ProductionDay
 from rag_assets.text.markdown import markdown_table
 
@@ -29,7 +32,8 @@ class ProductionSampleConfig(dg.Config):
     """Sample size per day; how many previous days form the drift baseline; the drop each metric may take
     before an alert (beyond the noise of the sample, which is always required too); the test's alpha; the
     similarity under which a production question is a coverage gap, and whether gaps go to the curation queue; the
-    most the judge may spend on the day in this run (USD)."""
+    most the judge may spend on the day in this run (USD); the judge failure budget and the severity of its failed
+    check, as the evaluation's."""
 
     sample_size: int = 30
     baseline_days: int = 7
@@ -39,6 +43,31 @@ class ProductionSampleConfig(dg.Config):
     queue_coverage_gaps: bool = True
     embedder: str = "hashing"
     max_cost_usd: float | None = Field(default=None, description=max_cost_help("the judge"))
+    max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE
+    severity: str = "ERROR"
+
+
+def _checks(lifecycle: Lifecycle) -> list[dg.AssetCheckSpec]:
+    return [dg.AssetCheckSpec(
+        FAILURE_BUDGET_CHECK, asset=lifecycle.key("production_sample"), blocking=True,
+        partitions_def=lifecycle.production_days, description=(
+            "As the evaluation's: for each production metric, the judge failed (API error or unparseable answer) on "
+            "at most max_judge_failure_rate of the day's sampled items; failed calls are left out of the means, never "
+            "replaced by a default, so a day judged during an outage would show the means of the few items judged. "
+            "A day whose judge calls failed is scored again by the next run (only the failed calls are sent).")),
+        *_drift_checks(lifecycle)]
+
+
+def _failure_budget_result(scored: ProductionDayOutcome, config: ProductionSampleConfig) -> dg.AssetCheckResult:
+    budget = scored.outcome.failure_budget(config.max_judge_failure_rate, PRODUCTION_METRICS)
+    return dg.AssetCheckResult(
+        check_name=FAILURE_BUDGET_CHECK, passed=budget.passed, severity=check_severity(config.severity),
+        description=failure_budget_description(budget, scored.outcome),
+        metadata={"per_metric": dg.MetadataValue.md(markdown_table(
+            ["metric", "not judged", "items", "rate"],
+            [(m.metric, m.failed, m.items, f"{m.rate:.1%}") for m in budget.metrics])),
+                  "failures": dg.MetadataValue.md(markdown_table(["item", "metric", "why"],
+                                                                 scored.card.failure_rows()[:50]))})
 
 
 def _drift_checks(lifecycle: Lifecycle) -> list[dg.AssetCheckSpec]:
@@ -143,6 +172,8 @@ def _day_metadata(scored: ProductionDayOutcome, folder: Path) -> dict[str, dg.Me
             ["file", "line", "problem"], [(b.file, b.line, b.reason) for b in read.bad_lines[:50]])),
         **{m: dg.MetadataValue.float(v) for m, v in means.items() if v is not None},
         **{f"{m}_failures": dg.MetadataValue.int(card.overall[m].failures) for m in PRODUCTION_METRICS},
+        JUDGE_FAILURES: dg.MetadataValue.int(scored.outcome.judge_failures),
+        "judge_failure_rate": dg.MetadataValue.float(scored.outcome.judge_failure_rate),
         **{f"claims_{verdict}": dg.MetadataValue.int(count) for verdict, count in card.hallucinations.items()},
         "citations_fabricated": dg.MetadataValue.int(card.fabricated_citations),
         "drift_alerts": dg.MetadataValue.int(sum(1 for r in scored.drift.values() if r.alert)),
@@ -170,7 +201,7 @@ def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         kinds={"python", "anthropic"},
         code_version=production_code_version(lifecycle),
         pool=LLM_POOL,
-        check_specs=_drift_checks(lifecycle),
+        check_specs=_checks(lifecycle),
         description=(
             "One day of production traffic from the query logs: a reproducible random sample (seeded by the day) "
             "scored with the reference-free metrics (faithfulness with hallucination types, answer relevance, context "
@@ -199,8 +230,8 @@ def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         faithfulness_alert = scored.drift["faithfulness"].alert
         yield dg.MaterializeResult(
             metadata=_day_metadata(scored, folder),
-            check_results=[_drift_result(scored.drift[m], policy.allowed_drop(m), policy.baseline_days,
-                                         faithfulness_alert, scored.baseline_missing) for m in PRODUCTION_METRICS],
+            check_results=[_failure_budget_result(scored, config), *(_drift_result(scored.drift[m], policy.allowed_drop(m), policy.baseline_days,
+                                         faithfulness_alert, scored.baseline_missing) for m in PRODUCTION_METRICS)],
             data_version=dg.DataVersion(scored.data_version),
         )
 
