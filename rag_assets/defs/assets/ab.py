@@ -8,6 +8,7 @@ from pydantic import Field
 from rag_assets.app.ab import ABOutcome, ComparisonImpossible, Contender, compare_contenders
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
+from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, RagSystemResource, budget_failure, max_cost_help
 from rag_assets.scoring.ab import REJECT
 from rag_assets.scoring.embedding import make_embedder
@@ -83,6 +84,7 @@ def _compared(outcome: ABOutcome, current: SystemSpec, candidate: SystemSpec) ->
             "golden_version": dg.MetadataValue.int(outcome.golden_version),
             "comparison": dg.MetadataValue.md(comparison.markdown()),
             **{f"delta_{metric}": dg.MetadataValue.float(c.delta) for metric, c in overall.items()},
+            **llm_metadata(outcome.stats),
         },
         check_results=[dg.AssetCheckResult(
             check_name=AB_CHECK, passed=comparison.recommendation != REJECT,
