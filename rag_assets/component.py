@@ -57,7 +57,8 @@ class LLMSpec(dg.Model):
                                                       "or offline")
     model: str | None = None
     judge_model: str | None = None
-    max_cost_usd: float | None = Field(default=None, description="the most one run may spend on the LLM, in USD")
+    max_cost_usd: float | None = Field(default=None, description=(
+        "the most one Dagster run may spend on the LLM, in USD (one `rag-assets run` starts several)"))
     requests_per_minute: int | None = Field(default=None, description=(
         "paces each step's requests per model; with the 'anthropic' pool's limit it keeps the deployment under "
         "the account's rate limit"))

@@ -249,8 +249,8 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(LLM_RPM_ENV, "llm_requests_per_minute", "requests per minute each process sends to one model "
              "([rate limit](deploy.md#one-rate-limit-across-processes-and-workers))",
              _positive_int("a whole number of requests per minute above 0", "50"), when_unset="unset (no bound)"),
-    Variable(MAX_COST_ENV, "max_cost_usd", "the most one run may spend on the LLM, in US dollars "
-             "([budgets](cost.md))", _number(float, lambda number: number >= 0, "a number of US dollars >= 0", "10"),
+    Variable(MAX_COST_ENV, "max_cost_usd", "the most one Dagster run may spend on the LLM, in US dollars; "
+             "one `rag-assets run` starts several Dagster runs, each with this cap ([budgets](cost.md))", _number(float, lambda number: number >= 0, "a number of US dollars >= 0", "10"),
              when_unset="unset (no limit)"),
     Variable(JUDGE_MIN_KAPPA_ENV, "judge_min_kappa", "the least Cohen's kappa of the judge with the experts that "
              "the `judge_agreement` check accepts", _share(False, "a number between 0 and 1", "0.6"),

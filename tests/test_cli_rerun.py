@@ -99,11 +99,11 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
     assert [line.split()[0] for line in shown] == [line.split()[0] for line in _table(first_run.out)]
     assert all(re.search(r"\(earlier run [0-9a-f]{8}\)$", line) for line in shown)
     assert [line.rsplit("  (earlier run ", 1)[0] for line in shown] == _table(first_run.out), "the first run's figures"
-    assert "checks: 46 passed, 2 failed" in out, "the first run's check results still hold and are shown"
+    assert "checks: 47 passed, 2 failed" in out, "the first run's check results still hold and are shown"
     assert "FAILED production_sample.drift_faithfulness [2026-11-26]: DRIFT faithfulness:" in out
     assert "report: " in out, "the report that still holds is named"
     data = json.loads(summary.read_text(encoding="utf-8"))
-    assert len(data["checks"]) == 48 and sum(not c["passed"] for c in data["checks"]) == 2
+    assert len(data["checks"]) == 49 and sum(not c["passed"] for c in data["checks"]) == 2
     assert set(data["earlier_runs"]) == set(data["assets"]) and data["assets"]["evaluation"]
     assert (_rows(), _runs(home)) == (before, runs), "no LLM call, candidate, answer, score or Dagster run"
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rag_assets.app.store import Store
 from rag_assets.errors import RagAssetsError
 from rag_assets.llm.client import LLMClient
+from rag_assets.llm.results import LLMStats
 from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.error_budget import DEFAULT_MAX_ERROR_RATE, error_budget
 from rag_assets.rag.system import RagSystem, answer_items
@@ -33,12 +34,16 @@ class Contender:
 
 @dataclass(frozen=True)
 class ABOutcome:
+    """The comparison, and ``stats``: every metered LLM call it made (the reference systems' answers, the judge's
+    statement splits and both sides' judging), what its ``llm_*`` metadata shows."""
+
     golden_version: int
     comparison: ABComparison
     #: the calls that failed behind it, both sides together: the RAG systems' answers and the judge's calls (the
     #: next run compares again while either is not 0: the LLM cache answers the calls that succeeded)
     rag_errors: int = 0
     judge_failures: int = 0
+    stats: LLMStats = field(default_factory=LLMStats)
 
 
 def compare_contenders(store: Store, version: str, current: Contender, candidate: Contender, judge: LLMClient,
@@ -54,13 +59,16 @@ def compare_contenders(store: Store, version: str, current: Contender, candidate
     golden = store.golden().latest_version([version])
     if golden is None:
         raise ComparisonImpossible(f"no golden-set version for {version} yet")
-    items = stated(store.golden().version_items(golden.number), judge, store.llm_cache()).items
+    statements = stated(store.golden().version_items(golden.number), judge, store.llm_cache())
+    items = statements.items
     chunks = store.corpus().snapshot_chunks(version)
     documents = store.corpus().documents(version)
     snapshot = SnapshotChunks.of(chunks, documents)
     metrics = REGISTRY.names(k=k)
     values, types, budgets, errors = {}, {}, {}, {}
     judge_failures = 0
+    # the systems' tallies first, the judge's last: the provider and model shown are then the judge's
+    answering, judging = LLMStats(), LLMStats().merge(statements.stats)
     for role, contender in (("current", current), ("candidate", candidate)):
         try:
             system = contender.setup(snapshot)
@@ -69,11 +77,16 @@ def compare_contenders(store: Store, version: str, current: Contender, candidate
         answered = answer_items(system, items, version, snapshot)
         errors[role] = error_budget(answered, max_rag_error_rate)
         responses = {r.item_id: r for r in answered}
+        system_stats = getattr(system, "stats", None)  # a reference system's LLM (another kind is not metered)
+        if system_stats is not None:
+            answering.merge(system_stats)
         outcome = score_answers(items, responses, chunks, judge, store.llm_cache(), embedder, k,
                                 documents=documents, min_overlap=min_overlap)
+        judging.merge(outcome.stats)
         values[role], types = Scorecard.build(outcome, metrics).values()
         budgets[role] = outcome.failure_budget(max_judge_failure_rate, metrics)
         judge_failures += outcome.judge_failures
     comparison = compare_systems(values["current"], values["candidate"], types, metrics, alpha,
                                  faithfulness_bound=faithfulness_bound, unjudged=budgets, rag_errors=errors)
-    return ABOutcome(golden.number, comparison, sum(e.errors for e in errors.values()), judge_failures)
+    return ABOutcome(golden.number, comparison, sum(e.errors for e in errors.values()), judge_failures,
+                     answering.merge(judging))

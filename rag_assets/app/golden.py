@@ -15,7 +15,7 @@ from rag_assets.golden.models import GoldenItem
 from rag_assets.golden.repin import PinTarget
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.results import LLMStats
-from rag_assets.scoring.statements import extract_statements
+from rag_assets.scoring.statements import extract_statements_failing
 from rag_assets.store.golden_repository import GoldenVersion
 
 
@@ -36,6 +36,8 @@ class GoldenOutcome:
     statements: int = 0
     stats: LLMStats | None = None
     exports: tuple[Path, Path] | None = None
+    #: by item id, why its reference could not be split into statements (the call failed): asked again next build
+    statement_failures: dict[str, str] = field(default_factory=dict)
 
     @property
     def by_type(self) -> list[tuple[str, int]]:
@@ -77,8 +79,8 @@ def build_golden_version(store: Store, version: str, judge: Callable[[], LLMClie
     if saved is None:
         return GoldenOutcome(version, accepted, build, None)
     items = golden.version_items(saved.number)
-    statements, stats = extract_statements(items, judge(), store.llm_cache())
+    statements, stats, failed = extract_statements_failing(items, judge(), store.llm_cache())
     golden.set_reference_statements(statements)
     exports = export_golden(items, saved.number, export_dir, {c.chunk_id: c.text for c in chunks},
                             corpus.evidence_texts({e for item in items for e in item.evidence}))
-    return GoldenOutcome(version, accepted, build, saved, items, len(statements), stats, exports)
+    return GoldenOutcome(version, accepted, build, saved, items, len(statements), stats, exports, failed)

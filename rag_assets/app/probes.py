@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rag_assets.app.store import Store
 from rag_assets.llm.client import LLMClient
@@ -24,6 +24,13 @@ class ProbeOutcome:
     stats: LLMStats
     evaluation_calls: int
     results: list[ProbeResult]
+    statement_stats: LLMStats = field(default_factory=LLMStats)  # the calls splitting the references into statements
+
+    @property
+    def spent(self) -> LLMStats:
+        """Every judge call of the probes, the statement splits they asked first included: what the asset's
+        ``llm_*`` metadata shows (what was sent and billed)."""
+        return LLMStats().merge(self.statement_stats).merge(self.stats)
 
     @property
     def probe_calls(self) -> int:
@@ -68,4 +75,4 @@ def probe_evaluation(store: Store, version: str, judge: LLMClient, embedder: Emb
     size = probe_sample_size(len(items), evaluation_calls, wanted)
     sample = stratified_sample(items, responses, size)
     results, stats = run_probes(sample, responses, base, versions, judge, store.llm_cache(), embedder, evaluation.k)
-    return ProbeOutcome(evaluation.evaluation_id, len(sample), stats, evaluation_calls, results)
+    return ProbeOutcome(evaluation.evaluation_id, len(sample), stats, evaluation_calls, results, statements.stats)

@@ -4,8 +4,10 @@ import functools
 
 import dagster as dg
 
+from rag_assets.defs.assets.golden import STATEMENTS_FAILED, STATEMENTS_FIRST_ERROR
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import StoreResource
+from rag_assets.defs.reuse import last_materialization
 from rag_assets.golden.quality import GoldenPolicy, golden_quality
 from rag_assets.rag.error_budget import DEFAULT_MAX_ERROR_RATE, error_budget
 from rag_assets.text.markdown import markdown_table
@@ -86,6 +88,43 @@ def build_golden_set_pinned(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
 
 
 golden_set_pinned = build_golden_set_pinned(BUNDLED)
+
+
+def statements_result(metadata: dict[str, dg.MetadataValue] | None) -> dg.AssetCheckResult:
+    """The golden_set_statements verdict on the metadata of the golden set's newest build."""
+    shown = {label: value.value for label, value in (metadata or {}).items()}
+    failed = int(shown.get(STATEMENTS_FAILED, 0) or 0)
+    if metadata is None or "items" not in shown:
+        description = "no golden set built: no reference to split"
+    elif failed:
+        description = (f"{failed} of {shown['items']} items' reference statements could not be extracted (their "
+                       "context recall is not scored; the next build asks them again); first error: "
+                       f"{shown.get(STATEMENTS_FIRST_ERROR, 'not recorded')}")
+    else:
+        description = (f"every reference asked was split into statements ({shown.get('statements_extracted', 0)} "
+                       "split in the newest build)")
+    return dg.AssetCheckResult(passed=not failed, severity=dg.AssetCheckSeverity.WARN, description=description,
+                               metadata={STATEMENTS_FAILED: dg.MetadataValue.int(failed)})
+
+
+@functools.cache
+def build_golden_set_statements(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
+    @dg.asset_check(
+        asset=lifecycle.key("golden_set"),
+        partitions_def=lifecycle.corpus_versions,
+        description="Every reference answer the newest golden-set build asked the judge to split into statements "
+                    "(for context recall) was split; a warning naming how many calls failed and the first error when "
+                    "some did (a revoked key, an outage): their context recall is not scored until a later build, "
+                    "which asks them again.",
+    )
+    def golden_set_statements(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
+        record = last_materialization(context.instance, lifecycle.key("golden_set"), context.partition_key)
+        return statements_result(record.asset_materialization.metadata if record else None)
+
+    return golden_set_statements
+
+
+golden_set_statements = build_golden_set_statements(BUNDLED)
 
 
 @functools.cache

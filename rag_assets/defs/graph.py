@@ -21,8 +21,8 @@ from rag_assets.defs.assets.golden import build_golden_set
 from rag_assets.defs.assets.probes import build_judge_probes
 from rag_assets.defs.assets.production import build_production_sample
 from rag_assets.defs.assets.rag import build_rag_answers
-from rag_assets.defs.checks import (build_golden_set_pinned, build_golden_set_quality, build_rag_answers_error_budget,
-                                    build_rag_answers_pinned)
+from rag_assets.defs.checks import (build_golden_set_pinned, build_golden_set_quality, build_golden_set_statements,
+                                    build_rag_answers_error_budget, build_rag_answers_pinned)
 from rag_assets.defs.executors import forked_steps, lock_runs_of, run_locked
 from rag_assets.defs.jobs import build_curation_import_job, build_lifecycle_job, build_production_job
 from rag_assets.defs.lifecycle import Lifecycle
@@ -33,8 +33,8 @@ from rag_assets.defs.sensors import (build_automation_sensor, build_corpus_senso
 ASSETS = (build_corpus_snapshot, build_question_candidates, build_curation_queue, build_curated_decisions,
           build_golden_set, build_rag_answers, build_evaluation, build_judge_probes, build_ab_comparison,
           build_production_sample, build_judge_calibration)
-CHECKS = (build_golden_set_quality, build_golden_set_pinned, build_rag_answers_pinned, build_rag_answers_error_budget,
-          build_judge_agreement)
+CHECKS = (build_golden_set_quality, build_golden_set_pinned, build_golden_set_statements, build_rag_answers_pinned,
+          build_rag_answers_error_budget, build_judge_agreement)
 JOBS = (build_lifecycle_job, build_curation_import_job, build_reevaluation_job, build_production_job,
         build_judge_calibration_job)
 SENSORS = (build_corpus_sensor, build_curation_inbox_sensor, build_production_logs_sensor, build_automation_sensor,

@@ -197,8 +197,9 @@ class LLMResource(dg.ConfigurableResource):
     ``batch_poll_seconds``, each next one twice as long up to ``batch_max_poll_seconds``, and a run
     gives up (the batch stays pending and the next run resumes it) after ``batch_max_wait_seconds``.
 
-    ``max_cost_usd`` (default: none; from ``RAG_ASSETS_MAX_COST_USD``) caps what one run spends on the
-    LLM, all its steps together; an asset's run config may cap that asset's share (see ``budget``).
+    ``max_cost_usd`` (default: none; from ``RAG_ASSETS_MAX_COST_USD``) caps what one Dagster run spends on the
+    LLM, all its steps together (one ``rag-assets run`` starts several Dagster runs, each with this cap); an
+    asset's run config may cap that asset's share (see ``budget``).
     ``prompt_caching`` (default on) lays prompts out for Claude's prompt cache and marks its breakpoints.
     """
 

@@ -28,9 +28,18 @@ def extract_statements(items: Sequence[GoldenItem], client: LLMClient,
                        cache: LLMCache | None) -> tuple[dict[tuple[str, int], list[str]], LLMStats]:
     """Statements for every non-adversarial item that has none yet; a failed call leaves the item
     without statements (its context recall is then reported as not scored), to be tried next build."""
+    found, stats, _failed = extract_statements_failing(items, client, cache)
+    return found, stats
+
+
+def extract_statements_failing(items: Sequence[GoldenItem], client: LLMClient, cache: LLMCache | None
+                               ) -> tuple[dict[tuple[str, int], list[str]], LLMStats, dict[str, str]]:
+    """``extract_statements``, with why the call of an item failed by item id (``"<template ref> <error kind>:
+    <error>"``, as ``Stated.failed``), in the order the calls were asked."""
     done = _split(items, client, cache)
     found = {(i.item_id, i.revision): r.output["statements"] for i, r in done if r.ok and r.output["statements"]}
-    return found, LLMStats().add(r for _, r in done)
+    failed = {i.item_id: f"{r.template_ref} {r.error_kind}: {r.error}" for i, r in done if not r.ok}
+    return found, LLMStats().add(r for _, r in done), failed
 
 
 @dataclass(frozen=True)

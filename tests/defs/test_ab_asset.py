@@ -4,6 +4,7 @@ approved, a weaker variant is not; a team's own system with no candidate named i
 from __future__ import annotations
 
 import dagster as dg
+import pytest
 
 from rag_assets.definitions import defs
 from rag_assets.defs.assets.ab import ab_comparison
@@ -139,3 +140,34 @@ def test_a_comparison_over_the_runs_or_its_own_budget_sends_no_request_and_fails
         assert "of run RUN (" in compare(0.0, None)
         assert "of ab_comparison (" in compare(None, 0.0)
         assert server.count() == 0, "stopped before any request"
+
+
+def billed_usd(server: FakeAnthropicServer) -> float:
+    """What the fake billed for its answered requests, by hand at the price the project uses for claude-sonnet-4
+    ($3 per million input tokens, $15 per million output tokens; a prompt-cache write at 1.25 times the input
+    price, a read at 0.1 times)."""
+    total = 0.0
+    for request in server.requests:
+        if request.status != 200 or request.usage is None:
+            continue
+        assert request.body["model"] == "claude-sonnet-4-5"
+        usage = request.usage
+        total += (usage["input_tokens"] * 3.0 + usage.get("cache_creation_input_tokens", 0) * 3.0 * 1.25
+                  + usage.get("cache_read_input_tokens", 0) * 3.0 * 0.1 + usage["output_tokens"] * 15.0) / 1e6
+    return total
+
+
+def test_a_comparisons_llm_spend_is_in_its_metadata_as_the_other_paid_assets_show_it(lifecycle_run: LifecycleRun):
+    """The tester's case: the comparison (a reference system's answers and the judge) spent the most of the
+    lifecycle, and its metadata had no llm_cost_usd."""
+    with lifecycle_run.instance() as instance, FakeAnthropicServer(judge_responder) as server:
+        claude = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_retries=0,
+                             model="claude-sonnet-4-5", judge_model="claude-sonnet-4-5")
+        result = dg.materialize([ab_comparison], partition_key=lifecycle_run.version, instance=instance,
+                                resources={**RESOURCES, "llm": claude},
+                                run_config={"ops": {"ab_comparison": {"config": {"candidate": {
+                                    "name": "reference-again", "k": 5}}}}})  # its calls are the cache's: fast
+    meta = metadata(result, "ab_comparison")
+    billed = billed_usd(server)
+    assert billed > 0 and meta["llm_cost_usd"] == pytest.approx(billed, abs=1e-5)
+    assert meta["llm_api_requests"] == server.count(status=200) and meta["llm_model"] == "claude-sonnet-4-5"

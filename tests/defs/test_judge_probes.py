@@ -158,3 +158,20 @@ def test_probes_over_the_runs_budget_send_no_request_and_fail_as_the_evaluation_
     assert failed.line().startswith("step judge_probes of asset judge_probes failed: judge budget: the estimated cost $")
     assert f"of run {result.run_id} (" in failed.error and "exceeds its budget: $0.0000" in failed.error
     assert "nothing was sent" in failed.error and "\n" not in failed.error
+
+
+def test_the_probes_llm_spend_is_in_their_metadata_as_the_other_paid_assets_show_it(lifecycle_run: LifecycleRun):
+    """The tester's case: the probes' judge spent money and their metadata had no llm_cost_usd. The offline
+    evaluation's statements are not the Claude judge's, so the probes split the references first: those calls are
+    billed too."""
+    from tests.defs.test_ab_asset import billed_usd
+
+    with lifecycle_run.instance() as instance, FakeAnthropicServer(judge_responder) as server:
+        claude = LLMResource(provider="anthropic", api_key=API_KEY, base_url=server.base_url, max_retries=0,
+                             model="claude-sonnet-4-5", judge_model="claude-sonnet-4-5")
+        result = dg.materialize([judge_probes], partition_key=lifecycle_run.version, instance=instance,
+                                resources={**RESOURCES, "llm": claude})
+    meta = metadata(result, "judge_probes")
+    billed = billed_usd(server)
+    assert billed > 0 and meta["llm_cost_usd"] == pytest.approx(billed, abs=1e-5)
+    assert meta["llm_api_requests"] == server.count(status=200) > meta["probe_calls"], "the splits counted too"

@@ -18,7 +18,7 @@ from tests.e2e.dagster_server import DagsterDev
 # from failing a working lifecycle.
 STEP_TIMEOUT = 600
 EVALUATION_CHECKS = {"evaluation_thresholds", "evaluation_regression", "judge_failure_budget"}
-GOLDEN_SET_CHECKS = {"golden_set_quality", "golden_set_pinned"}
+GOLDEN_SET_CHECKS = {"golden_set_quality", "golden_set_pinned", "golden_set_statements"}
 
 
 @pytest.mark.slow

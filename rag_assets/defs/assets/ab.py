@@ -9,6 +9,7 @@ from rag_assets.app.ab import ABOutcome, ComparisonImpossible, Contender, compar
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.freshness import JUDGE_FAILURES, RAG_ERRORS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
+from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, RagSystemResource, budget_failure, max_cost_help
 from rag_assets.rag.error_budget import DEFAULT_MAX_ERROR_RATE
 from rag_assets.scoring.ab import REJECT
@@ -93,6 +94,7 @@ def _compared(outcome: ABOutcome, current: SystemSpec, candidate: SystemSpec) ->
             # read by the freshness rule (judged_with_failures): a comparison resting on failed calls is made again
             RAG_ERRORS: dg.MetadataValue.int(outcome.rag_errors),
             JUDGE_FAILURES: dg.MetadataValue.int(outcome.judge_failures),
+            **llm_metadata(outcome.stats),
         },
         check_results=[dg.AssetCheckResult(
             check_name=AB_CHECK, passed=comparison.recommendation != REJECT,

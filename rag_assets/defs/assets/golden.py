@@ -19,6 +19,9 @@ from rag_assets.settings import current_settings
 from rag_assets.text.markdown import markdown_table
 
 
+#: The metadata entries with how many references could not be split into statements, and the first error.
+STATEMENTS_FAILED, STATEMENTS_FIRST_ERROR = "statements_failed", "statements_first_error"
+
 #: The metadata entry with the digest of the accepted items a golden_set materialization was built from.
 ACCEPTED_ITEMS = "accepted_items"
 
@@ -59,6 +62,11 @@ def golden_metadata(outcome: GoldenOutcome) -> dict[str, dg.MetadataValue]:
         "export_jsonl": dg.MetadataValue.path(str(jsonl)),
         "export_ragas": dg.MetadataValue.path(str(ragas)),
         "statements_extracted": dg.MetadataValue.int(outcome.statements),
+        # the references whose split into statements failed (asked again next build), and the first error:
+        # the golden_set_statements check warns on them
+        STATEMENTS_FAILED: dg.MetadataValue.int(len(outcome.statement_failures)),
+        **({STATEMENTS_FIRST_ERROR: dg.MetadataValue.text(next(iter(outcome.statement_failures.values())))}
+           if outcome.statement_failures else {}),
         **({"unreviewed": dg.MetadataValue.int(len(trial)),
             "unreviewed_note": dg.MetadataValue.text(unreviewed_note(len(trial), len(outcome.items)))}
            if (trial := unreviewed(outcome.items)) else {}),

@@ -11,6 +11,7 @@ from rag_assets.calibration.models import JudgeConfig
 from rag_assets.defs.assets.corpus import OWNERS
 from rag_assets.defs.automation import EAGER_PAST_CHECKS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
+from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, budget_failure, max_cost_help
 from rag_assets.defs.reuse import last_materialization
 from rag_assets.llm.client import LLMClient
@@ -61,6 +62,7 @@ def _metadata(outcome: ProbeOutcome, judge: JudgeConfig) -> dict[str, dg.Metadat
         **{f"{PASS_RATE}{r.name}": dg.MetadataValue.float(r.pass_rate) for r in outcome.results if r.probed},
         "probes": dg.MetadataValue.md(markdown_table(
             ["probe", "metric", "must", "tested", "judge failures", "passed", "pass rate"], rows)),
+        **llm_metadata(outcome.spent),
     }
 
 
