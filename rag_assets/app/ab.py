@@ -66,7 +66,7 @@ def compare_contenders(store: Store, version: str, current: Contender, candidate
     snapshot = SnapshotChunks.of(chunks, documents)
     metrics = REGISTRY.names(k=k)
     values, types, budgets, errors = {}, {}, {}, {}
-    judge_failures = 0
+    judge_failures = len(statements.failed)  # the references' splits, asked once for both sides
     # the systems' tallies first, the judge's last: the provider and model shown are then the judge's
     answering, judging = LLMStats(), LLMStats().merge(statements.stats)
     for role, contender in (("current", current), ("candidate", candidate)):

@@ -97,8 +97,9 @@ def statements_result(metadata: dict[str, dg.MetadataValue] | None) -> dg.AssetC
     if metadata is None or "items" not in shown:
         description = "no golden set built: no reference to split"
     elif failed:
-        description = (f"{failed} of {shown['items']} items' reference statements could not be extracted (their "
-                       "context recall is not scored; the next build asks them again); first error: "
+        description = (f"{failed} of {shown['items']} items' reference statements could not be extracted (the golden set "
+                       "stores none for them; evaluations split them again themselves; the next build of the golden set "
+                       "asks them again); first error: "
                        f"{shown.get(STATEMENTS_FIRST_ERROR, 'not recorded')}")
     else:
         description = (f"every reference asked was split into statements ({shown.get('statements_extracted', 0)} "
@@ -114,8 +115,8 @@ def build_golden_set_statements(lifecycle: Lifecycle) -> dg.AssetChecksDefinitio
         partitions_def=lifecycle.corpus_versions,
         description="Every reference answer the newest golden-set build asked the judge to split into statements "
                     "(for context recall) was split; a warning naming how many calls failed and the first error when "
-                    "some did (a revoked key, an outage): their context recall is not scored until a later build, "
-                    "which asks them again.",
+                    "some did (a revoked key, an outage): the golden set stores no statements for them (evaluations "
+                    "split them again themselves) until its next build, which asks them again.",
     )
     def golden_set_statements(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
         record = last_materialization(context.instance, lifecycle.key("golden_set"), context.partition_key)

@@ -36,13 +36,21 @@ def outdated(tags: Mapping[str, str] | None, code_version: str | None,
 #: The metadata labels of the number of calls that failed in a materialization: judge calls (API error or
 #: unparseable answer) and the RAG system's answers (rag_answers).
 JUDGE_FAILURES, RAG_ERRORS = "judge_failures", "errors"
+#: The metadata label of a materialization whose failures did not decide its outcome (an A/B comparison decided
+#: within its budgets): it is not made again for them, or a candidate failing on one item for good would be
+#: compared again, and paid for, on every run.
+DECIDED = "decided"
 
 
 def judged_with_failures(materialization: dg.AssetMaterialization) -> bool:
     """Whether some of the calls behind ``materialization`` failed (the judge's, or the RAG system's): it is not up
     to date, however fresh its code and inputs, since the same run again would ask those calls again (for the judge
     the LLM cache answers the calls that succeeded and keeps no failed one, so only the failed calls are sent). A
-    RAG system's outage is then answered again by a plain re-run, instead of failing its error budget for good."""
+    RAG system's outage is then answered again by a plain re-run, instead of failing its error budget for good.
+    Not when it records that it was ``DECIDED`` despite them."""
+    decided = materialization.metadata.get(DECIDED)
+    if decided is not None and decided.value is True:
+        return False
     return any(isinstance(entry.value, (int, float)) and entry.value > 0
                for entry in (materialization.metadata.get(label) for label in (JUDGE_FAILURES, RAG_ERRORS))
                if entry is not None)
@@ -125,7 +133,7 @@ def already_scored(instance: dg.DagsterInstance, asset: dg.AssetKey, code_versio
     """The days whose newest production_sample materialization (by the CLI, a backfill or the log
     sensor) has the data version the day's records give now, was scored under ``code_version`` (the
     asset's now: the same judge) and none of its judge calls failed (``judged_with_failures``): scoring them again
-    would change nothing. A day whose judge calls failed is not done: the next run judges it again, and the LLM
+    would change nothing. A day whose judge calls failed is not done: the next `rag-assets run` judges it again, and the LLM
     cache sends only the failed calls. A log that cannot be read now counts as changed: the run is requested,
     never lost."""
     try:

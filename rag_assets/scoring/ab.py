@@ -87,6 +87,8 @@ class ABComparison:
     recommendation: str  # APPROVE | REJECT | REVIEW
     reasons: tuple[str, ...]
     differing_items: tuple[tuple[str, str, float, float], ...]  # (item_id, metric, current, candidate)
+    #: a REVIEW because a side's answers or judge calls failed beyond their budgets: no verdict on the systems
+    undecided: bool = False
 
     def markdown(self) -> str:
         """A summary for a report or Dagster metadata: verdict, reasons, overall and per-type tables, items."""
@@ -169,7 +171,7 @@ def compare_systems(
                  *(f"cannot be decided: {side} {m.describe(budget.max_rate)}"
                    for side, budget in (unjudged or {}).items() for m in budget.over if m.metric in metrics))
     recommendation, reasons = _recommend(comparisons, alpha, faithfulness_bound, undecided)
-    return ABComparison(tuple(comparisons), recommendation, reasons, tuple(moved[:TOP_DIFFERING]))
+    return ABComparison(tuple(comparisons), recommendation, reasons, tuple(moved[:TOP_DIFFERING]), bool(undecided))
 
 
 def _recommend(comparisons: Sequence[MetricComparison], alpha: float, faithfulness_bound: float,

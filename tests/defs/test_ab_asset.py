@@ -8,7 +8,7 @@ import pytest
 
 from rag_assets.definitions import defs
 from rag_assets.defs.assets.ab import ab_comparison
-from rag_assets.defs.freshness import stale_selection
+from rag_assets.defs.freshness import judged_with_failures, stale_selection
 from rag_assets.defs.jobs import build_lifecycle_job
 from rag_assets.defs.lifecycle import BUNDLED
 from rag_assets.defs.resources import RESOURCES, LLMResource, RagSystemResource
@@ -29,7 +29,7 @@ def test_a_system_against_itself_is_approved_and_a_k1_variant_is_not(lifecycle_r
     with lifecycle_run.instance() as instance:
         same = _compare(instance, version, {"name": "reference-again", "k": 5})
         meta = metadata(same, "ab_comparison")
-        assert meta["recommendation"] == "APPROVE" and meta["delta_faithfulness"] == 0.0
+        assert meta["recommendation"] == "APPROVE" and meta["delta_faithfulness"] == 0.0 and meta["decided"] is True
         assert check_evaluations(same)["ab_not_rejected"].passed
         weaker = _compare(instance, version, {"name": "reference-k1", "k": 1})
         meta = metadata(weaker, "ab_comparison")
@@ -63,7 +63,7 @@ def test_a_comparison_whose_faithfulness_calls_all_failed_cannot_be_decided(life
         "cannot be decided: current citation_accuracy: 48 of 48 items (100.0%) not judged; budget 5%; ")
     assert "- cannot be decided: candidate faithfulness: 48 of 48 items (100.0%) not judged; budget 5%" in meta[
         "comparison"]
-    assert check.passed, "REVIEW passes with a warning, as the check's description says"
+    assert not check.passed and check.severity == dg.AssetCheckSeverity.WARN, "no verdict on the systems: not green"
 
 
 def test_a_candidate_whose_answers_all_errored_cannot_be_decided_and_is_compared_again_by_the_next_run(
@@ -77,8 +77,9 @@ def test_a_candidate_whose_answers_all_errored_cannot_be_decided_and_is_compared
                                               "target": "tests.fakes.rag_systems:revoked"})
         meta = metadata(result, "ab_comparison")
         assert meta["recommendation"] == "REVIEW" and meta["errors"] == 48 and meta["judge_failures"] == 0
+        assert meta["decided"] is False
         check = check_evaluations(result)["ab_not_rejected"]
-        assert check.passed and check.description.startswith(
+        assert not check.passed and check.description.startswith(
             "REVIEW: cannot be decided: candidate RAG answers: 48 of 48 items errored (100.0%, budget 5.0%); "
             "exception x48, e.g. "), check.description
         assert "PermissionError: 401 authentication_error: invalid x-api-key" in check.description
@@ -171,3 +172,15 @@ def test_a_comparisons_llm_spend_is_in_its_metadata_as_the_other_paid_assets_sho
     billed = billed_usd(server)
     assert billed > 0 and meta["llm_cost_usd"] == pytest.approx(billed, abs=1e-5)
     assert meta["llm_api_requests"] == server.count(status=200) and meta["llm_model"] == "claude-sonnet-4-5"
+
+
+def test_a_comparison_decided_despite_a_few_failures_is_not_made_again_but_an_undecided_one_is():
+    """A candidate failing for good on one item in 48 (within the error budget) was compared again, and paid for,
+    on every run: only failures that left the comparison undecided make it stale."""
+    def comparison(decided: bool) -> dg.AssetMaterialization:
+        return dg.AssetMaterialization("ab_comparison", metadata={"errors": 1, "judge_failures": 0,
+                                                                  "decided": decided})
+
+    assert not judged_with_failures(comparison(True))
+    assert judged_with_failures(comparison(False))
+    assert judged_with_failures(dg.AssetMaterialization("evaluation", metadata={"judge_failures": 1}))

@@ -40,8 +40,9 @@ def test_references_not_split_into_statements_warn_naming_how_many_and_the_first
         assert shown["llm_api_errors"] == shown["statements_failed"] == 2 and shown["statements_extracted"] == 0
         assert not check.passed and check.severity == dg.AssetCheckSeverity.WARN
         assert check.description.startswith(
-            f"2 of {shown['items']} items' reference statements could not be extracted (their context recall is not "
-            "scored; the next build asks them again); first error: extract_reference_statements@1 api_error: Anthropic "
+            f"2 of {shown['items']} items' reference statements could not be extracted (the golden set stores "
+            "none for them; evaluations split them again themselves; the next build of the golden set asks them "
+            "again); first error: extract_reference_statements@1 api_error: Anthropic "
             "API error 401: authentication_error"), check.description
         with FakeAnthropicServer(judge_responder) as server:
             again = build(server)

@@ -7,7 +7,7 @@ from pydantic import Field
 
 from rag_assets.app.ab import ABOutcome, ComparisonImpossible, Contender, compare_contenders
 from rag_assets.defs.assets.corpus import OWNERS
-from rag_assets.defs.freshness import JUDGE_FAILURES, RAG_ERRORS
+from rag_assets.defs.freshness import DECIDED, JUDGE_FAILURES, RAG_ERRORS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, RagSystemResource, budget_failure, max_cost_help
@@ -91,13 +91,15 @@ def _compared(outcome: ABOutcome, current: SystemSpec, candidate: SystemSpec) ->
             "golden_version": dg.MetadataValue.int(outcome.golden_version),
             "comparison": dg.MetadataValue.md(comparison.markdown()),
             **{f"delta_{metric}": dg.MetadataValue.float(c.delta) for metric, c in overall.items()},
-            # read by the freshness rule (judged_with_failures): a comparison resting on failed calls is made again
+            # read by the freshness rule (judged_with_failures): a comparison its failed calls left undecided is
+            # made again; one decided within its budgets is not
             RAG_ERRORS: dg.MetadataValue.int(outcome.rag_errors),
             JUDGE_FAILURES: dg.MetadataValue.int(outcome.judge_failures),
+            DECIDED: dg.MetadataValue.bool(not comparison.undecided),
             **llm_metadata(outcome.stats),
         },
         check_results=[dg.AssetCheckResult(
-            check_name=AB_CHECK, passed=comparison.recommendation != REJECT,
+            check_name=AB_CHECK, passed=comparison.recommendation != REJECT and not comparison.undecided,
             severity=dg.AssetCheckSeverity.WARN,
             description=f"{comparison.recommendation}: " + "; ".join(comparison.reasons[:3]),
         )],
@@ -118,10 +120,11 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         check_specs=[dg.AssetCheckSpec(
             AB_CHECK, asset=lifecycle.key("ab_comparison"), partitions_def=lifecycle.corpus_versions, description=(
                 "The candidate system is not REJECTed against the current one: no significant faithfulness drop beyond "
-                "its tighter bound, and not a significant regression on every metric. REVIEW passes with a warning; "
-                "it is also what a comparison gets when a side's judge failed on more than the budget of a metric's "
-                "items, or a side's RAG system failed on more than the RAG error budget of the items (it cannot be "
-                "decided, whatever the scores say)."))],
+                "its tighter bound, and not a significant regression on every metric. A REVIEW of regressions a "
+                "person weighs passes with a warning; a comparison that cannot be decided fails (a warning, blocking "
+                "nothing): a side's judge failed on more than the budget of a metric's items, or a side's RAG system "
+                "failed on more than the RAG error budget of the items, whatever the scores say. It is made again by "
+                "the next run; one decided despite a few failures within the budgets is not."))],
         description=(
             "A/B comparison of two RAG systems configured by name on the newest golden set of the corpus version: both "
             "answer it and are scored by the same judge; per-metric and per-type deltas with paired permutation tests, "

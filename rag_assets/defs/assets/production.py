@@ -43,7 +43,7 @@ class ProductionSampleConfig(dg.Config):
     queue_coverage_gaps: bool = True
     embedder: str = "hashing"
     max_cost_usd: float | None = Field(default=None, description=max_cost_help("the judge"))
-    max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE
+    max_judge_failure_rate: float = Field(default=MAX_JUDGE_FAILURE_RATE, ge=0.0, le=1.0)
     severity: str = "ERROR"
 
 
@@ -54,7 +54,8 @@ def _checks(lifecycle: Lifecycle) -> list[dg.AssetCheckSpec]:
             "As the evaluation's: for each production metric, the judge failed (API error or unparseable answer) on "
             "at most max_judge_failure_rate of the day's sampled items; failed calls are left out of the means, never "
             "replaced by a default, so a day judged during an outage would show the means of the few items judged. "
-            "A day whose judge calls failed is scored again by the next run (only the failed calls are sent).")),
+            "A day whose judge calls failed is scored again by the next `rag-assets run` (only the failed calls are "
+            "sent); the log sensor requests a day again only when its log records change.")),
         *_drift_checks(lifecycle)]
 
 
