@@ -32,9 +32,13 @@ def run_job(instance: dg.DagsterInstance, job: str, version: str, run_config: di
     result = defs.resolve_job_def(job).execute_in_process(partition_key=version, instance=instance,
                                                           run_config=run_config or {}, raise_on_error=False,
                                                           tags=tags)
-    assert result.success == expect_success, [e.step_failure_data.error.message for e in result.all_events
-                                             if e.is_step_failure]
+    assert result.success == expect_success, step_errors(result)
     return result
+
+
+def step_errors(result: dg.ExecuteInProcessResult) -> list[str]:
+    """The error message of every step that failed in ``result``, in event order."""
+    return [e.step_failure_data.error.message for e in result.all_events if e.is_step_failure]
 
 
 def metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict:
@@ -156,7 +160,7 @@ def build_golden_set(instance: dg.DagsterInstance) -> str:
                                                 "golden_set")]
     result = defs.resolve_job_def("lifecycle").execute_in_process(partition_key=version, instance=instance,
                                                                   asset_selection=selection, raise_on_error=False)
-    assert result.success, [e.step_failure_data.error.message for e in result.all_events if e.is_step_failure]
+    assert result.success, step_errors(result)
     return version
 
 

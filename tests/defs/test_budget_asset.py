@@ -18,7 +18,7 @@ from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.resources import RESOURCES, LLMResource
 from rag_assets.llm.pricing import cost_usd
-from tests.defs.lifecycle import LifecycleRun, current_version, metadata, run_job, stage_sample_review
+from tests.defs.lifecycle import LifecycleRun, current_version, metadata, run_job, stage_sample_review, step_errors
 from tests.fakes.anthropic_server import FakeAnthropicServer, Reply
 from tests.fakes.claude_generation import API_KEY, generation_responder
 from tests.fakes.claude_judge import judge_responder
@@ -37,10 +37,6 @@ def _evaluate(instance: dg.DagsterInstance, version: str, server: FakeAnthropicS
     return EVALUATE.execute_in_process(
         partition_key=version, instance=instance, resources={**RESOURCES, "llm": llm}, raise_on_error=False,
         run_config={"ops": {"evaluation": {"config": {"max_cost_usd": asset_max_usd}}}})
-
-
-def _failures(result: dg.ExecuteInProcessResult) -> list[str]:
-    return [e.step_failure_data.error.message for e in result.all_events if e.is_step_failure]
 
 
 def _expensive(body: dict) -> Reply:
@@ -64,7 +60,7 @@ def test_an_evaluation_whose_estimate_exceeds_the_asset_budget_fails_without_a_r
         result = _evaluate(*lifecycle, server, asset_max_usd=0.001)
         assert server.count() == 0
     assert not result.success
-    message = "\n".join(_failures(result))
+    message = "\n".join(step_errors(result))
     assert "judge budget: the estimated cost $" in message
     assert "of evaluation (" in message and "exceeds its budget: $0.0010, of which $0.0000 is spent" in message
     assert "RAG_ASSETS_MAX_COST_USD" in message
@@ -76,7 +72,7 @@ def test_an_evaluation_that_passes_its_run_budget_stops_and_a_rerun_pays_only_fo
         # one at a time: $0, $4, $8 spent before each of three requests; then $12 > $10
         assert server.count() == 3
         assert not stopped.success
-        assert "3 calls were answered and are kept in the LLM cache" in "\n".join(_failures(stopped))
+        assert "3 calls were answered and are kept in the LLM cache" in "\n".join(step_errors(stopped))
         rerun = _evaluate(*lifecycle, server, run_max_usd=10_000.0)
         meta = metadata(rerun, "evaluation")
         assert server.count() == 3 + meta["llm_api_requests"]
@@ -103,8 +99,8 @@ def test_question_generation_over_its_budget_fails_before_any_request_and_offlin
         offline = GENERATE.execute_in_process(partition_key=version, instance=instance, run_config=config,
                                               resources={**RESOURCES, "llm": LLMResource(provider="offline")})
     assert not failed.success
-    assert "generation budget: the estimated cost $" in "\n".join(_failures(failed))
-    assert "exceeds its budget: $0.0100" in "\n".join(_failures(failed))
+    assert "generation budget: the estimated cost $" in "\n".join(step_errors(failed))
+    assert "exceeds its budget: $0.0100" in "\n".join(step_errors(failed))
     assert offline.success and metadata(offline, "question_candidates")["llm_cost_usd"] == 0.0
 
 

@@ -17,7 +17,7 @@ from rag_assets.defs.reuse import DATA_VERSION_TAG
 from rag_assets.shards import plan_shards
 from rag_assets.store.engine import write_transaction
 from rag_assets.store.tables import RagResultRow
-from tests.defs.lifecycle import LifecycleRun, check_evaluations, metadata
+from tests.defs.lifecycle import LifecycleRun, check_evaluations, metadata, step_errors
 from tests.test_cli_bad_inputs import BAD_THRESHOLDS
 
 PROBED = ("empty.yaml", "twice.yaml", "typo.yaml")  # one of each refusal: gates nothing, given twice, not a metric
@@ -32,7 +32,7 @@ def _evaluate(instance: dg.DagsterInstance, version: str, **config) -> dg.Execut
     result = EVALUATE.execute_in_process(partition_key=version, instance=instance, raise_on_error=False,
                                          run_config={"ops": {"evaluation": {"config": {"shard_size": SHARD_SIZE,
                                                                                        **config}}}})
-    assert result.success, [e.step_failure_data.error.message for e in result.all_events if e.is_step_failure]
+    assert result.success, step_errors(result)
     return result
 
 

@@ -21,7 +21,7 @@ from tests.fakes.claude_generation import API_KEY
 from tests.fakes.claude_judge import judge_responder
 from rag_assets.app.production import NO_GOLDEN_SET
 from tests.defs.lifecycle import (build_golden_set, check_evaluations, current_version, data_version, metadata,
-                                  outbox_rows, run_job, stage_sample_review)
+                                  outbox_rows, run_job, stage_sample_review, step_errors)
 
 BUNDLED_LOGS = PROJECT_ROOT / "data" / "production_logs"
 DAYS = [f"2026-11-{day}" for day in range(20, 27)]
@@ -275,7 +275,7 @@ def test_a_day_over_the_runs_or_its_own_budget_sends_no_request_and_fails_naming
                                 resources={**RESOURCES, "llm": llm},
                                 run_config={"ops": {"production_sample": {"config": config}}})
         assert not result.success
-        (error,) = [e.step_failure_data.error.message for e in result.all_events if e.is_step_failure]
+        (error,) = step_errors(result)
         assert "judge budget: the estimated cost $" in error and "nothing was sent" in error, error
         return error.replace(result.run_id, "RUN")
 
