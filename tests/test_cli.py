@@ -49,7 +49,7 @@ def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
     assert [line.split()[1] for line in days] == [f"2026-11-{day}" for day in range(20, 27)]
     assert all("records=40, sample_size=30" in line and "judge_failures=0" in line for line in days)
     assert "bad_lines=2" in days[3] and "drift_alerts=0" in days[5] and "drift_alerts=0" not in days[6]
-    assert "checks: 46 passed, 2 failed" in out, "the lifecycle's 13 checks and each day's judge budget pass; day 26 alerts"
+    assert "checks: 47 passed, 2 failed" in out, "every lifecycle check and each day's judge budget pass; day 26 alerts"
     assert "FAILED production_sample.drift_faithfulness [2026-11-26]: DRIFT faithfulness:" in out
     assert "7 production days scored" in out
     captured_lines = out.splitlines()
