@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_assets.scoring.ab import ABComparison, compare_systems
+from rag_assets.scoring.evaluate import JudgeFailureBudget, MetricFailures
+from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
 from rag_assets.scoring.gates import ItemKey
 from rag_assets.text.markdown import escape_markdown, markdown_table
 
@@ -99,12 +101,15 @@ def item_passes(values: Mapping[str, float], thresholds: Mapping[str, float]) ->
 def diff_evaluations(a_id: str, b_id: str, a_values: Mapping[ItemKey, Mapping[str, float]],
                      b_values: Mapping[ItemKey, Mapping[str, float]], types: Mapping[ItemKey, str],
                      a_answers: Mapping[str, str | None], b_answers: Mapping[str, str | None],
-                     thresholds: Mapping[str, float], metrics: Sequence[str], note: str = "") -> EvaluationDiff:
+                     thresholds: Mapping[str, float], metrics: Sequence[str], note: str = "",
+                     unjudged: Mapping[str, JudgeFailureBudget] | None = None) -> EvaluationDiff:
     """Compare B with A on ``metrics`` only: the paired tests per metric and every item's change, an item passing
-    or failing by the ``thresholds`` of those metrics (``note``: why others were left out)."""
+    or failing by the ``thresholds`` of those metrics (``note``: why others were left out). ``unjudged``: each
+    evaluation's judge failure budget by its id; one over it cannot be compared (REVIEW, never REJECT), as an A/B
+    comparison whose judge failed."""
     used = tuple(m for m in metrics if any(m in v for v in (*a_values.values(), *b_values.values())))
     thresholds = {m: minimum for m, minimum in thresholds.items() if m in used}
-    comparison = compare_systems(a_values, b_values, types, used)
+    comparison = compare_systems(a_values, b_values, types, used, unjudged=unjudged)
     items = []
     for key in sorted(set(a_values) | set(b_values)):
         a, b = a_values.get(key), b_values.get(key)
@@ -113,6 +118,14 @@ def diff_evaluations(a_id: str, b_id: str, a_values: Mapping[ItemKey, Mapping[st
                                 b_answers.get(key[0]), None if a is None else item_passes(a, thresholds),
                                 None if b is None else item_passes(b, thresholds)))
     return EvaluationDiff(a_id, b_id, comparison, tuple(items), used, note)
+
+
+def stored_judge_budget(gates: Mapping) -> JudgeFailureBudget:
+    """The judge failure budget a stored evaluation was gated by (its ``gates``: per metric, the judge's failed calls
+    among its items, and the budget's rate)."""
+    return JudgeFailureBudget(tuple(MetricFailures(m["metric"], m["failed"], m["items"])
+                                    for m in gates.get("judge_failures", [])),
+                              gates.get("max_failure_rate", MAX_JUDGE_FAILURE_RATE))
 
 
 def _answers(rag_repo, run_id: str) -> dict[str, str | None]:
@@ -131,5 +144,6 @@ def diff_from_store(evaluations, rag_repo, a_id: str, b_id: str, metrics: Sequen
     thresholds = {t["metric"]: t["minimum"] for t in records[a_id].gates.get("thresholds", [])}
     return diff_evaluations(a_id, b_id, a_values, b_values, {**b_types, **a_types},
                             _answers(rag_repo, records[a_id].rag_run_id), _answers(rag_repo, records[b_id].rag_run_id),
-                            thresholds, metrics, note)
+                            thresholds, metrics, note,
+                            unjudged={eid: stored_judge_budget(record.gates) for eid, record in records.items()})
 

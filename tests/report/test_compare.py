@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from rag_assets.report.compare import diff_evaluations, item_passes
+from rag_assets.report.compare import diff_evaluations, item_passes, stored_judge_budget
 from rag_assets.report.html import render_report
 from tests.report.test_html import sample_data
 
@@ -67,3 +67,21 @@ def test_report_section_against_the_baseline() -> None:
     noted = replace(diff, note="judge-scored metrics not compared: <ev-a> was judged by another judge configuration")
     assert ('<p class="note">Note: judge-scored metrics not compared: &lt;ev-a&gt; was judged by another judge '
             'configuration.</p>') in render_report(replace(sample_data(), baseline=noted))
+
+
+def test_an_evaluation_whose_judge_failed_beyond_its_budget_is_not_compared_into_a_rejection() -> None:
+    """`rag-assets compare` over an evaluation judged during an outage: its unjudged items' worst values read as a
+    faithfulness drop and REJECTed B; the A/B comparison says it cannot be decided, and so does this."""
+    a, b, types = _values()
+    for key in b:
+        b[key]["faithfulness"] = 0.0
+    stored = {"max_failure_rate": 0.05, "judge_failures": [{"metric": "faithfulness", "failed": 5, "items": 6}]}
+    budgets = {"ev-a": stored_judge_budget({}), "ev-b": stored_judge_budget(stored)}
+
+    rejected = diff_evaluations("ev-a", "ev-b", a, b, types, {}, {}, THRESHOLDS, ["faithfulness"])
+    undecided = diff_evaluations("ev-a", "ev-b", a, b, types, {}, {}, THRESHOLDS, ["faithfulness"], unjudged=budgets)
+
+    assert rejected.comparison.recommendation == "REJECT"
+    assert (undecided.comparison.recommendation, undecided.comparison.undecided) == ("REVIEW", True)
+    assert undecided.comparison.reasons[0] == ("cannot be decided: ev-b faithfulness: 5 of 6 items (83.3%) not "
+                                               "judged; budget 5%")
