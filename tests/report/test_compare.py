@@ -70,8 +70,8 @@ def test_report_section_against_the_baseline() -> None:
 
 
 def test_an_evaluation_whose_judge_failed_beyond_its_budget_is_not_compared_into_a_rejection() -> None:
-    """`rag-assets compare` over an evaluation judged during an outage: its unjudged items' worst values read as a
-    faithfulness drop and REJECTed B; the A/B comparison says it cannot be decided, and so does this."""
+    """`rag-assets compare` over an evaluation judged during an outage: the few items it judged decided a REJECT; the
+    A/B comparison says it cannot be decided, and so does this."""
     a, b, types = _values()
     for key in b:
         b[key]["faithfulness"] = 0.0
