@@ -18,6 +18,7 @@ import dagster as dg
 
 from rag_assets.defs.reuse import CODE_VERSION_TAG, DATA_VERSION_TAG, INPUT_EVENT_TAG, last_materialization
 from rag_assets.production.logs import logged_days
+from rag_assets.production.scoring import PRODUCTION_METRICS
 
 
 def outdated(tags: Mapping[str, str] | None, code_version: str | None,
@@ -121,8 +122,6 @@ def held_in(defs: dg.Definitions, key: dg.AssetKey, partition: str) -> str | Non
 def _metric_failures(materialization: dg.AssetMaterialization) -> bool:
     """Whether a production day's materialization counts items the judge failed on for some metric
     (``faithfulness_failures`` ...): what a day scored before ``judge_failures`` was recorded shows of its failures."""
-    from rag_assets.production.scoring import PRODUCTION_METRICS
-
     return any(isinstance(entry.value, int) and entry.value > 0
                for entry in (materialization.metadata.get(f"{m}_failures") for m in PRODUCTION_METRICS)
                if entry is not None)

@@ -126,8 +126,9 @@ class BatchRun:
             try:
                 batch_id = await self.api.submit(chunk)
             except ApiCallError as exc:
-                outcomes.update((r.custom_id, f"the batch submit failed: {exc}") for r in chunk)
-                refused = f"the batch submit failed: {exc}" if exc.refused is not None else None
+                reason = f"the batch submit failed: {exc}"
+                outcomes.update((r.custom_id, reason) for r in chunk)
+                refused = reason if exc.refused is not None else None
                 continue
             self.journal.record(batch_id, self.provider, self.model, chunk)
             batches[batch_id] = {r.custom_id for r in chunk}

@@ -41,6 +41,13 @@ def step_errors(result: dg.ExecuteInProcessResult) -> list[str]:
     return [e.step_failure_data.error.message for e in result.all_events if e.is_step_failure]
 
 
+def failed_step_error(result: dg.ExecuteInProcessResult) -> str:
+    """The error of the one step that failed ``result``'s run, its run id written as RUN."""
+    assert not result.success
+    (error,) = step_errors(result)
+    return error.replace(result.run_id, "RUN")
+
+
 def metadata(result: dg.ExecuteInProcessResult, asset: str) -> dict:
     for event in result.get_asset_materialization_events():
         materialization = event.step_materialization_data.materialization

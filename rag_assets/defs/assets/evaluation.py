@@ -2,6 +2,7 @@
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -275,18 +276,25 @@ def _checks(done: StoredEvaluation, config: EvaluationConfig) -> list[dg.AssetCh
                             description=gates.regression_text(),
                             metadata={"regressions": dg.MetadataValue.md(gates.regression_markdown()),
                                       "baseline": dg.MetadataValue.text(gates.baseline_id or "none")}),
-        dg.AssetCheckResult(check_name=FAILURE_BUDGET_CHECK, passed=gates.failure_budget_passed, severity=severity,
-                            description=failure_budget_description(gates.judge_budget, outcome),
-                            metadata={"per_metric": dg.MetadataValue.md(markdown_table(
-                                ["metric", "not judged", "items", "rate"],
-                                [(m.metric, m.failed, m.items, f"{m.rate:.1%}") for m in gates.judge_failures])),
-                                      "failures": dg.MetadataValue.md(markdown_table(
-                                ["item", "metric", "why"], done.assessment.scorecard.failure_rows()))}),
+        failure_budget_result(gates.judge_budget, outcome, severity, done.assessment.scorecard.failure_rows()),
     ]
 
 
+def failure_budget_result(budget: JudgeFailureBudget, outcome: EvaluationOutcome, severity: dg.AssetCheckSeverity,
+                          failures: Sequence[tuple]) -> dg.AssetCheckResult:
+    """The judge_failure_budget check (the evaluation's and production_sample's): its verdict and description, the
+    budget per metric and ``failures`` (item, metric, why) as tables."""
+    return dg.AssetCheckResult(
+        check_name=FAILURE_BUDGET_CHECK, passed=budget.passed, severity=severity,
+        description=failure_budget_description(budget, outcome),
+        metadata={"per_metric": dg.MetadataValue.md(markdown_table(
+            ["metric", "not judged", "items", "rate"], [(m.metric, m.failed, m.items, f"{m.rate:.1%}")
+                                                        for m in budget.metrics])),
+                  "failures": dg.MetadataValue.md(markdown_table(["item", "metric", "why"], failures))})
+
+
 def failure_budget_description(budget: JudgeFailureBudget, outcome: EvaluationOutcome) -> str:
-    """The judge_failure_budget check's description (the evaluation's and production_sample's): the budget per
+    """The judge_failure_budget check's description: the budget per
     metric, the share of all judge calls that failed, and the judge's first error when its failures fail the budget,
     as a failed generation names its own: the counts alone ("55 of 55 items not judged") left a wrong key or a
     refused request to be found in the store."""

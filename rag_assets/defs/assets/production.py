@@ -9,7 +9,7 @@ from pydantic import Field
 
 from rag_assets.app.production import DEFAULT_ALLOWED_DROP, DayPolicy, ProductionDayOutcome, score_production_day
 from rag_assets.defs.assets.corpus import OWNERS
-from rag_assets.defs.assets.evaluation import FAILURE_BUDGET_CHECK, check_severity, failure_budget_description
+from rag_assets.defs.assets.evaluation import FAILURE_BUDGET_CHECK, check_severity, failure_budget_result
 from rag_assets.defs.freshness import JUDGE_FAILURES
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata, provider_label
@@ -60,15 +60,8 @@ def _checks(lifecycle: Lifecycle) -> list[dg.AssetCheckSpec]:
 
 
 def _failure_budget_result(scored: ProductionDayOutcome, config: ProductionSampleConfig) -> dg.AssetCheckResult:
-    budget = scored.outcome.failure_budget(config.max_judge_failure_rate, PRODUCTION_METRICS)
-    return dg.AssetCheckResult(
-        check_name=FAILURE_BUDGET_CHECK, passed=budget.passed, severity=check_severity(config.severity),
-        description=failure_budget_description(budget, scored.outcome),
-        metadata={"per_metric": dg.MetadataValue.md(markdown_table(
-            ["metric", "not judged", "items", "rate"],
-            [(m.metric, m.failed, m.items, f"{m.rate:.1%}") for m in budget.metrics])),
-                  "failures": dg.MetadataValue.md(markdown_table(["item", "metric", "why"],
-                                                                 scored.card.failure_rows()[:50]))})
+    return failure_budget_result(scored.outcome.failure_budget(config.max_judge_failure_rate, PRODUCTION_METRICS),
+                                 scored.outcome, check_severity(config.severity), scored.card.failure_rows()[:50])
 
 
 def _drift_checks(lifecycle: Lifecycle) -> list[dg.AssetCheckSpec]:
@@ -231,8 +224,9 @@ def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         faithfulness_alert = scored.drift["faithfulness"].alert
         yield dg.MaterializeResult(
             metadata=_day_metadata(scored, folder),
-            check_results=[_failure_budget_result(scored, config), *(_drift_result(scored.drift[m], policy.allowed_drop(m), policy.baseline_days,
-                                         faithfulness_alert, scored.baseline_missing) for m in PRODUCTION_METRICS)],
+            check_results=[_failure_budget_result(scored, config), *(
+                _drift_result(scored.drift[m], policy.allowed_drop(m), policy.baseline_days, faithfulness_alert,
+                              scored.baseline_missing) for m in PRODUCTION_METRICS)],
             data_version=dg.DataVersion(scored.data_version),
         )
 
