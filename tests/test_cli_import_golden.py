@@ -18,9 +18,10 @@ from tests.conftest import SharedCheckout
 
 
 def test_items_imported_between_two_runs_are_in_the_next_golden_version_and_evaluated(
-        project_env: Path, checkout: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    main(["run", "--no-production"])
-    (first,) = (project_env / "golden").glob("*/golden-v1.ragas.jsonl")
+        snapshotted_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]):
+    home = snapshotted_checkout.use(monkeypatch)  # after a first run (the module's fixture below)
+    (first,) = (home / "golden").glob("*/golden-v1.ragas.jsonl")
     rows = [json.loads(line) for line in first.read_text().splitlines()[:5]]
     team = tmp_path / "team.jsonl"
     team.write_text("".join(json.dumps({**row, "user_input": f"Asked by the team: {row['user_input']}"}) + "\n"
