@@ -82,9 +82,27 @@ def first_run(first_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatc
     return FirstRun(checkout.made, checkout.use(monkeypatch), checkout.corpus, checkout.curation)
 
 
-def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
+def _pending(out: str) -> int:
+    """The candidates waiting for review, as the summary table's curation_queue row counts them."""
+    (queue,) = [line for line in _table(out) if line.startswith("curation_queue")]
+    return int(re.search(r"pending=(\d+)", queue).group(1))
+
+
+def test_a_second_run_on_an_unchanged_home_writes_nothing_says_so_and_counts_the_candidates_waiting_as_status_does(
         first_run: FirstRun, capsys: pytest.CaptureFixture[str]):
+    """The second run materializes nothing and shows the first run's results as still holding. Its summary counts
+    the candidates waiting as status does: the production days queue coverage gaps as candidates (1 on 2026-11-20, 2
+    on 2026-11-21) after the review queue was recorded, and rewrite the review file with them: 3 wait for the
+    experts, in the store and in the file. The run's summary (table and JSON) and ``rag-assets status`` both say 3;
+    the summary said pending=0."""
     home = first_run.home
+    assert main(["status"]) == 0
+    waiting = re.search(r"\n  (\d+) candidate questions of (cv-[0-9a-f]+) wait for a review decision",
+                        capsys.readouterr().out)
+    assert waiting is not None and int(waiting.group(1)) == 3 == _pending(first_run.out)
+    with (first_run.curation / "outbox" / f"review-{waiting.group(2)}.csv").open(encoding="utf-8-sig") as review:
+        assert len(list(csv.DictReader(review))) == 3
+
     before, runs = _rows(), _runs(home)
     assert runs == 8 and before[EvaluationRow.__tablename__] == 1 and before[ProductionRunRow.__tablename__] == 7
     summary = home / "summary.json"
@@ -102,7 +120,9 @@ def test_a_second_run_on_an_unchanged_home_writes_nothing_and_says_so(
     assert "checks: 47 passed, 2 failed" in out, "the first run's check results still hold and are shown"
     assert "FAILED production_sample.drift_faithfulness [2026-11-26]: DRIFT faithfulness:" in out
     assert "report: " in out, "the report that still holds is named"
+    assert _pending(out) == 3
     data = json.loads(summary.read_text(encoding="utf-8"))
+    assert data["assets"]["curation_queue"][waiting.group(2)]["pending"] == 3
     assert len(data["checks"]) == 49 and sum(not c["passed"] for c in data["checks"]) == 2
     assert set(data["earlier_runs"]) == set(data["assets"]) and data["assets"]["evaluation"]
     assert (_rows(), _runs(home)) == (before, runs), "no LLM call, candidate, answer, score or Dagster run"
@@ -236,24 +256,3 @@ def test_a_failed_gate_still_fails_a_rerun_that_finds_the_evaluation_up_to_date(
         data = json.loads(summary.read_text(encoding="utf-8"))
         assert [c["check"] for c in data["checks"] if not c["passed"]] == ["evaluation_thresholds"]
     assert "every asset is up to date" in out and _materialized(out) == []
-
-
-def test_the_run_summary_and_status_count_the_same_candidates_waiting_for_review(
-        first_run: FirstRun, capsys: pytest.CaptureFixture[str]):
-    """The production days queue coverage gaps as candidates (1 on 2026-11-20, 2 on 2026-11-21) after the review
-    queue was recorded, and rewrite the review file with them: 3 wait for the experts, in the store and in the file.
-    The run's summary (table and JSON) and ``rag-assets status`` both say 3; the summary said pending=0."""
-    def pending(out: str) -> int:
-        (queue,) = [line for line in _table(out) if line.startswith("curation_queue")]
-        return int(re.search(r"pending=(\d+)", queue).group(1))
-
-    assert main(["status"]) == 0
-    waiting = re.search(r"\n  (\d+) candidate questions of (cv-[0-9a-f]+) wait for a review decision",
-                        capsys.readouterr().out)
-    assert waiting is not None and int(waiting.group(1)) == 3 == pending(first_run.out)
-    with (first_run.curation / "outbox" / f"review-{waiting.group(2)}.csv").open(encoding="utf-8-sig") as review:
-        assert len(list(csv.DictReader(review))) == 3
-    summary = first_run.home / "summary.json"
-    assert main(["run", "--summary-json", str(summary)]) == 0
-    assert pending(capsys.readouterr().out) == 3
-    assert json.loads(summary.read_text(encoding="utf-8"))["assets"]["curation_queue"][waiting.group(2)]["pending"] == 3
