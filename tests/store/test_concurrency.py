@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 from rag_assets.corpus.models import ChunkerConfig
 from rag_assets.corpus.snapshot import snapshot_corpus
+from rag_assets.curation.review_file import read_review_file
 from rag_assets.curation.review_writer import write_review_files
 from rag_assets.curation.queue import review_rows
 from rag_assets.generation.generate import run_generation
@@ -22,15 +24,17 @@ from rag_assets.store.golden_repository import SqlGoldenRepository
 from tests.conftest import SAMPLE_CORPUS
 from tests.store.processes import AWAIT_GO, start_together
 
+# Applies a review file read and validated beforehand (by the test, pickled): the race under test is the store's
+# import transaction. Reading a file in each process cost more than the rest of the test (the validation imports
+# Great Expectations, about 4 s of CPU per process) and happens before the processes are released anyway.
 IMPORT = f"""
-import sys
+import pickle, sys
 from pathlib import Path
-from rag_assets.curation.review_file import read_review_file
 from rag_assets.store.engine import get_engine
 from rag_assets.store.curation_repository import SqlCurationRepository
 url, path = sys.argv[1], Path(sys.argv[2])
 repo = SqlCurationRepository(get_engine(url))
-review = read_review_file(path, repo.candidates.corpus_versions_by_id())
+review = pickle.loads(path.read_bytes())
 {AWAIT_GO}
 print(repo.apply_review(review))
 """
@@ -62,7 +66,10 @@ def test_two_imports_at_once_lose_no_decision(store_url: str, tmp_path: Path):
         decided = [{**r, "decision": "edit" if i % 3 == 0 else "accept", "edited_answer": f"{name}{i}" if i % 3 == 0 else "",
                     "reviewer": name} for i, r in enumerate(half)]
         write_review_files(decided, tmp_path / f"{name}.csv", tmp_path / f"{name}.jsonl")
-    start_together(IMPORT, [(store_url, str(tmp_path / f"{name}.csv")) for name in halves])
+        review = read_review_file(tmp_path / f"{name}.csv", candidates.corpus_versions_by_id())
+        assert len(review.rows) == len(half)
+        (tmp_path / f"{name}.review.pickle").write_bytes(pickle.dumps(review))
+    start_together(IMPORT, [(store_url, str(tmp_path / f"{name}.review.pickle")) for name in halves])
     decisions = SqlCurationRepository(engine).decisions()
     assert len(decisions) == len(rows)
     assert {d["candidate_id"] for d in decisions} == {r["candidate_id"] for r in rows}
