@@ -25,7 +25,8 @@ from rag_assets.examples.callable_system import answer as example_answer
 from rag_assets.scoring.judge_prompts import CONTEXT_PRECISION
 from rag_assets.testing import assert_quality
 from rag_assets.text.tokens import tokenize
-from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
+from tests.conftest import SharedCheckout
+from tests.defs.lifecycle import LifecycleRun, metadata
 from tests.fakes import claude_judge
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.test_cli_bad_inputs import BAD_THRESHOLDS, KNOWN_METRICS
@@ -36,11 +37,9 @@ ROTATE = "To rotate a key, create a new key and delete the old one."
 
 
 def test_the_api_scores_a_ragas_file_with_a_callable_and_gives_the_assets_per_item_values(
-        project_env: Path, sample_corpus: Path, tmp_path: Path):
-    version = current_version()
-    stage_sample_review(version)
-    with dg.instance_for_test() as instance:
-        lifecycle = run_job(instance, "lifecycle", version)
+        lifecycle_run: LifecycleRun, bundled_lifecycle_checkout: SharedCheckout, tmp_path: Path):
+    version, lifecycle, sample_corpus = lifecycle_run.version, lifecycle_run.result, bundled_lifecycle_checkout.corpus
+    with lifecycle_run.instance() as instance:
         golden, reference = metadata(lifecycle, "golden_set"), metadata(lifecycle, "evaluation")
         ragas = golden["export_ragas"]
         scored = dg.materialize([rag_answers, evaluation], partition_key=version, instance=instance, raise_on_error=False,
@@ -65,15 +64,13 @@ def test_the_api_scores_a_ragas_file_with_a_callable_and_gives_the_assets_per_it
 
 
 def test_a_system_with_its_own_chunking_gets_the_assets_temporal_faithfulness_on_the_items_its_definition_names(
-        project_env: Path, sample_corpus: Path):
+        lifecycle_run: LifecycleRun, bundled_lifecycle_checkout: SharedCheckout):
     """The tester's case: 200-character windows under the system's own ids. The asset knew the versions of the
     evidence documents only (the chunks a shard reads), so a context lying in another document had none and an
     item that retrieved v1 and v2 texts went unscored; the API, with the whole snapshot, scored it."""
-    version = current_version()
-    stage_sample_review(version)
-    with dg.instance_for_test() as instance:
-        lifecycle = run_job(instance, "lifecycle", version)
-        ragas = metadata(lifecycle, "golden_set")["export_ragas"]
+    version, sample_corpus = lifecycle_run.version, bundled_lifecycle_checkout.corpus
+    with lifecycle_run.instance() as instance:
+        ragas = metadata(lifecycle_run.result, "golden_set")["export_ragas"]
         scored = dg.materialize([rag_answers, evaluation], partition_key=version, instance=instance, raise_on_error=False,
                                 resources={**RESOURCES, "rag": RagSystemResource(kind="callable", target=WINDOWED)})
         asset = metadata(scored, "evaluation")
