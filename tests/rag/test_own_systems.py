@@ -17,7 +17,7 @@ from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.checks import rag_answers_error_budget
 from rag_assets.defs.resources import RESOURCES, RagSystemResource
-from tests.defs.lifecycle import check_evaluations, current_version, metadata, run_job, stage_sample_review
+from tests.defs.lifecycle import build_golden_set, check_evaluations, metadata
 from tests.fakes.rag_http import TOKEN, FakeRagHttpServer
 from tests.rag import own_chunking_system
 
@@ -48,10 +48,8 @@ def test_own_chunking_texts_only_http_langchain_and_llamaindex_score_like_the_sa
         project_env: Path, sample_corpus: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("OWN_RAG_DOCS", str(sample_corpus))
     monkeypatch.setenv("RAG_ASSETS_SYSTEM_TOKEN", TOKEN)
-    version = current_version()
-    stage_sample_review(version)
     with dg.instance_for_test() as instance, FakeRagHttpServer() as server:
-        run_job(instance, "lifecycle", version)
+        version = build_golden_set(instance)  # the golden set only: the lifecycle's own answers and scores go unused
         own_chunking_system.use_units([(c.chunk_id, c.path, c.text)
                                        for c in RESOURCES["store"].corpus().snapshot_chunks(version)])
         scored = {entry: _score(instance, version, system) for entry, system in _systems(server.base_url).items()}
