@@ -15,11 +15,13 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from rag_assets.defs.assets.evaluation import evaluation
+from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.resources import RESOURCES
 from rag_assets.settings import CELERY_BROKER_ENV
 from tests.conftest import PROJECT_ROOT
 from tests.defs.celery_job import KEY_PREFIX_ENV, evaluation_on_celery, isolation
-from tests.defs.lifecycle import current_version, metadata, run_job, stage_sample_review
+from tests.defs.lifecycle import build_golden_set, metadata
 
 REDIS = ("127.0.0.1", 6379)
 SHARD_SIZE = 3
@@ -71,13 +73,13 @@ def celery_worker(project_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 @pytest.mark.slow
 def test_the_evaluation_shards_run_on_a_celery_worker_and_score_like_an_in_process_run(celery_worker, tmp_path: Path):
-    version = current_version()
-    stage_sample_review(version)
     # new shards (judged on the worker, none kept yet) and another alpha: a new evaluation, not the same one again
     config = {"ops": {"evaluation": {"config": {"shard_size": SHARD_SIZE, "alpha": 0.01}}}}
     repo = RESOURCES["store"].evaluations()
     with dg.instance_for_test() as instance:
-        local = metadata(run_job(instance, "lifecycle", version), "evaluation")  # in-process, one shard
+        version = build_golden_set(instance)  # then the answers and their evaluation in-process, one shard
+        local = metadata(dg.materialize([rag_answers, evaluation], partition_key=version, instance=instance,
+                                        resources=RESOURCES), "evaluation")
         with dg.execute_job(dg.reconstructable(evaluation_on_celery), instance=instance, run_config=config,
                             tags={"dagster/partition": version}) as result:
             assert result.success
