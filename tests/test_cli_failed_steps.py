@@ -60,13 +60,16 @@ def first_run(first_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatc
 def _claude_run(tmp_path: Path, server: FakeAnthropicServer, *args: str,
                 **env: str) -> tuple[subprocess.CompletedProcess, dict]:
     """`rag-assets run` in a process of its own with Claude (the fake Messages API) configured: the code location
-    reads the key when it is imported, so the run with a key cannot share this process."""
+    reads the key when it is imported, so the run with a key cannot share this process. ``--no-review``: the first
+    run applied the bundled simulated review already, and staging it again only re-validated that file (importing
+    Great Expectations, seconds of the process's CPU) to find it applied; what these runs tell is the judge's."""
     team = tmp_path / "team"
     team.mkdir(exist_ok=True)
     (team / "team_rag.py").write_text(TEAM_RAG)
     summary = tmp_path / "summary.json"
     done = subprocess.run(
-        [sys.executable, "-m", "rag_assets.cli", "run", "--no-production", *args, "--summary-json", str(summary)],
+        [sys.executable, "-m", "rag_assets.cli", "run", "--no-production", "--no-review", *args,
+         "--summary-json", str(summary)],
         env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "ANTHROPIC_API_KEY": KEY,
              "ANTHROPIC_BASE_URL": server.base_url, **env},
         cwd=team, capture_output=True, text=True, timeout=600)
