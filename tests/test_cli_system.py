@@ -253,7 +253,8 @@ def test_a_basic_password_of_letters_only_a_server_quotes_in_its_answers_reaches
     with dg.DagsterInstance.from_config(str(first_run.home / "dagster")) as instance:
         logged = [str(event) for run in instance.get_runs() for event in instance.all_logs(run.run_id)]
     assert any("rag_answers" in event for event in logged) and not [event for event in logged if password in event]
-    assert _files_holding(first_run.live, "(you signed in with ***)"), "the answers were stored with the password blanked"
+    assert _files_holding(first_run.live, "(you signed in with ***)"), (
+        "the answers were stored with the password blanked")
 
 
 def test_header_values_come_from_the_environment_and_only_their_names_reach_the_run_config():
