@@ -1,5 +1,7 @@
 """The README's first command, minus the install: the CLI runs the lifecycle on the sample corpus."""
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -17,7 +19,7 @@ from rag_assets.defs.sensors import corpus_sensor, curation_inbox_sensor, produc
 from rag_assets.golden.export import FORMATS
 from rag_assets.golden.importers import read_ragas_testset
 from rag_assets.settings import Settings
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, SharedCheckout
 
 
 @pytest.fixture
@@ -105,10 +107,29 @@ def assert_dagster_dev_would_start_no_run(dagster_home: Path) -> None:
         assert (first.total_requested, second.total_requested) == (0, 0)
 
 
-def test_a_first_run_with_nothing_reviewed_queues_the_candidates_and_says_what_to_do_next(
-        project_env: Path, capsys: pytest.CaptureFixture[str]):
-    assert main(["run", "--no-review"]) == 0
-    out = capsys.readouterr().out
+@pytest.fixture(scope="module")
+def unreviewed_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
+    """``rag-assets run --no-review`` as the first run on a new home, with no review in the curation folder, once per
+    module: the candidates wait in the outbox; ``made`` is what it printed."""
+    def run(home: Path) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["run", "--no-review"]) == 0
+        return out.getvalue()
+
+    return SharedCheckout(tmp_path_factory.mktemp("unreviewed"), run, curation_sample=False)
+
+
+@pytest.fixture
+def unreviewed(unreviewed_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The home as the first ``run --no-review`` left it, whatever an earlier test did to it (the environment points
+    at it); returns what that run printed."""
+    unreviewed_checkout.use(monkeypatch)
+    return unreviewed_checkout.made
+
+
+def test_a_first_run_with_nothing_reviewed_queues_the_candidates_and_says_what_to_do_next(unreviewed: str):
+    out = unreviewed  # `rag-assets run --no-review` on a new home (the fixture's first run)
     table = [line.split()[0] for line in out.splitlines() if line.split(" ")[0] in KEY_FACTS]
     assert table == ["corpus_snapshot", "question_candidates", "curation_queue"], "nothing built on no review"
     assert "not scored yet: waiting for a golden set of corpus version cv-" in out, (
@@ -274,11 +295,10 @@ def test_verbose_names_the_files_the_snapshot_skipped_as_plain_text(
 
 
 def test_a_review_that_rejects_every_candidate_says_so_and_names_the_quality_problem(
-        project_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+        unreviewed: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     """It said "The golden set is empty: review the candidates in .../outbox" though nothing was left to review, and
     the check line read "0 items, 1 problem(s)" without naming the problem."""
-    assert main(["run", "--no-review", "--no-production"]) == 0
-    version = capsys.readouterr().out.split("nobody has reviewed corpus version ")[1].split(" ")[0]
+    version = unreviewed.split("nobody has reviewed corpus version ")[1].split(" ")[0]  # after `run --no-review`
     curation = Settings.from_env().curation_root
     sent = pd.read_csv(curation / "outbox" / f"review-{version}.csv", encoding="utf-8-sig", dtype=str,
                        keep_default_na=False)
