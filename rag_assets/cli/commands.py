@@ -173,10 +173,7 @@ def _stage_review(source: Path, version: str, target: Driven, simulated: str | N
     """Put a review file in the inbox before the run: the user's ``--review`` file, checked first as its import
     will, or the simulated expert's review (``simulated`` says which, in the line printed); not a file whose bytes
     were applied already (importing it again could change nothing)."""
-    from rag_assets.curation.inbox import file_sha256
-
-    if target.resource("store").curation().is_applied(file_sha256(source)):
-        print(f"review file {source}: applied already")
+    if _applied_already(source, target):
         return
     if simulated is None:
         _check_review(source, version, target)
@@ -185,6 +182,17 @@ def _stage_review(source: Path, version: str, target: Driven, simulated: str | N
     shutil.copyfile(source, inbox / source.name)
     kind = "reviewed file" if simulated is None else f"simulated expert review ({simulated})"
     print(f"{kind}: {source} -> {inbox / source.name}")
+
+
+def _applied_already(source: Path, target: Driven) -> bool:
+    """Whether a review file with ``source``'s bytes was applied already, which is then printed: importing it again
+    could change nothing."""
+    from rag_assets.curation.inbox import file_sha256
+
+    if not target.resource("store").curation().is_applied(file_sha256(source)):
+        return False
+    print(f"review file {source}: applied already")
+    return True
 
 
 def _simulated_expert_review(instance: dg.DagsterInstance, target: Driven, version: str,
@@ -200,15 +208,15 @@ def _simulated_expert_review(instance: dg.DagsterInstance, target: Driven, versi
     from rag_assets.app.review_simulation import expert_review
 
     root = _curation_root(target)
-    if not sample_review_path(root, version).exists():
-        return None
+    bundled = sample_review_path(root, version)
+    if not bundled.exists() or _applied_already(bundled, target):
+        return None  # an applied one is not read again: its check imports Great Expectations, 4 s of every re-run
     candidates = target.resource("store").candidates()
     generated = None
     if not candidates.for_version(version) and not target.resource("llm").offline():
         generated = _execute(instance, target, version, [target.key(name) for name in REVIEW_FIRST], system)
         if not generated.success:
             return generated
-    bundled = sample_review_path(root, version)
     source = (expert_review(root, version, candidates.corpus_versions_by_id(), target.resource("curation").limits())
               if candidates.for_version(version) else bundled)
     if source is not None:
