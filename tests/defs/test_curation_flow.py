@@ -7,6 +7,7 @@ from pathlib import Path
 
 import dagster as dg
 import openpyxl
+import pytest
 
 from rag_assets.app.status import store_status
 from rag_assets.cli.summary import run_state, with_pending_review
@@ -14,10 +15,61 @@ from rag_assets.defs.resources import RESOURCES
 from rag_assets.settings import Settings
 from rag_assets.store.engine import get_engine
 from rag_assets.store.golden_repository import SqlGoldenRepository
+from tests.conftest import SharedCheckout
 from tests.defs.lifecycle import (
-    current_version, data_version, golden_export, inbox_tick, metadata, outbox_rows, review_as_expert, run_job,
-    run_sensor_requests,
+    LifecycleRun, current_version, data_version, golden_export, inbox_tick, metadata, outbox_rows, review_as_expert,
+    run_job, run_sensor_requests,
 )
+
+
+def _first_lifecycle(home: Path) -> LifecycleRun:
+    """The lifecycle job's first run on a fresh checkout of the sample, before anybody reviewed (candidates queued,
+    no golden set), in an instance kept in the checkout."""
+    version = current_version()
+    instance_dir = home.parent / "dagster"
+    instance_dir.mkdir()
+    with dg.instance_for_test(temp_dir=str(instance_dir)) as instance:
+        result = run_job(instance, "lifecycle", version)
+    return LifecycleRun(version, result, instance_dir)
+
+
+def _every_candidate_accepted(home: Path) -> tuple[LifecycleRun, list[dict]]:
+    """The first run, then golden version 1 with every candidate accepted (a review file the inbox sensor imports);
+    the first run and the golden set's items as exported."""
+    first = _first_lifecycle(home)
+    with first.instance() as instance:
+        review_as_expert(first.version, f"review-{first.version}.csv",
+                         lambda i, row: {"decision": "accept", "reviewer": "ana"})
+        run_sensor_requests(instance, inbox_tick(instance))
+    return first, golden_export(first.version, 1)
+
+
+@pytest.fixture(scope="module")
+def unreviewed_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
+    """``_first_lifecycle``, once per module (most tests here go on from it)."""
+    return SharedCheckout(tmp_path_factory.mktemp("unreviewed"), _first_lifecycle, curation_sample=False)
+
+
+@pytest.fixture
+def unreviewed(unreviewed_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch) -> SharedCheckout:
+    """The checkout as the lifecycle's first run left it, whatever an earlier test did to it; ``made`` is that
+    run. The environment points at it as ``project_env`` does."""
+    unreviewed_checkout.use(monkeypatch)
+    return unreviewed_checkout
+
+
+@pytest.fixture(scope="module")
+def accepted_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
+    """``_every_candidate_accepted``, once per module (the tests that change a document go on from it)."""
+    return SharedCheckout(tmp_path_factory.mktemp("accepted"), _every_candidate_accepted, curation_sample=False)
+
+
+@pytest.fixture
+def every_candidate_accepted(accepted_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch) -> SharedCheckout:
+    """The checkout with golden version 1 of every candidate accepted, whatever an earlier test did to it; ``made``
+    is (the first run, the golden items as exported)."""
+    accepted_checkout.use(monkeypatch)
+    return accepted_checkout
 
 
 def _first_review(index: int, row: dict) -> dict | None:
@@ -36,10 +88,10 @@ def _golden(home: Path) -> SqlGoldenRepository:
     return SqlGoldenRepository(get_engine(f"sqlite:///{home / 'rag_assets.db'}"))
 
 
-def test_round_trip_from_queue_file_to_two_golden_versions(project_env: Path):
-    version = current_version()
-    with dg.instance_for_test() as instance:
-        first_run = run_job(instance, "lifecycle", version)  # nobody reviewed yet: no golden set, nothing fails
+def test_round_trip_from_queue_file_to_two_golden_versions(unreviewed: SharedCheckout):
+    first_run = unreviewed.made.result  # the first run: nobody reviewed yet, no golden set, nothing fails
+    version = unreviewed.made.version
+    with unreviewed.made.instance() as instance:
         assert "golden_set" not in {e.asset_key.to_user_string() for e in first_run.get_asset_materialization_events()}
         rows = outbox_rows(version)
         assert len(rows) == metadata(first_run, "question_candidates")["candidates"]
@@ -77,27 +129,19 @@ def test_round_trip_from_queue_file_to_two_golden_versions(project_env: Path):
         assert (meta["added"], meta["removed"], meta["changed"], meta["stale_new"]) == (1, 1, 1, 0)
         assert f"| {later[0]} | removed |" in meta["diff"] and f"| {later[1]} | changed |" in meta["diff"]
         assert f"| {rows[40]['candidate_id']} | added |" in meta["diff"]
-        revisions = _golden(project_env).revisions(later[1])
+        revisions = _golden(unreviewed.home).revisions(later[1])
         assert [(r.revision, r.question) for r in revisions] == [(1, first[later[1]]["question"]), (2, sharper)]
 
 
-def _every_candidate_accepted(instance: dg.DagsterInstance, version: str) -> list[dict]:
-    """Golden version 1 of ``version`` with every candidate accepted, as exported."""
-    run_job(instance, "lifecycle", version)
-    review_as_expert(version, f"review-{version}.csv", lambda i, row: {"decision": "accept", "reviewer": "ana"})
-    run_sensor_requests(instance, inbox_tick(instance))
-    return golden_export(version, 1)
-
-
 def test_changing_one_document_repins_untouched_items_and_marks_exactly_the_affected_ones_stale(
-        project_env: Path, sample_corpus: Path):
-    version = current_version()
-    with dg.instance_for_test() as instance:
-        items = _every_candidate_accepted(instance, version)
-        chunk_text = {c.chunk_id: c for c in _corpus(project_env).snapshot_chunks(version)}
+        every_candidate_accepted: SharedCheckout):
+    (first, items), home = every_candidate_accepted.made, every_candidate_accepted.home
+    version = first.version
+    with first.instance() as instance:
+        chunk_text = {c.chunk_id: c for c in _corpus(home).snapshot_chunks(version)}
         target = next(i for i in items if i["question_type"] == "factual")
         chunk = chunk_text[target["relevant_chunks"][0]["chunk_id"]]
-        document = sample_corpus / chunk.path
+        document = every_candidate_accepted.corpus / chunk.path
         sentence = chunk.text.split("\n")[-1]
         assert document.read_text().count(sentence) == 1
         edited = sentence.replace(" ", " (This sentence is new.) ", 1)
@@ -127,7 +171,7 @@ def test_changing_one_document_repins_untouched_items_and_marks_exactly_the_affe
         meta = metadata(confirmed, "golden_set")
         # against its parent (the version without the stale items) they come back as added, at a new revision
         assert meta["items"] == len(items) and meta["added"] == len(affected) and meta["stale_new"] == 0
-        revised = _golden(project_env).revisions(sorted(affected)[0])
+        revised = _golden(home).revisions(sorted(affected)[0])
         assert [r.corpus_version for r in revised] == [version, new_version]
 
 
@@ -138,13 +182,13 @@ def _corpus(home: Path):
 
 
 def test_a_paragraph_added_at_the_top_of_a_document_repins_its_items_and_makes_none_stale(
-        project_env: Path, sample_corpus: Path):
-    version = current_version()
-    with dg.instance_for_test() as instance:
-        items = _every_candidate_accepted(instance, version)
-        chunks = {c.chunk_id: c for c in _corpus(project_env).snapshot_chunks(version)}
+        every_candidate_accepted: SharedCheckout):
+    (first, items), home = every_candidate_accepted.made, every_candidate_accepted.home
+    version = first.version
+    with first.instance() as instance:
+        chunks = {c.chunk_id: c for c in _corpus(home).snapshot_chunks(version)}
         path = chunks[next(i for i in items if i["relevant_chunks"])["relevant_chunks"][0]["chunk_id"]].path
-        document = sample_corpus / path
+        document = every_candidate_accepted.corpus / path
         document.write_text("An added opening paragraph, which shifts every offset after it.\n\n" + document.read_text())
         on_document = {i["item_id"] for i in items if any(chunks[r["chunk_id"]].path == path for r in i["relevant_chunks"])}
 
@@ -152,7 +196,7 @@ def test_a_paragraph_added_at_the_top_of_a_document_repins_its_items_and_makes_n
         meta = metadata(run_job(instance, "lifecycle", new_version), "golden_set")
         assert (meta["stale_new"], meta["items"], meta["removed"], meta["changed"]) == (0, len(items), 0, 0)
         assert meta["repinned"] == len(on_document), "every item on the document moved down, none went stale"
-        body = _corpus(project_env).documents(new_version, [path])[path].body
+        body = _corpus(home).documents(new_version, [path])[path].body
         moved = [i for i in golden_export(new_version, meta["golden_version"]) if i["item_id"] in on_document and i["evidence"]]
         assert len(moved) == meta["repinned"]
         for item in moved:
@@ -174,10 +218,9 @@ def test_a_file_naming_an_unknown_corpus_version_is_rejected_by_the_sensor_with_
     assert not os.listdir(inbox)
 
 
-def test_two_reviewers_who_disagree_leave_conflicts_in_the_queue_and_a_kappa_in_metadata(project_env: Path):
-    version = current_version()
-    with dg.instance_for_test() as instance:
-        run_job(instance, "lifecycle", version)
+def test_two_reviewers_who_disagree_leave_conflicts_in_the_queue_and_a_kappa_in_metadata(unreviewed: SharedCheckout):
+    version = unreviewed.made.version
+    with unreviewed.made.instance() as instance:
         names = {"A": "accept", "R": "reject"}
         for reviewer, decisions in (("ana", "AARA"), ("bob", "ARRR")):
             review_as_expert(version, f"review-{version}-{reviewer}.csv", lambda i, row, r=reviewer, d=decisions: (
@@ -195,13 +238,12 @@ def test_two_reviewers_who_disagree_leave_conflicts_in_the_queue_and_a_kappa_in_
     assert notes and all("ana: accept; bob: reject" in note for note in notes) and len(notes) == 2
 
 
-def test_conflicts_wait_for_a_person_alike_in_the_queue_the_run_summary_and_status(project_env: Path):
+def test_conflicts_wait_for_a_person_alike_in_the_queue_the_run_summary_and_status(unreviewed: SharedCheckout):
     """Two reviewers who disagree on every candidate leave none pending but all of them in conflict, listed in the
     review file for adjudication: the queue's ``pending``, the run summary's and ``rag-assets status`` count them
     all (status and summary counted the pending candidates alone: 0, and the CLI said nothing was left to review)."""
-    version = current_version()
-    with dg.instance_for_test() as instance:
-        run_job(instance, "lifecycle", version)
+    version = unreviewed.made.version
+    with unreviewed.made.instance() as instance:
         listed = len(outbox_rows(version))
         files = []
         for reviewer, decision in (("ana", "accept"), ("bob", "reject")):
@@ -219,13 +261,13 @@ def test_conflicts_wait_for_a_person_alike_in_the_queue_the_run_summary_and_stat
     assert [line.split(" candidate questions of ")[0] for line in status.waiting] == [str(listed)]
 
 
-def test_a_trial_import_gives_curated_decisions_a_new_data_version_once(project_env: Path):
+def test_a_trial_import_gives_curated_decisions_a_new_data_version_once(unreviewed: SharedCheckout):
     """``--accept-all`` changes what the golden set is built from without any review file, so the data version
     Dagster compares for staleness must change with it; running the trial again changes nothing."""
-    version = current_version()
+    version = unreviewed.made.version
     trial = {"ops": {"curated_decisions": {"config": {"accept_all": True}}}}
-    with dg.instance_for_test() as instance:
-        before = data_version(run_job(instance, "lifecycle", version), "curated_decisions")
+    before = data_version(unreviewed.made.result, "curated_decisions")  # the first run's, nobody having reviewed
+    with unreviewed.made.instance() as instance:
         tried = run_job(instance, "lifecycle", version, run_config=trial)
         again = run_job(instance, "lifecycle", version, run_config=trial)
     assert metadata(tried, "curated_decisions")["accepted_unreviewed"] > 0

@@ -3,8 +3,6 @@ each answer shard reads of the snapshot."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import dagster as dg
 import pytest
 
@@ -13,28 +11,24 @@ from rag_assets.defs.checks import rag_answers_pinned
 from rag_assets.defs.resources import RESOURCES, RagSystemResource
 from rag_assets.rag import bm25
 from rag_assets.store.corpus_repository import SqlCorpusRepository
-from tests.defs.lifecycle import check_evaluations, current_version, metadata, run_job, stage_sample_review
+from tests.conftest import SharedCheckout
+from tests.defs.lifecycle import LifecycleRun, check_evaluations, metadata
 from tests.fakes.rag_systems import KNOWN_CHUNK
 
 
-def test_the_lifecycle_answers_every_golden_item_with_the_reference_system(project_env: Path):
-    version = current_version()
-    stage_sample_review(version)
-    with dg.instance_for_test() as instance:
-        result = run_job(instance, "lifecycle", version)
-        golden, rag = metadata(result, "golden_set"), metadata(result, "rag_answers")
-        assert rag["items"] == golden["items"] == rag["answered"] + rag["errors"]
-        assert (rag["system"], rag["golden_version"], rag["errors"]) == ("reference", golden["golden_version"], 0)
-        assert rag["llm"].startswith("offline")
-        assert rag["latency_p95_ms"] >= rag["latency_p50_ms"] > 0
-        assert check_evaluations(result)["rag_answers_pinned"].passed
+def test_the_lifecycle_answers_every_golden_item_with_the_reference_system(lifecycle_run: LifecycleRun):
+    result = lifecycle_run.result  # the lifecycle job's run on the sample after its bundled review
+    golden, rag = metadata(result, "golden_set"), metadata(result, "rag_answers")
+    assert rag["items"] == golden["items"] == rag["answered"] + rag["errors"]
+    assert (rag["system"], rag["golden_version"], rag["errors"]) == ("reference", golden["golden_version"], 0)
+    assert rag["llm"].startswith("offline")
+    assert rag["latency_p95_ms"] >= rag["latency_p50_ms"] > 0
+    assert check_evaluations(result)["rag_answers_pinned"].passed
 
 
-def test_a_broken_user_system_gives_item_errors_the_run_finishes_and_the_check_passes(project_env: Path):
-    version = current_version()
-    stage_sample_review(version)
-    with dg.instance_for_test() as instance:
-        run_job(instance, "lifecycle", version)
+def test_a_broken_user_system_gives_item_errors_the_run_finishes_and_the_check_passes(lifecycle_run: LifecycleRun):
+    version = lifecycle_run.version
+    with lifecycle_run.instance() as instance:
         KNOWN_CHUNK["id"] = RESOURCES["store"].corpus().snapshot_chunks(version)[0].chunk_id
         broken = RagSystemResource(kind="callable", target="tests.fakes.rag_systems:by_question", timeout_seconds=1)
         result = dg.materialize([rag_answers, rag_answers_pinned], partition_key=version, instance=instance,
@@ -57,12 +51,11 @@ SYSTEMS = {"reference": RagSystemResource(),
 
 @pytest.mark.parametrize("system", sorted(SYSTEMS))
 def test_answer_shards_read_only_the_chunks_their_answers_name_not_the_whole_snapshot(
-        project_env: Path, sample_corpus: Path, monkeypatch: pytest.MonkeyPatch, system: str):
-    version = current_version()
-    stage_sample_review(version)
-    monkeypatch.setenv("OWN_RAG_DOCS", str(sample_corpus))
-    with dg.instance_for_test() as instance:
-        run_job(instance, "lifecycle", version)
+        lifecycle_run: LifecycleRun, bundled_lifecycle_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch,
+        system: str):
+    version = lifecycle_run.version
+    monkeypatch.setenv("OWN_RAG_DOCS", str(bundled_lifecycle_checkout.corpus))
+    with lifecycle_run.instance() as instance:
         whole = RESOURCES["store"].corpus().snapshot_chunks(version)
         KNOWN_CHUNK["id"] = whole[0].chunk_id
         reads: list[int | None] = []  # per read of the snapshot: how many ids it asked for (None: every chunk)
