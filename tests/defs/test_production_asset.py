@@ -154,11 +154,6 @@ def test_a_question_unlike_any_golden_item_is_a_coverage_gap_queued_for_review(l
     assert {row["question"] for row in outbox_rows(version)} == set(queued), "the queue's asset writes the same"
 
 
-def _tick(instance: dg.DagsterInstance, cursor: str | None) -> dg.SensorResult:
-    with dg.build_sensor_context(instance=instance, definitions=defs, resources=defs.resources, cursor=cursor) as context:
-        return production_logs_sensor(context)
-
-
 def test_no_golden_set_yet_no_coverage_gap_is_counted_or_queued_and_the_day_is_marked_to_score_again(
         production_logs: Path):
     """Under dagster dev a day was scored before any golden set existed: all 40 questions were gaps, 26 junk
