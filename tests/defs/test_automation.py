@@ -6,6 +6,7 @@ import csv
 import datetime
 import json
 import threading
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from rag_assets.defs.resources import RESOURCES, CorpusResource
 from rag_assets.defs.schedules import reevaluation_schedule
 from rag_assets.defs.sensors import automation_sensor, corpus_sensor, curation_inbox_sensor, run_failure_alerts
 from rag_assets.settings import Settings
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, SharedCheckout
 from tests.defs.lifecycle import current_version
 
 RAG = dg.AssetKey("rag_answers")
@@ -56,29 +57,69 @@ def _build_golden(instance: dg.DagsterInstance, version: str) -> dict[str, bool]
             if e.event_type_value == "ASSET_CHECK_EVALUATION"}
 
 
-def _golden_then_evaluate(instance: dg.DagsterInstance, version: str, with_review: bool):
+@dataclass(frozen=True)
+class Partitioned:
+    """The corpus version, the automation conditions' first evaluation's cursor (``start``) and the folder of the
+    Dagster instance it ran on."""
+
+    version: str
+    start: object
+    instance_dir: Path
+
+    def instance(self):
+        """The instance, opened again (a context manager, as ``dg.instance_for_test``)."""
+        return dg.instance_for_test(temp_dir=str(self.instance_dir))
+
+
+@pytest.fixture(scope="module")
+def partitioned_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
+    """A new checkout whose Dagster instance (kept in the checkout) has the corpus version's partition and nothing
+    materialized, and the automation conditions' first evaluation there, from which they track changes: ``made`` is
+    a ``Partitioned``. Made once per module (an evaluation takes seconds); it reads no inbox, so a test stages its
+    review after it as well as before."""
+    def start(home: Path) -> Partitioned:
+        version = current_version()
+        instance_dir = home.parent / "dagster"
+        instance_dir.mkdir()
+        with dg.instance_for_test(temp_dir=str(instance_dir)) as instance:
+            instance.add_dynamic_partitions(corpus_versions.name, [version])
+            first = dg.evaluate_automation_conditions(defs=defs, instance=instance)
+        return Partitioned(version, first.cursor, instance_dir)
+
+    return SharedCheckout(tmp_path_factory.mktemp("partitioned"), start, curation_sample=False)
+
+
+@pytest.fixture
+def partitioned(partitioned_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch) -> Partitioned:
+    """The checkout as ``partitioned_checkout`` made it, whatever an earlier test did to it; the environment points
+    at it as ``project_env`` does."""
+    partitioned_checkout.use(monkeypatch)
+    return partitioned_checkout.made
+
+
+def _golden_then_evaluate(instance: dg.DagsterInstance, version: str, start, with_review: bool):
+    """From the cursor ``start`` of the conditions' first evaluation (they track changes from there): snapshot,
+    candidates and decisions, then the golden set."""
     if with_review:
         _stage_review(version, reject_all=False)
-    instance.add_dynamic_partitions(corpus_versions.name, [version])
-    start = dg.evaluate_automation_conditions(defs=defs, instance=instance)  # conditions track changes from here
     dg.materialize([corpus_snapshot, question_candidates, curated_decisions], partition_key=version,
                    instance=instance, resources=RESOURCES)
-    before = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=start.cursor)
+    before = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=start)
     passed = _build_golden(instance, version)
     after = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=before.cursor)
     return before, passed, after
 
 
 def test_before_any_review_no_golden_set_is_built_and_one_rejecting_everything_fails_and_stops_the_rag_run(
-        project_env: Path):
+        partitioned: Partitioned):
     """dagster dev's first start with an empty inbox built golden set v0 with no item, its blocking checks failed the
     run and wrote an alert; `rag-assets run` builds nothing before a review. A review is a decision, even one that
     rejects every candidate: its empty golden set is built, fails its check, and the RAG system is not run."""
     from rag_assets.defs.reuse import last_materialization
 
-    version = current_version()
-    with dg.instance_for_test() as instance:
-        before, checks, after = _golden_then_evaluate(instance, version, with_review=False)
+    version = partitioned.version
+    with partitioned.instance() as instance:
+        before, checks, after = _golden_then_evaluate(instance, version, partitioned.start, with_review=False)
         assert version in _requested(before, golden_set.key), "asked for, it finds nothing to build"
         assert checks == {} and last_materialization(instance, golden_set.key, version) is None
         assert not instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.FAILURE]))
@@ -93,10 +134,10 @@ def test_before_any_review_no_golden_set_is_built_and_one_rejecting_everything_f
         assert _requested(built, RAG) == set()
 
 
-def test_a_passed_blocking_check_lets_the_rag_run_and_nothing_else_through(project_env: Path):
-    version = current_version()
-    with dg.instance_for_test() as instance:
-        _, checks, after = _golden_then_evaluate(instance, version, with_review=True)
+def test_a_passed_blocking_check_lets_the_rag_run_and_nothing_else_through(partitioned: Partitioned):
+    version = partitioned.version
+    with partitioned.instance() as instance:
+        _, checks, after = _golden_then_evaluate(instance, version, partitioned.start, with_review=True)
         assert checks == {"golden_set_quality": True, "golden_set_pinned": True}
         assert _requested(after, RAG) == {version}
         assert _requested(after, dg.AssetKey("evaluation")) == set(), "it waits for the RAG answers"

@@ -18,7 +18,7 @@ from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.resources import RESOURCES, LLMResource
 from rag_assets.llm.pricing import cost_usd
-from tests.defs.lifecycle import LifecycleRun, current_version, metadata, run_job, stage_sample_review, step_errors
+from tests.defs.lifecycle import LifecycleRun, current_version, metadata, step_errors
 from tests.fakes.anthropic_server import FakeAnthropicServer, Reply
 from tests.fakes.claude_generation import API_KEY, generation_responder
 from tests.fakes.claude_judge import judge_responder
@@ -46,13 +46,11 @@ def _expensive(body: dict) -> Reply:
 
 
 @pytest.fixture
-def lifecycle(project_env: Path):
-    """The sample corpus through the offline lifecycle (golden set, RAG answers): (instance, corpus version)."""
-    version = current_version()
-    stage_sample_review(version)
-    with dg.instance_for_test() as instance:
-        run_job(instance, "lifecycle", version)
-        yield instance, version
+def lifecycle(lifecycle_run: LifecycleRun):
+    """The sample corpus through the offline lifecycle (golden set, RAG answers), the bundled review applied:
+    (instance, corpus version). The module's one lifecycle run, put back before each test (``lifecycle_run``)."""
+    with lifecycle_run.instance() as instance:
+        yield instance, lifecycle_run.version
 
 
 def test_an_evaluation_whose_estimate_exceeds_the_asset_budget_fails_without_a_request(lifecycle):

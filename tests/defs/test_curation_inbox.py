@@ -9,11 +9,13 @@ import uuid
 from pathlib import Path
 
 import dagster as dg
+import pytest
 
 from rag_assets.curation.models import OUTBOX_COLUMNS
 from rag_assets.definitions import defs
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.settings import Settings
+from tests.conftest import SharedCheckout
 from tests.defs.lifecycle import candidates_generated, inbox_tick
 
 VERSION = "cv-0123456789ab"
@@ -244,7 +246,7 @@ def test_an_import_killed_after_its_commit_gets_a_run_from_the_sensor_that_build
         assert inbox_tick(instance, first.cursor).run_requests == [], "recorded: nothing left to recover"
 
 
-def _review_of_cli_candidates() -> str:
+def _review_of_cli_candidates(home: Path) -> str:
     """``rag-assets run --no-review`` on a new checkout (the CLI's own Dagster instance in the home): the candidates
     generated into the store and queued; then every candidate accepted in the outbox CSV, saved into the inbox.
     Returns the corpus version."""
@@ -257,12 +259,28 @@ def _review_of_cli_candidates() -> str:
     return version
 
 
-def test_a_review_of_candidates_the_cli_generated_is_imported_under_a_ui_on_another_dagster_instance(checkout: Path):
+@pytest.fixture(scope="module")
+def reviewed_cli_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
+    """A checkout (as ``checkout``'s) after ``_review_of_cli_candidates``, made once per module; ``made`` is the
+    corpus version."""
+    return SharedCheckout(tmp_path_factory.mktemp("cli-candidates"), _review_of_cli_candidates)
+
+
+@pytest.fixture
+def reviewed_cli_candidates(reviewed_cli_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The checkout as ``_review_of_cli_candidates`` left it, whatever an earlier test did to it; the environment
+    points at it. Returns the corpus version."""
+    reviewed_cli_checkout.use(monkeypatch)
+    return reviewed_cli_checkout.made
+
+
+def test_a_review_of_candidates_the_cli_generated_is_imported_under_a_ui_on_another_dagster_instance(
+        reviewed_cli_candidates: str):
     """``dagster dev`` on another DAGSTER_HOME than the CLI's (or none) has no record of question_candidates: the
     sensor decides from the store, where the candidates are, as the CLI's import does; it waited forever."""
     from tests.defs.lifecycle import metadata, run_sensor_requests
 
-    version = _review_of_cli_candidates()
+    version = reviewed_cli_candidates
     with dg.instance_for_test() as ui:
         ui.add_dynamic_partitions(corpus_versions.name, [version])  # what the corpus sensor's first tick adds
         tick = inbox_tick(ui)
@@ -273,13 +291,13 @@ def test_a_review_of_candidates_the_cli_generated_is_imported_under_a_ui_on_anot
 
 
 def test_a_review_of_stored_candidates_waits_for_its_partition_when_the_inbox_ticks_before_the_corpus_sensor(
-        checkout: Path):
+        reviewed_cli_candidates: str):
     """On a new Dagster instance the corpus version has no partition until the corpus sensor's first tick; a
     review of candidates the store holds was rejected ("no partition") when the inbox sensor ticked first. It waits
     for the partition, which the corpus sensor adds with the snapshot's run, and is imported on the next tick."""
     from rag_assets.defs.sensors import corpus_sensor
 
-    version = _review_of_cli_candidates()
+    version = reviewed_cli_candidates
     inbox = Settings.from_env().curation_root / "inbox"
     with dg.instance_for_test() as ui:
         early = inbox_tick(ui)

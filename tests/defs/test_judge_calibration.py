@@ -18,7 +18,7 @@ from rag_assets.defs.graph import build_definitions
 from rag_assets.defs.lifecycle import BUNDLED
 from rag_assets.defs.resources import RESOURCES, LLMResource
 from rag_assets.settings import Settings
-from tests.defs.lifecycle import check_evaluations, current_version, inbox_tick, metadata, run_job, stage_sample_review
+from tests.defs.lifecycle import LifecycleRun, check_evaluations, inbox_tick, metadata, stage_sample_review
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.claude_generation import API_KEY
 from tests.fakes.claude_judge import judge_responder
@@ -57,11 +57,10 @@ def _calibrate(instance: dg.DagsterInstance, cursor: str | None = None,
 
 
 def test_judge_review_round_trip_calibration_and_the_check_on_threshold_and_judge_change(
-        project_env: Path, monkeypatch: pytest.MonkeyPatch):
-    version = current_version()
-    stage_sample_review(version)
-    with dg.instance_for_test() as instance:
-        first = metadata(run_job(instance, "lifecycle", version, {}), "evaluation")
+        lifecycle_run: LifecycleRun, monkeypatch: pytest.MonkeyPatch):
+    version = lifecycle_run.version  # the lifecycle ran on the sample with its bundled review
+    with lifecycle_run.instance() as instance:
+        first = metadata(lifecycle_run.result, "evaluation")
         assert first["judge_review_items"] == 30
         assert "- answer_relevance 0.400 · judge not calibrated with your experts" in first["judge_calibration"]
 
@@ -134,17 +133,16 @@ def test_judge_review_round_trip_calibration_and_the_check_on_threshold_and_judg
 
 
 def test_the_judge_agreement_is_checked_after_every_evaluation_not_only_after_an_import(
-        project_env: Path, tmp_path: Path):
+        lifecycle_run: LifecycleRun, tmp_path: Path):
     """Before any expert verdict the check passes as not applicable. Once the offline judge is calibrated, an
     evaluation by Claude makes the check fail (the judge in use is not the one calibrated): in the evaluation's own
     run when it passes its gates, and by automation after a run whose evaluation failed a gate (which stops what
     follows it). It used to keep the offline judge's pass until the next judge review came back."""
-    version = current_version()
-    stage_sample_review(version)
+    version = lifecycle_run.version  # the lifecycle ran on the sample with its bundled review
     lenient = tmp_path / "lenient.json"
     lenient.write_text('{"faithfulness": 0.0}', encoding="utf-8")
-    with dg.instance_for_test() as instance:
-        first = run_job(instance, "lifecycle", version, {})
+    with lifecycle_run.instance() as instance:
+        first = lifecycle_run.result
         check = check_evaluations(first)["judge_agreement"]
         assert check.passed and check.description.startswith("not applicable: no expert verdicts imported yet")
         review_judge_as_expert(metadata(first, "evaluation")["judge_review_workbook"], "dana",

@@ -15,13 +15,13 @@ from rag_assets.defs.resources import RESOURCES, LLMResource
 from rag_assets.defs.sensors import production_logs_sensor
 from rag_assets.definitions import defs
 from rag_assets.settings import Settings
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, SharedCheckout
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.claude_generation import API_KEY
 from tests.fakes.claude_judge import judge_responder
 from rag_assets.app.production import NO_GOLDEN_SET
-from tests.defs.lifecycle import (build_golden_set, check_evaluations, current_version, data_version, metadata,
-                                  outbox_rows, run_job, stage_sample_review, failed_step_error)
+from tests.defs.lifecycle import (LifecycleRun, build_golden_set, check_evaluations, data_version, metadata,
+                                  outbox_rows, failed_step_error)
 
 BUNDLED_LOGS = PROJECT_ROOT / "data" / "production_logs"
 DAYS = [f"2026-11-{day}" for day in range(20, 27)]
@@ -30,12 +30,18 @@ UNCOVERED = "Is there a dark mode in the Kestrel desktop app?"
 
 
 @pytest.fixture
-def production_logs(project_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def logs_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private copy of the bundled production logs, named by RAG_ASSETS_PRODUCTION_LOGS."""
     folder = tmp_path / "production_logs"
     shutil.copytree(BUNDLED_LOGS, folder)
     monkeypatch.setenv("RAG_ASSETS_PRODUCTION_LOGS", str(folder))
     return folder
+
+
+@pytest.fixture
+def production_logs(project_env: Path, logs_copy: Path) -> Path:
+    """The private copy of the logs, on a new checkout (nothing built yet)."""
+    return logs_copy
 
 
 def _day(instance: dg.DagsterInstance, day: str, **config) -> dg.ExecuteInProcessResult:
@@ -66,18 +72,33 @@ def test_the_sample_of_a_day_is_the_same_on_every_run_and_differs_between_days(p
     assert all(i.startswith("prod-20261122-") for i in _sampled_ids(other["production_run"]))
 
 
-def test_malformed_lines_are_reported_with_file_line_and_field_and_the_day_is_scored(production_logs: Path):
-    with dg.instance_for_test() as instance:
-        result = _day(instance, MALFORMED_DAY)
+@pytest.fixture(scope="module")
+def scored_week(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dg.ExecuteInProcessResult]:
+    """Every bundled day scored with the default configuration, oldest first, on a new checkout with a private copy
+    of the logs, in one Dagster instance: each day's run (its events, kept in memory). Made once per module for the
+    tests that only read those runs; no test changes what they hold."""
+    def score(home: Path) -> dict[str, dg.ExecuteInProcessResult]:
+        folder = home.parent / "production_logs"
+        shutil.copytree(BUNDLED_LOGS, folder)
+        with pytest.MonkeyPatch.context() as patch, dg.instance_for_test() as instance:
+            patch.setenv("RAG_ASSETS_PRODUCTION_LOGS", str(folder))
+            return {day: _day(instance, day) for day in DAYS}
+
+    return SharedCheckout(tmp_path_factory.mktemp("week"), score, curation_sample=False).made
+
+
+def test_malformed_lines_are_reported_with_file_line_and_field_and_the_day_is_scored(
+        scored_week: dict[str, dg.ExecuteInProcessResult]):
+    result = scored_week[MALFORMED_DAY]
     meta = metadata(result, "production_sample")
     assert result.success and meta["records"] == 40 and meta["bad_lines"] == 2
     assert f"| served-{MALFORMED_DAY}.jsonl | 6 | not valid JSON: Expecting value (column 59) |" in meta["bad_line_details"]
     assert f"| served-{MALFORMED_DAY}.jsonl | 13 | retrieved\\[0\\].chunk_id: expected a string |" in meta["bad_line_details"]
 
 
-def test_the_planted_unfaithful_day_fires_the_drift_check_and_a_same_quality_day_does_not(production_logs: Path):
-    with dg.instance_for_test() as instance:
-        results = {day: _day(instance, day) for day in DAYS}
+def test_the_planted_unfaithful_day_fires_the_drift_check_and_a_same_quality_day_does_not(
+        scored_week: dict[str, dg.ExecuteInProcessResult]):
+    results = scored_week
     assert metadata(results["2026-11-25"], "production_sample")["bad_lines"] == 0  # the bad lines are 11-23's
     same_quality = check_evaluations(results["2026-11-25"])
     assert all(check.passed for check in same_quality.values()), {n: c.description for n, c in same_quality.items()}
@@ -100,17 +121,17 @@ def test_the_planted_unfaithful_day_fires_the_drift_check_and_a_same_quality_day
 HOSTILE = "![x](http://127.0.0.1:9/q-pixel.png) <img src=x onerror=alert(1)> [link](javascript:alert(1)) a | b"
 
 
-def test_a_question_unlike_any_golden_item_is_a_coverage_gap_queued_for_review(production_logs: Path):
+def test_a_question_unlike_any_golden_item_is_a_coverage_gap_queued_for_review(lifecycle_run: LifecycleRun,
+                                                                              logs_copy: Path):
     """Also: a logged question with markdown is shown as text in the coverage gap list."""
     from markdown_it import MarkdownIt
 
-    version = current_version()
-    stage_sample_review(version)
+    version = lifecycle_run.version  # the lifecycle ran on the sample with its bundled review (no production days)
+    production_logs = logs_copy
     day = next(d for d in DAYS if UNCOVERED in (production_logs / f"served-{d}.jsonl").read_text())
     record = json.loads((production_logs / f"served-{day}.jsonl").read_text().splitlines()[0])
     (production_logs / "hostile.jsonl").write_text(json.dumps({**record, "query_id": "hostile", "question": HOSTILE}) + "\n")
-    with dg.instance_for_test() as instance:
-        run_job(instance, "lifecycle", version)
+    with lifecycle_run.instance() as instance:
         pending_before = {row["question"] for row in outbox_rows(version)}
         meta = metadata(_day(instance, day), "production_sample")
         gaps = meta["coverage_gap_list"]
@@ -131,11 +152,6 @@ def test_a_question_unlike_any_golden_item_is_a_coverage_gap_queued_for_review(p
         assert queued[UNCOVERED]["decision"] == ""
         dg.materialize([curation_queue], partition_key=version, instance=instance, resources=RESOURCES)
     assert {row["question"] for row in outbox_rows(version)} == set(queued), "the queue's asset writes the same"
-
-
-def _tick(instance: dg.DagsterInstance, cursor: str | None) -> dg.SensorResult:
-    with dg.build_sensor_context(instance=instance, definitions=defs, resources=defs.resources, cursor=cursor) as context:
-        return production_logs_sensor(context)
 
 
 def test_no_golden_set_yet_no_coverage_gap_is_counted_or_queued_and_the_day_is_marked_to_score_again(
@@ -245,15 +261,16 @@ def test_a_day_with_a_repeated_query_id_is_scored_and_the_repeat_reported(produc
     assert f"duplicate of served-{DAYS[0]}.jsonl line 1 (the first is kept)" in details
 
 
-def test_a_20_mb_logged_question_never_reaches_the_review_outbox(production_logs: Path):
+def test_a_20_mb_logged_question_never_reaches_the_review_outbox(lifecycle_run: LifecycleRun, logs_copy: Path):
+    """A golden set exists (the lifecycle ran on the sample with its bundled review): the day queues its gaps."""
     from rag_assets.curation.review_file import read_review_file
 
+    production_logs = logs_copy
     record = json.loads((production_logs / f"served-{DAYS[0]}.jsonl").read_text().splitlines()[0])
     huge = "Is there a dark mode? " + "x" * 20_000_000
     (production_logs / "huge.jsonl").write_text(json.dumps({**record, "query_id": "huge", "question": huge}) + "\n")
-    version = current_version()
-    with dg.instance_for_test() as instance:
-        build_golden_set(instance)
+    version = lifecycle_run.version
+    with lifecycle_run.instance() as instance:
         result = _day(instance, DAYS[0], sample_size=2)
         dg.materialize([curation_queue], partition_key=version, instance=instance, resources=RESOURCES)
     details = result.asset_materializations_for_node("production_sample")[0].metadata["bad_line_details"].value

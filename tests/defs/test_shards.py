@@ -27,7 +27,7 @@ from rag_assets.scoring.evaluate import judge_calls
 from rag_assets.shards import plan_shards
 from rag_assets.store.tables import JudgedShardRow, LLMCacheRow
 from tests.conftest import PROJECT_ROOT
-from tests.defs.lifecycle import LifecycleRun, current_version, metadata, run_job, stage_sample_review
+from tests.defs.lifecycle import LifecycleRun, metadata
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.claude_generation import API_KEY
 from tests.fakes import claude_judge
@@ -171,14 +171,16 @@ def _cached_claude_answers() -> int:
 
 
 @pytest.mark.slow
-def test_a_run_killed_after_half_its_shards_judges_on_rerun_only_the_other_half(project_env: Path, tmp_path: Path,
+def test_a_run_killed_after_half_its_shards_judges_on_rerun_only_the_other_half(lifecycle_run: LifecycleRun,
                                                                                    monkeypatch: pytest.MonkeyPatch):
-    version = current_version()
-    stage_sample_review(version)
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
-    (tmp_path / "dagster_home").mkdir()
-    instance = dg.DagsterInstance.get()
-    run_job(instance, "lifecycle", version)
+    version = lifecycle_run.version  # the lifecycle ran on the sample with its bundled review
+    # the run killed is a child process's, on this instance: DAGSTER_HOME names it, as in a deployment
+    monkeypatch.setenv("DAGSTER_HOME", str(lifecycle_run.instance_dir))
+    with lifecycle_run.instance() as instance:
+        _kill_half_then_rerun(instance, version)
+
+
+def _kill_half_then_rerun(instance: dg.DagsterInstance, version: str) -> None:
     store = RESOURCES["store"]
     chunks = store.corpus().snapshot_chunks(version)
     KNOWN_CHUNK["id"] = chunks[0].chunk_id  # the echoing system: every item's judge prompts are its own
