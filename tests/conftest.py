@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import os
 import shutil
 import socket
@@ -11,6 +14,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -240,9 +244,10 @@ class SharedCheckout:
         get_engine(f"sqlite:///{self.home / SQLITE_FILE_NAME}").dispose()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def bundled_lifecycle_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
-    """The lifecycle job run once per module on the sample with its bundled review (``tests.defs.lifecycle``)."""
+    """The lifecycle job run once per worker on the sample with its bundled review (``tests.defs.lifecycle``): every
+    module of the worker that starts from it gets it put back byte for byte (``SharedCheckout.use``)."""
     from tests.defs.lifecycle import bundled_lifecycle
 
     return bundled_lifecycle(tmp_path_factory.mktemp("lifecycle"))
@@ -254,6 +259,36 @@ def lifecycle_run(bundled_lifecycle_checkout: SharedCheckout, monkeypatch: pytes
     it; the environment points at it as ``project_env`` does. Returns a ``tests.defs.lifecycle.LifecycleRun``."""
     bundled_lifecycle_checkout.use(monkeypatch)
     return bundled_lifecycle_checkout.made
+
+
+class FirstCliRun(NamedTuple):
+    """What the first ``rag-assets run --no-production`` printed, and its summary JSON."""
+
+    out: str
+    summary: dict
+
+
+@pytest.fixture(scope="session")
+def first_cli_run_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
+    """``rag-assets run --no-production`` on a fresh checkout of the sample (its bundled review applied, offline), once
+    per worker; ``made`` is a ``FirstCliRun``. The CLI's tests of what a team does next (another system, a review, an
+    import, a renamed document) start from it: each module used to make this same first run itself."""
+    from rag_assets.cli import main
+
+    def run(home: Path) -> FirstCliRun:
+        summary, out = home.parent / "first.json", io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["run", "--no-production", "--summary-json", str(summary)]) == 0
+        return FirstCliRun(out.getvalue(), json.loads(summary.read_text(encoding="utf-8")))
+
+    return SharedCheckout(tmp_path_factory.mktemp("first-cli-run"), run)
+
+
+@pytest.fixture
+def first_cli_run(first_cli_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch) -> SharedCheckout:
+    """The checkout as the first CLI run left it, whatever an earlier test did to it; the environment points at it."""
+    first_cli_run_checkout.use(monkeypatch)
+    return first_cli_run_checkout
 
 
 @pytest.fixture

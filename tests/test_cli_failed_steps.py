@@ -4,8 +4,6 @@ the budget; and the figures it shows, rounded once, as the store's."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import subprocess
@@ -39,24 +37,6 @@ def broken(request: dict) -> dict:
 '''
 
 
-@pytest.fixture(scope="module")
-def first_run_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
-    """`rag-assets run` on the sample, offline, once per module; ``made`` is its summary JSON."""
-    def run(home: Path) -> dict:
-        summary = home.parent / "first.json"
-        with contextlib.redirect_stdout(io.StringIO()):
-            assert main(["run", "--no-production", "--summary-json", str(summary)]) == 0
-        return json.loads(summary.read_text())
-
-    return SharedCheckout(tmp_path_factory.mktemp("first-run"), run)
-
-
-@pytest.fixture
-def first_run(first_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch) -> SharedCheckout:
-    first_run_checkout.use(monkeypatch)
-    return first_run_checkout
-
-
 def _claude_run(tmp_path: Path, server: FakeAnthropicServer, *args: str,
                 **env: str) -> tuple[subprocess.CompletedProcess, dict]:
     """`rag-assets run` in a process of its own with Claude (the fake Messages API) configured: the code location
@@ -78,7 +58,7 @@ def _claude_run(tmp_path: Path, server: FakeAnthropicServer, *args: str,
 
 
 def test_a_run_the_llm_budget_stops_says_so_in_the_summary_json_and_on_the_terminal(
-        first_run: SharedCheckout, tmp_path: Path):
+        first_cli_run: SharedCheckout, tmp_path: Path):
     with FakeAnthropicServer(judge_responder) as server:
         done, data = _claude_run(tmp_path, server, "--system", "team_rag:answer", RAG_ASSETS_MAX_COST_USD="0.01")
         assert server.count() == 0, "stopped before any request"
@@ -92,7 +72,7 @@ def test_a_run_the_llm_budget_stops_says_so_in_the_summary_json_and_on_the_termi
     assert f"\nstep {failed['step']} of asset evaluation failed: {failed['error']}\n" in done.stderr
 
 
-def test_a_step_failed_without_any_budget_is_listed_the_same_way(first_run: SharedCheckout, tmp_path: Path,
+def test_a_step_failed_without_any_budget_is_listed_the_same_way(first_cli_run: SharedCheckout, tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch,
                                                                    capsys: pytest.CaptureFixture[str]):
     team = tmp_path / "team"
@@ -112,11 +92,11 @@ def test_a_step_failed_without_any_budget_is_listed_the_same_way(first_run: Shar
     assert f"\nstep {failed['step']} of asset rag_answers failed: {failed['error']}\n" in err
 
 
-def test_a_run_that_passed_says_ok_with_no_failed_step(first_run: SharedCheckout):
-    assert (first_run.made["ok"], first_run.made["failed_steps"]) == (True, [])
+def test_a_run_that_passed_says_ok_with_no_failed_step(first_cli_run: SharedCheckout):
+    assert (first_cli_run.made.summary["ok"], first_cli_run.made.summary["failed_steps"]) == (True, [])
 
 
-def test_a_judge_refused_on_every_call_is_named_with_its_first_error(first_run: SharedCheckout, tmp_path: Path):
+def test_a_judge_refused_on_every_call_is_named_with_its_first_error(first_cli_run: SharedCheckout, tmp_path: Path):
     with FakeAnthropicServer(judge_responder, fail_rate=1.0, fail_status=401) as server:
         done, data = _claude_run(tmp_path, server, "--system", "team_rag:answer")
         assert server.count(status=401) > 0
@@ -129,10 +109,10 @@ def test_a_judge_refused_on_every_call_is_named_with_its_first_error(first_run: 
     assert data["ok"] is False and {f["asset"] for f in data["failed_steps"]} == {"evaluation"}
 
 
-def test_the_summary_shows_each_figure_as_the_store_holds_it_rounded_once(first_run: SharedCheckout,
+def test_the_summary_shows_each_figure_as_the_store_holds_it_rounded_once(first_cli_run: SharedCheckout,
                                                                            capsys: pytest.CaptureFixture[str]):
-    (version, evaluation), = first_run.made["assets"]["evaluation"].items()
-    engine = get_engine(f"sqlite:///{first_run.home / SQLITE_FILE_NAME}")
+    (version, evaluation), = first_cli_run.made.summary["assets"]["evaluation"].items()
+    engine = get_engine(f"sqlite:///{first_cli_run.home / SQLITE_FILE_NAME}")
     stored = key_figures(SqlEvaluationRepository(engine).get(evaluation["evaluation_id"]))
     assert stored and {metric: evaluation[metric] for metric in stored} == stored, "the store's figures, unrounded"
     assert main(["run", "--no-production"]) == 0

@@ -18,9 +18,9 @@ from tests.conftest import SharedCheckout
 
 
 def test_items_imported_between_two_runs_are_in_the_next_golden_version_and_evaluated(
-        snapshotted_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        first_cli_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]):
-    home = snapshotted_checkout.use(monkeypatch)  # after a first run (the module's fixture below)
+    home = first_cli_run_checkout.use(monkeypatch)  # after a first run (the module's fixture below)
     (first,) = (home / "golden").glob("*/golden-v1.ragas.jsonl")
     rows = [json.loads(line) for line in first.read_text().splitlines()[:5]]
     team = tmp_path / "team.jsonl"
@@ -56,16 +56,6 @@ TEAM_ROWS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def snapshotted_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
-    """A home after one ``rag-assets run --no-production`` on the sample corpus (a snapshot to pin to), made once."""
-    def run(home: Path) -> None:
-        with contextlib.redirect_stdout(io.StringIO()):
-            assert main(["run", "--no-production"]) == 0
-
-    return SharedCheckout(tmp_path_factory.mktemp("snapshotted"), run, dagster_home="")
-
-
 def _team_file(path: Path) -> Path:
     lines = [json.dumps(row) for row in TEAM_ROWS]
     path.write_text(f"{lines[0]}\n\n{lines[1]}\n{lines[2]}\n", encoding="utf-8")
@@ -86,9 +76,9 @@ def _corpus_version(home: Path) -> str:
 
 
 def test_one_unlocatable_item_of_three_imports_nothing_and_exits_2_naming_file_row_line_and_field(
-        snapshotted_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        first_cli_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]):
-    home = snapshotted_checkout.use(monkeypatch)
+    home = first_cli_run_checkout.use(monkeypatch)
     team = _team_file(tmp_path / "team.jsonl")
     before = _store_rows(home)
 
@@ -104,9 +94,9 @@ def test_one_unlocatable_item_of_three_imports_nothing_and_exits_2_naming_file_r
 
 
 def test_with_skip_unlocated_the_two_located_items_are_imported_and_the_third_listed(
-        snapshotted_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        first_cli_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]):
-    home = snapshotted_checkout.use(monkeypatch)
+    home = first_cli_run_checkout.use(monkeypatch)
     team = _team_file(tmp_path / "team.jsonl")
 
     assert main(["import-golden", str(team), "--format", "ragas", "--skip-unlocated"]) == 0
@@ -133,9 +123,9 @@ def _refused_and_unchanged(home: Path, team: Path, capsys: pytest.CaptureFixture
 @pytest.mark.parametrize(("cell", "start"), [('"=HYPERLINK(""http://x"",""q"")"', "="), ("=LOWER(A1)", "="),
                                              ("+1+1", "+"), ("-1+1", "-"), ("@SUM(A1)", "@")])
 def test_a_ragas_csv_whose_question_is_a_formula_imports_nothing_and_exits_2_naming_file_row_and_field(
-        snapshotted_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        first_cli_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
         capsys: pytest.CaptureFixture[str], cell: str, start: str):
-    home = snapshotted_checkout.use(monkeypatch)
+    home = first_cli_run_checkout.use(monkeypatch)
     team = tmp_path / "team.csv"
     team.write_text("user_input,reference,reference_contexts\n"
                     '"How large may a synced file be?","2 GB on every plan.",'
@@ -147,9 +137,9 @@ def test_a_ragas_csv_whose_question_is_a_formula_imports_nothing_and_exits_2_nam
 
 
 def test_a_ragas_jsonl_whose_reference_is_a_json_number_imports_nothing_and_exits_2(
-        snapshotted_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        first_cli_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]):
-    home = snapshotted_checkout.use(monkeypatch)
+    home = first_cli_run_checkout.use(monkeypatch)
     team = tmp_path / "team.jsonl"
     team.write_text("".join(json.dumps(row) + "\n" for row in [TEAM_ROWS[0], {**TEAM_ROWS[2], "reference": 42}]),
                     encoding="utf-8")
@@ -161,9 +151,9 @@ SIZE = {"user_input": "How large may a synced file be?",
 
 
 def test_a_file_asking_one_question_twice_with_different_references_imports_nothing_and_exits_2_naming_both_rows(
-        snapshotted_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        first_cli_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]):
-    home = snapshotted_checkout.use(monkeypatch)
+    home = first_cli_run_checkout.use(monkeypatch)
     team = tmp_path / "team.jsonl"
     rows = [{**SIZE, "reference": "2 GB on every plan."}, {**TEAM_ROWS[2], "id": ""},
             {**SIZE, "user_input": "How large may a  synced file be? ", "reference": "42"}]
@@ -181,12 +171,12 @@ def _export(version: int, out: Path) -> dict[str, str]:
 
 
 def test_a_corrected_reference_imported_again_replaces_the_old_one_in_the_next_version_only_and_says_so(
-        snapshotted_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        first_cli_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]):
     """The tester's case: a team corrects a reference in its ragas file (no ids: the id is a hash of question and
     reference) and imports it again. The item gets a new revision, as an expert's edit gives one; the golden-set
     version made before keeps the old reference, the next one holds the item once, with the new reference."""
-    snapshotted_checkout.use(monkeypatch)
+    first_cli_run_checkout.use(monkeypatch)
     team = tmp_path / "team.jsonl"
     team.write_text(json.dumps({**SIZE, "reference": "2 GB on every plan."}) + "\n", encoding="utf-8")
     assert main(["import-golden", str(team), "--format", "ragas"]) == 0
@@ -201,7 +191,7 @@ def test_a_corrected_reference_imported_again_replaces_the_old_one_in_the_next_v
     out, err = capsys.readouterr()
     assert err == ""
     assert out.splitlines()[:2] == [
-        f"1 items read, 1 located in corpus {_corpus_version(snapshotted_checkout.home)}, 0 new golden items imported, "
+        f"1 items read, 1 located in corpus {_corpus_version(first_cli_run_checkout.home)}, 0 new golden items imported, "
         "1 replaced",
         f"  replaced: {item_id} by row 1 (line 1): reference '2 GB on every plan.' -> '42' (now revision 2; the "
         "golden-set versions made before keep the revision they hold)"]

@@ -3,8 +3,6 @@ failed when the expert flipped every verdict, passed when the expert agreed with
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import re
 import sqlite3
@@ -26,25 +24,10 @@ def _agree(metric: str, judged: str) -> str:
     return judged
 
 
-@pytest.fixture(scope="module")
-def first_run_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
-    """`rag-assets run` on the sample, once per module: the evaluation sends its judge review; ``made`` is the
-    workbook in the outbox."""
-    def run(home: Path) -> Path:
-        summary = home.parent / "first.json"
-        with contextlib.redirect_stdout(io.StringIO()):
-            assert main(["run", "--no-production", "--summary-json", str(summary)]) == 0
-        (evaluation,) = json.loads(summary.read_text())["assets"]["evaluation"].values()
-        return Path(evaluation["judge_review_workbook"])
-
-    return SharedCheckout(tmp_path_factory.mktemp("first-run"), run)
-
-
-@pytest.fixture
-def first_run(first_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch) -> SharedCheckout:
-    """The checkout as the first run left it, whatever an earlier test did to it; the environment points at it."""
-    first_run_checkout.use(monkeypatch)
-    return first_run_checkout
+def _workbook(first_cli_run: SharedCheckout) -> Path:
+    """The judge review workbook the first run's evaluation sent to the outbox."""
+    (evaluation,) = first_cli_run.made.summary["assets"]["evaluation"].values()
+    return Path(evaluation["judge_review_workbook"])
 
 
 @pytest.mark.parametrize(("expert", "passed", "shown"), [
@@ -53,9 +36,9 @@ def first_run(first_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatc
     (_agree, True, r"judge_calibration\.judge_agreement +passed"),
 ], ids=["every-verdict-flipped", "every-verdict-agreed"])
 def test_a_returned_judge_review_shows_its_agreement_check_in_the_next_run(
-        first_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str], expert, passed: bool,
+        first_cli_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str], expert, passed: bool,
         shown: str):
-    returned = review_judge_as_expert(str(first_run.made), "dana", expert)
+    returned = review_judge_as_expert(str(_workbook(first_cli_run)), "dana", expert)
 
     main(["run", "--no-production", "--verbose", "--summary-json", str(tmp_path / "second.json")])
 
@@ -89,9 +72,9 @@ def _header_only(workbook: Path) -> Path:
     lambda workbook: review_judge_as_expert(str(workbook), "dana", lambda metric, judged: None), _header_only,
 ], ids=["unfilled", "header-only"])
 def test_a_judge_review_with_no_verdict_is_rejected_whole_and_records_nothing(
-        first_run: SharedCheckout, capsys: pytest.CaptureFixture[str], send_back):
-    before = _stored(first_run.home)
-    returned = send_back(first_run.made)
+        first_cli_run: SharedCheckout, capsys: pytest.CaptureFixture[str], send_back):
+    before = _stored(first_cli_run.home)
+    returned = send_back(_workbook(first_cli_run))
 
     main(["run", "--no-production"])
 
@@ -101,14 +84,14 @@ def test_a_judge_review_with_no_verdict_is_rejected_whole_and_records_nothing(
     assert (rejected / returned.name).exists() and not returned.exists()
     assert not (returned.parent.parent / "processed" / returned.name).exists()
     assert "no verdicts filled in" in (rejected / f"{returned.name}.errors.txt").read_text()
-    assert _stored(first_run.home) == before, "no import row, no verdict, no calibration"
+    assert _stored(first_cli_run.home) == before, "no import row, no verdict, no calibration"
 
 
 def test_an_import_that_fails_while_measuring_leaves_the_file_in_the_inbox_and_the_store_as_it_was(
-        first_run: SharedCheckout, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+        first_cli_run: SharedCheckout, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
     """The import row, the verdicts, the calibration and the move to processed/ happen together or not at all."""
-    before = _stored(first_run.home)
-    returned = review_judge_as_expert(str(first_run.made), "dana", _agree)
+    before = _stored(first_cli_run.home)
+    returned = review_judge_as_expert(str(_workbook(first_cli_run)), "dana", _agree)
 
     def broken(verdicts):
         raise RuntimeError("the statistics failed")
@@ -117,7 +100,7 @@ def test_an_import_that_fails_while_measuring_leaves_the_file_in_the_inbox_and_t
     assert main(["run", "--no-production"]) == 1
     assert "the statistics failed" in capsys.readouterr().err
     assert returned.exists() and not (returned.parent.parent / "processed" / returned.name).exists()
-    assert _stored(first_run.home) == before
+    assert _stored(first_cli_run.home) == before
 
 
 def _edited(returned: Path, edit) -> Path:
@@ -140,11 +123,11 @@ def _copy_row_2(sheet, header) -> None:
 
 
 def test_a_rejected_judge_review_is_named_with_its_first_reason_in_the_terminal_and_the_summary_json(
-        first_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+        first_cli_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     """As a rejected question review: the import's blocking check fails, naming the file and the first problem
     (row and column), and `rag-assets run` exits 1. A problem of the file and one of a row; every other reason is
     read the same way (tests/calibration/test_judge_review_file.py names each without a run)."""
-    workbook = first_run.made
+    workbook = _workbook(first_cli_run)
     cases = [
         (lambda sheet, header: sheet.delete_cols(header.index("expert_context_recall") + 1),
          "sheet Review, file, expert_context_recall: column is missing"),
@@ -173,11 +156,11 @@ def test_a_rejected_judge_review_is_named_with_its_first_reason_in_the_terminal_
 
 
 def test_a_bad_judge_review_given_to_run_review_is_refused_in_one_line_before_anything_runs(
-        first_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+        first_cli_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     """As a bad question review given with --review: exit 2, one line naming file, sheet, row and column, nothing
     staged or stored (it ran the whole lifecycle, then exited 1). A good one is staged and imported by that run."""
-    before = _stored(first_run.home)
-    bad = _edited(review_judge_as_expert(str(first_run.made), "dana", _agree), _set(3, "expert_faithfulness", "yes"))
+    before = _stored(first_cli_run.home)
+    bad = _edited(review_judge_as_expert(str(_workbook(first_cli_run)), "dana", _agree), _set(3, "expert_faithfulness", "yes"))
     given = bad.rename(tmp_path / bad.name)
     capsys.readouterr()
 
@@ -187,23 +170,23 @@ def test_a_bad_judge_review_given_to_run_review_is_refused_in_one_line_before_an
     assert out.err == (f"error: {given}: sheet Review, row 3, expert_faithfulness: 'yes' is not a verdict; write pass or "
                        "fail (or 1 / 0), or leave it empty; nothing staged or applied\n")
     assert out.out == "" and not list((bad.parent).iterdir()), "nothing staged in the inbox, nothing run"
-    assert _stored(first_run.home) == before
+    assert _stored(first_cli_run.home) == before
 
     elsewhere = tmp_path / "good"
     elsewhere.mkdir()
-    good = review_judge_as_expert(str(first_run.made), "dana", _agree)
+    good = review_judge_as_expert(str(_workbook(first_cli_run)), "dana", _agree)
     good = good.rename(elsewhere / good.name)
     assert main(["run", "--no-production", "--review", str(good)]) == 0
-    assert _stored(first_run.home)["expert_verdict"] > before["expert_verdict"]
+    assert _stored(first_cli_run.home)["expert_verdict"] > before["expert_verdict"]
 
 
 def test_a_judge_review_saved_under_another_name_is_told_by_its_columns_at_the_door_and_imported(
-        first_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+        first_cli_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     """The tester's case: saved as ``jr_yes-judge-review-ev-....xlsx`` (a prefix before judge-review-), it was read as
     a question review ("missing column(s): candidate_id, corpus_version, ..."). Its columns tell it: a bad row is
     refused with the judge review's own line, a good one is staged, imported and filed away by that run."""
-    before = _stored(first_run.home)
-    bad = _edited(review_judge_as_expert(str(first_run.made), "dana", _agree), _set(3, "expert_faithfulness", "yes"))
+    before = _stored(first_cli_run.home)
+    bad = _edited(review_judge_as_expert(str(_workbook(first_cli_run)), "dana", _agree), _set(3, "expert_faithfulness", "yes"))
     given = bad.rename(tmp_path / f"jr_yes-{bad.name}")
     capsys.readouterr()
 
@@ -212,12 +195,12 @@ def test_a_judge_review_saved_under_another_name_is_told_by_its_columns_at_the_d
     assert capsys.readouterr().err == (
         f"error: {given}: sheet Review, row 3, expert_faithfulness: 'yes' is not a verdict; write pass or fail "
         "(or 1 / 0), or leave it empty; nothing staged or applied\n")
-    good = review_judge_as_expert(str(first_run.made), "dana", _agree)
+    good = review_judge_as_expert(str(_workbook(first_cli_run)), "dana", _agree)
     given = good.rename(tmp_path / f"jr_yes-{good.name}")
 
     assert main(["run", "--no-production", "--review", str(given)]) == 0
 
     out = capsys.readouterr().out
     assert re.search(r"judge_calibration +files_applied=1, files_rejected=0", out), out
-    assert _stored(first_run.home)["expert_verdict"] > before["expert_verdict"]
+    assert _stored(first_cli_run.home)["expert_verdict"] > before["expert_verdict"]
     assert (good.parent.parent / "processed" / given.name).exists() and not (good.parent / given.name).exists()

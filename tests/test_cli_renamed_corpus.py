@@ -5,8 +5,6 @@ stale figures say which items went stale in this version and how many are stale 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,27 +49,9 @@ def _apart(by_document: dict[str, set[str]], count: int) -> Sequence[str]:
     return chosen[:count]
 
 
-@pytest.fixture(scope="module")
-def reviewed_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
-    """A first ``rag-assets run --no-production`` on the sample with its bundled review applied (the golden set
-    reviewed), in the CLI's own instance in the home, made once per module; ``made`` is its summary JSON."""
-    def run(home: Path) -> dict:
-        with contextlib.redirect_stdout(io.StringIO()):
-            return _run(home.parent / "first.json")
-
-    return SharedCheckout(tmp_path_factory.mktemp("reviewed"), run, dagster_home="")
-
-
-@pytest.fixture
-def reviewed(reviewed_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch) -> SharedCheckout:
-    """The checkout as the first run left it, whatever an earlier test did to it; the environment points at it."""
-    reviewed_checkout.use(monkeypatch)
-    return reviewed_checkout
-
-
 def test_a_renamed_document_keeps_its_items_and_the_snapshot_counts_renamed_and_deleted_documents(
-        reviewed: SharedCheckout, capsys: pytest.CaptureFixture[str], tmp_path: Path):
-    first, sample_corpus = reviewed.made, reviewed.corpus
+        first_cli_run: SharedCheckout, capsys: pytest.CaptureFixture[str], tmp_path: Path):
+    first, sample_corpus = first_cli_run.made.summary, first_cli_run.corpus
     golden = _only(first, "golden_set")
     by_document = _items_by_document(golden)
     renamed, deleted = _apart(by_document, 2)
@@ -102,9 +82,9 @@ def test_a_renamed_document_keeps_its_items_and_the_snapshot_counts_renamed_and_
 
 
 def test_items_still_stale_from_an_earlier_version_are_not_counted_as_gone_stale_again(
-        reviewed: SharedCheckout, capsys: pytest.CaptureFixture[str], tmp_path: Path):
-    sample_corpus = reviewed.corpus
-    by_document = _items_by_document(_only(reviewed.made, "golden_set"))
+        first_cli_run: SharedCheckout, capsys: pytest.CaptureFixture[str], tmp_path: Path):
+    sample_corpus = first_cli_run.corpus
+    by_document = _items_by_document(_only(first_cli_run.made.summary, "golden_set"))
     (deleted,) = _apart(by_document, 1)
     (sample_corpus / deleted).unlink()
     went = _only(_run(tmp_path / "second.json"), "golden_set")

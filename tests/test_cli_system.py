@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import base64
-import contextlib
-import io
 import json
 import shutil
 from collections.abc import Callable
@@ -20,37 +18,15 @@ from tests.conftest import PROJECT_ROOT, SharedCheckout
 from tests.fakes.rag_http import FakeRagHttpServer
 
 
-@pytest.fixture(scope="module")
-def first_run_checkout(tmp_path_factory: pytest.TempPathFactory) -> SharedCheckout:
-    """A plain ``rag-assets run --no-production`` on a fresh checkout (the bundled review applied), once per module;
-    ``made`` is its terminal output and its summary JSON. The tests of a team's system start from there, as a team
-    does: a run with ``--system`` answers, scores and compares again, while the corpus snapshot and golden set hold
-    (a first run would compute them too, which is not what these tests are about)."""
-    def run(home: Path) -> tuple[str, dict]:
-        summary, out = home.parent / "first.json", io.StringIO()
-        with contextlib.redirect_stdout(out):
-            assert main(["run", "--no-production", "--summary-json", str(summary)]) == 0
-        return out.getvalue(), json.loads(summary.read_text())
-
-    return SharedCheckout(tmp_path_factory.mktemp("first-run"), run)
-
-
-@pytest.fixture
-def first_run(first_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch) -> SharedCheckout:
-    """The checkout as the plain first run left it, whatever an earlier test did to it; the environment points at it."""
-    first_run_checkout.use(monkeypatch)
-    return first_run_checkout
-
-
 def test_a_callable_in_the_current_directory_is_scored_and_the_summary_json_says_so(
-        first_run: SharedCheckout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+        first_cli_run: SharedCheckout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
     team = tmp_path / "team"
     team.mkdir()
     shutil.copyfile(PROJECT_ROOT / "tests" / "rag" / "own_chunking_system.py", team / "team_rag.py")
     monkeypatch.chdir(team)
     monkeypatch.syspath_prepend(str(tmp_path / "elsewhere"))  # so sys.path, which the CLI extends, is restored after
     monkeypatch.setenv("PYTHONPATH", "")
-    monkeypatch.setenv("OWN_RAG_DOCS", str(first_run.corpus))
+    monkeypatch.setenv("OWN_RAG_DOCS", str(first_cli_run.corpus))
     summary = tmp_path / "out" / "summary.json"
     code = main(["run", "--no-production", "--system", "team_rag:windows", "--summary-json", str(summary)])
     out = capsys.readouterr().out
@@ -97,7 +73,7 @@ def _item_values(evaluation_id: str) -> dict[tuple[str, str], float]:
 
 
 def test_a_citation_of_an_id_the_system_never_returned_lowers_citation_accuracy_and_errs_on_nothing(
-        first_run: SharedCheckout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        first_cli_run: SharedCheckout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         forget_module: Callable[[str], None]):
     """A tester's case: a team's own system, citing on one item an id it never returned and that does not exist,
     failed the run: the item became an unknown_chunks error, scored at every metric's worst. By docs/metrics.md
@@ -112,7 +88,7 @@ def test_a_citation_of_an_id_the_system_never_returned_lowers_citation_accuracy_
     monkeypatch.chdir(team)
     monkeypatch.syspath_prepend(str(tmp_path / "elsewhere"))
     monkeypatch.setenv("PYTHONPATH", "")
-    monkeypatch.setenv("OWN_RAG_DOCS", str(first_run.corpus))
+    monkeypatch.setenv("OWN_RAG_DOCS", str(first_cli_run.corpus))
     summaries = {name: tmp_path / "out" / f"{name}.json" for name in ("cited", "ghost")}
     main(["run", "--no-production", "--system", "team_cites:cited", "--summary-json", str(summaries["cited"])])
     clean = json.loads(summaries["cited"].read_text())
@@ -170,7 +146,7 @@ def build_chain():
 
 
 def test_a_function_that_builds_a_langchain_chain_answers_every_item(
-        first_run: SharedCheckout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        first_cli_run: SharedCheckout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         forget_module: Callable[[str], None]):
     team = tmp_path / "team"
     team.mkdir()
@@ -179,7 +155,7 @@ def test_a_function_that_builds_a_langchain_chain_answers_every_item(
     monkeypatch.chdir(team)
     monkeypatch.syspath_prepend(str(tmp_path / "elsewhere"))
     monkeypatch.setenv("PYTHONPATH", "")
-    monkeypatch.setenv("OWN_RAG_DOCS", str(first_run.corpus))
+    monkeypatch.setenv("OWN_RAG_DOCS", str(first_cli_run.corpus))
     summary = tmp_path / "out" / "summary.json"
     main(["run", "--no-production", "--system", "team_chain:build_chain", "--summary-json", str(summary)])
     (rag,) = json.loads(summary.read_text())["assets"]["rag_answers"].values()
@@ -188,7 +164,7 @@ def test_a_function_that_builds_a_langchain_chain_answers_every_item(
 
 
 def test_an_unreachable_endpoint_errs_on_every_item_and_the_error_budget_stops_the_run(
-        first_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+        first_cli_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     summary = tmp_path / "summary.json"
     code = main(["run", "--no-production", "--system-url", "http://127.0.0.1:9/rag", "--summary-json", str(summary)])
     out, err = capsys.readouterr()
@@ -204,7 +180,7 @@ def test_an_unreachable_endpoint_errs_on_every_item_and_the_error_budget_stops_t
 
 
 def test_after_a_passing_run_a_run_whose_system_fails_shows_no_earlier_evaluation_or_its_checks_and_no_secret(
-        first_run: SharedCheckout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        first_cli_run: SharedCheckout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]):
     """The failing system is one that refuses half the items, echoing every form of the header secrets it was sent
     (a tester's server): no form reaches the terminal, the store, the log, Dagster's storage or the summary."""
@@ -212,7 +188,7 @@ def test_after_a_passing_run_a_run_whose_system_fails_shows_no_earlier_evaluatio
     monkeypatch.setenv("TEAM_TOKEN", f"Bearer {token}")
     monkeypatch.setenv("TEAM_KEY", key)
     second = tmp_path / "second.json"
-    _, first = first_run.made  # the passing run: `rag-assets run --no-production`
+    _, first = first_cli_run.made  # the passing run: `rag-assets run --no-production`
     assert first["ok"] and "evaluation" in first["assets"]
     with FakeRagHttpServer() as server:
         code = main(["run", "--no-production", "--system-url", f"{server.base_url}/echo-headers",
@@ -228,18 +204,18 @@ def test_after_a_passing_run_a_run_whose_system_fails_shows_no_earlier_evaluatio
     assert "(earlier run " not in "".join(line for line in out.splitlines() if line.startswith("evaluation"))
     assert "http_error x" in budget["description"]
     assert "HTTP 401: bad token *** for user; X-Api-Key=*** raw=***" in budget["description"]
-    assert (first_run.home / "logs" / "rag-assets.log").is_file()
-    assert _files_holding(first_run.live, token, key) == [] and _files_holding(tmp_path, token, key) == []
+    assert (first_cli_run.home / "logs" / "rag-assets.log").is_file()
+    assert _files_holding(first_cli_run.live, token, key) == [] and _files_holding(tmp_path, token, key) == []
     assert token not in out + err and key not in out + err
 
 
 def test_a_basic_password_of_letters_only_a_server_quotes_in_its_answers_reaches_no_output_file_or_metadata(
-        first_run: SharedCheckout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        first_cli_run: SharedCheckout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]):
     """A passphrase is all letters, like a word, yet the server quoting it in a 200 answer must not put it in the
     terminal, the summary, the store, the log or Dagster's run storage and metadata: the answers keep a ``***``."""
     password = "correcthorsebattery"
-    monkeypatch.setenv("OWN_RAG_DOCS", str(first_run.corpus))
+    monkeypatch.setenv("OWN_RAG_DOCS", str(first_cli_run.corpus))
     monkeypatch.setenv("TEAM_BASIC", "Basic " + base64.b64encode(f"alice:{password}".encode()).decode())
     summary = tmp_path / "summary.json"
     with FakeRagHttpServer() as server:
@@ -249,11 +225,11 @@ def test_a_basic_password_of_letters_only_a_server_quotes_in_its_answers_reaches
     (rag,) = json.loads(summary.read_text())["assets"]["rag_answers"].values()
     assert code in (0, 1) and (rag["answered"], rag["errors"]) == (48, 0)  # 1: a score below the offline profile
     assert password not in out + err
-    assert _files_holding(first_run.live, password) == [] and _files_holding(tmp_path, password) == []
-    with dg.DagsterInstance.from_config(str(first_run.home / "dagster")) as instance:
+    assert _files_holding(first_cli_run.live, password) == [] and _files_holding(tmp_path, password) == []
+    with dg.DagsterInstance.from_config(str(first_cli_run.home / "dagster")) as instance:
         logged = [str(event) for run in instance.get_runs() for event in instance.all_logs(run.run_id)]
     assert any("rag_answers" in event for event in logged) and not [event for event in logged if password in event]
-    assert _files_holding(first_run.live, "(you signed in with ***)"), (
+    assert _files_holding(first_cli_run.live, "(you signed in with ***)"), (
         "the answers were stored with the password blanked")
 
 
@@ -345,12 +321,12 @@ def test_a_url_without_a_credential_is_taken_as_it_is():
 
 
 def test_a_run_with_another_system_shows_its_own_ab_comparison_not_the_reference_systems(
-        first_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+        first_cli_run: SharedCheckout, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     """The reference system's run compares it with itself at k=3 (REVIEW). A run with ``--system`` answers with
     another system, with no candidate named: its A/B is SKIPPED (docs/ab.md), in this run. The summary used to
     show the reference system's comparison, "(earlier run ...)", as the current one. A plain run after it
     answers and compares for the configured system again, rather than showing the other system's results."""
-    out, _ = first_run.made  # the reference system's run: `rag-assets run --no-production`
+    out, _ = first_cli_run.made  # the reference system's run: `rag-assets run --no-production`
     assert "current=reference-k5, candidate=reference-k3" in out
     summary = tmp_path / "summary.json"
     code = main(["run", "--no-production", "--system", "rag_assets.examples.callable_system:answer",
