@@ -52,43 +52,42 @@ _temp_in_memory()
 
 
 # The test files that take longest, longest first: seconds a file's tests took in one run of the CI command
-# (`-n 4` on 2 cores, 2026-12-05, `--durations`/`--junitxml` summed per file). Only the order matters, and
+# (`-n 4` on 2 cores, 2026-12-06, `--junitxml` summed per file). Only the order matters, and
 # only for the tail: a file missing here, renamed or grown merely starts later.
 LONGEST_FILES = (
-    "e2e/test_lifecycle.py",  # 252
-    "defs/test_curation_flow.py",  # 101
-    "deploy/test_postgres_deployment.py",  # 79
-    "store/test_migrations.py",  # 78
-    "defs/test_shards.py",  # 64
-    "test_cli_failed_steps.py",  # 60
-    "test_cli_claude_sample.py",  # 56
-    "defs/test_rag_asset.py",  # 63
-    "defs/test_component.py",  # 58
-    "defs/test_production_asset.py",  # 54
-    "defs/test_celery.py",  # 52
-    "defs/test_budget_asset.py",  # 43
-    "store/test_concurrency.py",  # 41
-    "defs/test_reexecution.py",  # 40
-    "test_cli_rerun.py",  # 39
-    "defs/test_automation.py",  # 39
-    "defs/test_evaluation_reuse.py",  # 38
-    "defs/test_ab_asset.py",  # 37
-    "test_cli_import_golden.py",  # 35
-    "test_cli_renamed_corpus.py",  # 35
-    "defs/test_curation_inbox.py",  # 35
-    "test_cli_system.py",  # 35
-    "test_cli.py",  # 34
+    "e2e/test_lifecycle.py",  # 209
+    "defs/test_curation_flow.py",  # 111
+    "test_cli_claude_sample.py",  # 98
+    "test_cli_rerun.py",  # 89
+    "deploy/test_postgres_deployment.py",  # 86
+    "test_cli_system.py",  # 84
+    "test_cli_failed_steps.py",  # 81
+    "defs/test_production_asset.py",  # 70
+    "store/test_migrations.py",  # 68
+    "defs/test_component.py",  # 66
+    "defs/test_shards.py",  # 62
+    "test_cli_judge_review.py",  # 57
+    "scoring/test_calibration.py",  # 56
+    "test_cli.py",  # 53
+    "defs/test_judge_calibration.py",  # 51
+    "test_cli_import_golden.py",  # 48
+    "defs/test_automation.py",  # 40
+    "test_cli_renamed_corpus.py",  # 39
+    "defs/test_celery.py",  # 38
+    "test_cli_accept_all.py",  # 36
+    "defs/test_curation_inbox.py",  # 36
+    "defs/test_judge_failure_budget_check.py",  # 36
+    "defs/test_evaluation_asset.py",  # 36
+    "test_cli_moved_corpus.py",  # 34
+    "test_cli_changed_corpus.py",  # 33
+    "test_acceptance_anthropic_docs.py",  # 33
     "corpus/test_snapshot.py",  # 31
-    "test_cli_moved_corpus.py",  # 30
-    "test_acceptance_anthropic_docs.py",  # 30
-    "defs/test_corpus_asset.py",  # 28
-    "defs/test_evaluation_asset.py",  # 28
-    "defs/test_judge_calibration.py",  # 28
-    "rag/test_own_systems.py",  # 26
-    "store/test_store_lock.py",  # 24
-    "test_cli_judge_review.py",  # 22
-    "test_machine_faults.py",  # 22
-    "test_cli_accept_all.py",  # 20
+    "defs/test_evaluation_reuse.py",  # 30
+    "test_machine_faults.py",  # 30
+    "defs/test_ab_asset.py",  # 29
+    "defs/test_budget_asset.py",  # 29
+    "rag/test_own_systems.py",  # 28
+    "test_cli_killed_import.py",  # 27
 )
 
 
