@@ -121,9 +121,9 @@ class LLMStats:
         """Add another tally (one shard's) to this one."""
         if other.calls:
             self.provider, self.model = other.provider, other.model
-        for name in ("calls", "requests", "sent", "cache_hits", "cache_misses", "retries", "repairs", "api_errors",
-                     "parse_errors", "input_tokens", "output_tokens", "prompt_cache_write_tokens",
-                     "prompt_cache_read_tokens", "cost_usd", "unpriced_calls"):
+        for name in ("calls", "requests", "sent", "batched", "batch_fallbacks", "cache_hits", "cache_misses",
+                     "retries", "repairs", "api_errors", "parse_errors", "input_tokens", "output_tokens",
+                     "prompt_cache_write_tokens", "prompt_cache_read_tokens", "cost_usd", "unpriced_calls"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.estimated(other.estimated_cost_usd, other.estimates)
         for template, count in other.by_template.items():

@@ -19,7 +19,7 @@ from rag_assets.generation.prompts import GENERATE_QUESTIONS
 from rag_assets.llm.anthropic_client import AnthropicClient
 from rag_assets.llm.batch import BatchRequest, BatchSettings, split
 from rag_assets.llm.cache import cache_key
-from rag_assets.llm.results import LLMCall, LLMResult, LLMStats
+from rag_assets.llm.results import ANTHROPIC, LLMCall, LLMResult, LLMStats
 from rag_assets.store.corpus_repository import SqlCorpusRepository
 from rag_assets.store.engine import get_engine
 from rag_assets.store.llm_batch_repository import SqlBatchJournal
@@ -124,6 +124,15 @@ def test_split_respects_the_size_limit_too():
     requests = [BatchRequest(f"r{i}", f"k{i}", "t@1", {"text": "x" * 100}) for i in range(5)]
     sizes = [len(chunk) for chunk in split(requests, BatchSettings(max_bytes=300))]
     assert sizes == [2, 2, 1]
+
+
+def test_merged_shard_tallies_keep_their_batched_calls_and_batch_fallbacks():
+    """The merge of shard answers reports the batch use of every shard, not 0 (``llm_via_batch``)."""
+    first = LLMStats(ANTHROPIC, "m", calls=5, cache_misses=5, sent=5, requests=6, batched=4, batch_fallbacks=1)
+    second = LLMStats(ANTHROPIC, "m", calls=3, cache_misses=3, sent=3, requests=3, batched=3)
+    merged = LLMStats().merge(first).merge(second)
+    assert (merged.calls, merged.requests, merged.batched, merged.batch_fallbacks) == (8, 9, 7, 1)
+    assert (merged.as_dict()["llm_via_batch"], merged.as_dict()["llm_batch_fallbacks"]) == (7, 1)
 
 
 def test_errored_expired_and_canceled_results_fall_back_to_direct_calls(db, direct):
