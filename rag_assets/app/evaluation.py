@@ -31,10 +31,10 @@ from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.models import RagResponse
 from rag_assets.rag.system import RagSystem, answer_items, config_hash
 from rag_assets.report.build import Report, build_report
-from rag_assets.report.compare import EvaluationDiff, diff_evaluations
+from rag_assets.report.compare import EvaluationDiff, diff_evaluations, stored_judge_budget
 from rag_assets.report.publish import publish_report
 from rag_assets.scoring.embedding import Embedder
-from rag_assets.scoring.evaluate import EvaluationOutcome, score_answers, with_statement_calls
+from rag_assets.scoring.evaluate import EvaluationOutcome, JudgeFailureBudget, score_answers, with_statement_calls
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates, Scorecard, score_gates
 from rag_assets.scoring.statements import stated
@@ -133,12 +133,15 @@ class Gating:
 class Baseline:
     """A stored evaluation a new one is compared with: its id, its per-item values and its run's answers.
     ``other_judge``: which judge configuration scored it, when that is not (or not known to be) the one scoring
-    now; it is then compared only on the metrics no judge scores (see ``comparable``)."""
+    now; it is then compared only on the metrics no judge scores (see ``comparable``). ``judge_budget``: the judge
+    failure budget it was gated by, so that the report's diff is not decided on the few items an outage left judged
+    (none failed when not given)."""
 
     evaluation_id: str
     values: Mapping[tuple[str, int], Mapping[str, float]]
     answers: Mapping[str, str | None]
     other_judge: str | None = None
+    judge_budget: JudgeFailureBudget = JudgeFailureBudget((), MAX_JUDGE_FAILURE_RATE)
 
     def comparable(self, metrics: Sequence[str]) -> list[str]:
         """The metrics this baseline can be compared on: all, or without the judge's when another judge scored it."""
@@ -261,7 +264,8 @@ def _baseline(store: Store, calibrations: SqlCalibrationRepository, request: Eva
     answers = {r.item_id: r.answer for r in store.rag().results(record.rag_run_id)}
     values = repo.item_values(record.evaluation_id)[0]
     other = calibrations.scored_elsewhere([record.evaluation_id], request.judge.key).get(record.evaluation_id)
-    return Baseline(record.evaluation_id, values, answers, other_judge=other)
+    return Baseline(record.evaluation_id, values, answers, other_judge=other,
+                    judge_budget=stored_judge_budget(record.gates))
 
 
 def evaluate_run(store: Store, calibrations: SqlCalibrationRepository, shards: Sequence[EvaluationOutcome],
@@ -293,7 +297,9 @@ def evaluate_run(store: Store, calibrations: SqlCalibrationRepository, shards: S
             answers = {i: r.answer for i, r in responses.items()}
             against = diff_evaluations(baseline.evaluation_id, evaluation_id, baseline.values, current, types,
                                        baseline.answers, answers, request.gating.thresholds,
-                                       baseline.comparable(REGISTRY.names(k=request.k)), baseline.note)
+                                       baseline.comparable(REGISTRY.names(k=request.k)), baseline.note,
+                                       unjudged={baseline.evaluation_id: baseline.judge_budget,
+                                                 evaluation_id: gates.judge_budget})
         review = send_judge_review(calibrations, places.outbox, evaluation_id, request.judge, outcome.items, items,
                                    responses, request.review_size)
         written.extend(review.files or ())

@@ -26,6 +26,7 @@ from rag_assets.corpus.models import ChunkRef, SnapshotChunk
 from rag_assets.golden.models import GoldenItem
 from rag_assets.llm.offline import OfflineClient
 from rag_assets.rag.models import RagQuery, RagResponse, RetrievedChunk
+from rag_assets.scoring.evaluate import EvaluationOutcome
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.store.calibration_repository import SqlCalibrationRepository
@@ -192,16 +193,18 @@ OTHER_JUDGE = JudgeConfig("offline", "offline-heuristics-v0", "judge_faithfulnes
 
 def _judged_by(tmp_path: Path) -> tuple[_Store, Callable[..., StoredEvaluation]]:
     """A store holding the fixed system's RAG run, and a function evaluating that run again (no gate) with a
-    judge configuration, its samples recorded in ``calibrations`` (the store's when none is given)."""
+    judge configuration, its samples recorded in ``calibrations`` (the store's when none is given), from ``outcome``
+    (the fixed system's scores when none is given) and against the pinned ``baseline_id`` (None: the latest passing)."""
     scores = _scored()
     store = _Store(f"sqlite:///{tmp_path / 'store.db'}", scores.items)
     run = store.rag().save_run("cv-1", 1, scores.system_name, scores.system_config_hash, {},
                                list(scores.responses.values()), {i.item_id: i.revision for i in scores.items})
     places = Destinations(tmp_path / "reports", tmp_path / "outbox")
 
-    def evaluated(judge: JudgeConfig, calibrations: SqlCalibrationRepository | None = None) -> StoredEvaluation:
-        return evaluate_run(store, calibrations or SqlCalibrationRepository(store.engine), [scores.outcome],
-                            EvaluationRequest("cv-1", run.run_id, 2, Gating({}), judge), places)
+    def evaluated(judge: JudgeConfig, calibrations: SqlCalibrationRepository | None = None,
+                  outcome: EvaluationOutcome | None = None, baseline_id: str | None = None) -> StoredEvaluation:
+        return evaluate_run(store, calibrations or SqlCalibrationRepository(store.engine), [outcome or scores.outcome],
+                            EvaluationRequest("cv-1", run.run_id, 2, Gating({}), judge, baseline_id), places)
 
     return store, evaluated
 
@@ -228,6 +231,34 @@ def test_a_baseline_scored_by_another_judge_is_compared_on_retrieval_metrics_onl
     unknown = evaluated(OFFLINE, SqlCalibrationRepository(get_engine(f"sqlite:///{tmp_path / 'other.db'}")))
     assert "faithfulness" not in {r.metric for r in unknown.assessment.gates.regressions}, \
         "a baseline whose judge was never recorded is not assumed to be this judge's"
+
+
+def _unjudged(outcome: EvaluationOutcome, metric: str, item_ids: Collection[str]) -> EvaluationOutcome:
+    """``outcome`` as a judge outage leaves it: the judge's calls for ``metric`` failed on ``item_ids``."""
+    items = [replace(i, values={m: v for m, v in i.values.items() if m != metric},
+                     failures={**i.failures, metric: "overloaded_error: Overloaded"}) if i.item_id in item_ids else i
+             for i in outcome.items]
+    return replace(outcome, items=items, judge_failures=outcome.judge_failures + len(item_ids))
+
+
+def test_the_reports_diff_against_a_side_whose_judge_failed_beyond_its_budget_cannot_be_decided(tmp_path: Path):
+    """An outage left faithfulness judged on one item of three: as in ``rag-assets compare``, the report's diff
+    against the baseline is not decided on what the judge happened to score (REVIEW, whichever side the outage
+    hit), while the same values judged in full are."""
+    _, evaluated = _judged_by(tmp_path)
+    first = evaluated(OFFLINE)
+    again = evaluated(OFFLINE)
+    outage = evaluated(OFFLINE, outcome=_unjudged(first.outcome, "faithfulness", {"q-1", "q-2"}))
+    pinned = evaluated(OFFLINE, baseline_id=outage.evaluation_id)
+
+    decided = again.report.data.baseline.comparison
+    assert (again.baseline_id, decided.recommendation, decided.undecided) == (first.evaluation_id, "APPROVE", False)
+    assert outage.baseline_id == again.evaluation_id and not outage.assessment.gates.failure_budget_passed
+    why = "faithfulness: 2 of 3 items (66.7%) not judged; budget 5%"
+    for current in (outage, pinned):
+        comparison = current.report.data.baseline.comparison
+        assert (comparison.recommendation, comparison.undecided) == ("REVIEW", True)
+        assert comparison.reasons == (f"cannot be decided: {outage.evaluation_id} {why}",)
 
 
 LEFT_OUT = ("scored by another judge configuration, or by one never recorded, left out of the judge-scored "
