@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from rag_assets.calibration.models import REVIEWED_METRICS, ReviewItem, verdict
+from rag_assets.calibration.models import REVIEWED_METRICS, ReviewItem
 from rag_assets.golden.models import GoldenItem
 from rag_assets.rag.models import RagResponse
 from rag_assets.scoring.evaluate import ItemScores

@@ -33,7 +33,6 @@ from rag_assets.report.build import summary_markdown, worst_markdown
 from rag_assets.scoring.embedding import Embedder, make_embedder
 from rag_assets.scoring.evaluate import SCORING_RULES, EvaluationOutcome, JudgeFailureBudget
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES_REF
-from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.reuse import fingerprint, item_digest
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
 from rag_assets.scoring.thresholds import load_thresholds, resolve_profile
