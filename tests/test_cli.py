@@ -47,6 +47,8 @@ def test_run_goes_from_corpus_to_golden_set_with_the_simulated_review(
     assert re.search(r"faithfulness=[01]\.\d{3}, ", lines["evaluation"])
     assert "thresholds=profile offline" in lines["evaluation"]
     assert "recommendation=REVIEW, current=reference-k5, candidate=reference-k3" in out
+    assert next(line for line in out.splitlines() if line.startswith("ab_comparison")).endswith(
+        ", errors=0, judge_failures=0")
     days = [line for line in out.splitlines() if line.startswith("production_sample")]
     assert [line.split()[1] for line in days] == [f"2026-11-{day}" for day in range(20, 27)]
     assert all("records=40, sample_size=30" in line and "judge_failures=0" in line for line in days)

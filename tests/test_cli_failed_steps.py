@@ -127,6 +127,18 @@ def test_the_table_rounds_a_figure_once():
     assert "answer_relevance=0.724" in summary_table(RunState([shown], []))
 
 
+def test_the_ab_comparisons_line_shows_its_failed_answers_and_judge_calls():
+    """As a production day's line shows its judge_failures: a comparison its failures left undecided says so in
+    the table, not only in its metadata."""
+    shown = Shown("run-1", False, materialization=dg.AssetMaterialization("ab_comparison", partition="cv-1", metadata={
+        "recommendation": "REVIEW", "current": "reference-k5", "candidate": "reference-k3",
+        "delta_faithfulness": dg.MetadataValue.float(0.005), "delta_recall@5": dg.MetadataValue.float(-0.036),
+        "errors": dg.MetadataValue.int(2), "judge_failures": dg.MetadataValue.int(3)}))
+    assert summary_table(RunState([shown], [])).splitlines()[2].endswith(
+        "recommendation=REVIEW, current=reference-k5, candidate=reference-k3, delta_faithfulness=0.005, "
+        "delta_recall@5=-0.036, errors=2, judge_failures=3")
+
+
 def test_a_step_error_is_one_line_with_the_runs_secrets_blanked():
     secrets = run_secrets({"resources": {"rag": {"config": {"headers": {"Authorization": "Bearer ${TEAM_TOKEN}"}}}}},
                           {"ANTHROPIC_API_KEY": KEY, "TEAM_TOKEN": "Bearer team-token-4411",

@@ -94,7 +94,8 @@ KEY_FACTS: dict[str, tuple[str, ...]] = {
     "evaluation": (*REGISTRY.headline(), "judge_calls_per_item", "thresholds"),  # the headline metrics at k = 5
     "judge_probes": ("items_probed", "share_of_evaluation_calls"),
     "judge_calibration": ("files_applied", "files_rejected"),
-    "ab_comparison": ("recommendation", "reason", "current", "candidate", "delta_faithfulness", "delta_recall@5"),
+    "ab_comparison": ("recommendation", "reason", "current", "candidate", "delta_faithfulness", "delta_recall@5",
+                      "errors", "judge_failures"),
     "production_sample": ("records", "sample_size", "bad_lines", "faithfulness", "context_precision",
                           "citation_accuracy", "judge_failures", "drift_alerts", "coverage_gaps", "queued_candidates"),
 }
