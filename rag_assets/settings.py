@@ -257,8 +257,9 @@ VARIABLES: tuple[Variable, ...] = (
              when_unset="`0.6`"),
     Variable(JUDGE_SEVERITY_ENV, "judge_calibration_severity", "`WARN` or `ERROR`: how a failed `judge_agreement` "
              "check counts", _severity, "WARN"),
-    Variable(MIN_OVERLAP_ENV, "evidence_min_overlap", "the share of the shorter of a context and an evidence span "
-             "they must share for the context to hit it (retrieval figures, and the chunks a repinned item names)",
+    Variable(MIN_OVERLAP_ENV, "evidence_min_overlap", "the share of an evidence span the retrieved contexts must "
+             "cover together for it to be found, and of the shorter of a context and an evidence span they must share "
+             "for the context to hit it (retrieval figures, and the chunks a repinned item names)",
              _share(True, "a number above 0 and at most 1", "0.5"), str(DEFAULT_MIN_OVERLAP)),
     Variable(PROBE_SAMPLE_ENV, "probe_sample", "the most items the judge probes take from an evaluation (fewer when "
              "the probes would add over 15% of the evaluation's judge calls)",

@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-#: A context hits an evidence span when they overlap by at least this share of the shorter of the two.
+#: A context hits an evidence span when they overlap by at least this share of the shorter of the two; evidence is
+#: found when the retrieved contexts together cover this share of it.
 DEFAULT_MIN_OVERLAP = 0.5
 
 

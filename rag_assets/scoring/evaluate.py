@@ -37,8 +37,9 @@ __all__ = ["ADVERSARIAL", "UNMAPPED_SHARE", "EvaluationOutcome", "ItemScores", "
 
 UNMAPPED_SHARE = "contexts_unmapped_share"
 #: raised when a rule that turns answers and judge answers into figures changes, so that Dagster and the CLI see the
-#: figures made under the old rule as stale (2: an errored item counts at its worst, not left out of the means)
-SCORING_RULES = "scoring-2"
+#: figures made under the old rule as stale (2: an errored item counts at its worst, not left out of the means; 3:
+#: evidence is found when the retrieved contexts together cover enough of it, not by any one context inside it)
+SCORING_RULES = "scoring-3"
 
 
 def _percent(share: float) -> str:

@@ -1,29 +1,36 @@
 """Retrieval metrics at the granularity of the evidence: each evidence span is one relevant unit,
 whatever the chunking of the system that retrieved it or of the snapshot.
 
-A retrieved context (a ``Span`` of the pinned revision, or None when it could not be located there)
-*hits* an evidence span when the two overlap in the same document by at least ``min_overlap`` (0.5 by
-default) of the shorter of the two, by characters. With k the cutoff:
+An evidence span is *found* at the first rank by which the retrieved contexts (each a ``Span`` of the pinned
+revision, or None when it could not be located there) together cover at least ``min_overlap`` (0.5 by default)
+of its characters: whether the system brought back the evidence's text is asked of the union of what it
+retrieved, so the same text found in one context or cut into five gives the same recall and hit rate. A context
+*hits* an evidence span (a relevant rank, for precision) when the two overlap by at least ``min_overlap`` of the
+shorter of the two and the span is found within the cutoff: a context that lies inside evidence the system did
+not bring back is no hit. With k the cutoff:
 
-- hit_rate@k: 1 if any of the top k contexts hits an evidence span, else 0 (never fractional);
-- recall@k: the share of evidence spans hit by the top k;
+- hit_rate@k: 1 if the top k find an evidence span, else 0 (never fractional);
+- recall@k: the share of evidence spans the top k find;
 - precision@k: the share of the k ranks whose context hits some evidence span (missing ranks, and
   contexts that could not be located, are misses);
-- MRR@k: 1 / the rank of the first hit, 0 if none;
-- nDCG@k: a span counts once, at its first hitting rank; a rank's gain is the highest grade among the
-  spans it is first to hit (1 for binary labels), discounted by log2(rank + 1); the ideal ranking puts
+- MRR@k: 1 / the rank at which the first evidence span is found, 0 if none;
+- nDCG@k: a span counts once, at the rank it is found; a rank's gain is the highest grade among the
+  spans found there (1 for binary labels), discounted by log2(rank + 1); the ideal ranking puts
   the spans in grade order, one per rank. A negative grade (judged harmful) is a gain of 0;
-- average precision: over the ranks that hit a span not hit before, the mean of precision at that
-  rank, divided by the number of evidence spans (``k`` truncates the ranking, trec_eval's ``map_cut``).
+- average precision: over the ranks at which a span is found, the mean of precision at that rank, divided
+  by the number of evidence spans (``k`` truncates the ranking, trec_eval's ``map_cut``).
 
 A context repeated counts once, at its first rank, before the cut: repeated exactly (same document and offsets),
-or the same text at another of its places (two contexts whose places share one; a context exactly at a place of a
-piece of evidence is at every place of it), so retrieving a page and its archived copy is one relevant rank.
+the same text at another of its places (two contexts whose places share one; a context exactly at a place of a
+piece of evidence is at every place of it), so retrieving a page and its archived copy is one relevant rank, or
+mostly the same text (more than half of it covered by earlier contexts: copies shifted by a character, a chunk
+inside a larger one retrieved before), so near-copies of one passage do not fill the ranks precision counts.
 
 A text found in several places (a page and its archived copy: ``rag_assets.evidence.locate``) is one context and
-one piece of evidence wherever it lies: a context hits an evidence span when any place of the context's text hits
-any place of the evidence's text, so it is one rank for precision and the evidence one unit for recall, hit by any
-copy; one that hits no place is one miss. Token figures count each at one place, where they meet: a context at its
+one piece of evidence wherever it lies: the evidence is found when the contexts cover enough of any one of its
+places, and a context hits it when any place of the context's text hits any place of the evidence's text, so it is
+one rank for precision and the evidence one unit for recall, found through any copy; one that hits no place is one
+miss. Token figures count each at one place, where they meet: a context at its
 place that shares the most characters with any place of the evidence (its first place when none does), then each
 piece of evidence at its place that shares the most with those contexts (its first on a tie).
 Every metric is undefined (NaN) for an item without relevant evidence (an adversarial question).
@@ -53,6 +60,9 @@ from rag_assets.text.tokens import tokenize
 
 NAN = float("nan")
 SHINGLE = 3
+#: a context more than this share of which earlier contexts cover repeats them (a copy shifted by a few characters, a
+#: chunk inside a larger one retrieved before); windows that overlap by half or less are distinct ranks
+REPEAT_SHARE = 0.5
 
 
 #: a ranked context: its span, or every place its text is found (its span first); None or () when not located
@@ -67,31 +77,62 @@ def _places(context: Ranked) -> tuple[Span, ...]:
 
 def _deduplicated(ranked: Sequence[Ranked], k: int | None,
                   copies: Sequence[tuple[Span, ...]] = ()) -> list[tuple[Span, ...]]:
-    """Each rank's places, a located context that is the same text as an earlier one (they share a place) dropped
-    after its first rank. ``copies``: the places of each piece of evidence, the same text at each: a context exactly
+    """Each rank's places, a located context that repeats earlier ones dropped after its first rank: the same text
+    (they share a place), or text more than ``REPEAT_SHARE`` of which earlier contexts already brought back. ``copies``: the places of each piece of evidence, the same text at each: a context exactly
     at one of them is at the others too (a context named by chunk id knows only its own place)."""
     same = {place: places for places in copies for place in places}
     seen: set[Span] = set()
+    earlier: list[Span] = []
     out: list[tuple[Span, ...]] = []
     for context in ranked:
         places = _places(context)
         if places:
             known = {copy for place in places for copy in same.get(place, (place,))}
-            if not seen.isdisjoint(known):
+            if not seen.isdisjoint(known) or any(_covered(place, earlier) > REPEAT_SHARE * place.length
+                                                 for place in places):
                 continue
             seen |= known
+            earlier.extend(places)
         out.append(places)
     return out if k is None else out[:k]
 
 
+def _covered(target: Span, places: Sequence[Span]) -> int:
+    """Characters of ``target`` that ``places`` cover together (overlapping places counted once)."""
+    return sum(_overlap_with(intervals, target) for path, intervals in _merged(places).items() if path == target.path)
+
+
+def _overlap_with(intervals: Sequence[tuple[int, int]], target: Span) -> int:
+    return sum(max(0, min(end, target.end) - max(start, target.start)) for start, end in intervals)
+
+
+def found_ranks(ranks: Sequence[tuple[Span, ...]], evidence: Sequence[EvidenceSpan],
+                min_overlap: float = DEFAULT_MIN_OVERLAP) -> dict[int, int]:
+    """For each relevant (grade > 0) evidence span the contexts of ``ranks`` find (by index), the rank at which
+    it is found: the first by which the contexts so far cover ``min_overlap`` of one of its places."""
+    found: dict[int, int] = {}
+    for index, piece in enumerate(evidence):
+        if piece.grade <= 0:
+            continue
+        for rank in range(1, len(ranks) + 1):
+            so_far = [place for places in ranks[:rank] for place in places]
+            if any(_covered(target, so_far) >= min_overlap * target.length for target in piece.places):
+                found[index] = rank
+                break
+    return found
+
+
 def rank_hits(ranked: Sequence[Ranked], evidence: Sequence[EvidenceSpan], k: int | None,
-              min_overlap: float = DEFAULT_MIN_OVERLAP) -> list[frozenset[int]]:
-    """For each of the top k ranks, the indices of the relevant (grade > 0) evidence spans it hits at any of their
-    places."""
-    relevant = [(index, e.places) for index, e in enumerate(evidence) if e.grade > 0]
-    return [frozenset(index for index, targets in relevant
-                      if any(place.hits(target, min_overlap) for place in places for target in targets))
-            for places in _deduplicated(ranked, k, [e.places for e in evidence])]
+              min_overlap: float = DEFAULT_MIN_OVERLAP) -> tuple[list[frozenset[int]], dict[int, int]]:
+    """For each of the top k ranks, the indices of the evidence spans found within the top k that it hits at any of
+    their places; and the rank at which each of those is found."""
+    ranks = _deduplicated(ranked, k, [e.places for e in evidence])
+    found = found_ranks(ranks, evidence, min_overlap)
+    targets = [(index, evidence[index].places) for index in found]
+    hits = [frozenset(index for index, places_of in targets
+                      if any(place.hits(target, min_overlap) for place in places for target in places_of))
+            for places in ranks]
+    return hits, found
 
 
 def credited(contexts: Sequence[tuple[Span, ...]],
@@ -110,30 +151,27 @@ def _relevant(evidence: Sequence[EvidenceSpan]) -> int:
     return sum(1 for e in evidence if e.grade > 0)
 
 
-def _first_hits(hits: Sequence[frozenset[int]]) -> list[frozenset[int]]:
-    """Per rank, the spans no earlier rank hit."""
-    found: set[int] = set()
-    out = []
-    for rank in hits:
-        out.append(frozenset(rank - found))
-        found |= rank
-    return out
+def _found_per_rank(found: dict[int, int], ranks: int) -> list[frozenset[int]]:
+    """Per rank, the spans found there."""
+    return [frozenset(index for index, at in found.items() if at == rank) for rank in range(1, ranks + 1)]
 
 
-def ndcg(hits: Sequence[frozenset[int]], evidence: Sequence[EvidenceSpan], k: int) -> float:
+def ndcg(found: dict[int, int], evidence: Sequence[EvidenceSpan], k: int) -> float:
     ideal = np.sort(np.array([e.grade for e in evidence if e.grade > 0], dtype=float))[::-1][:k]
     if ideal.size == 0:
         return NAN
-    gains = np.array([max((evidence[i].grade for i in new), default=0.0) for new in _first_hits(hits)], dtype=float)
+    ranks = max(found.values(), default=0)
+    gains = np.array([max((evidence[i].grade for i in new), default=0.0) for new in _found_per_rank(found, ranks)],
+                     dtype=float)
     discount = lambda n: 1.0 / np.log2(np.arange(2, n + 2))  # noqa: E731
     return float(np.sum(gains * discount(gains.size)) / np.sum(ideal * discount(ideal.size)))
 
 
-def average_precision(hits: Sequence[frozenset[int]], relevant: int) -> float:
+def average_precision(hits: Sequence[frozenset[int]], found: dict[int, int], relevant: int) -> float:
     if relevant == 0:
         return NAN
     hitting = np.cumsum([bool(rank) for rank in hits]) / np.arange(1, len(hits) + 1) if hits else np.array([])
-    return float(sum(hitting[i] for i, new in enumerate(_first_hits(hits)) if new)) / relevant
+    return float(sum(hitting[at - 1] for at in set(found.values()))) / relevant
 
 
 def rank_metrics(ranked: Sequence[Ranked], evidence: Sequence[EvidenceSpan], k: int,
@@ -143,11 +181,11 @@ def rank_metrics(ranked: Sequence[Ranked], evidence: Sequence[EvidenceSpan], k: 
     names = (f"precision@{k}", f"recall@{k}", f"ndcg@{k}", f"mrr@{k}", f"hit_rate@{k}", "average_precision")
     if relevant == 0:
         return dict.fromkeys(names, NAN)
-    hits = rank_hits(ranked, evidence, k, min_overlap)
-    first = next((rank for rank, found in enumerate(hits, start=1) if found), None)
-    values = (sum(1 for rank in hits if rank) / k, len(frozenset().union(*hits)) / relevant, ndcg(hits, evidence, k),
+    hits, found = rank_hits(ranked, evidence, k, min_overlap)
+    first = min(found.values(), default=None)
+    values = (sum(1 for rank in hits if rank) / k, len(found) / relevant, ndcg(found, evidence, k),
               1.0 / first if first else 0.0, 1.0 if first else 0.0,
-              average_precision(rank_hits(ranked, evidence, None, min_overlap), relevant))
+              average_precision(*rank_hits(ranked, evidence, None, min_overlap), relevant))
     return dict(zip(names, values))
 
 

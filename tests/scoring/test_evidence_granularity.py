@@ -4,8 +4,9 @@ Public data with its own labelled chunks (tests/fixtures/anthropic_docs_sample: 
 pages, each the concatenation of its labelled chunks, and 52 questions naming their chunks), a team's
 own BM25 over fixed windows of 300, 800 and 2,000 characters of those pages, evaluated through
 ``rag_assets.evaluate``. The same figures are computed here independently, from where the test put
-each label and each window, by the definitions alone: a window hits a label when they overlap in the
-same page by at least half of the shorter of the two.
+each label and each window, by the definitions alone: a label is found at the first rank by which the windows
+so far cover at least half of its characters, and a window hits a found label when they overlap in the same page
+by at least half of the shorter of the two.
 """
 
 from __future__ import annotations
@@ -56,11 +57,20 @@ def _overlap(a: tuple[str, int, int], b: tuple[str, int, int]) -> bool:
     return shared > 0 and shared >= 0.5 * min(a[2] - a[1], b[2] - b[1])
 
 
+def _covered(windows: list[tuple[str, int, int]], label: tuple[str, int, int]) -> int:
+    """Characters of ``label`` that the windows cover together, counted one by one."""
+    return sum(1 for at in range(label[1], label[2])
+               if any(w[0] == label[0] and w[1] <= at < w[2] for w in windows))
+
+
 def _by_definition(ranked: list[tuple[str, int, int]], labelled: list[tuple[str, int, int]]) -> dict[str, float]:
-    hits = [{n for n, label in enumerate(labelled) if _overlap(window, label)} for window in ranked[:K]]
-    first = next((rank for rank, found in enumerate(hits, start=1) if found), None)
-    return {"hit_rate@5": float(first is not None), "recall@5": len(set().union(*hits)) / len(labelled),
-            "precision@5": sum(1 for found in hits if found) / K, "mrr@5": 1 / first if first else 0.0}
+    top = ranked[:K]
+    found = {n: next(rank for rank in range(1, len(top) + 1) if _covered(top[:rank], label) >= 0.5 * (label[2] - label[1]))
+             for n, label in enumerate(labelled) if _covered(top, label) >= 0.5 * (label[2] - label[1])}
+    hits = [{n for n in found if _overlap(window, labelled[n])} for window in top]
+    first = min(found.values(), default=None)
+    return {"hit_rate@5": float(first is not None), "recall@5": len(found) / len(labelled),
+            "precision@5": sum(1 for hit in hits if hit) / K, "mrr@5": 1 / first if first else 0.0}
 
 
 @pytest.mark.parametrize("size", [300, 800, 2000])

@@ -60,6 +60,42 @@ def test_hit_rate_is_binary_and_recall_counts_evidence_spans_whatever_the_window
         "a rank's gain is one span's grade: nDCG stays at most 1"
 
 
+def test_the_same_retrieved_text_is_found_or_missed_however_it_is_cut_into_contexts():
+    """Evidence is found when what was retrieved covers half of it together: a 1,000-character window holding 216 of
+    the evidence's 659 characters misses it, and so do the same 1,000 characters sent as five pieces (one of them
+    wholly inside the evidence used to count as a hit, so cutting text smaller raised recall and hit rate)."""
+    evidence = [EvidenceSpan("doc.md", "rev", 784, 1443, "h")]
+    whole, pieces = [Span("doc.md", 0, 1000)], [Span("doc.md", start, start + 200) for start in range(0, 1000, 200)]
+    missed = {"precision@5": 0.0, "recall@5": 0.0, "ndcg@5": 0.0, "mrr@5": 0.0, "hit_rate@5": 0.0,
+              "average_precision": 0.0}
+    assert rank_metrics(whole, evidence, 5) == missed
+    assert rank_metrics(pieces, evidence, 5) == missed
+
+
+def test_evidence_cut_into_pieces_is_found_at_the_rank_that_brings_back_half_of_it():
+    evidence = [EvidenceSpan("doc.md", "rev", 100, 300, "h")]
+    whole = [Span("doc.md", 100, 250)]
+    pieces = [Span("doc.md", 100, 150), Span("doc.md", 150, 200), Span("doc.md", 200, 250)]
+    assert rank_metrics(whole, evidence, 5) == pytest.approx({
+        "precision@5": 1 / 5, "recall@5": 1.0, "ndcg@5": 1.0, "mrr@5": 1.0, "hit_rate@5": 1.0,
+        "average_precision": 1.0})
+    assert rank_metrics(pieces, evidence, 5) == pytest.approx({
+        "precision@5": 3 / 5, "recall@5": 1.0, "ndcg@5": 1 / math.log2(3), "mrr@5": 0.5, "hit_rate@5": 1.0,
+        "average_precision": 1.0}), "found at rank 2 (100 of 200 characters), every piece a relevant rank"
+    assert rank_metrics(pieces[:1], evidence, 5)["hit_rate@5"] == 0.0, "a quarter of the evidence is not found"
+
+
+def test_near_copies_of_one_passage_are_one_rank_and_windows_overlapping_by_half_are_two():
+    evidence = [EvidenceSpan("doc.md", "rev", 0, 700, "h")]
+    shifted = [Span("doc.md", shift, 700 + shift) for shift in range(5)]
+    assert rank_metrics(shifted, evidence, 5)["precision@5"] == pytest.approx(1 / 5), \
+        "four copies shifted by a character bring back 4 new characters: repeats, not relevant ranks"
+    nested = [Span("doc.md", 0, 700), Span("doc.md", 100, 300)]
+    assert rank_metrics(nested, evidence, 5)["precision@5"] == pytest.approx(1 / 5), "a chunk inside one retrieved"
+    sliding = [Span("doc.md", 0, 400), Span("doc.md", 200, 600)]
+    assert rank_metrics(sliding, evidence, 5)["precision@5"] == pytest.approx(2 / 5), "half of it is new text"
+
+
 def test_graded_ndcg_uses_linear_gain():
     graded = labels({"a": 3, "c": 1})
     assert rank_metrics([unit("c"), unit("a")], graded, 2)["ndcg@2"] == \
