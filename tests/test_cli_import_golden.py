@@ -202,3 +202,53 @@ def test_a_corrected_reference_imported_again_replaces_the_old_one_in_the_next_v
 
     assert _export(2, tmp_path / "v2-again.jsonl") == {item_id: "2 GB on every plan."}, "version 2 untouched"
     assert _export(3, tmp_path / "v3.jsonl") == {item_id: "42"}
+
+
+def _types(export: Path) -> dict[str, str]:
+    """question -> question type of a JSONL golden-set export."""
+    return {i["question"]: i["question_type"] for i in map(json.loads, export.read_text(encoding="utf-8").splitlines())}
+
+
+def test_the_ragas_export_imported_into_a_new_home_keeps_every_item_its_type_and_the_decline_gate(
+        first_cli_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]):
+    """The tester's case: the ragas export of the first run, imported into a fresh home, used to lose its 6
+    adversarial items (no reference contexts, by design) and with them decline accuracy, the gate on them."""
+    first_cli_run_checkout.use(monkeypatch)
+    (exported,) = (first_cli_run_checkout.home / "golden").glob("*/golden-v1.ragas.jsonl")
+    types = _types(exported.with_name("golden-v1.jsonl"))
+    (first,) = first_cli_run_checkout.made.summary["assets"]["evaluation"].values()
+    monkeypatch.setenv("RAG_ASSETS_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RAG_ASSETS_CURATION_ROOT", str(tmp_path / "curation"))
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["run", "--no-production"]) == 0  # the snapshot; nothing reviewed, no golden set
+
+    assert main(["import-golden", str(exported), "--format", "ragas"]) == 0
+    out, err = capsys.readouterr()
+    assert (out.splitlines()[0], err) == (
+        f"48 items read, 48 located in corpus {_corpus_version(tmp_path / 'home')}, 48 new golden items imported", "")
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["run", "--no-production", "--summary-json", str(tmp_path / "summary.json")]) == 0
+        assert main(["export", "--format", "jsonl", "--out", str(tmp_path / "again.jsonl")]) == 0
+
+    assert _types(tmp_path / "again.jsonl") == types and list(types.values()).count("adversarial") == 6
+    (again,) = json.loads((tmp_path / "summary.json").read_text())["assets"]["evaluation"].values()
+    assert (again["items"], again["decline_accuracy"]) == (first["items"], first["decline_accuracy"]) == (48, 1.0)
+
+
+def test_an_exported_item_without_contexts_whose_type_was_removed_imports_nothing_and_exits_2_naming_it(
+        first_cli_run_checkout: SharedCheckout, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]):
+    """The adversarial items of the export are imported; one whose question type and synthesizer name were taken
+    out says nothing about being unanswerable: a data problem, refused in one line."""
+    home = first_cli_run_checkout.use(monkeypatch)
+    (exported,) = (home / "golden").glob("*/golden-v1.ragas.jsonl")
+    rows = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
+    row = next(n for n, r in enumerate(rows) if r["question_type"] == "adversarial")
+    rows[row] = {k: v for k, v in rows[row].items() if k not in ("question_type", "synthesizer_name")}
+    team = tmp_path / "team.jsonl"
+    team.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    _refused_and_unchanged(home, team, capsys, (
+        f"1 of 48 items could not be located in corpus version {_corpus_version(home)}; first: row {row + 1} "
+        f"(line {row + 1}): has no reference contexts to locate; nothing imported; re-run with --skip-unlocated "
+        "to import the 47 others"))

@@ -281,11 +281,17 @@ _SYNTHESIZERS = {
     "multi_hop": "multi_hop_specific_query_synthesizer",
     "abstractive": "abstract_query_synthesizer",
 }
+#: The prefix of the synthesizer name we write for a type ragas has no synthesizer for.
+_OWN_SYNTHESIZER = "rag_assets_"
 
 
 def question_type_from_synthesizer(name: str | None) -> str:
-    """Our question type for a ragas synthesizer name (``multi_hop_abstract_...`` is multi-hop)."""
+    """Our question type for a ragas synthesizer name (``multi_hop_abstract_...`` is multi-hop), and for the names
+    :func:`synthesizer_for_question_type` gives the types ragas has none for (``rag_assets_adversarial``): a file
+    keeping only ragas' columns still says which items are adversarial, whose reference contexts are empty."""
     lowered = (name or "").lower()
+    if lowered.startswith(_OWN_SYNTHESIZER) and lowered != _OWN_SYNTHESIZER:
+        return lowered.removeprefix(_OWN_SYNTHESIZER)
     if "multi_hop" in lowered:
         return "multi_hop"
     if "single_hop" in lowered:
@@ -296,7 +302,7 @@ def question_type_from_synthesizer(name: str | None) -> str:
 
 
 def synthesizer_for_question_type(question_type: str) -> str:
-    return _SYNTHESIZERS.get(question_type, f"rag_assets_{question_type}")
+    return _SYNTHESIZERS.get(question_type, f"{_OWN_SYNTHESIZER}{question_type}")
 
 
 def _suffix(path: Path) -> str:
@@ -435,9 +441,10 @@ def read_ragas_testset(path: Path) -> list[ExternalItem]:
     """Read a ragas test set (``.csv`` or ``.jsonl``) into ``ExternalItem`` objects.
 
     Required columns: ``user_input``, ``reference``, ``reference_contexts`` (a list of strings; in
-    CSV a JSON or Python-literal list). Optional: ``synthesizer_name`` (mapped onto our question
-    types), ``id`` or ``item_id`` (else :func:`content_id` of question and reference, so the same
-    item gets the same id in every file and two files never collide), and the extras this module writes,
+    CSV a JSON or Python-literal list; empty for an adversarial item, see ``pinning.refused_without_texts``).
+    Optional: ``synthesizer_name`` (mapped onto our question types), ``id`` or ``item_id`` (else
+    :func:`content_id` of question and reference, so the same item gets the same id in every file and two
+    files never collide), and the extras this module writes,
     ``question_type`` (wins over the synthesizer name) and ``relevant_chunk_ids``.
     """
     path = Path(path)

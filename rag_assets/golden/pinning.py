@@ -20,6 +20,7 @@ from rag_assets.corpus.models import ChunkRef, SnapshotChunk
 from rag_assets.evidence.documents import Documents
 from rag_assets.evidence.locate import DEFAULT_MIN_SCORE, Locator
 from rag_assets.evidence.spans import EvidenceSpan, Span
+from rag_assets.generation.models import QuestionType
 from rag_assets.golden.models import ExternalItem
 
 EXCERPT = 60
@@ -50,18 +51,35 @@ def _source(item: ExternalItem, n: int) -> str | None:
     return item.relevant_sources[n] if n < len(item.relevant_sources) else None
 
 
+def refused_without_texts(item: ExternalItem) -> str | None:
+    """Why ``item`` cannot be pinned whatever the corpus (None: it can be looked for): it has no reference texts and
+    its file does not say it is unanswerable. An adversarial item (question type ``adversarial``, from the file's
+    ``question_type`` column or its ``synthesizer_name``, both of which the ragas export writes) has no evidence by
+    design: it is pinned to nothing and scored on declining. An unmarked item without texts is a data problem, and
+    every entry point (the import command, ``rag_assets.evaluate``) refuses it by this one rule rather than guess:
+    taken for adversarial it would turn a factual question into a decline test."""
+    if item.relevant_texts or item.question_type == QuestionType.ADVERSARIAL.value:
+        return None
+    return "has no reference contexts to locate"
+
+
 def pin_external_items(items: Sequence[ExternalItem], documents: Documents, chunks: Sequence[SnapshotChunk], *,
                        min_score: float = DEFAULT_MIN_SCORE) -> tuple[list[PinnedItem], list[tuple[ExternalItem, str]]]:
     """(items pinned by their located texts, items left out with why): an item is pinned only when
-    every one of its texts is found; texts shared by items are located once."""
+    every one of its texts is found, an adversarial item without texts to nothing (``refused_without_texts``);
+    texts shared by items are located once."""
     locator = Locator(documents, min_score)
     distinct = dict.fromkeys((text, _source(item, n)) for item in items for n, text in enumerate(item.relevant_texts))
     found = {key: locator.locate(*key) for key in distinct}
     pinned: list[PinnedItem] = []
     left: list[tuple[ExternalItem, str]] = []
     for item in items:
+        refused = refused_without_texts(item)
+        if refused is not None:
+            left.append((item, refused))
+            continue
         if not item.relevant_texts:
-            left.append((item, "has no reference contexts to locate"))
+            pinned.append(PinnedItem(item, (), ()))
             continue
         keys = [(text, _source(item, n)) for n, text in enumerate(item.relevant_texts)]
         lost = [n for n, key in enumerate(keys) if found[key] is None]

@@ -6,7 +6,9 @@ the ids a stored snapshot has): items keep the chunk ids they name, and a ragas 
 its reference contexts located in the documents as evidence spans (``rag_assets.evidence.locate``), so
 retrieval is counted at the granularity of its labels. Without a corpus, the documents are the
 reference contexts themselves, one each, so retrieval metrics ask whether the system brought back the
-text of those contexts (a system that names snapshot chunk ids needs the corpus).
+text of those contexts (a system that names snapshot chunk ids needs the corpus). Either way an item
+without reference contexts must be marked adversarial (``pinning.refused_without_texts``, the import
+command's rule).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from rag_assets.evidence.documents import Documents
 from rag_assets.golden.export import read_golden_records
 from rag_assets.golden.importers import ExternalDataError, ragas_items, read_ragas_testset
 from rag_assets.golden.models import ExternalItem, GoldenItem
-from rag_assets.golden.pinning import pin_external_items
+from rag_assets.golden.pinning import pin_external_items, refused_without_texts
 
 #: The corpus version of an evaluation whose chunks are the golden set's reference contexts (and their hash).
 CONTEXTS_VERSION = "reference-contexts"
@@ -118,27 +120,29 @@ def _shown(problems: Sequence[str]) -> str:
     return "; ".join(problems[:SHOWN]) + more
 
 
+def _refuse_unpinned(left: Sequence[tuple[ExternalItem, str]], where: str) -> None:
+    """Raise naming the first items that cannot be pinned to ``where``, with why."""
+    if left:
+        raise ExternalDataError(f"{len(left)} items cannot be pinned to {where}: "
+                                + _shown([f"{item.external_id}: {why}" for item, why in left]))
+
+
 def _corpus_items(items: Sequence[ExternalItem], chunks: Sequence[SnapshotChunk], documents: Documents,
                   root: Path, version: str) -> list[GoldenItem]:
     """Items naming snapshot chunk ids the corpus has keep them; the others are pinned by their
-    reference contexts, located as evidence spans (an item whose texts are found nowhere is an error;
-    one without any, an adversarial question, has no evidence)."""
+    reference contexts, located as evidence spans (``pin_external_items``: an item whose texts are found nowhere
+    is an error, so is one without any unless its file says it is adversarial, which has no evidence)."""
     by_id = {c.chunk_id: c for c in chunks}
     named = {i.external_id for i in items if i.external_chunk_ids and all(c in by_id for c in i.external_chunk_ids)}
-    pinned, left = pin_external_items([i for i in items if i.external_id not in named and i.relevant_texts],
-                                      documents, chunks)
-    if left:
-        raise ExternalDataError(f"{len(left)} items cannot be pinned to the corpus at {root}: "
-                                + _shown([f"{item.external_id}: {why}" for item, why in left]))
+    pinned, left = pin_external_items([i for i in items if i.external_id not in named], documents, chunks)
+    _refuse_unpinned(left, f"the corpus at {root}")
     found = {p.item.external_id: p for p in pinned}
     out = []
     for i in items:
         if i.external_id in named:
             refs, spans = tuple(by_id[c].ref for c in i.external_chunk_ids), ()
-        elif i.relevant_texts:
+        else:
             refs, spans = found[i.external_id].refs, found[i.external_id].evidence
-        else:  # an adversarial question: nothing answers it
-            refs, spans = (), ()
         out.append(GoldenItem(i.external_id, 1, i.question_type, i.question, i.reference_answer, refs, version,
                               "imported", evidence=spans))
     return out
@@ -164,6 +168,8 @@ def golden_source(golden: Any, corpus: str | Path | None = None, chunker: Chunke
         if ours:
             raise ExternalDataError("a golden-set export names its chunks by snapshot id: pass corpus= (the corpus "
                                     "folder it was made from), or evaluate its ragas export (golden-v<N>.ragas.jsonl)")
+        _refuse_unpinned([(i, why) for i in loaded if (why := refused_without_texts(i)) is not None],
+                         "their reference contexts")
         chunks, refs = _context_chunks(loaded)
         version = f"{CONTEXTS_VERSION}-{sha256_hex(chr(0).join(c.content_hash for c in chunks))[:12]}"
         items = [GoldenItem(i.external_id, 1, i.question_type, i.question, i.reference_answer, r, version, "imported")

@@ -161,3 +161,37 @@ def test_a_row_without_an_id_never_replaces_the_reference_of_an_item_the_team_na
     assert not [d for d in store.curation().decisions("ragas:limit") if d["decision"] == "edit"]
     derived = f"ragas:{content_id('ragas', ROWS[0]['user_input'], '60 requests a minute.')}"
     assert sorted(i.item_id for i in store.golden().accepted_items([version])) == sorted(["ragas:limit", derived])
+
+
+#: A question the two documents cannot answer, as the ragas export writes an adversarial item: no reference contexts,
+#: its type in ``question_type`` and in ``synthesizer_name``.
+MOON = {"id": "moon", "user_input": "What does the moon cost?", "reference": "The documentation does not say.",
+        "reference_contexts": [], "synthesizer_name": "rag_assets_adversarial", "question_type": "adversarial"}
+
+
+def test_an_item_without_contexts_its_file_marks_adversarial_is_imported_as_one_with_no_evidence(
+        snapshotted: tuple[SqliteStore, str], tmp_path: Path):
+    store, version = snapshotted
+
+    done = import_golden_file(store, write_ragas(tmp_path / "team.jsonl", [ROWS[0], MOON, ROWS[1]]), "ragas", None,
+                              lambda: version)
+
+    assert (done.read, done.new, done.unmapped) == (3, 3, ())
+    assert [(i.item_id, i.question_type, i.relevant_chunks, i.evidence)
+            for i in store.golden().accepted_items([version]) if i.item_id == "ragas:moon"] == [
+        ("ragas:moon", "adversarial", (), ())]
+
+
+def test_an_item_without_contexts_nothing_marks_unanswerable_imports_nothing_naming_its_row(
+        snapshotted: tuple[SqliteStore, str], tmp_path: Path):
+    store, version = snapshotted
+    unmarked = {k: v for k, v in MOON.items() if k not in ("synthesizer_name", "question_type")}
+    team = write_ragas(tmp_path / "team.jsonl", [ROWS[0], {**MOON, "id": "moon-2"}, unmarked])
+
+    with pytest.raises(ItemsNotLocated) as told:
+        import_golden_file(store, team, "ragas", None, lambda: version)
+
+    assert str(told.value) == (
+        f"{team}: 1 of 3 items could not be located in corpus version {version}; first: row 3 (line 3): "
+        "has no reference contexts to locate; nothing imported; re-run with --skip-unlocated to import the 2 others")
+    assert store.golden().accepted_items([version]) == []

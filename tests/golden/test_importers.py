@@ -174,6 +174,17 @@ def test_external_items_are_pinned_by_evidence_spans_and_left_out_ones_say_which
     ]
 
 
+def test_an_item_without_texts_is_pinned_to_nothing_when_adversarial_and_refused_when_nothing_says_so():
+    """The ragas export writes an adversarial item (the corpus cannot answer it) with no reference contexts: it is
+    pinned with no evidence, as it was generated; an item without texts and of another type is a data problem."""
+    a = _chunk("a.md", 0, _words("a", 20))
+    adversarial = ExternalItem("e1", "q", "not in the documents", question_type="adversarial")
+    unmarked = ExternalItem("e2", "q", "r", question_type="factual")
+    pinned, left = pin_external_items([adversarial, unmarked], Documents.from_chunks([a]), [a])
+    assert pinned == [PinnedItem(adversarial, (), ())]
+    assert left == [(unmarked, "has no reference contexts to locate")]
+
+
 # --- ragas test sets ---------------------------------------------------------------------------
 
 ROWS = [
@@ -204,6 +215,27 @@ def test_ragas_round_trip(tmp_path: Path, suffix: str):
         first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
         assert list(first)[:4] == ["user_input", "reference_contexts", "reference", "synthesizer_name"]
         assert first["synthesizer_name"] == "single_hop_specific_query_synthesizer"
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_the_synthesizer_name_alone_keeps_the_types_ragas_has_no_name_for(tmp_path: Path, suffix: str):
+    """A file cut down to ragas' own columns (a team's spreadsheet, a DataFrame) says which items are adversarial by
+    the synthesizer name we write for them."""
+    path = tmp_path / f"testset{suffix}"
+    adversarial = {**ROWS[3], "item_id": "g-5", "question_type": "adversarial", "relevant_chunk_ids": [],
+                   "reference_contexts": []}
+    write_ragas_testset([ROWS[3], adversarial, {**ROWS[3], "item_id": "g-6", "question_type": "terminology"}], path)
+    if suffix == ".jsonl":
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        path.write_text("".join(json.dumps({k: v for k, v in row.items() if k != "question_type"}) + "\n"
+                                for row in rows), encoding="utf-8")
+    else:
+        path.write_text(re.sub(r",(comparative|adversarial|terminology),", ",,", path.read_text(encoding="utf-8")),
+                        encoding="utf-8")
+    items = read_ragas_testset(path)
+    assert [(i.external_id, i.question_type, i.relevant_texts) for i in items] == [
+        ("g-4", "comparative", ("A is 1; B is 2.",)), ("g-5", "adversarial", ()),
+        ("g-6", "terminology", ("A is 1; B is 2.",))]
 
 
 def test_a_ragas_csv_with_python_literal_lists_and_synthesizer_names(tmp_path: Path):

@@ -118,3 +118,40 @@ def test_an_imported_items_exports_keep_its_labels_spans_and_the_ragas_export_it
                                  corpus.evidence_texts({e for i in items for e in i.evidence}))
     assert read_golden_records(jsonl) == items
     assert [i.relevant_texts for i in read_ragas_testset(ragas)] == [(label,)], "the label, not the chunks it touches"
+
+
+def _with_an_adversarial_item() -> tuple[list[GoldenItem], dict[str, str]]:
+    """A factual item on a chunk of the sample corpus and an adversarial one (no evidence), and the chunks' texts."""
+    _, chunks, _ = read_chunks(SAMPLE_CORPUS, ChunkerConfig())
+    items = [GoldenItem("q-1", 1, "factual", "What does it say?", "It says so.", (chunks[3].ref,), "cv-1", "generated"),
+             GoldenItem("q-2", 1, "adversarial", "What does the moon cost?", "The documentation does not say.", (),
+                        "cv-1", "generated")]
+    return items, {c.chunk_id: c.text for c in chunks}
+
+
+def test_the_exports_read_by_evaluate_keep_the_adversarial_item_even_with_ragas_columns_only(tmp_path: Path):
+    """``rag_assets.evaluate`` on an export: the adversarial item stays adversarial from our JSONL, from the ragas
+    export, and from the ragas export cut down to ragas' own columns (its synthesizer name says it), with the corpus
+    or without; so decline accuracy is computed on it as on the golden set exported."""
+    from rag_assets.golden.importers import RAGAS_COLUMNS
+
+    items, texts = _with_an_adversarial_item()
+    ragas = write_golden(items, tmp_path / "g.ragas.jsonl", "ragas", texts)
+    frame = pd.read_json(ragas, lines=True)[list(RAGAS_COLUMNS)]
+    cut = tmp_path / "cut.ragas.jsonl"
+    frame.to_json(cut, orient="records", lines=True)
+    wanted = [(i.question, i.question_type, bool(i.relevant_chunks)) for i in items]
+    for golden, corpus in ((write_golden(items, tmp_path / "g.jsonl", "jsonl", {}), SAMPLE_CORPUS),
+                           (ragas, SAMPLE_CORPUS), (ragas, None), (cut, SAMPLE_CORPUS), (cut, None), (frame, None)):
+        source = golden_source(golden, corpus)
+        assert [(i.question, i.question_type, bool(i.relevant_chunks)) for i in source.items] == wanted, golden
+
+
+@pytest.mark.parametrize("corpus", [SAMPLE_CORPUS, None])
+def test_an_item_without_contexts_nothing_marks_unanswerable_is_refused_naming_it(corpus: Path | None):
+    frame = pd.DataFrame({"item_id": ["moon"], "user_input": ["What does the moon cost?"], "reference": ["Nothing."],
+                          "reference_contexts": [[]], "synthesizer_name": ["single_hop_specific_query_synthesizer"]})
+    where = "the corpus at .*corpus" if corpus else "their reference contexts"
+    with pytest.raises(ExternalDataError,
+                       match=rf"^1 items cannot be pinned to {where}: moon: has no reference contexts to locate$"):
+        golden_source(frame, corpus)
