@@ -16,12 +16,18 @@ among fuzzy windows the best share wins, the first candidate on a tie:
 
 A retrieved context may also be placed by the part of it a document holds (``part``, asked for by the RAG
 step, never for a label, which must be found whole): failing the three ways in every candidate, the longest run
-of the text's words, in order, that a candidate holds, when it is more than half of the text's words or all of
-a document of at least ``WHOLE_DOCUMENT_WORDS`` words. A system's chunk that carries the file's front matter or
-markup the snapshot drops, a heading of its own, or the text around a short reference document is then credited
-for the document text it holds; a chunk that only shares a phrase with a document, or holds a stub document of a
-few words, stays unmapped, and so does one whose longest run several documents hold alike (a footer they share)
-unless one of them is the document the caller names.
+of the text's words, in order, that a candidate holds, when it is more than half of the text's words, or when the
+text and the document overlap there: at each end of the run one of the two ends (a word cut short there aside), so
+the context holds all of the document, or begins inside it and runs on past its end, or ends inside it having begun
+before it; such a run must hold more than half of the document's words, and at least ``MIN_OVERLAP_WORDS``. A
+context placed on a run hits the document's evidence, so a smaller overlap is left unmapped: placed, it would be a
+hit that the retrieval figures' overlap rule (half of the shorter of the two) makes a miss wherever the same text is
+located in the corpus it came from. A system's chunk that carries the file's front matter or markup the snapshot
+drops, a heading of its own, the text around a short reference document, or that overlaps a reference context (the
+documents of an evaluation without a corpus, ``rag_assets.golden.sources``: a system's chunks are cut elsewhere) is
+then credited for the document text it holds; a chunk that only shares a phrase with a document, or holds a stub
+document of a few words, stays unmapped, and so does one whose longest run several documents hold alike (a footer
+they share) unless one of them is the document the caller names.
 Its score is the run's share of the text's words; the words outside the run count as retrieved, not evidence.
 
 Candidate documents: the one the caller names first (a system's source, a label's file), then the
@@ -46,7 +52,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
+from difflib import Match, SequenceMatcher
 
 from rag_assets.evidence.documents import Document, Documents
 from rag_assets.evidence.spans import Span
@@ -55,15 +61,19 @@ from rag_assets.text.tokens import tokenize
 DEFAULT_MIN_SCORE = 0.8
 #: raised when where a text is placed changes (v2: the ``part`` method; exact and normalised in every candidate
 #: before fuzzy windows; v3: every place a text occurs; v4: other places only for a text found whole, of at least
-#: ``MIN_COPY_WORDS`` words): part of the code version of what stores placements (golden labels, RAG answers)
-LOCATOR_VERSION = "locate-v4"
+#: ``MIN_COPY_WORDS`` words; v5: ``part`` places a context where it overlaps a document): part of the code version
+#: of what stores placements (golden labels, RAG answers)
+LOCATOR_VERSION = "locate-v5"
 #: the most places a text keeps (its span and those elsewhere)
 MAX_PLACES = 64
 #: the fewest words a text must have to be placed at more than one place: a shorter one (a heading, a phrase) is
 #: found in documents that are not copies of it
 MIN_COPY_WORDS = 8
-#: the fewest words a document must have for a context holding all of it to be placed on it by ``part``
-WHOLE_DOCUMENT_WORDS = 8
+#: the fewest words a context and a document must share where they overlap for ``part`` to place it there (a stub
+#: document, a phrase that happens to end one text and begin the other, places nothing)
+MIN_OVERLAP_WORDS = 8
+#: the words a run may stop short of an end of the text or the document and still reach it: a word cut in the middle
+CUT_WORDS = 1
 _MARKS = frozenset("*_`#>|")
 # How many of a text's rarest words pick its candidate documents, and how many candidates are tried.
 _RARE_WORDS = 12
@@ -87,6 +97,15 @@ def _placed(found: Sequence[Location], words: int) -> Location | None:
     first = found[0]
     others = found[1:MAX_PLACES] if words >= MIN_COPY_WORDS else ()
     return Location(first.span, first.method, first.score, tuple(f.span for f in others))
+
+
+def _overlap(run: Match, body: int, text: int) -> bool:
+    """Whether a run that a body of ``body`` words (from ``run.a``) and a text of ``text`` words (from ``run.b``) hold
+    alike is where the two overlap, over more than half of the body and at least ``MIN_OVERLAP_WORDS`` words: at each
+    end of the run, the body or the text ends, but for a word cut there."""
+    before = min(run.a, run.b)
+    after = min(body - run.a - run.size, text - run.b - run.size)
+    return max(before, after) <= CUT_WORDS and run.size >= MIN_OVERLAP_WORDS and 2 * run.size > body
 
 
 def _normalised(text: str) -> tuple[str, list[int]]:
@@ -160,9 +179,10 @@ class Locator:
             best = max((window.score for window in windows), default=None)
             return next((window for window in windows if window.score == best), None)
         # a run of the text's words lies in one window, so a window holding at most half of them rules out a run
-        # over half, and one holding fewer words than the document rules out the whole document: those are skipped
+        # over half, and one holding at most half of the document's words, or fewer than MIN_OVERLAP_WORDS, rules out
+        # an overlap: those are skipped
         possible = [c for c, most in shared.items()
-                    if 2 * most > len(words) or WHOLE_DOCUMENT_WORDS <= len(self.documents[c].words) <= most]
+                    if 2 * most > len(words) or MIN_OVERLAP_WORDS <= most and 2 * most > len(self.documents[c].words)]
         parts = [found for c in possible if (found := self._part(self.documents[c], words)) is not None]
         best = max((found.score for found in parts), default=None)
         placed = [found for found in parts if found.score == best]
@@ -223,13 +243,12 @@ class Locator:
                 for at in _occurrences(document.body, wanted)]
 
     def _part(self, document: Document, words: Sequence[str]) -> Location | None:
-        """The longest run of ``words`` the body holds in order, if it is more than half of them or all of a body of
-        at least ``WHOLE_DOCUMENT_WORDS`` words."""
+        """The longest run of ``words`` the body holds in order, if it is more than half of them or where the two
+        overlap (see the module docstring)."""
         spans, body_words = document.tokens, document.words
         run = SequenceMatcher(None, body_words, list(words), autojunk=False).find_longest_match(
             0, len(body_words), 0, len(words))
-        whole = run.size == len(body_words) >= WHOLE_DOCUMENT_WORDS
-        if run.size == 0 or (2 * run.size <= len(words) and not whole):
+        if run.size == 0 or (2 * run.size <= len(words) and not _overlap(run, len(body_words), len(words))):
             return None
         span = Span(document.path, spans[run.a][0], spans[run.a + run.size - 1][1])
         return Location(span, "part", round(run.size / len(words), 4))

@@ -119,6 +119,24 @@ def test_a_retrieved_context_is_credited_for_the_part_a_document_holds_and_a_lab
     assert locator.locate("x1 x2 x3 x4 x5 " + _words(5, 8) + " y1 y2 y3 y4", part=True) is None, "a phrase shared"
 
 
+def test_a_retrieved_context_that_overlaps_a_document_is_placed_on_the_overlap():
+    """The tester's case: without a corpus the documents are the reference contexts, and a system's chunk that began
+    well before one and ended inside it (in the middle of a word) was unmapped, a miss, though it held almost all of
+    it. An overlap of at most half of the document, or a passage both texts go on from at both ends, places nothing."""
+    locator = Locator(Documents.from_chunks(CHUNKS))
+    other = _words(21, 30)
+    ends_inside = f"{_words(101, 112)} {_words(21, 28)} w2"  # "w2" is "w29" cut short
+    assert locator.locate(ends_inside, part=True) == Location(Span("other.md", 0, len(_words(21, 28))), "part", 0.381)
+    begins_inside = f"3 {_words(23, 30)} {_words(101, 112)}"  # "3" is the end of "w23"
+    assert locator.locate(begins_inside, part=True) == Location(
+        Span("other.md", other.index("w23"), len(other)), "part", 0.381)
+    assert locator.locate(f"{_words(101, 120)} {_words(1, 11)}", part=True) == Location(
+        _at(_words(1, 11)), "part", 0.3548), "11 of doc.md's 20 words"
+    assert locator.locate(f"{_words(101, 120)} {_words(1, 10)}", part=True) is None, "half of doc.md: no more"
+    assert locator.locate(f"{_words(101, 112)} {_words(3, 18)} {_words(113, 124)}", part=True) is None, \
+        "a passage both go on from is shared, not an overlap"
+
+
 def test_a_stub_document_or_a_footer_several_documents_share_places_no_context():
     """A review's cases: a context holding a whole document of three words, and one that is a system's own words
     and a footer six documents end with, were placed (the second on whichever document came first)."""
