@@ -11,8 +11,10 @@ among fuzzy windows the best share wins, the first candidate on a tie:
   quote and table marks (``* _ ` # > |``) are dropped and letters are lower case (a label copied from
   rendered HTML, or a splitter that collapsed newlines);
 - ``fuzzy``: a window of the body's words, as many as the text has, shares at least ``min_score`` of
-  the text's words (as multisets); the best window wins, trimmed to its first and last shared word,
-  and its share is the reported score (a label with small edits, a context a loader re-flowed).
+  the text's words (as multisets); the best window wins, trimmed to the first and last of its words that line up
+  with the text's in order, and its share is the reported score (a label with small edits, a context a loader
+  re-flowed). A window is as long as the text, so for a text with words the body lacks (front matter) it runs on
+  past where the text ends; a word there that the text holds earlier is not part of it.
 
 A retrieved context may also be placed by the part of it a document holds (``part``, asked for by the RAG
 step, never for a label, which must be found whole): failing the three ways in every candidate, the longest run
@@ -61,9 +63,10 @@ from rag_assets.text.tokens import tokenize
 DEFAULT_MIN_SCORE = 0.8
 #: raised when where a text is placed changes (v2: the ``part`` method; exact and normalised in every candidate
 #: before fuzzy windows; v3: every place a text occurs; v4: other places only for a text found whole, of at least
-#: ``MIN_COPY_WORDS`` words; v5: ``part`` places a context where it overlaps a document): part of the code version
-#: of what stores placements (golden labels, RAG answers)
-LOCATOR_VERSION = "locate-v5"
+#: ``MIN_COPY_WORDS`` words; v5: ``part`` places a context where it overlaps a document; v6: a fuzzy window ends where
+#: the text's words stop lining up with it): part of the code version of what stores placements (golden labels, RAG
+#: answers)
+LOCATOR_VERSION = "locate-v6"
 #: the most places a text keeps (its span and those elsewhere)
 MAX_PLACES = 64
 #: the fewest words a text must have to be placed at more than one place: a shorter one (a heading, a phrase) is
@@ -254,8 +257,8 @@ class Locator:
         return Location(span, "part", round(run.size / len(words), 4))
 
     def _fuzzy(self, document: Document, words: Sequence[str]) -> tuple[Location | None, int]:
-        """The best window of len(words) body words by shared words (multiset), if it reaches min_score; and the
-        words that window shares."""
+        """The best window of len(words) body words by shared words (multiset), if it reaches min_score, trimmed to its
+        words that line up with the text's in order; and the words that window shares."""
         size = len(words)
         if size == 0:
             return None, 0
@@ -278,6 +281,7 @@ class Locator:
         score = best / size
         if best_at < 0 or score < self.min_score:
             return None, best
-        window = range(best_at, min(best_at + size, len(spans)))
-        inside = [i for i in window if body_words[i] in want]
-        return Location(Span(document.path, spans[inside[0]][0], spans[inside[-1]][1]), "fuzzy", round(score, 4)), best
+        blocks = [block for block in SequenceMatcher(None, body_words[best_at:best_at + size], list(words),
+                                                     autojunk=False).get_matching_blocks() if block.size]
+        first, last = best_at + blocks[0].a, best_at + blocks[-1].a + blocks[-1].size - 1
+        return Location(Span(document.path, spans[first][0], spans[last][1]), "fuzzy", round(score, 4)), best

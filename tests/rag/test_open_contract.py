@@ -81,6 +81,14 @@ def test_a_context_is_found_exactly_normalised_fuzzily_or_not_at_all():
         "a wrong source hint falls back to the other documents"
 
 
+def test_a_fuzzy_window_ends_where_the_text_does_though_the_words_after_it_are_in_its_front_matter():
+    """The tester's case: a context with the file's front matter was placed about 100 characters past where its text
+    ends, as the window is as long as the text (front matter and all) and was trimmed to the words the text holds
+    anywhere, the front matter's among them: a miss became a hit."""
+    front = f"--- title: w9 w10 --- {_words(1, 8)}"  # nine of its eleven words are in doc.md's first eleven
+    assert Locator(Documents.from_chunks(CHUNKS)).locate(front) == Location(_at(_words(1, 8)), "fuzzy", 0.9091)
+
+
 def test_a_text_found_exactly_in_one_version_is_placed_there_not_on_a_near_copy_tried_first():
     """A tester's case: a v2 page's sentence was placed by a fuzzy window on the v1 page, which says 30 days where
     v2 says 90, so a golden label pointed at the wrong version and a perfect retrieval scored a miss."""
