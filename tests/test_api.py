@@ -201,6 +201,19 @@ def test_a_context_that_begins_before_the_reference_context_and_ends_inside_it_h
         "the ten words up to the cut are evidence retrieved; the words before it and the cut one are not evidence"
 
 
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_an_empty_reference_context_is_refused_naming_its_row_and_field(blank: str):
+    """The tester's case: without a corpus an empty reference context crashed with "a span needs 0 <= start < end"
+    naming a hash, and one of spaces became evidence no retrieved text can ever hit."""
+    frame = pd.DataFrame({"user_input": ["What is the rate limit?", "What is the burst limit?"],
+                          "reference": ["50 requests per minute.", "10 requests."],
+                          "reference_contexts": [[LIMITS], [ROTATE, blank]]})
+    with pytest.raises(ExternalDataError) as raised:
+        rag_assets.evaluate(frame, _system)
+    assert str(raised.value) == ("DataFrame: row 2: field 'reference_contexts' element 2 is empty (an item that "
+                                 "nothing answers has no reference contexts: [])")
+
+
 def test_evaluate_works_where_an_event_loop_is_running_as_in_a_notebook_cell():
     frame = pd.DataFrame([{"question": "What is the rate limit?", "ground_truth": "50 requests per minute.",
                            "reference_contexts": [LIMITS]}])
