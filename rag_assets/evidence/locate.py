@@ -30,7 +30,8 @@ documents of an evaluation without a corpus, ``rag_assets.golden.sources``: a sy
 then credited for the document text it holds; a chunk that only shares a phrase with a document, or holds a stub
 document of a few words, stays unmapped, and so does one whose longest run several documents hold alike (a footer
 they share) unless one of them is the document the caller names.
-Its score is the run's share of the text's words; the words outside the run count as retrieved, not evidence.
+Its score is the share of the text's words the run holds, with a word the text is cut in at either end of it (the
+span takes in that word's cut part, as an exact match does); the others count as retrieved, not evidence.
 
 Candidate documents: the one the caller names first (a system's source, a label's file), then the
 documents that hold most of the text's rarest words (an inverted index built on first need).
@@ -64,9 +65,9 @@ DEFAULT_MIN_SCORE = 0.8
 #: raised when where a text is placed changes (v2: the ``part`` method; exact and normalised in every candidate
 #: before fuzzy windows; v3: every place a text occurs; v4: other places only for a text found whole, of at least
 #: ``MIN_COPY_WORDS`` words; v5: ``part`` places a context where it overlaps a document; v6: a fuzzy window ends where
-#: the text's words stop lining up with it): part of the code version of what stores placements (golden labels, RAG
-#: answers)
-LOCATOR_VERSION = "locate-v6"
+#: the text's words stop lining up with it; v7: a fuzzy or part span takes in a word the text is cut in): part of the
+#: code version of what stores placements (golden labels, RAG answers)
+LOCATOR_VERSION = "locate-v7"
 #: the most places a text keeps (its span and those elsewhere)
 MAX_PLACES = 64
 #: the fewest words a text must have to be placed at more than one place: a shorter one (a heading, a phrase) is
@@ -109,6 +110,22 @@ def _overlap(run: Match, body: int, text: int) -> bool:
     before = min(run.a, run.b)
     after = min(body - run.a - run.size, text - run.b - run.size)
     return max(before, after) <= CUT_WORDS and run.size >= MIN_OVERLAP_WORDS and 2 * run.size > body
+
+
+def _lined_up(document: Document, words: Sequence[str], first: Match, last: Match) -> tuple[Span, int]:
+    """The body from the first to the last of the runs of words that it and the text hold alike (``a`` in the body,
+    ``b`` in the text), with a word the text begins or ends in the middle of: its first word when that is the end of
+    the body's word before, its last when that is the start of the body's word after; and how many of those cut words
+    it takes in. A context a splitter cut inside a word then ends where its text does, as it does when found
+    exactly."""
+    spans, body_words = document.tokens, document.words
+    start, end = first.a, last.a + last.size - 1
+    begin, finish, cut = spans[start][0], spans[end][1], 0
+    if first.b == 1 and start > 0 and body_words[start - 1].endswith(words[0]):
+        begin, cut = spans[start - 1][1] - len(words[0]), cut + 1
+    if last.b + last.size == len(words) - 1 and end + 1 < len(body_words) and body_words[end + 1].startswith(words[-1]):
+        finish, cut = spans[end + 1][0] + len(words[-1]), cut + 1
+    return Span(document.path, begin, finish), cut
 
 
 def _normalised(text: str) -> tuple[str, list[int]]:
@@ -248,13 +265,13 @@ class Locator:
     def _part(self, document: Document, words: Sequence[str]) -> Location | None:
         """The longest run of ``words`` the body holds in order, if it is more than half of them or where the two
         overlap (see the module docstring)."""
-        spans, body_words = document.tokens, document.words
+        body_words = document.words
         run = SequenceMatcher(None, body_words, list(words), autojunk=False).find_longest_match(
             0, len(body_words), 0, len(words))
         if run.size == 0 or (2 * run.size <= len(words) and not _overlap(run, len(body_words), len(words))):
             return None
-        span = Span(document.path, spans[run.a][0], spans[run.a + run.size - 1][1])
-        return Location(span, "part", round(run.size / len(words), 4))
+        span, cut = _lined_up(document, words, run, run)
+        return Location(span, "part", round((run.size + cut) / len(words), 4))
 
     def _fuzzy(self, document: Document, words: Sequence[str]) -> tuple[Location | None, int]:
         """The best window of len(words) body words by shared words (multiset), if it reaches min_score, trimmed to its
@@ -262,7 +279,7 @@ class Locator:
         size = len(words)
         if size == 0:
             return None, 0
-        spans, body_words = document.tokens, document.words
+        body_words = document.words
         want = Counter(words)
         have: Counter = Counter()
         shared = best = 0
@@ -283,5 +300,5 @@ class Locator:
             return None, best
         blocks = [block for block in SequenceMatcher(None, body_words[best_at:best_at + size], list(words),
                                                      autojunk=False).get_matching_blocks() if block.size]
-        first, last = best_at + blocks[0].a, best_at + blocks[-1].a + blocks[-1].size - 1
-        return Location(Span(document.path, spans[first][0], spans[last][1]), "fuzzy", round(score, 4)), best
+        first, last = (Match(best_at + block.a, block.b, block.size) for block in (blocks[0], blocks[-1]))
+        return Location(_lined_up(document, words, first, last)[0], "fuzzy", round(score, 4)), best

@@ -89,6 +89,19 @@ def test_a_fuzzy_window_ends_where_the_text_does_though_the_words_after_it_are_i
     assert Locator(Documents.from_chunks(CHUNKS)).locate(front) == Location(_at(_words(1, 8)), "fuzzy", 0.9091)
 
 
+def test_a_context_cut_inside_a_word_is_placed_up_to_the_cut_as_when_it_is_found_exactly():
+    """A splitter's chunk that ends in the middle of a word is found exactly up to its last character, but a fuzzy
+    window or a part ended at its last whole word: the same text lost a word of token recall where it carried front
+    matter, and a context that overlaps a reference context a word more than the corpus path counts."""
+    locator = Locator(Documents.from_chunks(CHUNKS))
+    assert locator.locate(f"{_words(1, 8)} w", part=True) == Location(Span("doc.md", 0, len(_words(1, 8)) + 2),
+                                                                      "exact", 1.0)
+    fuzzy = f"--- title: w9 w10 --- {_words(1, 8)} w"  # "w" is the start of "w9"
+    assert locator.locate(fuzzy) == Location(Span("doc.md", 0, len(_words(1, 8)) + 2), "fuzzy", 0.8333)
+    part = f"9 {_words(10, 20)} {_words(101, 112)}"  # "9" is the end of "w9"
+    assert locator.locate(part, part=True) == Location(Span("doc.md", DOC.index("w9") + 1, len(DOC)), "part", 0.5)
+
+
 def test_a_text_found_exactly_in_one_version_is_placed_there_not_on_a_near_copy_tried_first():
     """A tester's case: a v2 page's sentence was placed by a fuzzy window on the v1 page, which says 30 days where
     v2 says 90, so a golden label pointed at the wrong version and a perfect retrieval scored a miss."""
@@ -134,10 +147,11 @@ def test_a_retrieved_context_that_overlaps_a_document_is_placed_on_the_overlap()
     locator = Locator(Documents.from_chunks(CHUNKS))
     other = _words(21, 30)
     ends_inside = f"{_words(101, 112)} {_words(21, 28)} w2"  # "w2" is "w29" cut short
-    assert locator.locate(ends_inside, part=True) == Location(Span("other.md", 0, len(_words(21, 28))), "part", 0.381)
-    begins_inside = f"3 {_words(23, 30)} {_words(101, 112)}"  # "3" is the end of "w23"
+    assert locator.locate(ends_inside, part=True) == Location(
+        Span("other.md", 0, len(_words(21, 28)) + len(" w2")), "part", 0.4286), "up to the cut, in w29"
+    begins_inside = f"2 {_words(23, 30)} {_words(101, 112)}"  # "2" is the end of "w22"
     assert locator.locate(begins_inside, part=True) == Location(
-        Span("other.md", other.index("w23"), len(other)), "part", 0.381)
+        Span("other.md", other.index("w22") + 2, len(other)), "part", 0.4286), "from the cut, in w22"
     assert locator.locate(f"{_words(101, 120)} {_words(1, 11)}", part=True) == Location(
         _at(_words(1, 11)), "part", 0.3548), "11 of doc.md's 20 words"
     assert locator.locate(f"{_words(101, 120)} {_words(1, 10)}", part=True) is None, "half of doc.md: no more"
