@@ -183,6 +183,36 @@ def test_a_context_holding_the_reference_context_with_text_around_it_hits_it():
         "the words around the evidence are retrieved, not evidence"
 
 
+def test_a_context_that_begins_before_the_reference_context_and_ends_inside_it_hits_it():
+    """The tester's case: without a corpus, a system's chunk that ended in the reference context's last word, having
+    begun well before it, was unmapped, a miss, where the same chunk located in the corpus is a hit."""
+    frame = pd.DataFrame([{"item_id": "limits", "question": "What is the rate limit?",
+                           "ground_truth": "50 requests per minute.", "reference_contexts": [LIMITS]}])
+    before = ("Quotas are counted per organisation and reset at midnight UTC; the dashboard shows the current use "
+              "and the history of the last thirty days. ")
+    chunk = before + LIMITS[:-3]  # ends in "k", the start of "key."
+    result = rag_assets.evaluate(frame, lambda request: {"answer": "50 per minute.",
+                                                         "retrieved": [{"id": "chunk-7", "text": chunk}]})
+    row = result.to_pandas().iloc[0]
+    assert (row["hit_rate@5"], row["recall@5"], row["mrr@5"], row["contexts_unmapped_share"]) == (1.0, 1.0, 1.0, 0.0)
+    assert (len(tokenize(LIMITS)), len(tokenize(chunk))) == (11, 35)
+    assert (row["token_recall@5"], row["token_precision@5"]) == (1.0, pytest.approx(11 / 35, abs=1e-9)), \
+        "the reference context's words up to the cut, in its last, are retrieved; the words before it are not evidence"
+
+
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_an_empty_reference_context_is_refused_naming_its_row_and_field(blank: str):
+    """The tester's case: without a corpus an empty reference context crashed with "a span needs 0 <= start < end"
+    naming a hash, and one of spaces became evidence no retrieved text can ever hit."""
+    frame = pd.DataFrame({"user_input": ["What is the rate limit?", "What is the burst limit?"],
+                          "reference": ["50 requests per minute.", "10 requests."],
+                          "reference_contexts": [[LIMITS], [ROTATE, blank]]})
+    with pytest.raises(ExternalDataError) as raised:
+        rag_assets.evaluate(frame, _system)
+    assert str(raised.value) == ("DataFrame: row 2: field 'reference_contexts' element 2 is empty (an item that "
+                                 "nothing answers has no reference contexts: [])")
+
+
 def test_evaluate_works_where_an_event_loop_is_running_as_in_a_notebook_cell():
     frame = pd.DataFrame([{"question": "What is the rate limit?", "ground_truth": "50 requests per minute.",
                            "reference_contexts": [LIMITS]}])

@@ -11,18 +11,27 @@ among fuzzy windows the best share wins, the first candidate on a tie:
   quote and table marks (``* _ ` # > |``) are dropped and letters are lower case (a label copied from
   rendered HTML, or a splitter that collapsed newlines);
 - ``fuzzy``: a window of the body's words, as many as the text has, shares at least ``min_score`` of
-  the text's words (as multisets); the best window wins, trimmed to its first and last shared word,
-  and its share is the reported score (a label with small edits, a context a loader re-flowed).
+  the text's words (as multisets); the best window wins, trimmed to the first and last of its words that line up
+  with the text's in order, and its share is the reported score (a label with small edits, a context a loader
+  re-flowed). A window is as long as the text, so for a text with words the body lacks (front matter) it runs on
+  past where the text ends; a word there that the text holds earlier is not part of it.
 
 A retrieved context may also be placed by the part of it a document holds (``part``, asked for by the RAG
 step, never for a label, which must be found whole): failing the three ways in every candidate, the longest run
-of the text's words, in order, that a candidate holds, when it is more than half of the text's words or all of
-a document of at least ``WHOLE_DOCUMENT_WORDS`` words. A system's chunk that carries the file's front matter or
-markup the snapshot drops, a heading of its own, or the text around a short reference document is then credited
-for the document text it holds; a chunk that only shares a phrase with a document, or holds a stub document of a
-few words, stays unmapped, and so does one whose longest run several documents hold alike (a footer they share)
-unless one of them is the document the caller names.
-Its score is the run's share of the text's words; the words outside the run count as retrieved, not evidence.
+of the text's words, in order, that a candidate holds, when it is more than half of the text's words, or when the
+text and the document overlap there: at each end of the run one of the two ends (a word cut short there aside), so
+the context holds all of the document, or begins inside it and runs on past its end, or ends inside it having begun
+before it; such a run must hold more than half of the document's words, and at least ``MIN_OVERLAP_WORDS``. A
+context placed on a run hits the document's evidence, so a smaller overlap is left unmapped: placed, it would be a
+hit that the retrieval figures' overlap rule (half of the shorter of the two) makes a miss wherever the same text is
+located in the corpus it came from. A system's chunk that carries the file's front matter or markup the snapshot
+drops, a heading of its own, the text around a short reference document, or that overlaps a reference context (the
+documents of an evaluation without a corpus, ``rag_assets.golden.sources``: a system's chunks are cut elsewhere) is
+then credited for the document text it holds; a chunk that only shares a phrase with a document, or holds a stub
+document of a few words, stays unmapped, and so does one whose longest run several documents hold alike (a footer
+they share) unless one of them is the document the caller names.
+Its score is the share of the text's words the run holds, with a word the text is cut in at either end of it (the
+span takes in that word's cut part, as an exact match does); the others count as retrieved, not evidence.
 
 Candidate documents: the one the caller names first (a system's source, a label's file), then the
 documents that hold most of the text's rarest words (an inverted index built on first need).
@@ -46,7 +55,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
+from difflib import Match, SequenceMatcher
 
 from rag_assets.evidence.documents import Document, Documents
 from rag_assets.evidence.spans import Span
@@ -55,15 +64,20 @@ from rag_assets.text.tokens import tokenize
 DEFAULT_MIN_SCORE = 0.8
 #: raised when where a text is placed changes (v2: the ``part`` method; exact and normalised in every candidate
 #: before fuzzy windows; v3: every place a text occurs; v4: other places only for a text found whole, of at least
-#: ``MIN_COPY_WORDS`` words): part of the code version of what stores placements (golden labels, RAG answers)
-LOCATOR_VERSION = "locate-v4"
+#: ``MIN_COPY_WORDS`` words; v5: ``part`` places a context where it overlaps a document; v6: a fuzzy window ends where
+#: the text's words stop lining up with it; v7: a fuzzy or part span takes in a word the text is cut in): part of the
+#: code version of what stores placements (golden labels, RAG answers)
+LOCATOR_VERSION = "locate-v7"
 #: the most places a text keeps (its span and those elsewhere)
 MAX_PLACES = 64
 #: the fewest words a text must have to be placed at more than one place: a shorter one (a heading, a phrase) is
 #: found in documents that are not copies of it
 MIN_COPY_WORDS = 8
-#: the fewest words a document must have for a context holding all of it to be placed on it by ``part``
-WHOLE_DOCUMENT_WORDS = 8
+#: the fewest words a context and a document must share where they overlap for ``part`` to place it there (a stub
+#: document, a phrase that happens to end one text and begin the other, places nothing)
+MIN_OVERLAP_WORDS = 8
+#: the words a run may stop short of an end of the text or the document and still reach it: a word cut in the middle
+CUT_WORDS = 1
 _MARKS = frozenset("*_`#>|")
 # How many of a text's rarest words pick its candidate documents, and how many candidates are tried.
 _RARE_WORDS = 12
@@ -87,6 +101,31 @@ def _placed(found: Sequence[Location], words: int) -> Location | None:
     first = found[0]
     others = found[1:MAX_PLACES] if words >= MIN_COPY_WORDS else ()
     return Location(first.span, first.method, first.score, tuple(f.span for f in others))
+
+
+def _overlap(run: Match, body: int, text: int) -> bool:
+    """Whether a run that a body of ``body`` words (from ``run.a``) and a text of ``text`` words (from ``run.b``) hold
+    alike is where the two overlap, over more than half of the body and at least ``MIN_OVERLAP_WORDS`` words: at each
+    end of the run, the body or the text ends, but for a word cut there."""
+    before = min(run.a, run.b)
+    after = min(body - run.a - run.size, text - run.b - run.size)
+    return max(before, after) <= CUT_WORDS and run.size >= MIN_OVERLAP_WORDS and 2 * run.size > body
+
+
+def _lined_up(document: Document, words: Sequence[str], first: Match, last: Match) -> tuple[Span, int]:
+    """The body from the first to the last of the runs of words that it and the text hold alike (``a`` in the body,
+    ``b`` in the text), with a word the text begins or ends in the middle of: its first word when that is the end of
+    the body's word before, its last when that is the start of the body's word after; and how many of those cut words
+    it takes in. A context a splitter cut inside a word then ends where its text does, as it does when found
+    exactly."""
+    spans, body_words = document.tokens, document.words
+    start, end = first.a, last.a + last.size - 1
+    begin, finish, cut = spans[start][0], spans[end][1], 0
+    if first.b == 1 and start > 0 and body_words[start - 1].endswith(words[0]):
+        begin, cut = spans[start - 1][1] - len(words[0]), cut + 1
+    if last.b + last.size == len(words) - 1 and end + 1 < len(body_words) and body_words[end + 1].startswith(words[-1]):
+        finish, cut = spans[end + 1][0] + len(words[-1]), cut + 1
+    return Span(document.path, begin, finish), cut
 
 
 def _normalised(text: str) -> tuple[str, list[int]]:
@@ -160,9 +199,10 @@ class Locator:
             best = max((window.score for window in windows), default=None)
             return next((window for window in windows if window.score == best), None)
         # a run of the text's words lies in one window, so a window holding at most half of them rules out a run
-        # over half, and one holding fewer words than the document rules out the whole document: those are skipped
+        # over half, and one holding at most half of the document's words, or fewer than MIN_OVERLAP_WORDS, rules out
+        # an overlap: those are skipped
         possible = [c for c, most in shared.items()
-                    if 2 * most > len(words) or WHOLE_DOCUMENT_WORDS <= len(self.documents[c].words) <= most]
+                    if 2 * most > len(words) or MIN_OVERLAP_WORDS <= most and 2 * most > len(self.documents[c].words)]
         parts = [found for c in possible if (found := self._part(self.documents[c], words)) is not None]
         best = max((found.score for found in parts), default=None)
         placed = [found for found in parts if found.score == best]
@@ -223,24 +263,23 @@ class Locator:
                 for at in _occurrences(document.body, wanted)]
 
     def _part(self, document: Document, words: Sequence[str]) -> Location | None:
-        """The longest run of ``words`` the body holds in order, if it is more than half of them or all of a body of
-        at least ``WHOLE_DOCUMENT_WORDS`` words."""
-        spans, body_words = document.tokens, document.words
+        """The longest run of ``words`` the body holds in order, if it is more than half of them or where the two
+        overlap (see the module docstring)."""
+        body_words = document.words
         run = SequenceMatcher(None, body_words, list(words), autojunk=False).find_longest_match(
             0, len(body_words), 0, len(words))
-        whole = run.size == len(body_words) >= WHOLE_DOCUMENT_WORDS
-        if run.size == 0 or (2 * run.size <= len(words) and not whole):
+        if run.size == 0 or (2 * run.size <= len(words) and not _overlap(run, len(body_words), len(words))):
             return None
-        span = Span(document.path, spans[run.a][0], spans[run.a + run.size - 1][1])
-        return Location(span, "part", round(run.size / len(words), 4))
+        span, cut = _lined_up(document, words, run, run)
+        return Location(span, "part", round((run.size + cut) / len(words), 4))
 
     def _fuzzy(self, document: Document, words: Sequence[str]) -> tuple[Location | None, int]:
-        """The best window of len(words) body words by shared words (multiset), if it reaches min_score; and the
-        words that window shares."""
+        """The best window of len(words) body words by shared words (multiset), if it reaches min_score, trimmed to its
+        words that line up with the text's in order; and the words that window shares."""
         size = len(words)
         if size == 0:
             return None, 0
-        spans, body_words = document.tokens, document.words
+        body_words = document.words
         want = Counter(words)
         have: Counter = Counter()
         shared = best = 0
@@ -259,6 +298,7 @@ class Locator:
         score = best / size
         if best_at < 0 or score < self.min_score:
             return None, best
-        window = range(best_at, min(best_at + size, len(spans)))
-        inside = [i for i in window if body_words[i] in want]
-        return Location(Span(document.path, spans[inside[0]][0], spans[inside[-1]][1]), "fuzzy", round(score, 4)), best
+        blocks = [block for block in SequenceMatcher(None, body_words[best_at:best_at + size], list(words),
+                                                     autojunk=False).get_matching_blocks() if block.size]
+        first, last = (Match(best_at + block.a, block.b, block.size) for block in (blocks[0], blocks[-1]))
+        return Location(_lined_up(document, words, first, last)[0], "fuzzy", round(score, 4)), best

@@ -440,8 +440,8 @@ def _cell_str(row: Mapping[str, Any], field: str, where: str, *, required: bool,
 def read_ragas_testset(path: Path) -> list[ExternalItem]:
     """Read a ragas test set (``.csv`` or ``.jsonl``) into ``ExternalItem`` objects.
 
-    Required columns: ``user_input``, ``reference``, ``reference_contexts`` (a list of strings; in
-    CSV a JSON or Python-literal list; empty for an adversarial item, see ``pinning.refused_without_texts``).
+    Required columns: ``user_input``, ``reference``, ``reference_contexts`` (a list of strings, none of them blank;
+    in CSV a JSON or Python-literal list; empty for an adversarial item, see ``pinning.refused_without_texts``).
     Optional: ``synthesizer_name`` (mapped onto our question types), ``id`` or ``item_id`` (else
     :func:`content_id` of question and reference, so the same item gets the same id in every file and two
     files never collide), and the extras this module writes,
@@ -465,6 +465,10 @@ def ragas_items(rows: Iterable[tuple[int, Mapping[str, Any], int | None]], sourc
         if row.get("reference_contexts") is None:
             raise ExternalDataError(f"{where}: field 'reference_contexts' is missing")
         contexts = _parse_list(row["reference_contexts"], where, "reference_contexts")
+        blank = next((n for n, context in enumerate(contexts, start=1) if not context.strip()), None)
+        if blank is not None:  # evidence no retrieved text can ever hit: a label lost, not a question nothing answers
+            raise ExternalDataError(f"{where}: field 'reference_contexts' element {blank} is empty (an item that "
+                                    "nothing answers has no reference contexts: [])")
         given = (_cell_str(row, "id", where, required=False, numbers=True)
                  or _cell_str(row, "item_id", where, required=False, numbers=True) or "").strip()
         item_id = given or derived_id(question, reference)

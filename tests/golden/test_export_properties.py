@@ -45,7 +45,7 @@ def ragas_rows(draw) -> list[dict]:
     return [{"item_id": item_id, "question": draw(nonblank), "reference_answer": draw(nonblank),
              "question_type": draw(st.sampled_from(["factual", "multi_hop", "abstractive", "=type"])),
              "relevant_chunk_ids": draw(st.lists(texts, max_size=3)),
-             "reference_contexts": draw(st.lists(texts, max_size=3))} for item_id in chosen]
+             "reference_contexts": draw(st.lists(nonblank, max_size=3))} for item_id in chosen]
 
 
 def _cells(path: Path) -> list[str]:

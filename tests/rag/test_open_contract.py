@@ -81,6 +81,27 @@ def test_a_context_is_found_exactly_normalised_fuzzily_or_not_at_all():
         "a wrong source hint falls back to the other documents"
 
 
+def test_a_fuzzy_window_ends_where_the_text_does_though_the_words_after_it_are_in_its_front_matter():
+    """The tester's case: a context with the file's front matter was placed about 100 characters past where its text
+    ends, as the window is as long as the text (front matter and all) and was trimmed to the words the text holds
+    anywhere, the front matter's among them: a miss became a hit."""
+    front = f"--- title: w9 w10 --- {_words(1, 8)}"  # nine of its eleven words are in doc.md's first eleven
+    assert Locator(Documents.from_chunks(CHUNKS)).locate(front) == Location(_at(_words(1, 8)), "fuzzy", 0.9091)
+
+
+def test_a_context_cut_inside_a_word_is_placed_up_to_the_cut_as_when_it_is_found_exactly():
+    """A splitter's chunk that ends in the middle of a word is found exactly up to its last character, but a fuzzy
+    window or a part ended at its last whole word: the same text lost a word of token recall where it carried front
+    matter, and a context that overlaps a reference context a word more than the corpus path counts."""
+    locator = Locator(Documents.from_chunks(CHUNKS))
+    assert locator.locate(f"{_words(1, 8)} w", part=True) == Location(Span("doc.md", 0, len(_words(1, 8)) + 2),
+                                                                      "exact", 1.0)
+    fuzzy = f"--- title: w9 w10 --- {_words(1, 8)} w"  # "w" is the start of "w9"
+    assert locator.locate(fuzzy) == Location(Span("doc.md", 0, len(_words(1, 8)) + 2), "fuzzy", 0.8333)
+    part = f"9 {_words(10, 20)} {_words(101, 112)}"  # "9" is the end of "w9"
+    assert locator.locate(part, part=True) == Location(Span("doc.md", DOC.index("w9") + 1, len(DOC)), "part", 0.5)
+
+
 def test_a_text_found_exactly_in_one_version_is_placed_there_not_on_a_near_copy_tried_first():
     """A tester's case: a v2 page's sentence was placed by a fuzzy window on the v1 page, which says 30 days where
     v2 says 90, so a golden label pointed at the wrong version and a perfect retrieval scored a miss."""
@@ -117,6 +138,25 @@ def test_a_retrieved_context_is_credited_for_the_part_a_document_holds_and_a_lab
     around = "x1 x2 x3 x4 x5 x6 x7 x8 x9 x10 x11 x12 " + _words(21, 30) + " y1 y2 y3 y4 y5 y6 y7 y8 y9 y10"
     assert locator.locate(around, part=True) == Location(Span("other.md", 0, len(_words(21, 30))), "part", 0.3125)
     assert locator.locate("x1 x2 x3 x4 x5 " + _words(5, 8) + " y1 y2 y3 y4", part=True) is None, "a phrase shared"
+
+
+def test_a_retrieved_context_that_overlaps_a_document_is_placed_on_the_overlap():
+    """The tester's case: without a corpus the documents are the reference contexts, and a system's chunk that began
+    well before one and ended inside it (in the middle of a word) was unmapped, a miss, though it held almost all of
+    it. An overlap of at most half of the document, or a passage both texts go on from at both ends, places nothing."""
+    locator = Locator(Documents.from_chunks(CHUNKS))
+    other = _words(21, 30)
+    ends_inside = f"{_words(101, 112)} {_words(21, 28)} w2"  # "w2" is "w29" cut short
+    assert locator.locate(ends_inside, part=True) == Location(
+        Span("other.md", 0, len(_words(21, 28)) + len(" w2")), "part", 0.4286), "up to the cut, in w29"
+    begins_inside = f"2 {_words(23, 30)} {_words(101, 112)}"  # "2" is the end of "w22"
+    assert locator.locate(begins_inside, part=True) == Location(
+        Span("other.md", other.index("w22") + 2, len(other)), "part", 0.4286), "from the cut, in w22"
+    assert locator.locate(f"{_words(101, 120)} {_words(1, 11)}", part=True) == Location(
+        _at(_words(1, 11)), "part", 0.3548), "11 of doc.md's 20 words"
+    assert locator.locate(f"{_words(101, 120)} {_words(1, 10)}", part=True) is None, "half of doc.md: no more"
+    assert locator.locate(f"{_words(101, 112)} {_words(3, 18)} {_words(113, 124)}", part=True) is None, \
+        "a passage both go on from is shared, not an overlap"
 
 
 def test_a_stub_document_or_a_footer_several_documents_share_places_no_context():
