@@ -28,6 +28,7 @@ from rag_assets.rag.models import RagResponse
 from rag_assets.report.build import judge_label
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.evaluate import UNMAPPED_SHARE, EvaluationOutcome
+from rag_assets.scoring.gate_settings import check_judge_budget
 from rag_assets.scoring.metrics import REGISTRY
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates, Scorecard
 from rag_assets.scoring.single import default_judge
@@ -128,6 +129,7 @@ class EvaluationResult:
     def _assessment(self, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO,
                     max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE,
                     max_rag_error_rate: float = DEFAULT_MAX_ERROR_RATE) -> Assessment:
+        check_judge_budget(max_judge_failure_rate)
         assessment = assess(self.outcome, Gating(self.thresholds(profile_or_thresholds), max_judge_failure_rate))
         assessment.gates.rag_errors = error_budget(
             [self.responses[i.item_id] for i in self.items if i.item_id in self.responses], max_rag_error_rate)

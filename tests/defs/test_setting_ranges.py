@@ -1,0 +1,91 @@
+"""Settings out of range are refused before anything runs, with one line naming the setting, its value and an
+example (rag_assets.ranges, rag_assets.scoring.gate_settings), through every way in: the assets' run config,
+the rag resource's config, an instance's defs.yaml and the Python API. The tester's cases: alpha 0 switched the
+regression gate off, a judge failure budget of 5 read "500%", an allowed drop for a misspelt metric was ignored,
+k 0 failed every answer (or divided by zero in judge_shard) and max_concurrency 0 failed in the thread pool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+import rag_assets
+from rag_assets.defs.assets.ab import ab_comparison
+from rag_assets.defs.assets.evaluation import evaluation
+from rag_assets.defs.assets.production import production_sample
+from rag_assets.defs.lifecycle import BUNDLED
+from rag_assets.defs.resources import RESOURCES
+from rag_assets.errors import ConfigError
+from rag_assets.testing import assert_quality
+from tests.test_api import TWO_ITEMS, _system
+from tests.test_cli_bad_inputs import KNOWN_METRICS
+
+ALPHA = "alpha must be between 0 and 1, both excluded, got {}; for example alpha: 0.05"
+JUDGE_BUDGET = "max_judge_failure_rate must be in [0, 1], got {}; for example max_judge_failure_rate: 0.05"
+TYPO = ("allowed_drops, field faithfullness: not a metric (did you mean faithfulness?); the metrics at k=5: "
+        + KNOWN_METRICS)
+K = "k must be a whole number of at least 1, got {}; for example k: 5"
+VERSION = "cv-none"  # a corpus version nothing was made for: a step that got past its config would fail otherwise
+_JOBS = dg.Definitions(assets=[evaluation, ab_comparison], resources=RESOURCES,
+                       jobs=[dg.define_asset_job(name, selection=name) for name in ("evaluation", "ab_comparison")])
+
+
+def _failure(job: str, run_config: dict) -> str:
+    """Why ``job`` failed on VERSION, having materialized nothing: its one failed step's description."""
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(BUNDLED.corpus_versions.name, [VERSION])
+        result = _JOBS.resolve_job_def(job).execute_in_process(partition_key=VERSION, instance=instance,
+                                                               run_config=run_config, raise_on_error=False)
+    assert not result.get_asset_materialization_events()
+    (failed,) = [e for e in result.all_events if e.is_step_failure]
+    return failed.step_failure_data.user_failure_data.description
+
+
+def _config(asset: str, **config: object) -> dict:
+    return {"ops": {asset: {"config": config}}}
+
+
+@pytest.mark.parametrize(("config", "problem"), [
+    ({"alpha": 0}, ALPHA.format(0)),
+    ({"alpha": 1}, ALPHA.format(1)),
+    ({"max_judge_failure_rate": 5}, JUDGE_BUDGET.format(5)),
+    ({"allowed_drops": {"faithfullness": 0.5}}, TYPO),
+    ({"k": 0}, K.format(0)),
+], ids=["alpha-0", "alpha-1", "judge-budget-5", "allowed-drop-typo", "k-0"])
+def test_the_evaluation_refuses_a_gate_setting_out_of_range_in_its_first_step(project_env: Path, config: dict,
+                                                                              problem: str):
+    assert _failure("evaluation", _config("evaluation", **config)) == f"invalid evaluation config: {problem}"
+
+
+@pytest.mark.parametrize(("config", "problem"), [
+    ({"alpha": 0}, ALPHA.format(0)),
+    ({"max_judge_failure_rate": 5}, JUDGE_BUDGET.format(5)),
+    ({"k": 0}, K.format(0)),
+], ids=["alpha-0", "judge-budget-5", "k-0"])
+def test_ab_comparison_refuses_a_gate_setting_out_of_range_before_anything_answers(project_env: Path, config: dict,
+                                                                                   problem: str):
+    assert _failure("ab_comparison", _config("ab_comparison", **config)) == f"invalid ab_comparison config: {problem}"
+
+
+@pytest.mark.parametrize(("config", "problem"), [
+    ({"alpha": 0}, ALPHA.format(0)),
+    ({"max_judge_failure_rate": 5}, JUDGE_BUDGET.format(5)),
+    ({"allowed_drops": {"faithfullness": 0.5}}, TYPO),
+], ids=["alpha-0", "judge-budget-5", "allowed-drop-typo"])
+def test_production_sample_refuses_a_gate_setting_out_of_range(project_env: Path, config: dict, problem: str):
+    with dg.instance_for_test() as instance:
+        result = dg.materialize([production_sample], partition_key="2026-11-20", instance=instance,
+                                resources=RESOURCES, raise_on_error=False,
+                                run_config=_config("production_sample", **config))
+    (failed,) = [e for e in result.all_events if e.is_step_failure]
+    assert failed.step_failure_data.user_failure_data.description == f"invalid production_sample config: {problem}"
+
+
+def test_the_api_refuses_a_judge_failure_budget_out_of_range():
+    result = rag_assets.evaluate(TWO_ITEMS, _system)
+    for gate in (lambda: result.gates(max_judge_failure_rate=5), lambda: assert_quality(result, max_judge_failure_rate=5)):
+        with pytest.raises(ConfigError) as refused:
+            gate()
+        assert str(refused.value) == JUDGE_BUDGET.format(5)
