@@ -12,9 +12,11 @@ import dagster as dg
 import pytest
 
 import rag_assets
+from rag_assets.component import RagEvaluation
 from rag_assets.defs.assets.ab import ab_comparison
 from rag_assets.defs.assets.evaluation import evaluation
 from rag_assets.defs.assets.production import production_sample
+from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.lifecycle import BUNDLED
 from rag_assets.defs.resources import RESOURCES
 from rag_assets.errors import ConfigError
@@ -27,19 +29,26 @@ JUDGE_BUDGET = "max_judge_failure_rate must be in [0, 1], got {}; for example ma
 TYPO = ("allowed_drops, field faithfullness: not a metric (did you mean faithfulness?); the metrics at k=5: "
         + KNOWN_METRICS)
 K = "k must be a whole number of at least 1, got {}; for example k: 5"
+TIMEOUT = "timeout_seconds must be a number above 0, got 0; for example timeout_seconds: 30"
+CONCURRENCY = "max_concurrency must be a whole number of at least 1, got 0; for example max_concurrency: 4"
 VERSION = "cv-none"  # a corpus version nothing was made for: a step that got past its config would fail otherwise
-_JOBS = dg.Definitions(assets=[evaluation, ab_comparison], resources=RESOURCES,
-                       jobs=[dg.define_asset_job(name, selection=name) for name in ("evaluation", "ab_comparison")])
+SYSTEM = {"kind": "callable", "target": "tests.fakes.rag_systems:unknown_ids"}
+_JOBS = dg.Definitions(assets=[rag_answers, evaluation, ab_comparison], resources=RESOURCES,
+                       jobs=[dg.define_asset_job(name, selection=name)
+                             for name in ("rag_answers", "evaluation", "ab_comparison")])
 
 
 def _failure(job: str, run_config: dict) -> str:
-    """Why ``job`` failed on VERSION, having materialized nothing: its one failed step's description."""
+    """Why ``job`` failed on VERSION, having materialized nothing: its one failed step's description, or the error
+    that stopped its resources being built."""
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(BUNDLED.corpus_versions.name, [VERSION])
         result = _JOBS.resolve_job_def(job).execute_in_process(partition_key=VERSION, instance=instance,
                                                                run_config=run_config, raise_on_error=False)
     assert not result.get_asset_materialization_events()
-    (failed,) = [e for e in result.all_events if e.is_step_failure]
+    (failed,) = [e for e in result.all_events if e.is_step_failure or e.is_resource_init_failure]
+    if failed.is_resource_init_failure:  # in process every resource is built before the first step runs
+        return failed.event_specific_data.error.message.strip()
     return failed.step_failure_data.user_failure_data.description
 
 
@@ -81,6 +90,33 @@ def test_production_sample_refuses_a_gate_setting_out_of_range(project_env: Path
                                 run_config=_config("production_sample", **config))
     (failed,) = [e for e in result.all_events if e.is_step_failure]
     assert failed.step_failure_data.user_failure_data.description == f"invalid production_sample config: {problem}"
+
+
+@pytest.mark.parametrize(("setting", "problem"), [
+    ({"k": 0}, K.format(0)), ({"k": -1}, K.format(-1)), ({"timeout_seconds": 0}, TIMEOUT),
+    ({"max_concurrency": 0}, CONCURRENCY),
+], ids=["k-0", "k-minus-1", "timeout-0", "concurrency-0"])
+def test_the_rag_resource_refuses_a_limit_out_of_range_before_rag_answers_answers(project_env: Path, setting: dict,
+                                                                                  problem: str):
+    assert _failure("rag_answers", {"resources": {"rag": {"config": {**SYSTEM, **setting}}}}) == (
+        f"rag_assets.errors.ConfigError: {problem}")
+
+
+@pytest.mark.parametrize(("setting", "problem"), [
+    ({"k": 0}, K.format(0)), ({"timeout_seconds": 0}, TIMEOUT),
+], ids=["k-0", "timeout-0"])
+def test_an_instance_refuses_a_system_limit_out_of_range_when_it_loads(tmp_path: Path, setting: dict, problem: str):
+    component = RagEvaluation.model_validate({"name": "support", "system": {**SYSTEM, **setting}})
+    with pytest.raises(ConfigError) as refused:
+        component.resources(tmp_path)
+    assert str(refused.value) == f"instance support: system: {problem}"
+
+
+@pytest.mark.parametrize("k", [0, -1])
+def test_the_api_refuses_k_below_1_before_it_reads_the_golden_set(tmp_path: Path, k: int):
+    with pytest.raises(ConfigError) as refused:
+        rag_assets.evaluate(tmp_path / "missing.jsonl", _system, k=k)
+    assert str(refused.value) == K.format(k)
 
 
 def test_the_api_refuses_a_judge_failure_budget_out_of_range():
