@@ -6,12 +6,15 @@ k 0 failed every answer (or divided by zero in judge_shard) and max_concurrency 
 
 from __future__ import annotations
 
+import shutil
+import sys
 from pathlib import Path
 
 import dagster as dg
 import pytest
 
 import rag_assets
+from rag_assets.cli import main
 from rag_assets.component import RagEvaluation
 from rag_assets.defs.assets.ab import ab_comparison
 from rag_assets.defs.assets.evaluation import evaluation
@@ -22,6 +25,7 @@ from rag_assets.defs.resources import RESOURCES
 from rag_assets.errors import ConfigError
 from rag_assets.testing import assert_quality
 from tests.test_api import TWO_ITEMS, _system
+from tests.test_cli_instance import EXAMPLE
 from tests.test_cli_bad_inputs import KNOWN_METRICS
 
 ALPHA = "alpha must be between 0 and 1, both excluded, got {}; for example alpha: 0.05"
@@ -110,6 +114,24 @@ def test_an_instance_refuses_a_system_limit_out_of_range_when_it_loads(tmp_path:
     with pytest.raises(ConfigError) as refused:
         component.resources(tmp_path)
     assert str(refused.value) == f"instance support: system: {problem}"
+
+
+def test_the_cli_refuses_an_instance_with_a_system_limit_out_of_range_in_one_line_exit_2(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """Dagster wraps the instance's refusal in an error of its own while it builds the definitions: the CLI printed
+    a traceback and exited 1."""
+    project = tmp_path / "two_products"
+    shutil.copytree(EXAMPLE, project)
+    library = project / "two_products" / "defs" / "library" / "defs.yaml"
+    library.write_text(library.read_text(encoding="utf-8").replace("    k: 3\n", "    k: 0\n"), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(project))
+    for module in [name for name in sys.modules if name.split(".")[0] == "two_products"]:
+        monkeypatch.delitem(sys.modules, module)
+    monkeypatch.setenv("RAG_ASSETS_CODE_LOCATION", "two_products.definitions")
+    monkeypatch.setenv("RAG_ASSETS_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    assert main(["run", "--instance", "library", "--no-production"]) == 2
+    assert capsys.readouterr().err == f"error: instance library: system: {K.format(0)}\n"
 
 
 @pytest.mark.parametrize("k", [0, -1])
