@@ -11,17 +11,15 @@ from __future__ import annotations
 from rag_assets.errors import ConfigError
 
 
-def _shown(value: object) -> str:
-    """A value as the message shows it: ``0`` for the ``0.0`` a config's float field reads ``0`` as."""
-    return f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else repr(value)
+def _number(value: object) -> bool:
+    """An int or a float (a bool is neither here: ``True`` is no alpha)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _refused(name: str, value: object, expected: str, example: object) -> ConfigError:
-    return ConfigError(f"{name} must be {expected}, got {_shown(value)}; for example {name}: {example}")
-
-
-def _number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """The one-line refusal; a number shown with ``g``: ``0`` for the ``0.0`` a config's float field reads ``0`` as."""
+    shown = f"{value:g}" if _number(value) else repr(value)
+    return ConfigError(f"{name} must be {expected}, got {shown}; for example {name}: {example}")
 
 
 def at_least_one(name: str, value: int, example: int) -> int:
