@@ -25,10 +25,13 @@ from rag_assets.llm.results import OFFLINE
 from rag_assets.rag.error_budget import DEFAULT_MAX_ERROR_RATE, error_budget
 from rag_assets.rag.factory import system_for
 from rag_assets.rag.models import RagResponse
+from rag_assets.ranges import at_least_one
 from rag_assets.report.build import judge_label
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.evaluate import UNMAPPED_SHARE, EvaluationOutcome
+from rag_assets.scoring.gate_settings import check_judge_budget
 from rag_assets.scoring.metrics import REGISTRY
+from rag_assets.scoring.metrics.registry import DEFAULT_K
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates, Scorecard
 from rag_assets.scoring.single import default_judge
 from rag_assets.scoring.thresholds import AUTO, GIVEN, checked_thresholds, load_thresholds, resolve_profile
@@ -128,6 +131,7 @@ class EvaluationResult:
     def _assessment(self, profile_or_thresholds: str | Path | Mapping[str, float] = AUTO,
                     max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE,
                     max_rag_error_rate: float = DEFAULT_MAX_ERROR_RATE) -> Assessment:
+        check_judge_budget(max_judge_failure_rate)
         assessment = assess(self.outcome, Gating(self.thresholds(profile_or_thresholds), max_judge_failure_rate))
         assessment.gates.rag_errors = error_budget(
             [self.responses[i.item_id] for i in self.items if i.item_id in self.responses], max_rag_error_rate)
@@ -156,6 +160,7 @@ def evaluate(golden: Any, system: Any, judge: LLMClient | None = None, k: int = 
     also generates the reference system's answers). ``k``: for the system and the retrieval metrics.
     ``corpus``: the corpus folder the golden set was made from (see ``rag_assets.golden.sources``).
     """
+    at_least_one("k", k, DEFAULT_K)  # before anything is read, built or asked: k 0 divided by zero when judged
     source = golden_source(golden, corpus, chunker)
     client = judge or default_judge()
     scores = evaluate_golden(

@@ -162,7 +162,7 @@ class RagEvaluation(dg.Component, dg.Model, dg.Resolvable):
             raise ConfigError(f"instance {self.name}: database_url_env {DATABASE_URL_ENV} is the unnamed instance's "
                               "database; give this instance a database of its own (its rows carry no instance name)")
         try:
-            check_system_spec(self.system.kind, self.system.target)
+            check_system_spec(self.system.kind, self.system.target, self.system.k, self.system.timeout_seconds)
         except ConfigError as exc:
             raise ConfigError(f"instance {self.name}: system: {exc}") from exc
         home = self.home_path(base)

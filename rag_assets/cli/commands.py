@@ -832,10 +832,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         if problem is not None:
             print(f"error: {problem}", file=sys.stderr)
             return 1
-        if isinstance(exc, RagAssetsError):  # found once read: a row of a file, an empty corpus, a bad --system
-            print(f"error: {exc}", file=sys.stderr)
+        found = domain_error(exc)
+        if found is not None:  # found once read: a row of a file, an empty corpus, a bad --system or defs.yaml setting
+            print(f"error: {found}", file=sys.stderr)
             return 2
         raise
+
+
+def domain_error(exc: BaseException) -> RagAssetsError | None:
+    """``exc`` when the project raised it, or the project's error it was raised from: Dagster wraps a setting an
+    instance's defs.yaml is refused for (``instance library: system: k must be ...``) in an error of its own while
+    it builds the definitions, which printed a traceback and exited 1."""
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, RagAssetsError):
+        cause = cause.__cause__
+    return cause
 
 
 _WRITABLE = "set RAG_ASSETS_HOME (or the setting that names it) to a writable folder"

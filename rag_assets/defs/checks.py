@@ -8,6 +8,7 @@ from rag_assets.defs.assets.golden import STATEMENTS_FAILED, STATEMENTS_FIRST_ER
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import StoreResource
 from rag_assets.defs.reuse import last_materialization
+from rag_assets.errors import RagAssetsError
 from rag_assets.golden.quality import GoldenPolicy, golden_quality
 from rag_assets.rag.error_budget import DEFAULT_MAX_ERROR_RATE, error_budget
 from rag_assets.text.markdown import markdown_table
@@ -197,7 +198,7 @@ def build_rag_answers_error_budget(lifecycle: Lifecycle) -> dg.AssetChecksDefini
                                        description="no RAG run for this corpus version")
         try:
             budget = error_budget(store.rag().results(run.run_id), config.max_error_rate)
-        except ValueError as exc:
+        except RagAssetsError as exc:
             raise dg.Failure(description=f"invalid error budget: {exc}") from exc
         return dg.AssetCheckResult(
             passed=budget.passed, severity=dg.AssetCheckSeverity.ERROR, description=budget.describe(),

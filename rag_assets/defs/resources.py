@@ -24,6 +24,7 @@ from rag_assets.llm.budget import HOW_TO_RAISE, RUN_LIMIT, Budget, BudgetExceede
 from rag_assets.llm.client import LLMClient
 from rag_assets.llm.factory import DEFAULT_MODEL, answers_offline, make_llm_client
 from rag_assets.llm.pricing import DEFAULT_PRICES, Price
+from rag_assets.rag.factory import check_system_limits
 from rag_assets.rag.http_transport import HEADERS_INSTEAD, refuse_url_credentials
 from rag_assets.settings import API_KEY_ENV, DATABASE_URL_ENV, LLM_RPM_ENV, Settings, current_settings, environment
 from rag_assets.store.alert_repository import SqlAlertRepository
@@ -281,8 +282,10 @@ class RagSystemResource(dg.ConfigurableResource):
 
     def model_post_init(self, context: object) -> None:
         """An http target holding a credential is refused when the resource is built: in ``definitions.py``
-        that is before Dagster stores the value in the job's snapshot."""
+        that is before Dagster stores the value in the job's snapshot. So is a limit out of range
+        (``check_system_limits``): from run config, when a step first builds the resource, before it answers."""
         super().model_post_init(context)
+        check_system_limits(self.k, self.timeout_seconds, self.max_concurrency)
         if self.kind == "http" and self.target:
             refuse_url_credentials(self.target, "rag resource target", HEADERS_INSTEAD)
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_assets.rag.models import RagResponse
+from rag_assets.ranges import share
 
 DEFAULT_MAX_ERROR_RATE = 0.05
 
@@ -49,8 +50,7 @@ class ErrorBudget:
 
 def error_budget(responses: Sequence[RagResponse], max_error_rate: float = DEFAULT_MAX_ERROR_RATE) -> ErrorBudget:
     """The budget of one run; ``max_error_rate`` must lie in [0, 1]."""
-    if not 0 <= max_error_rate <= 1:
-        raise ValueError(f"max_error_rate must be in [0, 1], got {max_error_rate}")
+    share("max_error_rate", max_error_rate, DEFAULT_MAX_ERROR_RATE)
     failed = [r for r in responses if not r.ok]
     counts = Counter(r.error_kind or "unknown" for r in failed)
     first = {}

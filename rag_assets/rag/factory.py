@@ -16,13 +16,26 @@ from rag_assets.rag.chunks import SnapshotChunks
 from rag_assets.rag.adapters import DEFAULT_MAX_RESPONSE_BYTES, CallableRagSystem, HttpRagSystem, load_target
 from rag_assets.rag.http_transport import HEADERS_INSTEAD, refuse_url_credentials
 from rag_assets.rag.system import FRAMEWORKS, RagSystem, framework_system
+from rag_assets.ranges import above_zero, at_least_one
 
 KINDS = ("reference", "callable", "http", *FRAMEWORKS)
 
 
-def check_system_spec(kind: str, target: str | None) -> None:
-    """Refuses a kind, a missing target or an http target holding a credential before anything runs: a
-    component's defs.yaml is checked when the code location loads, not when the RAG step first builds the system."""
+def check_system_limits(k: int, timeout_seconds: float, max_concurrency: int) -> None:
+    """Refuses k below 1, a timeout not above 0 and a concurrency below 1, naming the setting (``rag_assets.ranges``):
+    k 0 asked for no chunk and every answer was blamed on the system as a bad response, k -1 was sent as is, a
+    timeout of 0 failed every item and a concurrency of 0 failed in the thread pool naming no setting (tester)."""
+    at_least_one("k", k, 5)
+    above_zero("timeout_seconds", timeout_seconds, 30)
+    at_least_one("max_concurrency", max_concurrency, 4)
+
+
+def check_system_spec(kind: str, target: str | None, k: int = 5, timeout_seconds: float = 30.0,
+                      max_concurrency: int = 4) -> None:
+    """Refuses a kind, a missing target, an http target holding a credential or a limit out of range
+    (``check_system_limits``) before anything runs: a component's defs.yaml is checked when the code location
+    loads, not when the RAG step first builds the system."""
+    check_system_limits(k, timeout_seconds, max_concurrency)
     if kind not in KINDS:
         raise ConfigError(f"RAG system kind must be reference, callable, http, {' or '.join(FRAMEWORKS)}, got {kind!r}")
     if kind != "reference" and not target:
@@ -38,7 +51,7 @@ def make_system(kind: str, target: str | None, corpus_version: str, chunks: Snap
                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, input_key: str | None = "input") -> RagSystem:
     """The system of one kind (see ``RagSystemResource``); the reference one answers with ``llm`` over a
     BM25 index of ``chunks`` (kept in ``index_dir`` when given)."""
-    check_system_spec(kind, target)
+    check_system_spec(kind, target, k, timeout, max_concurrency)
     if kind == "reference":
         from rag_assets.rag.bm25 import index_for
         from rag_assets.rag.reference import ReferenceRagSystem

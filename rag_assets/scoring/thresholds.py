@@ -98,6 +98,17 @@ def _read(file: Path) -> object:
         raise ConfigError(f"thresholds file {file}: cannot be read: {exc}") from exc
 
 
+def check_metric_name(metric: object, source: str, k: int = DEFAULT_K) -> None:
+    """Refuses a name that is not a metric at ``k``, in one line naming ``source``, the name, the closest metric
+    and every metric: a misspelt name in a mapping keyed by metric (thresholds, allowed drops) is otherwise
+    passed over without a word."""
+    known = REGISTRY.names(k=k)
+    if metric not in known:
+        close = difflib.get_close_matches(str(metric).lower(), known, n=1)
+        guess = f" (did you mean {close[0]}?)" if close else ""
+        raise ConfigError(f"{source}, field {metric}: not a metric{guess}; the metrics at k={k}: {', '.join(known)}")
+
+
 def checked_thresholds(data: object, source: str, k: int = DEFAULT_K) -> dict[str, float]:
     """``data`` as minimums, or the one-line refusal naming ``source``, the field and what to write instead.
 
@@ -110,13 +121,8 @@ def checked_thresholds(data: object, source: str, k: int = DEFAULT_K) -> dict[st
         raise ConfigError(f"{source}: sets no metric, so it would gate nothing; for example '{EXAMPLE_LINE}'")
     if not isinstance(data, Mapping):
         raise ConfigError(f"{source}: expected a mapping of metric to minimum, for example '{EXAMPLE_LINE}'")
-    known = REGISTRY.names(k=k)
     for metric, value in data.items():
-        if metric not in known:
-            close = difflib.get_close_matches(str(metric).lower(), known, n=1)
-            guess = f" (did you mean {close[0]}?)" if close else ""
-            raise ConfigError(f"{source}, field {metric}: not a metric{guess}; "
-                              f"the metrics at k={k}: {', '.join(known)}")
+        check_metric_name(metric, source, k)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
             raise ConfigError(f"{source}, field {metric}: expected a number in [0, 1], got {value!r}")
     return {str(metric): float(value) for metric, value in data.items()}

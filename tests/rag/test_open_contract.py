@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from rag_assets.corpus.models import SnapshotChunk, sha256_hex
+from rag_assets.errors import ConfigError
 from rag_assets.evidence.documents import Documents
 from rag_assets.evidence.locate import Location, Locator
 from rag_assets.evidence.spans import Span
@@ -270,5 +271,6 @@ def test_the_error_budget_passes_at_the_limit_and_fails_above_it_naming_kinds_wi
     assert budget.describe() == ("3 of 20 items errored (15.0%, budget 5.0%); unknown_chunks x2, e.g. q0: boom 0; "
                                  "timeout x1, e.g. q2: boom 2")
     assert error_budget(_responses(3), max_error_rate=0.2).passed
-    with pytest.raises(ValueError, match="max_error_rate must be in"):
+    with pytest.raises(ConfigError, match=r"^max_error_rate must be in \[0, 1\], got 1.5; for example max_error_rate: "
+                                          r"0.05$"):
         error_budget([], 1.5)

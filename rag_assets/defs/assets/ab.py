@@ -11,9 +11,12 @@ from rag_assets.defs.freshness import DECIDED, JUDGE_FAILURES, RAG_ERRORS
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, RagSystemResource, budget_failure, max_cost_help
+from rag_assets.errors import RagAssetsError
 from rag_assets.rag.error_budget import DEFAULT_MAX_ERROR_RATE
+from rag_assets.ranges import share
 from rag_assets.scoring.ab import REJECT
 from rag_assets.scoring.embedding import make_embedder
+from rag_assets.scoring.gate_settings import check_gate_settings
 from rag_assets.defs.assets.evaluation import JUDGE_CODE_VERSION
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
 from rag_assets.settings import current_settings
@@ -51,11 +54,21 @@ class ABConfig(dg.Config):
     alpha: float = 0.05
     faithfulness_bound: float = 0.02
     max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE
-    max_rag_error_rate: float = Field(default=DEFAULT_MAX_ERROR_RATE, ge=0, le=1)
+    max_rag_error_rate: float = DEFAULT_MAX_ERROR_RATE
     embedder: str = "hashing"
     max_cost_usd: float | None = Field(default=None, description=max_cost_help(
         "the comparison (the judge, and a reference system's LLM; a system of another kind calls its own LLM, "
         "which the project does not meter)"))
+
+
+def check_config(config: ABConfig) -> None:
+    """Fails the step before anything is answered or judged when a setting is out of range: the evaluation's
+    gate settings (``check_gate_settings``) and the RAG error budget's (``rag_assets.ranges.share``)."""
+    try:
+        check_gate_settings(config.alpha, config.max_judge_failure_rate, k=config.k)
+        share("max_rag_error_rate", config.max_rag_error_rate, DEFAULT_MAX_ERROR_RATE)
+    except RagAssetsError as exc:
+        raise dg.Failure(description=f"invalid ab_comparison config: {exc}") from exc
 
 
 def contenders(configured: RagSystemResource, named: SystemSpec | None) -> tuple[SystemSpec, SystemSpec] | None:
@@ -134,6 +147,7 @@ def build_ab_comparison(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         ),
     )
     def ab_comparison(context: dg.AssetExecutionContext, config: ABConfig):
+        check_config(config)
         services = lifecycle.services(context)
         store, llm, rag, version = services.store, services.llm, services.rag, context.partition_key
         systems = contenders(rag, config.candidate)

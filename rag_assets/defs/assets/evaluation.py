@@ -32,6 +32,7 @@ from rag_assets.llm.results import OFFLINE, LLMStats
 from rag_assets.report.build import summary_markdown, worst_markdown
 from rag_assets.scoring.embedding import Embedder, make_embedder
 from rag_assets.scoring.evaluate import SCORING_RULES, EvaluationOutcome, JudgeFailureBudget
+from rag_assets.scoring.gate_settings import check_gate_settings
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES_REF
 from rag_assets.scoring.reuse import fingerprint, item_digest
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
@@ -91,10 +92,12 @@ def check_specs(lifecycle: Lifecycle) -> list[dg.AssetCheckSpec]:
 
 
 class _Judging:
-    """The judge, thresholds and embedder a config names; an invalid config fails the step at once."""
+    """The judge, thresholds and embedder a config names; an invalid config (a gate setting out of range too:
+    ``check_gate_settings``) fails the step at once, before it reads or writes the store or calls the judge."""
 
     def __init__(self, config: EvaluationConfig, llm: LLMResource, store: StoreResource, run_id: str) -> None:
         try:
+            check_gate_settings(config.alpha, config.max_judge_failure_rate, config.allowed_drops, config.k)
             budget = llm.budget(run_id, "evaluation", config.max_cost_usd, store.llm_spend())
             self.judge: LLMClient = llm.judge_client(journal=store.llm_batches(), budget=budget)
             self.profile = resolve_profile(config.profile, self.judge.provider == OFFLINE)
@@ -149,10 +152,10 @@ def plan_judge_shards(context: dg.OpExecutionContext, config: EvaluationConfig, 
     """Pins the newest RAG run (every shard scores the same one), splits its golden items into shards and
     runs only the shards without a kept outcome of the same items, answers and judge."""
     version = context.partition_key
+    judging = _Judging(config, llm, store, context.run_id)  # a bad config is told first, whatever else is missing
     run = store.rag().latest_run(version)
     if run is None:
         raise dg.Failure(description=f"no RAG run for {version}; materialize rag_answers first")
-    judging = _Judging(config, llm, store, context.run_id)
     responses = {r.item_id: r for r in store.rag().results(run.run_id)}
     digests = [item_digest(item, responses.get(item.item_id))
                for item in store.golden().version_items(run.golden_version)]

@@ -18,6 +18,7 @@ from rag_assets.errors import RagAssetsError
 from rag_assets.production.drift import DriftResult
 from rag_assets.production.scoring import PRODUCTION_METRICS
 from rag_assets.scoring.embedding import make_embedder
+from rag_assets.scoring.gate_settings import check_gate_settings
 from rag_assets.scoring.judge_prompts import JUDGE_TEMPLATES_REF
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
 from rag_assets.store.production_repository import ProductionDay
@@ -43,7 +44,7 @@ class ProductionSampleConfig(dg.Config):
     queue_coverage_gaps: bool = True
     embedder: str = "hashing"
     max_cost_usd: float | None = Field(default=None, description=max_cost_help("the judge"))
-    max_judge_failure_rate: float = Field(default=MAX_JUDGE_FAILURE_RATE, ge=0.0, le=1.0)
+    max_judge_failure_rate: float = MAX_JUDGE_FAILURE_RATE
     severity: str = "ERROR"
 
 
@@ -209,6 +210,7 @@ def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         store, llm = services.store, services.llm
         budget = llm.budget(context.run.run_id, "production_sample", config.max_cost_usd, store.llm_spend())
         try:
+            check_gate_settings(config.alpha, config.max_judge_failure_rate, config.allowed_drops)
             judge = llm.judge_client(journal=store.llm_batches(), budget=budget)
             embedder = make_embedder(config.embedder)
         except (RagAssetsError, ValueError) as exc:
