@@ -21,10 +21,8 @@ not bring back is no hit. With k the cutoff:
   by the number of evidence spans (``k`` truncates the ranking, trec_eval's ``map_cut``).
 
 A context repeated counts once, at its first rank, before the cut: repeated exactly (same document and offsets),
-the same text at another of its places (two contexts whose places share one; a context exactly at a place of a
-piece of evidence is at every place of it), so retrieving a page and its archived copy is one relevant rank, or
-mostly the same text (more than half of it covered by earlier contexts: copies shifted by a character, a chunk
-inside a larger one retrieved before), so near-copies of one passage do not fill the ranks precision counts.
+or the same text at another of its places (two contexts whose places share one; a context exactly at a place of a
+piece of evidence is at every place of it), so retrieving a page and its archived copy is one relevant rank.
 
 A text found in several places (a page and its archived copy: ``rag_assets.evidence.locate``) is one context and
 one piece of evidence wherever it lies: the evidence is found when the contexts cover enough of any one of its
@@ -60,9 +58,6 @@ from rag_assets.text.tokens import tokenize
 
 NAN = float("nan")
 SHINGLE = 3
-#: a context more than this share of which earlier contexts cover repeats them (a copy shifted by a few characters, a
-#: chunk inside a larger one retrieved before); windows that overlap by half or less are distinct ranks
-REPEAT_SHARE = 0.5
 
 
 #: a ranked context: its span, or every place its text is found (its span first); None or () when not located
@@ -77,22 +72,19 @@ def _places(context: Ranked) -> tuple[Span, ...]:
 
 def _deduplicated(ranked: Sequence[Ranked], k: int | None,
                   copies: Sequence[tuple[Span, ...]] = ()) -> list[tuple[Span, ...]]:
-    """Each rank's places, a located context that repeats earlier ones dropped after its first rank: the same text
-    (they share a place), or text more than ``REPEAT_SHARE`` of which earlier contexts already brought back. ``copies``: the places of each piece of evidence, the same text at each: a context exactly
+    """Each rank's places, a located context that is the same text as an earlier one (they share a place) dropped
+    after its first rank. ``copies``: the places of each piece of evidence, the same text at each: a context exactly
     at one of them is at the others too (a context named by chunk id knows only its own place)."""
     same = {place: places for places in copies for place in places}
     seen: set[Span] = set()
-    earlier: list[Span] = []
     out: list[tuple[Span, ...]] = []
     for context in ranked:
         places = _places(context)
         if places:
             known = {copy for place in places for copy in same.get(place, (place,))}
-            if not seen.isdisjoint(known) or any(_covered(place, earlier) > REPEAT_SHARE * place.length
-                                                 for place in places):
+            if not seen.isdisjoint(known):
                 continue
             seen |= known
-            earlier.extend(places)
         out.append(places)
     return out if k is None else out[:k]
 

@@ -85,17 +85,6 @@ def test_evidence_cut_into_pieces_is_found_at_the_rank_that_brings_back_half_of_
     assert rank_metrics(pieces[:1], evidence, 5)["hit_rate@5"] == 0.0, "a quarter of the evidence is not found"
 
 
-def test_near_copies_of_one_passage_are_one_rank_and_windows_overlapping_by_half_are_two():
-    evidence = [EvidenceSpan("doc.md", "rev", 0, 700, "h")]
-    shifted = [Span("doc.md", shift, 700 + shift) for shift in range(5)]
-    assert rank_metrics(shifted, evidence, 5)["precision@5"] == pytest.approx(1 / 5), \
-        "four copies shifted by a character bring back 4 new characters: repeats, not relevant ranks"
-    nested = [Span("doc.md", 0, 700), Span("doc.md", 100, 300)]
-    assert rank_metrics(nested, evidence, 5)["precision@5"] == pytest.approx(1 / 5), "a chunk inside one retrieved"
-    sliding = [Span("doc.md", 0, 400), Span("doc.md", 200, 600)]
-    assert rank_metrics(sliding, evidence, 5)["precision@5"] == pytest.approx(2 / 5), "half of it is new text"
-
-
 def test_graded_ndcg_uses_linear_gain():
     graded = labels({"a": 3, "c": 1})
     assert rank_metrics([unit("c"), unit("a")], graded, 2)["ndcg@2"] == \
