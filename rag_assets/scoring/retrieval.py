@@ -5,9 +5,9 @@ An evidence span is *found* at the first rank by which the retrieved contexts (e
 revision, or None when it could not be located there) together cover at least ``min_overlap`` (0.5 by default)
 of its characters: whether the system brought back the evidence's text is asked of the union of what it
 retrieved, so the same text found in one context or cut into five gives the same recall and hit rate. A context
-*hits* an evidence span (a relevant rank, for precision) when the two overlap by at least ``min_overlap`` of the
-shorter of the two and the span is found within the cutoff: a context that lies inside evidence the system did
-not bring back is no hit. With k the cutoff:
+*hits* an evidence span (a relevant rank, for precision) when the span is found within the cutoff and the two
+overlap by at least ``min_overlap`` of the shorter of the two, or the span is found at its rank (it completed it):
+a context that lies inside evidence the system did not bring back is no hit. With k the cutoff:
 
 - hit_rate@k: 1 if the top k find an evidence span, else 0 (never fractional);
 - recall@k: the share of evidence spans the top k find;
@@ -18,15 +18,15 @@ not bring back is no hit. With k the cutoff:
   spans found there (1 for binary labels), discounted by log2(rank + 1); the ideal ranking puts
   the spans in grade order, one per rank. A negative grade (judged harmful) is a gain of 0;
 - average precision: over the ranks at which a span is found, the mean of precision at that rank, divided
-  by the number of evidence spans (``k`` truncates the ranking, trec_eval's ``map_cut``).
+  by the number of evidence spans, over every context the system returned (trec_eval's ``map``, not cut at k).
 
 A context repeated counts once, at its first rank, before the cut: repeated exactly (same document and offsets),
 or the same text at another of its places (two contexts whose places share one; a context exactly at a place of a
 piece of evidence is at every place of it), so retrieving a page and its archived copy is one relevant rank.
 
 A text found in several places (a page and its archived copy: ``rag_assets.evidence.locate``) is one context and
-one piece of evidence wherever it lies: the evidence is found when the contexts cover enough of any one of its
-places, and a context hits it when any place of the context's text hits any place of the evidence's text, so it is
+one piece of evidence wherever it lies: the evidence is found when the contexts cover enough of its text, a part
+read at one place and the rest at another counting together, and a context hits it when any place of the context's text hits any place of the evidence's text, so it is
 one rank for precision and the evidence one unit for recall, found through any copy; one that hits no place is one
 miss. Token figures count each at one place, where they meet: a context at its
 place that shares the most characters with any place of the evidence (its first place when none does), then each
@@ -89,26 +89,26 @@ def _deduplicated(ranked: Sequence[Ranked], k: int | None,
     return out if k is None else out[:k]
 
 
-def _covered(target: Span, places: Sequence[Span]) -> int:
-    """Characters of ``target`` that ``places`` cover together (overlapping places counted once)."""
-    return sum(_overlap_with(intervals, target) for path, intervals in _merged(places).items() if path == target.path)
+def _covered(places: Sequence[Span], retrieved: Sequence[Span]) -> int:
+    """Characters of a piece of evidence (its ``places``: the same text at each) that ``retrieved`` covers together,
+    wherever each part was read: a part retrieved from a page and the rest from its archived copy cover it as one
+    text."""
+    relative = [Span("", max(r.start, p.start) - p.start, min(r.end, p.end) - p.start)
+                for p in places for r in retrieved if r.overlap(p)]
+    return sum(end - start for intervals in _merged(relative).values() for start, end in intervals)
 
 
-def _overlap_with(intervals: Sequence[tuple[int, int]], target: Span) -> int:
-    return sum(max(0, min(end, target.end) - max(start, target.start)) for start, end in intervals)
-
-
-def found_ranks(ranks: Sequence[tuple[Span, ...]], evidence: Sequence[EvidenceSpan],
-                min_overlap: float = DEFAULT_MIN_OVERLAP) -> dict[int, int]:
+def _found_ranks(ranks: Sequence[tuple[Span, ...]], evidence: Sequence[EvidenceSpan],
+                 min_overlap: float) -> dict[int, int]:
     """For each relevant (grade > 0) evidence span the contexts of ``ranks`` find (by index), the rank at which
-    it is found: the first by which the contexts so far cover ``min_overlap`` of one of its places."""
+    it is found: the first by which the contexts so far cover ``min_overlap`` of its text."""
     found: dict[int, int] = {}
     for index, piece in enumerate(evidence):
         if piece.grade <= 0:
             continue
+        length = min(place.length for place in piece.places)
         for rank in range(1, len(ranks) + 1):
-            so_far = [place for places in ranks[:rank] for place in places]
-            if any(_covered(target, so_far) >= min_overlap * target.length for target in piece.places):
+            if _covered(piece.places, [place for places in ranks[:rank] for place in places]) >= min_overlap * length:
                 found[index] = rank
                 break
     return found
@@ -117,13 +117,14 @@ def found_ranks(ranks: Sequence[tuple[Span, ...]], evidence: Sequence[EvidenceSp
 def rank_hits(ranked: Sequence[Ranked], evidence: Sequence[EvidenceSpan], k: int | None,
               min_overlap: float = DEFAULT_MIN_OVERLAP) -> tuple[list[frozenset[int]], dict[int, int]]:
     """For each of the top k ranks, the indices of the evidence spans found within the top k that it hits at any of
-    their places; and the rank at which each of those is found."""
+    their places, or that are found at that rank (the context that completes a span hits it, however little of it
+    it holds); and the rank at which each of those is found."""
     ranks = _deduplicated(ranked, k, [e.places for e in evidence])
-    found = found_ranks(ranks, evidence, min_overlap)
-    targets = [(index, evidence[index].places) for index in found]
-    hits = [frozenset(index for index, places_of in targets
-                      if any(place.hits(target, min_overlap) for place in places for target in places_of))
-            for places in ranks]
+    found = _found_ranks(ranks, evidence, min_overlap)
+    hits = [frozenset(index for index, at in found.items()
+                      if at == rank or any(place.hits(target, min_overlap)
+                                           for place in places for target in evidence[index].places))
+            for rank, places in enumerate(ranks, start=1)]
     return hits, found
 
 

@@ -6,7 +6,7 @@ own BM25 over fixed windows of 300, 800 and 2,000 characters of those pages, eva
 ``rag_assets.evaluate``. The same figures are computed here independently, from where the test put
 each label and each window, by the definitions alone: a label is found at the first rank by which the windows
 so far cover at least half of its characters, and a window hits a found label when they overlap in the same page
-by at least half of the shorter of the two.
+by at least half of the shorter of the two or the label is found at its rank.
 """
 
 from __future__ import annotations
@@ -67,7 +67,8 @@ def _by_definition(ranked: list[tuple[str, int, int]], labelled: list[tuple[str,
     top = ranked[:K]
     found = {n: next(rank for rank in range(1, len(top) + 1) if _covered(top[:rank], label) >= 0.5 * (label[2] - label[1]))
              for n, label in enumerate(labelled) if _covered(top, label) >= 0.5 * (label[2] - label[1])}
-    hits = [{n for n in found if _overlap(window, labelled[n])} for window in top]
+    hits = [{n for n, at in found.items() if at == rank or _overlap(window, labelled[n])}
+            for rank, window in enumerate(top, start=1)]
     first = min(found.values(), default=None)
     return {"hit_rate@5": float(first is not None), "recall@5": len(found) / len(labelled),
             "precision@5": sum(1 for hit in hits if hit) / K, "mrr@5": 1 / first if first else 0.0}

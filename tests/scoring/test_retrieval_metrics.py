@@ -85,6 +85,23 @@ def test_evidence_cut_into_pieces_is_found_at_the_rank_that_brings_back_half_of_
     assert rank_metrics(pieces[:1], evidence, 5)["hit_rate@5"] == 0.0, "a quarter of the evidence is not found"
 
 
+def test_the_context_that_completes_a_span_hits_it_however_little_of_it_it_holds():
+    """Two contexts each holding 40 of the span's 100 characters find it together (80): the second, at whose rank it
+    is found, is a relevant rank though it shares less than half of either; the first is not."""
+    evidence = [EvidenceSpan("doc.md", "rev", 100, 200, "h")]
+    scores = rank_metrics([Span("doc.md", 0, 140), Span("doc.md", 160, 300)], evidence, 5)
+    assert scores == pytest.approx({"precision@5": 1 / 5, "recall@5": 1.0, "ndcg@5": 1 / math.log2(3),
+                                    "mrr@5": 0.5, "hit_rate@5": 1.0, "average_precision": 1 / 2})
+
+
+def test_evidence_read_partly_at_a_page_and_partly_at_its_copy_is_found_as_one_text():
+    copy = EvidenceSpan("archive/doc.md", "rev", 1000, 1600, "h")
+    evidence = [EvidenceSpan("doc.md", "rev", 0, 600, "h", elsewhere=(copy,))]
+    halves = [Span("doc.md", 0, 200), Span("archive/doc.md", 1200, 1400)]
+    assert rank_metrics(halves, evidence, 5)["recall@5"] == 1.0, "400 of its 600 characters, 200 at each place"
+    assert rank_metrics(halves[:1], evidence, 5)["recall@5"] == 0.0, "a third of it"
+
+
 def test_graded_ndcg_uses_linear_gain():
     graded = labels({"a": 3, "c": 1})
     assert rank_metrics([unit("c"), unit("a")], graded, 2)["ndcg@2"] == \

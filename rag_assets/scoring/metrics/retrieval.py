@@ -44,8 +44,8 @@ def _member(name: str, at_k: bool, label: str, definition: str, **extra) -> Metr
 
 METRICS = (
     _member("precision", True, "Precision@k", "Share of the top k ranks whose context hits an evidence span they find: the "
-            "two share at least half of the shorter one's characters (a missing rank or a context that could not be "
-            "located is a miss)."),
+            "two share at least half of the shorter one's characters, or the span is found at that rank (a missing "
+            "rank or a context that could not be located is a miss)."),
     _member("recall", True, "Recall@k", "Share of the item's evidence spans the top k contexts find: together they "
             "cover at least half of the span's characters (``evidence_min_overlap``), however the text was cut into "
             "contexts."),
@@ -56,7 +56,7 @@ METRICS = (
     _member("hit_rate", True, "Hit rate@k", "1 if the top k contexts find an evidence span (see recall), else 0.",
             headline=True, thresholds={"offline": 0.75}),
     _member("average_precision", False, "Average precision", "Over the ranks at which a span is found, the mean "
-            "precision at that rank, over the number of evidence spans (the ranking cut at k)."),
+            "precision at that rank, over the number of evidence spans (every context returned, not cut at k)."),
     _member("doc_hit_rate", True, "Document hit rate@k", "1 if any of the top k contexts comes from a document that "
             "holds relevant evidence, else 0."),
     _member("token_recall", True, "Token recall@k", "Share of the evidence's word tokens inside the top k contexts."),
