@@ -163,21 +163,15 @@ def test_before_any_review_no_golden_set_is_built_and_one_rejecting_everything_f
 
 def test_a_passed_blocking_check_lets_the_rag_run_and_nothing_else_through(partitioned: Partitioned):
     """The tick that asks for the golden set asks for the RAG answers and the evaluation too, each behind the blocking
-    checks of what it reads, all in one run (they took three runs, one per tick): the checks pass, the run makes them,
-    and the next tick asks for none of them again."""
+    checks of what it reads, for one run (they took three runs, one per tick; that a failed check stops the run is
+    shown above): the golden set's checks pass, and the next tick asks for none of them again."""
     version, evaluation = partitioned.version, dg.AssetKey("evaluation")
     with partitioned.instance() as instance:
-        _stage_review(version, reject_all=False)
-        dg.materialize([corpus_snapshot, question_candidates, curated_decisions], partition_key=version,
-                       instance=instance, resources=RESOURCES)
-        tick = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=partitioned.start)
+        tick, checks, after = _golden_then_evaluate(instance, version, partitioned.start, with_review=True)
+        assert checks == {"golden_set_quality": True, "golden_set_pinned": True}
         assert [_requested(tick, key) for key in (golden_set.key, RAG, evaluation)] == [{version}] * 3
         gates = {"golden_set_quality", "golden_set_pinned", "rag_answers_pinned", "rag_answers_error_budget"}
         assert gates <= _requested_checks(tick), "each asset's blocking checks in its run"
-        run = _run_of_the_tick(instance, version, tick)
-        assert {name: passed for name, passed in _check_results(run).items() if name in gates} == dict.fromkeys(gates, True)
-        assert {golden_set.key, RAG, evaluation} <= {e.asset_key for e in run.get_asset_materialization_events()}
-        after = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=tick.cursor)
         assert [_requested(after, key) for key in (golden_set.key, RAG, evaluation)] == [set()] * 3
 
 
