@@ -5,6 +5,7 @@ import functools
 import dagster as dg
 
 from rag_assets.defs.assets.golden import STATEMENTS_FAILED, STATEMENTS_FIRST_ERROR
+from rag_assets.defs.automation import WITH_ITS_ASSET
 from rag_assets.defs.lifecycle import BUNDLED, Lifecycle
 from rag_assets.defs.resources import StoreResource
 from rag_assets.defs.reuse import last_materialization
@@ -27,6 +28,7 @@ def build_golden_set_quality(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
         asset=lifecycle.key("golden_set"),
         partitions_def=lifecycle.corpus_versions,
         blocking=True,
+        automation_condition=WITH_ITS_ASSET,
         description=(
             "Golden-set quality (great-expectations and the project's rules): unique item ids, non-empty "
             "questions, a reference answer on every non-adversarial item, relevant chunks present in the pinned "
@@ -68,6 +70,7 @@ def build_golden_set_pinned(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
         asset=lifecycle.key("golden_set"),
         partitions_def=lifecycle.corpus_versions,
         blocking=True,
+        automation_condition=WITH_ITS_ASSET,
         description="Corpus-version pinning: the golden version and every item in it are pinned to this partition's "
                     "corpus version, so answers and scores downstream refer to one corpus.",
     )
@@ -136,6 +139,7 @@ def build_rag_answers_pinned(lifecycle: Lifecycle) -> dg.AssetChecksDefinition:
         asset=lifecycle.key("rag_answers"),
         partitions_def=lifecycle.corpus_versions,
         blocking=True,
+        automation_condition=WITH_ITS_ASSET,
         description="Corpus-version pinning of the RAG run: it answered the newest golden version of this corpus version, "
                     "every item has an answer or an error record, and every retrieved chunk id exists in the pinned snapshot.",
     )
@@ -186,6 +190,7 @@ def build_rag_answers_error_budget(lifecycle: Lifecycle) -> dg.AssetChecksDefini
         asset=lifecycle.key("rag_answers"),
         partitions_def=lifecycle.corpus_versions,
         blocking=True,
+        automation_condition=WITH_ITS_ASSET,
         description="Error budget of the RAG run: at most max_error_rate (default 5%) of the items errored (exception, "
                     "timeout, bad response, unknown chunk ids, HTTP error). Fails naming the top error kinds with one "
                     "example each, and so stops a broken system before it is scored.",

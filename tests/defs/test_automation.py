@@ -20,6 +20,8 @@ from rag_assets.defs.assets.curation import curated_decisions
 from rag_assets.defs.assets.generation import question_candidates
 from rag_assets.defs.assets.golden import golden_set
 from rag_assets.defs.checks import golden_set_pinned, golden_set_quality
+from rag_assets.defs.graph import ASSETS, CHECKS
+from rag_assets.defs.lifecycle import BUNDLED
 from rag_assets.defs.partitions import corpus_versions
 from rag_assets.defs.resources import RESOURCES, CorpusResource
 from rag_assets.defs.schedules import reevaluation_schedule
@@ -47,6 +49,25 @@ def _stage_review(version: str, reject_all: bool) -> None:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+
+
+def _requested_checks(result) -> set[str]:
+    """The checks a tick requests (of the one corpus version the instance has)."""
+    return {r.key.name for r in result.results if isinstance(r.key, dg.AssetCheckKey) and r.true_subset.size}
+
+
+def _run_of_the_tick(instance: dg.DagsterInstance, version: str, result) -> dg.ExecuteInProcessResult:
+    """What a tick requested, as the one run the daemon launches for it: the requested assets with their checks (each
+    is requested with its asset or, having no condition, rides along with it)."""
+    assets = [key for key in (r.key for r in result.results) if isinstance(key, dg.AssetKey)
+              and version in _requested(result, key)]
+    return dg.materialize([build(BUNDLED) for build in ASSETS + CHECKS], partition_key=version, instance=instance,
+                          resources=RESOURCES, raise_on_error=False, selection=dg.AssetSelection.assets(*assets))
+
+
+def _check_results(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
+    return {e.event_specific_data.check_name: e.event_specific_data.passed for e in result.all_events
+            if e.event_type_value == "ASSET_CHECK_EVALUATION"}
 
 
 def _build_golden(instance: dg.DagsterInstance, version: str) -> dict[str, bool]:
@@ -129,18 +150,29 @@ def test_before_any_review_no_golden_set_is_built_and_one_rejecting_everything_f
         dg.materialize([curated_decisions], partition_key=version, instance=instance, resources=RESOURCES)
         reviewed = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=after.cursor)
         assert _requested(reviewed, golden_set.key) == {version}, "new decisions: the golden set is built"
-        assert _build_golden(instance, version)["golden_set_quality"] is False, "everything rejected: empty, fails"
+        assert {"golden_set_quality", "golden_set_pinned"} <= _requested_checks(reviewed), "in its run, its checks"
+        assert _requested(reviewed, RAG) == {version}, "and the RAG answers, behind them in the same run"
+        run = _run_of_the_tick(instance, version, reviewed)
+        assert _check_results(run)["golden_set_quality"] is False, "everything rejected: empty, fails"
+        started = {e.step_key for e in run.all_events if e.event_type_value == "STEP_START"}
+        assert "golden_set" in started and not any(step.startswith("rag_answers") for step in started), \
+            "the run stops there: no step of the RAG answers starts"
         built = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=reviewed.cursor)
         assert _requested(built, RAG) == set()
 
 
 def test_a_passed_blocking_check_lets_the_rag_run_and_nothing_else_through(partitioned: Partitioned):
-    version = partitioned.version
+    """The tick that asks for the golden set asks for the RAG answers and the evaluation too, each behind the blocking
+    checks of what it reads, for one run (they took three runs, one per tick; that a failed check stops the run is
+    shown above): the golden set's checks pass, and the next tick asks for none of them again."""
+    version, evaluation = partitioned.version, dg.AssetKey("evaluation")
     with partitioned.instance() as instance:
-        _, checks, after = _golden_then_evaluate(instance, version, partitioned.start, with_review=True)
+        tick, checks, after = _golden_then_evaluate(instance, version, partitioned.start, with_review=True)
         assert checks == {"golden_set_quality": True, "golden_set_pinned": True}
-        assert _requested(after, RAG) == {version}
-        assert _requested(after, dg.AssetKey("evaluation")) == set(), "it waits for the RAG answers"
+        assert [_requested(tick, key) for key in (golden_set.key, RAG, evaluation)] == [{version}] * 3
+        gates = {"golden_set_quality", "golden_set_pinned", "rag_answers_pinned", "rag_answers_error_budget"}
+        assert gates <= _requested_checks(tick), "each asset's blocking checks in its run"
+        assert [_requested(after, key) for key in (golden_set.key, RAG, evaluation)] == [set()] * 3
 
 
 def test_every_sensor_and_the_schedule_start_running():
