@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import os
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
+from importlib.metadata import version
+from pathlib import Path
 
 __all__ = ["PALETTE", "bar_chart", "colors_for", "histogram", "trend_chart", "vega_bundle"]
 
@@ -107,11 +110,43 @@ def trend_chart(history: Sequence[Mapping[str, object]], names: Sequence[str], c
 # Run in a child process: the bundler starts a JavaScript runtime that would stay in this process
 # (about 130 MB of RSS) for its whole life, long after the one string it returns.
 BUNDLE_SCRIPT = "import sys, vl_convert; sys.stdout.buffer.write(vl_convert.javascript_bundle().encode('utf-8'))"
+#: text every bundle holds (what the page calls): a cached file without it is not one, and is made again
+BUNDLE_MARK = "vegaEmbed"
+
+
+def bundle_cache() -> Path:
+    """Where the bundle of the installed vl-convert-python is kept between processes: the user's cache folder
+    (``XDG_CACHE_HOME``, else ``~/.cache``), named by that version, so an upgrade makes it again."""
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return root / "rag_assets" / f"vega-bundle-{version('vl-convert-python')}.js"
+
+
+def _keep(path: Path, bundle: str) -> None:
+    """Write the bundle whole or not at all (a concurrent reader never sees half of it); a folder that cannot be
+    written only means the next process makes it again."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        partial.write_text(bundle, encoding="utf-8")
+        os.replace(partial, path)
+    except OSError:
+        pass
 
 
 @functools.lru_cache(maxsize=1)
 def vega_bundle() -> str:
     """vega, vega-lite and vega-embed as one script, every ``</script`` in it escaped so the page can
-    inline it in a script element."""
+    inline it in a script element. Making it costs about 1.3 CPU-s (a JavaScript runtime in a child process), which
+    every process that writes a report paid (each evaluation step, each ``rag-assets run``); it is the same for one
+    version of vl-convert-python, so it is kept in :func:`bundle_cache`."""
+    path = bundle_cache()
+    try:
+        kept = path.read_text(encoding="utf-8")
+        if BUNDLE_MARK in kept:
+            return kept
+    except (OSError, UnicodeDecodeError):
+        pass
     bundle = subprocess.run([sys.executable, "-c", BUNDLE_SCRIPT], capture_output=True, check=True).stdout
-    return bundle.decode("utf-8").replace("</script", "<\\/script")
+    made = bundle.decode("utf-8").replace("</script", "<\\/script")
+    _keep(path, made)
+    return made

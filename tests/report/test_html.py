@@ -10,6 +10,7 @@ import struct
 import subprocess
 import tempfile
 import zlib
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 
 from rag_assets import files
-from rag_assets.report.charts import PALETTE, colors_for, histogram, trend_chart
+from rag_assets.report.charts import BUNDLE_MARK, PALETTE, bundle_cache, colors_for, histogram, trend_chart, vega_bundle
 from rag_assets.report.html import MetricSummary, ReportData, render_report, write_report
 from rag_assets.report.items import Claim, Context, ItemDetail
 
@@ -471,3 +472,25 @@ def test_each_metric_shows_its_judge_probes_beside_it():
     row = page[page.index("<strong>faithfulness</strong>"):].split("</tr>")[0]
     assert '<br><small class="probes">judge probes on ev-7: fabricated_claim 1.00, repeat 1.00</small>' in row
     assert page.count('class="probes"') == 1
+
+
+@pytest.fixture
+def fresh_bundle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An empty user cache folder, and no bundle held by this process before or after the test."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    vega_bundle.cache_clear()
+    yield tmp_path
+    vega_bundle.cache_clear()
+
+
+def test_the_vega_bundle_is_made_once_per_version_and_read_back_by_the_next_process(fresh_bundle: Path):
+    made = vega_bundle()
+    kept = bundle_cache()
+    assert kept.parent == fresh_bundle / "rag_assets" and kept.name.startswith("vega-bundle-")
+    assert kept.read_text(encoding="utf-8") == made and BUNDLE_MARK in made
+    kept.write_text(made + "// kept", encoding="utf-8")
+    vega_bundle.cache_clear()  # as a new process
+    assert vega_bundle() == made + "// kept", "the kept bundle is read, not made again"
+    kept.write_text("half a bundle", encoding="utf-8")
+    vega_bundle.cache_clear()
+    assert vega_bundle() == made and kept.read_text(encoding="utf-8") == made, "a file that is no bundle is remade"
