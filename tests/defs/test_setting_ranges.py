@@ -76,7 +76,9 @@ def test_the_evaluation_refuses_a_gate_setting_out_of_range_in_its_first_step(pr
     ({"alpha": 0}, ALPHA.format(0)),
     ({"max_judge_failure_rate": 5}, JUDGE_BUDGET.format(5)),
     ({"k": 0}, K.format(0)),
-], ids=["alpha-0", "judge-budget-5", "k-0"])
+    ({"candidate": {"name": "c", "k": 0}},
+     "candidate.k must be a whole number of at least 1, got 0; for example candidate.k: 5"),
+], ids=["alpha-0", "judge-budget-5", "k-0", "candidate-k-0"])
 def test_ab_comparison_refuses_a_gate_setting_out_of_range_before_anything_answers(project_env: Path, config: dict,
                                                                                    problem: str):
     assert _failure("ab_comparison", _config("ab_comparison", **config)) == f"invalid ab_comparison config: {problem}"
