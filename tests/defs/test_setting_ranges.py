@@ -32,6 +32,9 @@ ALPHA = "alpha must be between 0 and 1, both excluded, got {}; for example alpha
 JUDGE_BUDGET = "max_judge_failure_rate must be in [0, 1], got {}; for example max_judge_failure_rate: 0.05"
 TYPO = ("allowed_drops, field faithfullness: not a metric (did you mean faithfulness?); the metrics at k=5: "
         + KNOWN_METRICS)
+PRODUCTION_METRICS = "faithfulness, answer_relevance, context_precision, citation_accuracy"
+PRODUCTION_TYPO = ("allowed_drops, field faithfullness: not a production metric (did you mean faithfulness?); the "
+                   "production metrics: " + PRODUCTION_METRICS)
 K = "k must be a whole number of at least 1, got {}; for example k: 5"
 TIMEOUT = "timeout_seconds must be a number above 0, got 0; for example timeout_seconds: 30"
 CONCURRENCY = "max_concurrency must be a whole number of at least 1, got 0; for example max_concurrency: 4"
@@ -87,8 +90,10 @@ def test_ab_comparison_refuses_a_gate_setting_out_of_range_before_anything_answe
 @pytest.mark.parametrize(("config", "problem"), [
     ({"alpha": 0}, ALPHA.format(0)),
     ({"max_judge_failure_rate": 5}, JUDGE_BUDGET.format(5)),
-    ({"allowed_drops": {"faithfullness": 0.5}}, TYPO),
-], ids=["alpha-0", "judge-budget-5", "allowed-drop-typo"])
+    ({"allowed_drops": {"faithfullness": 0.5}}, PRODUCTION_TYPO),
+    ({"allowed_drops": {"recall@5": 0.5}}, "allowed_drops, field recall@5: not a production metric; the production "
+                                           "metrics: " + PRODUCTION_METRICS),
+], ids=["alpha-0", "judge-budget-5", "allowed-drop-typo", "allowed-drop-evaluation-only"])
 def test_production_sample_refuses_a_gate_setting_out_of_range(project_env: Path, config: dict, problem: str):
     with dg.instance_for_test() as instance:
         result = dg.materialize([production_sample], partition_key="2026-11-20", instance=instance,
