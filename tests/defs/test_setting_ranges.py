@@ -35,6 +35,7 @@ TYPO = ("allowed_drops, field faithfullness: not a metric (did you mean faithful
 PRODUCTION_METRICS = "faithfulness, answer_relevance, context_precision, citation_accuracy"
 PRODUCTION_TYPO = ("allowed_drops, field faithfullness: not a production metric (did you mean faithfulness?); the "
                    "production metrics: " + PRODUCTION_METRICS)
+DROP = "allowed_drops.faithfulness must be in [0, 1], got 7; for example allowed_drops.faithfulness: 0.03"
 K = "k must be a whole number of at least 1, got {}; for example k: 5"
 TIMEOUT = "timeout_seconds must be a number above 0, got 0; for example timeout_seconds: 30"
 CONCURRENCY = "max_concurrency must be a whole number of at least 1, got 0; for example max_concurrency: 4"
@@ -69,7 +70,8 @@ def _config(asset: str, **config: object) -> dict:
     ({"max_judge_failure_rate": 5}, JUDGE_BUDGET.format(5)),
     ({"allowed_drops": {"faithfullness": 0.5}}, TYPO),
     ({"k": 0}, K.format(0)),
-], ids=["alpha-0", "alpha-1", "judge-budget-5", "allowed-drop-typo", "k-0"])
+    ({"allowed_drops": {"faithfulness": 7}}, DROP),
+], ids=["alpha-0", "alpha-1", "judge-budget-5", "allowed-drop-typo", "k-0", "allowed-drop-7"])
 def test_the_evaluation_refuses_a_gate_setting_out_of_range_in_its_first_step(project_env: Path, config: dict,
                                                                               problem: str):
     assert _failure("evaluation", _config("evaluation", **config)) == f"invalid evaluation config: {problem}"
@@ -81,7 +83,8 @@ def test_the_evaluation_refuses_a_gate_setting_out_of_range_in_its_first_step(pr
     ({"k": 0}, K.format(0)),
     ({"candidate": {"name": "c", "k": 0}},
      "candidate.k must be a whole number of at least 1, got 0; for example candidate.k: 5"),
-], ids=["alpha-0", "judge-budget-5", "k-0", "candidate-k-0"])
+    ({"faithfulness_bound": 7}, "faithfulness_bound must be in [0, 1], got 7; for example faithfulness_bound: 0.02"),
+], ids=["alpha-0", "judge-budget-5", "k-0", "candidate-k-0", "faithfulness-bound-7"])
 def test_ab_comparison_refuses_a_gate_setting_out_of_range_before_anything_answers(project_env: Path, config: dict,
                                                                                    problem: str):
     assert _failure("ab_comparison", _config("ab_comparison", **config)) == f"invalid ab_comparison config: {problem}"
@@ -93,7 +96,8 @@ def test_ab_comparison_refuses_a_gate_setting_out_of_range_before_anything_answe
     ({"allowed_drops": {"faithfullness": 0.5}}, PRODUCTION_TYPO),
     ({"allowed_drops": {"recall@5": 0.5}}, "allowed_drops, field recall@5: not a production metric; the production "
                                            "metrics: " + PRODUCTION_METRICS),
-], ids=["alpha-0", "judge-budget-5", "allowed-drop-typo", "allowed-drop-evaluation-only"])
+    ({"allowed_drops": {"faithfulness": 7}}, DROP),
+], ids=["alpha-0", "judge-budget-5", "allowed-drop-typo", "allowed-drop-evaluation-only", "allowed-drop-7"])
 def test_production_sample_refuses_a_gate_setting_out_of_range(project_env: Path, config: dict, problem: str):
     with dg.instance_for_test() as instance:
         result = dg.materialize([production_sample], partition_key="2026-11-20", instance=instance,

@@ -64,11 +64,13 @@ class ABConfig(dg.Config):
 
 def check_config(config: ABConfig) -> None:
     """Fails the step before anything is answered or judged when a setting is out of range: the evaluation's
-    gate settings (``check_gate_settings``), the RAG error budget's (``rag_assets.ranges.share``) and the candidate's
+    gate settings (``check_gate_settings``), the RAG error budget's and the faithfulness drop bound's (a share, as an
+    allowed drop: ``rag_assets.ranges.share``; a bound of 7 never rejected) and the candidate's
     k, named ``candidate.k`` (else it failed later as a bare "k must be ..." that did not say which system's)."""
     try:
         check_gate_settings(config.alpha, config.max_judge_failure_rate, k=config.k)
         share("max_rag_error_rate", config.max_rag_error_rate, DEFAULT_MAX_ERROR_RATE)
+        share("faithfulness_bound", config.faithfulness_bound, ABConfig.model_fields["faithfulness_bound"].default)
         if config.candidate is not None:
             at_least_one("candidate.k", config.candidate.k, DEFAULT_K)
     except RagAssetsError as exc:
