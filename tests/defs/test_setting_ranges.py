@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import dagster as dg
+import numpy as np
 import pytest
 
 import rag_assets
@@ -23,6 +24,7 @@ from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.lifecycle import BUNDLED
 from rag_assets.defs.resources import RESOURCES
 from rag_assets.errors import ConfigError
+from rag_assets.ranges import at_least_one, share
 from rag_assets.testing import assert_quality
 from tests.test_api import TWO_ITEMS, _system
 from tests.test_cli_instance import EXAMPLE
@@ -158,3 +160,16 @@ def test_the_api_refuses_a_judge_failure_budget_out_of_range():
         with pytest.raises(ConfigError) as refused:
             gate()
         assert str(refused.value) == JUDGE_BUDGET.format(5)
+
+
+def test_a_whole_k_given_as_a_float_is_refused_showing_the_float_and_numpy_numbers_are_numbers(tmp_path: Path):
+    """A tester's case: ``evaluate(k=5.0)`` was refused as "got 5", a value that reads as valid, and numpy's
+    numbers (a k from an array, a budget from a mean) were refused as not numbers."""
+    with pytest.raises(ConfigError) as refused:
+        rag_assets.evaluate(tmp_path / "missing.jsonl", _system, k=5.0)
+    assert str(refused.value) == "k must be a whole number of at least 1, got 5.0; for example k: 5"
+    assert at_least_one("k", np.int64(5), 5) == 5
+    assert share("max_judge_failure_rate", np.float32(0.2), 0.05) == np.float32(0.2)
+    with pytest.raises(ConfigError) as refused:
+        share("max_judge_failure_rate", True, 0.05)
+    assert str(refused.value) == JUDGE_BUDGET.format("True")
