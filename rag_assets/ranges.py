@@ -8,24 +8,28 @@ gate off and ``k: 0`` failed as a ``ZeroDivisionError`` after the answers were p
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 from rag_assets.errors import ConfigError
 
 
-def _number(value: object) -> bool:
-    """An int or a float (a bool is neither here: ``True`` is no alpha)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+def _number(value: object, kind: type = Real) -> bool:
+    """A number of ``kind`` (``numbers.Real`` or ``Integral``, so numpy's count too: a k read from an array); a bool
+    is none here: ``True`` is no alpha."""
+    return isinstance(value, kind) and not isinstance(value, bool)
 
 
-def _refused(name: str, value: object, expected: str, example: object) -> ConfigError:
-    """The one-line refusal; a number shown with ``g``: ``0`` for the ``0.0`` a config's float field reads ``0`` as."""
-    shown = f"{value:g}" if _number(value) else repr(value)
+def _refused(name: str, value: object, expected: str, example: object, kind: type = Real) -> ConfigError:
+    """The one-line refusal; a number of ``kind`` shown with ``g`` (``0`` for the ``0.0`` a config's float field
+    reads ``0`` as), anything else with ``repr``: a k of ``5.0`` shown as ``5`` read as a valid value refused."""
+    shown = f"{value:g}" if _number(value, kind) else repr(value)
     return ConfigError(f"{name} must be {expected}, got {shown}; for example {name}: {example}")
 
 
 def at_least_one(name: str, value: int, example: int) -> int:
     """``value`` when it is a whole number of at least 1 (k, a concurrency); else the one-line refusal."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise _refused(name, value, "a whole number of at least 1", example)
+    if not _number(value, Integral) or value < 1:
+        raise _refused(name, value, "a whole number of at least 1", example, Integral)
     return value
 
 

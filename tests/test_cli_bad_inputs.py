@@ -9,9 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import dagster as dg
 import pytest
+from dagster.components.core.component_tree import ComponentTreeException
 
 from rag_assets.cli import main
+from rag_assets.cli.commands import domain_error
+from rag_assets.errors import ConfigError
 
 TEAM = "team.ragas.jsonl"  # a ragas test set that exists, in the test's folder
 THRESHOLDS = "gates.yaml"  # a thresholds file with a minimum out of range
@@ -182,3 +186,22 @@ def test_a_thresholds_file_that_gates_nothing_or_names_a_metric_twice_or_wrongly
     assert (code, shown.out, shown.err) == (2, "", f"error: --thresholds='{name}': {line}\n")
     assert not (home / "dagster").exists(), "no Dagster instance, so no run"
     assert not (home / "rag_assets.db").exists(), "no store, so no evaluation in it"
+
+
+def _raised_from(wrapper: Exception, cause: BaseException) -> Exception:
+    """``wrapper`` as ``raise wrapper from cause`` leaves it."""
+    wrapper.__cause__ = cause
+    return wrapper
+
+
+def test_only_dagsters_wrappers_are_unwrapped_to_the_projects_error_a_bug_raised_from_one_keeps_its_traceback():
+    """A reviewer's case: any exception raised from a ConfigError exited 2 in one line, so a genuine bug (a
+    RuntimeError raised ``from`` one) lost its traceback."""
+    refused = ConfigError("k must be a whole number of at least 1, got 0; for example k: 5")
+    assert domain_error(refused) is refused
+    assert domain_error(_raised_from(ComponentTreeException(), refused)) is refused, "an instance's defs.yaml"
+    resource = dg.DagsterResourceFunctionError("init", user_exception=refused,
+                                               original_exc_info=(ConfigError, refused, None))
+    assert domain_error(_raised_from(resource, refused)) is refused, "a resource"
+    assert domain_error(_raised_from(RuntimeError("a bug"), refused)) is None
+    assert domain_error(_raised_from(ComponentTreeException(), _raised_from(RuntimeError("a bug"), refused))) is None

@@ -840,13 +840,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def domain_error(exc: BaseException) -> RagAssetsError | None:
-    """``exc`` when the project raised it, or the project's error it was raised from: Dagster wraps a setting an
-    instance's defs.yaml is refused for (``instance library: system: k must be ...``) in an error of its own while
-    it builds the definitions, which printed a traceback and exited 1."""
+    """``exc`` when the project raised it, or the project's error one of Dagster's wrappers was raised from: Dagster
+    wraps a setting an instance's defs.yaml is refused for (``instance library: system: k must be ...``) in a
+    ``ComponentTreeException`` while it builds the definitions (which printed a traceback and exited 1), and user
+    code that fails in a step or a resource's init in a ``DagsterUserCodeExecutionError``. Only those are unwrapped:
+    any other exception raised from a project error is a bug, and keeps its traceback."""
+    from dagster.components.core.component_tree import ComponentTreeException
+
     cause: BaseException | None = exc
-    while cause is not None and not isinstance(cause, RagAssetsError):
+    while isinstance(cause, (ComponentTreeException, dg.DagsterUserCodeExecutionError)):
         cause = cause.__cause__
-    return cause
+    return cause if isinstance(cause, RagAssetsError) else None
 
 
 _WRITABLE = "set RAG_ASSETS_HOME (or the setting that names it) to a writable folder"

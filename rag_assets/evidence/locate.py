@@ -12,9 +12,10 @@ among fuzzy windows the best share wins, the first candidate on a tie:
   rendered HTML, or a splitter that collapsed newlines);
 - ``fuzzy``: a window of the body's words, as many as the text has, shares at least ``min_score`` of
   the text's words (as multisets); the best window wins, trimmed to the first and last of its words that line up
-  with the text's in order, and its share is the reported score (a label with small edits, a context a loader
-  re-flowed). A window is as long as the text, so for a text with words the body lacks (front matter) it runs on
-  past where the text ends; a word there that the text holds earlier is not part of it.
+  with the text's in order, or to a run of at least ``MIN_COPY_WORDS`` words beyond them that the text holds
+  elsewhere (its sentences in another order), and its share is the reported score (a label with small edits, a
+  context a loader re-flowed). A window is as long as the text, so for a text with words the body lacks (front
+  matter) it runs on past where the text ends; a few words there that the text holds earlier are not part of it.
 
 A retrieved context may also be placed by the part of it a document holds (``part``, asked for by the RAG
 step, never for a label, which must be found whole): failing the three ways in every candidate, the longest run
@@ -65,9 +66,10 @@ DEFAULT_MIN_SCORE = 0.8
 #: raised when where a text is placed changes (v2: the ``part`` method; exact and normalised in every candidate
 #: before fuzzy windows; v3: every place a text occurs; v4: other places only for a text found whole, of at least
 #: ``MIN_COPY_WORDS`` words; v5: ``part`` places a context where it overlaps a document; v6: a fuzzy window ends where
-#: the text's words stop lining up with it; v7: a fuzzy or part span takes in a word the text is cut in): part of the
-#: code version of what stores placements (golden labels, RAG answers)
-LOCATOR_VERSION = "locate-v7"
+#: the text's words stop lining up with it; v7: a fuzzy or part span takes in a word the text is cut in; v8: a fuzzy
+#: window keeps a sentence of the text it holds out of order): part of the code version of what stores placements
+#: (golden labels, RAG answers)
+LOCATOR_VERSION = "locate-v8"
 #: the most places a text keeps (its span and those elsewhere)
 MAX_PLACES = 64
 #: the fewest words a text must have to be placed at more than one place: a shorter one (a heading, a phrase) is
@@ -126,6 +128,24 @@ def _lined_up(document: Document, words: Sequence[str], first: Match, last: Matc
     if last.b + last.size == len(words) - 1 and end + 1 < len(body_words) and body_words[end + 1].startswith(words[-1]):
         finish, cut = spans[end + 1][0] + len(words[-1]), cut + 1
     return Span(document.path, begin, finish), cut
+
+
+def _window_ends(window: Sequence[str], words: Sequence[str]) -> tuple[Match, Match]:
+    """The first and last runs of a fuzzy window that hold the text's words: those that line up with the text in
+    order, and beyond them at either end each run of at least ``MIN_COPY_WORDS`` words that the text holds in order
+    elsewhere (a sentence the text has in another place). A label whose sentences the body holds in another order is
+    placed on all of them, while a few words past the text's end that it holds earlier (its front matter's title) are
+    left out."""
+    text = list(words)
+    blocks = [block for block in SequenceMatcher(None, window, text, autojunk=False).get_matching_blocks()
+              if block.size]
+    first, last = blocks[0], blocks[-1]
+    matcher = SequenceMatcher(None, window, text, autojunk=False)
+    while (run := matcher.find_longest_match(last.a + last.size, len(window), 0, len(text))).size >= MIN_COPY_WORDS:
+        last = run
+    while (run := matcher.find_longest_match(0, first.a, 0, len(text))).size >= MIN_COPY_WORDS:
+        first = run
+    return first, last
 
 
 def _normalised(text: str) -> tuple[str, list[int]]:
@@ -298,7 +318,6 @@ class Locator:
         score = best / size
         if best_at < 0 or score < self.min_score:
             return None, best
-        blocks = [block for block in SequenceMatcher(None, body_words[best_at:best_at + size], list(words),
-                                                     autojunk=False).get_matching_blocks() if block.size]
-        first, last = (Match(best_at + block.a, block.b, block.size) for block in (blocks[0], blocks[-1]))
+        first, last = _window_ends(body_words[best_at:best_at + size], words)
+        first, last = (Match(best_at + block.a, block.b, block.size) for block in (first, last))
         return Location(_lined_up(document, words, first, last)[0], "fuzzy", round(score, 4)), best

@@ -492,7 +492,7 @@ def ragas_items(rows: Iterable[tuple[int, Mapping[str, Any], int | None]], sourc
         seen[item_id] = number
         question_type = (_cell_str(row, "question_type", where, required=False)
                          or question_type_from_synthesizer(_cell_str(row, "synthesizer_name", where, required=False))
-                         ).strip()
+                         ).strip().lower()  # a team's "Adversarial" is the adversarial type, stored as such
         chunk_ids = row.get("relevant_chunk_ids")
         external_ids = _parse_list(chunk_ids, where, "relevant_chunk_ids") if chunk_ids is not None else []
         items.append(ExternalItem(

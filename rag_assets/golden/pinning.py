@@ -54,13 +54,15 @@ def _source(item: ExternalItem, n: int) -> str | None:
 def refused_without_texts(item: ExternalItem) -> str | None:
     """Why ``item`` cannot be pinned whatever the corpus (None: it can be looked for): it has no reference texts and
     its file does not say it is unanswerable. An adversarial item (question type ``adversarial``, from the file's
-    ``question_type`` column or its ``synthesizer_name``, both of which the ragas export writes) has no evidence by
-    design: it is pinned to nothing and scored on declining. An unmarked item without texts is a data problem, and
-    every entry point (the import command, ``rag_assets.evaluate``) refuses it by this one rule rather than guess:
-    taken for adversarial it would turn a factual question into a decline test."""
+    ``question_type`` column, read in lower case, or its ``synthesizer_name``, both of which the ragas export writes)
+    has no evidence by design: it is pinned to nothing and scored on declining. An unmarked item without texts is a
+    data problem, and every entry point (the import command, ``rag_assets.evaluate``) refuses it by this one rule
+    rather than guess, saying how to mark it: taken for adversarial it would turn a factual question into a decline
+    test."""
     if item.relevant_texts or item.question_type == QuestionType.ADVERSARIAL.value:
         return None
-    return "has no reference contexts to locate"
+    return ("has no reference contexts to locate (mark it question_type: adversarial if nothing in the corpus "
+            "answers it)")
 
 
 def pin_external_items(items: Sequence[ExternalItem], documents: Documents, chunks: Sequence[SnapshotChunk], *,

@@ -121,10 +121,12 @@ def _shown(problems: Sequence[str]) -> str:
 
 
 def _refuse_unpinned(left: Sequence[tuple[ExternalItem, str]], where: str) -> None:
-    """Raise naming the first items that cannot be pinned to ``where``, with why."""
+    """Raise naming the first items that cannot be pinned to ``where``, each by its id and row (line), as the import
+    command names them, with why."""
     if left:
-        raise ExternalDataError(f"{len(left)} items cannot be pinned to {where}: "
-                                + _shown([f"{item.external_id}: {why}" for item, why in left]))
+        raise ExternalDataError(f"{len(left)} item{'s' if len(left) > 1 else ''} cannot be pinned to {where}: "
+                                + _shown([f"{item.external_id}: {item.location}: {why}" if item.location
+                                          else f"{item.external_id}: {why}" for item, why in left]))
 
 
 def _corpus_items(items: Sequence[ExternalItem], chunks: Sequence[SnapshotChunk], documents: Documents,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -98,15 +98,19 @@ def _read(file: Path) -> object:
         raise ConfigError(f"thresholds file {file}: cannot be read: {exc}") from exc
 
 
-def check_metric_name(metric: object, source: str, k: int = DEFAULT_K) -> None:
-    """Refuses a name that is not a metric at ``k``, in one line naming ``source``, the name, the closest metric
-    and every metric: a misspelt name in a mapping keyed by metric (thresholds, allowed drops) is otherwise
-    passed over without a word."""
-    known = REGISTRY.names(k=k)
+def check_metric_name(metric: object, source: str, k: int = DEFAULT_K,
+                      production: Sequence[str] | None = None) -> None:
+    """Refuses a name that is not a metric at ``k`` (or, given ``production``, not one of those production metrics:
+    the others are never scored there), in one line naming ``source``, the name, the closest metric and every
+    metric: a misspelt name in a mapping keyed by metric (thresholds, allowed drops) is otherwise passed over
+    without a word."""
+    known = REGISTRY.names(k=k) if production is None else list(production)
     if metric not in known:
         close = difflib.get_close_matches(str(metric).lower(), known, n=1)
         guess = f" (did you mean {close[0]}?)" if close else ""
-        raise ConfigError(f"{source}, field {metric}: not a metric{guess}; the metrics at k={k}: {', '.join(known)}")
+        kind, which = ("metric", f"the metrics at k={k}") if production is None else (
+            "production metric", "the production metrics")
+        raise ConfigError(f"{source}, field {metric}: not a {kind}{guess}; {which}: {', '.join(known)}")
 
 
 def checked_thresholds(data: object, source: str, k: int = DEFAULT_K) -> dict[str, float]:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import dagster as dg
+import numpy as np
 import pytest
 
 import rag_assets
@@ -23,6 +24,7 @@ from rag_assets.defs.assets.rag import rag_answers
 from rag_assets.defs.lifecycle import BUNDLED
 from rag_assets.defs.resources import RESOURCES
 from rag_assets.errors import ConfigError
+from rag_assets.ranges import at_least_one, share
 from rag_assets.testing import assert_quality
 from tests.test_api import TWO_ITEMS, _system
 from tests.test_cli_instance import EXAMPLE
@@ -32,6 +34,10 @@ ALPHA = "alpha must be between 0 and 1, both excluded, got {}; for example alpha
 JUDGE_BUDGET = "max_judge_failure_rate must be in [0, 1], got {}; for example max_judge_failure_rate: 0.05"
 TYPO = ("allowed_drops, field faithfullness: not a metric (did you mean faithfulness?); the metrics at k=5: "
         + KNOWN_METRICS)
+PRODUCTION_METRICS = "faithfulness, answer_relevance, context_precision, citation_accuracy"
+PRODUCTION_TYPO = ("allowed_drops, field faithfullness: not a production metric (did you mean faithfulness?); the "
+                   "production metrics: " + PRODUCTION_METRICS)
+DROP = "allowed_drops.faithfulness must be in [0, 1], got 7; for example allowed_drops.faithfulness: 0.03"
 K = "k must be a whole number of at least 1, got {}; for example k: 5"
 TIMEOUT = "timeout_seconds must be a number above 0, got 0; for example timeout_seconds: 30"
 CONCURRENCY = "max_concurrency must be a whole number of at least 1, got 0; for example max_concurrency: 4"
@@ -66,7 +72,8 @@ def _config(asset: str, **config: object) -> dict:
     ({"max_judge_failure_rate": 5}, JUDGE_BUDGET.format(5)),
     ({"allowed_drops": {"faithfullness": 0.5}}, TYPO),
     ({"k": 0}, K.format(0)),
-], ids=["alpha-0", "alpha-1", "judge-budget-5", "allowed-drop-typo", "k-0"])
+    ({"allowed_drops": {"faithfulness": 7}}, DROP),
+], ids=["alpha-0", "alpha-1", "judge-budget-5", "allowed-drop-typo", "k-0", "allowed-drop-7"])
 def test_the_evaluation_refuses_a_gate_setting_out_of_range_in_its_first_step(project_env: Path, config: dict,
                                                                               problem: str):
     assert _failure("evaluation", _config("evaluation", **config)) == f"invalid evaluation config: {problem}"
@@ -76,7 +83,10 @@ def test_the_evaluation_refuses_a_gate_setting_out_of_range_in_its_first_step(pr
     ({"alpha": 0}, ALPHA.format(0)),
     ({"max_judge_failure_rate": 5}, JUDGE_BUDGET.format(5)),
     ({"k": 0}, K.format(0)),
-], ids=["alpha-0", "judge-budget-5", "k-0"])
+    ({"candidate": {"name": "c", "k": 0}},
+     "candidate.k must be a whole number of at least 1, got 0; for example candidate.k: 5"),
+    ({"faithfulness_bound": 7}, "faithfulness_bound must be in [0, 1], got 7; for example faithfulness_bound: 0.02"),
+], ids=["alpha-0", "judge-budget-5", "k-0", "candidate-k-0", "faithfulness-bound-7"])
 def test_ab_comparison_refuses_a_gate_setting_out_of_range_before_anything_answers(project_env: Path, config: dict,
                                                                                    problem: str):
     assert _failure("ab_comparison", _config("ab_comparison", **config)) == f"invalid ab_comparison config: {problem}"
@@ -85,8 +95,11 @@ def test_ab_comparison_refuses_a_gate_setting_out_of_range_before_anything_answe
 @pytest.mark.parametrize(("config", "problem"), [
     ({"alpha": 0}, ALPHA.format(0)),
     ({"max_judge_failure_rate": 5}, JUDGE_BUDGET.format(5)),
-    ({"allowed_drops": {"faithfullness": 0.5}}, TYPO),
-], ids=["alpha-0", "judge-budget-5", "allowed-drop-typo"])
+    ({"allowed_drops": {"faithfullness": 0.5}}, PRODUCTION_TYPO),
+    ({"allowed_drops": {"recall@5": 0.5}}, "allowed_drops, field recall@5: not a production metric; the production "
+                                           "metrics: " + PRODUCTION_METRICS),
+    ({"allowed_drops": {"faithfulness": 7}}, DROP),
+], ids=["alpha-0", "judge-budget-5", "allowed-drop-typo", "allowed-drop-evaluation-only", "allowed-drop-7"])
 def test_production_sample_refuses_a_gate_setting_out_of_range(project_env: Path, config: dict, problem: str):
     with dg.instance_for_test() as instance:
         result = dg.materialize([production_sample], partition_key="2026-11-20", instance=instance,
@@ -147,3 +160,16 @@ def test_the_api_refuses_a_judge_failure_budget_out_of_range():
         with pytest.raises(ConfigError) as refused:
             gate()
         assert str(refused.value) == JUDGE_BUDGET.format(5)
+
+
+def test_a_whole_k_given_as_a_float_is_refused_showing_the_float_and_numpy_numbers_are_numbers(tmp_path: Path):
+    """A tester's case: ``evaluate(k=5.0)`` was refused as "got 5", a value that reads as valid, and numpy's
+    numbers (a k from an array, a budget from a mean) were refused as not numbers."""
+    with pytest.raises(ConfigError) as refused:
+        rag_assets.evaluate(tmp_path / "missing.jsonl", _system, k=5.0)
+    assert str(refused.value) == "k must be a whole number of at least 1, got 5.0; for example k: 5"
+    assert at_least_one("k", np.int64(5), 5) == 5
+    assert share("max_judge_failure_rate", np.float32(0.2), 0.05) == np.float32(0.2)
+    with pytest.raises(ConfigError) as refused:
+        share("max_judge_failure_rate", True, 0.05)
+    assert str(refused.value) == JUDGE_BUDGET.format("True")

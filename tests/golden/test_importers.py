@@ -44,6 +44,8 @@ def _paragraph(topic: str, n: int) -> str:
             f"failed {topic} calls {n} times before it reports error code e{n}{topic} to the operator.")
 
 
+NO_TEXTS = ("has no reference contexts to locate (mark it question_type: adversarial if nothing in the corpus "
+            "answers it)")
 LONG_TEXT = "Retries\n\n\n" + "\n\n".join(_paragraph("billing", n) for n in range(14))
 CHUNKS_JSON = [
     {"chunk_link": "https://docs.example.com/en/api/retries#overview", "chunk_heading": "Retries: an overview",
@@ -169,7 +171,7 @@ def test_external_items_are_pinned_by_evidence_spans_and_left_out_ones_say_which
     assert left == [
         (bad, "reference_contexts[1] is not in any document ('unrelated words'); "
               "reference_contexts[2] is not in any document ('other unrelated words')"),
-        (empty, "has no reference contexts to locate"),
+        (empty, NO_TEXTS),
         (linked, "correct_chunks[0] is not in any document ('unrelated words')"),
     ]
 
@@ -182,7 +184,7 @@ def test_an_item_without_texts_is_pinned_to_nothing_when_adversarial_and_refused
     unmarked = ExternalItem("e2", "q", "r", question_type="factual")
     pinned, left = pin_external_items([adversarial, unmarked], Documents.from_chunks([a]), [a])
     assert pinned == [PinnedItem(adversarial, (), ())]
-    assert left == [(unmarked, "has no reference contexts to locate")]
+    assert left == [(unmarked, NO_TEXTS)]
 
 
 # --- ragas test sets ---------------------------------------------------------------------------

@@ -41,7 +41,7 @@ def test_a_context_found_in_no_document_of_the_corpus_stops_the_evaluation_namin
     frame = pd.DataFrame({"item_id": ["lost"], "user_input": ["a?"], "reference": ["A."],
                           "reference_contexts": [["words that appear in no document of the sample corpus at all"]]})
     with pytest.raises(ExternalDataError, match=(
-            r"^1 items cannot be pinned to the corpus at .*corpus: lost: reference_contexts\[0\] is not "
+            r"^1 item cannot be pinned to the corpus at .*corpus: lost: row 1: reference_contexts\[0\] is not "
             r"in any document \('words that appear in no document of the sample corpus at all'\)$")):
         golden_source(frame, SAMPLE_CORPUS)
 
@@ -153,5 +153,15 @@ def test_an_item_without_contexts_nothing_marks_unanswerable_is_refused_naming_i
                           "reference_contexts": [[]], "synthesizer_name": ["single_hop_specific_query_synthesizer"]})
     where = "the corpus at .*corpus" if corpus else "their reference contexts"
     with pytest.raises(ExternalDataError,
-                       match=rf"^1 items cannot be pinned to {where}: moon: has no reference contexts to locate$"):
+                       match=rf"^1 item cannot be pinned to {where}: moon: row 1: has no reference contexts to locate "
+                             r"\(mark it question_type: adversarial if nothing in the corpus answers it\)$"):
         golden_source(frame, corpus)
+
+
+@pytest.mark.parametrize("corpus", [SAMPLE_CORPUS, None])
+def test_an_item_marked_adversarial_in_capitals_is_adversarial(corpus: Path | None):
+    """A tester's case: ``question_type: Adversarial`` was refused as an item without contexts nothing marks."""
+    frame = pd.DataFrame({"item_id": ["moon"], "user_input": ["What does the moon cost?"], "reference": ["Nothing."],
+                          "reference_contexts": [[]], "question_type": ["Adversarial"]})
+    (item,) = golden_source(frame, corpus).items
+    assert (item.question_type, item.relevant_chunks) == ("adversarial", ())

@@ -90,6 +90,14 @@ def test_a_fuzzy_window_ends_where_the_text_does_though_the_words_after_it_are_i
     assert Locator(Documents.from_chunks(CHUNKS)).locate(front) == Location(_at(_words(1, 8)), "fuzzy", 0.9091)
 
 
+def test_a_fuzzy_label_whose_sentences_are_swapped_is_placed_on_both_of_them():
+    """A reviewer's case: the window was trimmed to the words that line up with the text in order, so a label whose
+    two sentences the body holds the other way round was placed on one of them, and a golden label lost half of its
+    evidence."""
+    first, second = _words(1, 10), _words(11, 20)
+    assert Locator(Documents.from_chunks(CHUNKS)).locate(f"{second}. {first}.") == Location(_at(DOC), "fuzzy", 1.0)
+
+
 def test_a_context_cut_inside_a_word_is_placed_up_to_the_cut_as_when_it_is_found_exactly():
     """A splitter's chunk that ends in the middle of a word is found exactly up to its last character, but a fuzzy
     window or a part ended at its last whole word: the same text lost a word of token recall where it carried front

@@ -13,10 +13,11 @@ from rag_assets.defs.metadata import llm_metadata
 from rag_assets.defs.resources import LLM_POOL, RagSystemResource, budget_failure, max_cost_help
 from rag_assets.errors import RagAssetsError
 from rag_assets.rag.error_budget import DEFAULT_MAX_ERROR_RATE
-from rag_assets.ranges import share
+from rag_assets.ranges import at_least_one, share
 from rag_assets.scoring.ab import REJECT
 from rag_assets.scoring.embedding import make_embedder
 from rag_assets.scoring.gate_settings import check_gate_settings
+from rag_assets.scoring.metrics.registry import DEFAULT_K
 from rag_assets.defs.assets.evaluation import JUDGE_CODE_VERSION
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE
 from rag_assets.settings import current_settings
@@ -63,10 +64,15 @@ class ABConfig(dg.Config):
 
 def check_config(config: ABConfig) -> None:
     """Fails the step before anything is answered or judged when a setting is out of range: the evaluation's
-    gate settings (``check_gate_settings``) and the RAG error budget's (``rag_assets.ranges.share``)."""
+    gate settings (``check_gate_settings``), the RAG error budget's and the faithfulness drop bound's (a share, as an
+    allowed drop: ``rag_assets.ranges.share``; a bound of 7 never rejected) and the candidate's
+    k, named ``candidate.k`` (else it failed later as a bare "k must be ..." that did not say which system's)."""
     try:
         check_gate_settings(config.alpha, config.max_judge_failure_rate, k=config.k)
         share("max_rag_error_rate", config.max_rag_error_rate, DEFAULT_MAX_ERROR_RATE)
+        share("faithfulness_bound", config.faithfulness_bound, ABConfig.model_fields["faithfulness_bound"].default)
+        if config.candidate is not None:
+            at_least_one("candidate.k", config.candidate.k, DEFAULT_K)
     except RagAssetsError as exc:
         raise dg.Failure(description=f"invalid ab_comparison config: {exc}") from exc
 

@@ -210,7 +210,8 @@ def build_production_sample(lifecycle: Lifecycle) -> dg.AssetsDefinition:
         store, llm = services.store, services.llm
         budget = llm.budget(context.run.run_id, "production_sample", config.max_cost_usd, store.llm_spend())
         try:
-            check_gate_settings(config.alpha, config.max_judge_failure_rate, config.allowed_drops)
+            check_gate_settings(config.alpha, config.max_judge_failure_rate, config.allowed_drops,
+                                production=PRODUCTION_METRICS)
             judge = llm.judge_client(journal=store.llm_batches(), budget=budget)
             embedder = make_embedder(config.embedder)
         except (RagAssetsError, ValueError) as exc:
