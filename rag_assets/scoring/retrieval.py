@@ -26,11 +26,11 @@ piece of evidence is at every place of it), so retrieving a page and its archive
 
 A text found in several places (a page and its archived copy: ``rag_assets.evidence.locate``) is one context and
 one piece of evidence wherever it lies: the evidence is found when the contexts cover enough of its text, a part
-read at one place and the rest at another counting together, and a context hits it when any place of the context's text hits any place of the evidence's text, so it is
-one rank for precision and the evidence one unit for recall, found through any copy; one that hits no place is one
-miss. Token figures count each at one place, where they meet: a context at its
-place that shares the most characters with any place of the evidence (its first place when none does), then each
-piece of evidence at its place that shares the most with those contexts (its first on a tie).
+read at one place and the rest at another counting together, and a context hits it when any place of the context's
+text hits any place of the evidence's text, so it is one rank for precision and the evidence one unit for recall,
+found through any copy; one that hits no place is one miss. Token figures count each at one place, where they
+meet: a context at its place that shares the most characters with any place of the evidence (its first place when
+none does), then each piece of evidence at its place that shares the most with those contexts (its first on a tie).
 Every metric is undefined (NaN) for an item without relevant evidence (an adversarial question).
 When the contexts are exactly the labelled units, these are trec_eval's figures (pytrec_eval checks it
 in the tests).
