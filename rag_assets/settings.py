@@ -357,6 +357,12 @@ def _settings(values: tuple[tuple[str, str | None], ...]) -> Settings:
     return Settings.from_env({name: value for name, value in values if value is not None})
 
 
+def user_cache_dir() -> Path:
+    """The user's cache folder (``XDG_CACHE_HOME``, else ``~/.cache``): for what is the same for every home and
+    costly to make (the report's JavaScript bundle), not a setting of this project."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+
+
 def environment() -> Mapping[str, str]:
     """The environment, to look up a variable a configuration names by its name (an instance's
     ``database_url_env``, a header's ``${VARIABLE}``, ``llm.api_key``) when the value is used, so that a secret

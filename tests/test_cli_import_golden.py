@@ -250,5 +250,5 @@ def test_an_exported_item_without_contexts_whose_type_was_removed_imports_nothin
     team.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     _refused_and_unchanged(home, team, capsys, (
         f"1 of 48 items could not be located in corpus version {_corpus_version(home)}; first: row {row + 1} "
-        f"(line {row + 1}): has no reference contexts to locate; nothing imported; re-run with --skip-unlocated "
-        "to import the 47 others"))
+        f"(line {row + 1}): has no reference contexts to locate (mark it question_type: adversarial if nothing in "
+        "the corpus answers it); nothing imported; re-run with --skip-unlocated to import the 47 others"))

@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from importlib.metadata import version
 from pathlib import Path
 
+from rag_assets.settings import user_cache_dir
+
 __all__ = ["PALETTE", "bar_chart", "colors_for", "histogram", "trend_chart", "vega_bundle"]
 
 # Tableau 20: 20 colours a reader can tell apart, the dark of each pair first.
@@ -117,8 +119,7 @@ BUNDLE_MARK = "vegaEmbed"
 def bundle_cache() -> Path:
     """Where the bundle of the installed vl-convert-python is kept between processes: the user's cache folder
     (``XDG_CACHE_HOME``, else ``~/.cache``), named by that version, so an upgrade makes it again."""
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return root / "rag_assets" / f"vega-bundle-{version('vl-convert-python')}.js"
+    return user_cache_dir() / "rag_assets" / f"vega-bundle-{version('vl-convert-python')}.js"
 
 
 def _keep(path: Path, bundle: str) -> None:

@@ -193,5 +193,6 @@ def test_an_item_without_contexts_nothing_marks_unanswerable_imports_nothing_nam
 
     assert str(told.value) == (
         f"{team}: 1 of 3 items could not be located in corpus version {version}; first: row 3 (line 3): "
-        "has no reference contexts to locate; nothing imported; re-run with --skip-unlocated to import the 2 others")
+        "has no reference contexts to locate (mark it question_type: adversarial if nothing in the corpus answers it); "
+        "nothing imported; re-run with --skip-unlocated to import the 2 others")
     assert store.golden().accepted_items([version]) == []
