@@ -16,6 +16,7 @@ from rag_assets.calibration.models import comparable_metrics, same_judge
 from rag_assets.errors import RagAssetsError
 from rag_assets.report.compare import EvaluationDiff, diff_from_store
 from rag_assets.scoring.metrics import DEFAULT_K, REGISTRY
+from rag_assets.scoring.retrieval import counted_under
 from rag_assets.store.calibration_repository import SqlCalibrationRepository
 
 
@@ -44,12 +45,16 @@ def _judge_note(a_id: str, b_id: str, judges: Mapping[str, str]) -> str:
 
 def compare_evaluations(store: Store, calibrations: SqlCalibrationRepository, a_id: str, b_id: str) -> Comparison:
     """Compare evaluation ``b_id`` with ``a_id``; NoEvaluation names the one(s) missing from the store."""
-    first = store.evaluations().get(a_id)
+    first, second = store.evaluations().get(a_id), store.evaluations().get(b_id)
     judges = calibrations.judge_keys([a_id, b_id])
     same = same_judge(judges.get(a_id), judges.get(b_id))
-    metrics = comparable_metrics(REGISTRY.names(k=first.k if first else DEFAULT_K), same)
+    rules = {e: counted_under(record.gates) for e, record in ((a_id, first), (b_id, second)) if record is not None}
+    alike = len(set(rules.values())) <= 1
+    metrics = comparable_metrics(REGISTRY.names(k=first.k if first else DEFAULT_K), same, counted_alike=alike)
     labels = {e: (config.label() if (config := calibrations.config(key)) else key) for e, key in judges.items()}
-    note = "" if same else _judge_note(a_id, b_id, labels)
+    notes = ([] if same else [_judge_note(a_id, b_id, labels)]) + ([] if alike else [
+        f"retrieval metrics not compared: {a_id} counted them under {rules[a_id]}, {b_id} under {rules[b_id]}"])
+    note = "; ".join(notes)
     try:
         diff = diff_from_store(store.evaluations(), store.rag(), a_id, b_id, metrics, note)
         return Comparison(diff, diff.markdown())

@@ -36,6 +36,7 @@ from rag_assets.report.publish import publish_report
 from rag_assets.scoring.embedding import Embedder
 from rag_assets.scoring.evaluate import EvaluationOutcome, JudgeFailureBudget, score_answers, with_statement_calls
 from rag_assets.scoring.metrics import REGISTRY
+from rag_assets.scoring.retrieval import RULES as RETRIEVAL_RULES, RULES_KEY, counted_under
 from rag_assets.scoring.scorecard import MAX_JUDGE_FAILURE_RATE, Gates, Scorecard, score_gates
 from rag_assets.scoring.statements import stated
 from rag_assets.settings import current_settings
@@ -142,19 +143,27 @@ class Baseline:
     answers: Mapping[str, str | None]
     other_judge: str | None = None
     judge_budget: JudgeFailureBudget = JudgeFailureBudget((), MAX_JUDGE_FAILURE_RATE)
+    other_rules: str | None = None
 
     def comparable(self, metrics: Sequence[str]) -> list[str]:
-        """The metrics this baseline can be compared on: all, or without the judge's when another judge scored it."""
-        return comparable_metrics(metrics, same=not self.other_judge)
+        """The metrics this baseline can be compared on: all, or without the judge's when another judge scored it,
+        and without the retrieval figures when they were counted under other rules (``other_rules``: those)."""
+        return comparable_metrics(metrics, same=not self.other_judge, counted_alike=not self.other_rules)
 
     def values_on(self, metrics: Sequence[str]) -> dict[tuple[str, int], dict[str, float]]:
         return restricted(self.values, self.comparable(metrics))
 
     @property
     def note(self) -> str:
-        """Why the judge-scored metrics are not compared (the gate's note and the report's diff), "" when they are."""
-        return (f"judge-scored metrics not compared: {self.evaluation_id} was judged by another judge configuration "
-                f"({self.other_judge}); retrieval metrics compared") if self.other_judge else ""
+        """Why the judge-scored metrics or the retrieval figures are not compared (the gate's note and the report's
+        diff), "" when both are."""
+        judge = (f"judge-scored metrics not compared: {self.evaluation_id} was judged by another judge configuration "
+                 f"({self.other_judge})") if self.other_judge else ""
+        rules = (f"retrieval metrics not compared: {self.evaluation_id} counted them under {self.other_rules}, "
+                 f"these under {RETRIEVAL_RULES}") if self.other_rules else ""
+        if judge and not rules:
+            return f"{judge}; retrieval metrics compared"
+        return "; ".join(part for part in (judge, rules) if part)
 
 
 def restricted(values: Mapping[tuple[str, int], Mapping[str, float]],
@@ -264,8 +273,10 @@ def _baseline(store: Store, calibrations: SqlCalibrationRepository, request: Eva
     answers = {r.item_id: r.answer for r in store.rag().results(record.rag_run_id)}
     values = repo.item_values(record.evaluation_id)[0]
     other = calibrations.scored_elsewhere([record.evaluation_id], request.judge.key).get(record.evaluation_id)
+    rules = counted_under(record.gates)
     return Baseline(record.evaluation_id, values, answers, other_judge=other,
-                    judge_budget=stored_judge_budget(record.gates))
+                    judge_budget=stored_judge_budget(record.gates),
+                    other_rules=None if rules == RETRIEVAL_RULES else rules)
 
 
 def evaluate_run(store: Store, calibrations: SqlCalibrationRepository, shards: Sequence[EvaluationOutcome],
@@ -284,7 +295,8 @@ def evaluate_run(store: Store, calibrations: SqlCalibrationRepository, shards: S
     evaluation_id = repo.save(
         corpus_version=request.corpus_version, golden_version=run.golden_version, rag_run_id=run.run_id,
         system_name=run.system_name, system_config_hash=run.system_config_hash, judge=provider_label(outcome.stats),
-        k=request.k, aggregates=card.as_dict(), gates=gates.as_dict(), passed=gates.passed,
+        k=request.k, aggregates=card.as_dict(), gates={**gates.as_dict(), RULES_KEY: RETRIEVAL_RULES},
+        passed=gates.passed,
         baseline_id=baseline.evaluation_id if baseline else None, items=outcome.items)
     written: list[Path] = []
     with repo.discarded_on_failure(evaluation_id, written):

@@ -65,11 +65,15 @@ def same_judge(scored_by: str | None, judge: str | None) -> bool:
     return scored_by is not None and scored_by == judge
 
 
-def comparable_metrics(metrics: Sequence[str], same: bool) -> list[str]:
+def comparable_metrics(metrics: Sequence[str], same: bool, counted_alike: bool = True) -> list[str]:
     """The metrics two evaluations can be compared on: all when the ``same`` judge configuration scored both, else
-    only those no judge scores, since a change of judge moves the judge's scores as a change of the system would."""
-    judged = set() if same else set(REGISTRY.names("judge"))
-    return [m for m in metrics if m not in judged]
+    only those no judge scores, since a change of judge moves the judge's scores as a change of the system would;
+    and without the retrieval figures unless both were ``counted_alike`` (``scoring.retrieval.RULES``), for the same
+    reason."""
+    left_out = set() if same else set(REGISTRY.names("judge"))
+    if not counted_alike:
+        left_out |= {m for m in metrics if (metric := REGISTRY.find(m)) is not None and metric.kind == "retrieval"}
+    return [m for m in metrics if m not in left_out]
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ they overlap, else the Jaccard similarity of their word 3-shingles (near-duplica
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
 
 import numpy as np
@@ -58,6 +58,19 @@ from rag_assets.text.tokens import tokenize
 
 NAN = float("nan")
 SHINGLE = 3
+
+
+#: raised when how the retrieval figures are counted changes, and stored with every evaluation (``RULES_KEY`` in its
+#: gates): a baseline counted under other rules is not compared on them (2: evidence found by what the contexts cover
+#: together; an evaluation stored without it was counted under 1, where a context inside longer evidence hit it)
+RULES = "retrieval-2"
+RULES_KEY = "retrieval_rules"
+EARLIER_RULES = "retrieval-1"
+
+
+def counted_under(gates: Mapping[str, object]) -> str:
+    """The retrieval rules a stored evaluation (its ``gates``) was counted under."""
+    return str(gates.get(RULES_KEY, EARLIER_RULES))
 
 
 #: a ranked context: its span, or every place its text is found (its span first); None or () when not located

@@ -36,16 +36,17 @@ def calibrations(store: SqliteStore) -> SqlCalibrationRepository:
 
 def stored_evaluation(store: Store, calibrations: SqlCalibrationRepository,
                       scores: tuple[tuple[float, float], ...], answers: tuple[str, ...],
-                      judge: JudgeConfig | None) -> str:
+                      judge: JudgeConfig | None, gates: dict = GATES) -> str:
     """An evaluation saved with its items' scores and run's answers; ``judge``: the configuration its (empty)
-    judge-review sample records, None for one saved before judge configurations were recorded."""
+    judge-review sample records, None for one saved before judge configurations were recorded; ``gates``: as stored
+    (without ``retrieval_rules``: saved before retrieval rules were recorded)."""
     responses = [RagResponse(f"q-{n}", answer) for n, answer in enumerate(answers, 1)]
     run = store.rag().save_run("cv-1", 1, "sys", "h", {}, responses, {r.item_id: 1 for r in responses})
     items = [ItemScores(f"q-{n}", 1, "factual", {"recall@5": recall, "faithfulness": faithfulness})
              for n, (recall, faithfulness) in enumerate(scores, 1)]
     evaluation_id = store.evaluations().save(
         corpus_version="cv-1", golden_version=1, rag_run_id=run.run_id, system_name="sys", system_config_hash="h",
-        judge="offline", k=5, aggregates={}, gates=GATES, passed=False, baseline_id=None, items=items)
+        judge="offline", k=5, aggregates={}, gates=gates, passed=False, baseline_id=None, items=items)
     if judge is not None:
         calibrations.record_sample(evaluation_id, judge, [], None)
     return evaluation_id
@@ -73,6 +74,19 @@ def test_evaluations_by_one_judge_are_compared_on_every_metric(store: SqliteStor
     assert "| q-2 | +0.000 | +1.000 | No idea. | Rotate it in the console. |" in compared.markdown
     assert "| q-1 | -0.600 | +0.000 | 50 per minute. | 50 per minute. |" in compared.markdown
     assert "Note" not in compared.markdown
+
+
+def test_evaluations_whose_retrieval_was_counted_under_other_rules_are_compared_on_the_judges_metrics(
+        store: SqliteStore, calibrations: SqlCalibrationRepository):
+    """The rules that count retrieval changed between A and B: q-2's recall moved with them, so it must not flip."""
+    a = stored_evaluation(store, calibrations, A, ANSWERS_A, JUDGE)
+    b = stored_evaluation(store, calibrations, B, ANSWERS_B, JUDGE, {**GATES, "retrieval_rules": "retrieval-2"})
+
+    diff = compare_evaluations(store, calibrations, a, b).diff
+
+    assert diff.metrics == ("faithfulness",) and diff.note == (
+        f"retrieval metrics not compared: {a} counted them under retrieval-1, {b} under retrieval-2")
+    assert [(i.item_id, i.passed_a, i.passed_b) for i in diff.flips] == [("q-1", True, False)]
 
 
 def test_evaluations_by_two_judges_are_compared_on_the_metrics_no_judge_scores(

@@ -10,6 +10,7 @@ with the rate limit. With k = 2 (relevant chunk of q-1: c1, of q-2: c2, of q-3: 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 from markupsafe import escape
+from sqlalchemy import text
 
 from rag_assets.app.evaluation import (Baseline, Destinations, EvaluationImpossible, EvaluationRequest, Gating,
                                        GoldenScores, StoredEvaluation, assess, evaluate_golden, evaluate_run,
@@ -207,6 +209,34 @@ def _judged_by(tmp_path: Path) -> tuple[_Store, Callable[..., StoredEvaluation]]
                             EvaluationRequest("cv-1", run.run_id, 2, Gating({}), judge, baseline_id), places)
 
     return store, evaluated
+
+
+def _stored_before_the_retrieval_rules(store: _Store, evaluation_id: str) -> None:
+    """The evaluation as one stored before its retrieval rules were recorded (counted under the first ones)."""
+    gates = store.evaluations().get(evaluation_id).gates
+    assert gates.pop("retrieval_rules") == "retrieval-2"
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE evaluation SET gates_json = :gates WHERE evaluation_id = :id"),
+                     {"gates": json.dumps(gates), "id": evaluation_id})
+
+
+def test_a_baseline_counted_under_other_retrieval_rules_is_not_compared_on_retrieval(tmp_path: Path):
+    """The rules that count retrieval changed (a context inside longer evidence no longer finds it), not the system:
+    a baseline stored before holds figures counted otherwise, so the gate and the report's diff leave the retrieval
+    metrics out, compare the judge's, and say why; an evaluation made after is compared on everything again."""
+    store, evaluated = _judged_by(tmp_path)
+    before = evaluated(OFFLINE)
+    _stored_before_the_retrieval_rules(store, before.evaluation_id)
+
+    upgraded = evaluated(OFFLINE)
+    gates = upgraded.assessment.gates
+    compared = {r.metric for r in gates.regressions}
+    assert upgraded.baseline_id == before.evaluation_id
+    assert "faithfulness" in compared and not compared & set(REGISTRY.names("retrieval", k=2))
+    assert gates.notes[-1] == (f"retrieval metrics not compared: {before.evaluation_id} counted them under "
+                               "retrieval-1, these under retrieval-2") == upgraded.report.data.baseline.note
+    assert "recall@2" not in upgraded.report.data.baseline.metrics
+    assert {r.metric for r in evaluated(OFFLINE).assessment.gates.regressions} >= {"faithfulness", "recall@2"}
 
 
 def test_a_baseline_scored_by_another_judge_is_compared_on_retrieval_metrics_only(tmp_path: Path):
