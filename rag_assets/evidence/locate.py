@@ -35,7 +35,9 @@ Its score is the share of the text's words the run holds, with a word the text i
 span takes in that word's cut part, as an exact match does); the others count as retrieved, not evidence.
 
 Candidate documents: the one the caller names first (a system's source, a label's file), then the
-documents that hold most of the text's rarest words (an inverted index built on first need).
+documents that hold most of the text's rarest words (an inverted index built on first need), then those shorter
+than the text that it may hold whole: the text holds their own rarest word (a system's page holding a reference
+context, whose rarest words are elsewhere in the page).
 
 A text found in several places (a live page and its archived copy, a passage a document repeats) is placed at
 all of them, not at whichever came first: the place the rules above choose is its ``span``, the others are
@@ -67,9 +69,9 @@ DEFAULT_MIN_SCORE = 0.8
 #: before fuzzy windows; v3: every place a text occurs; v4: other places only for a text found whole, of at least
 #: ``MIN_COPY_WORDS`` words; v5: ``part`` places a context where it overlaps a document; v6: a fuzzy window ends where
 #: the text's words stop lining up with it; v7: a fuzzy or part span takes in a word the text is cut in; v8: a fuzzy
-#: window keeps a sentence of the text it holds out of order): part of the code version of what stores placements
-#: (golden labels, RAG answers)
-LOCATOR_VERSION = "locate-v8"
+#: window keeps a sentence of the text it holds out of order; v9: a document the text may hold whole is a candidate):
+#: part of the code version of what stores placements (golden labels, RAG answers)
+LOCATOR_VERSION = "locate-v9"
 #: the most places a text keeps (its span and those elsewhere)
 MAX_PLACES = 64
 #: the fewest words a text must have to be placed at more than one place: a shorter one (a heading, a phrase) is
@@ -189,6 +191,7 @@ class Locator:
         self.documents, self.min_score = documents, min_score
         self._normal: dict[str, tuple[str, list[int]]] = {}
         self._postings: dict[str, set[str]] | None = None
+        self._rarest: dict[str, str] = {}  # per document, its rarest word (built with the index)
 
     def locate(self, text: str, path: str | None = None, *, part: bool = False) -> Location | None:
         """Where ``text`` is in the documents (``path`` tried first), or None; with ``part``, failing that, the
@@ -251,6 +254,9 @@ class Locator:
         rare = sorted({w for w in words if w in postings}, key=lambda w: (len(postings[w]), w))[:_RARE_WORDS]
         counts = Counter(p for word in rare for p in postings[word] if p not in first)
         candidates = first + [p for p, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:_CANDIDATES]]
+        held = set(words)
+        candidates += sorted(p for p, word in self._rarest.items() if word in held and p not in candidates
+                             and len(self.documents[p].words) < len(words))[:MAX_PLACES]
         holders = sorted(p for p, n in counts.items() if n == len(rare) and p not in candidates) if rare else []
         return candidates, holders
 
@@ -261,6 +267,8 @@ class Locator:
                 for word in set(tokenize(document.body)):
                     postings[word].add(path)
             self._postings = dict(postings)
+            self._rarest = {path: min(words, key=lambda w: (len(postings[w]), w))
+                            for path, document in self.documents.items() if (words := set(document.words))}
         return self._postings
 
     def _whole(self, document: Document, wanted: str) -> list[Location]:

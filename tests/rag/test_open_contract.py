@@ -168,6 +168,17 @@ def test_a_retrieved_context_that_overlaps_a_document_is_placed_on_the_overlap()
         "a passage both go on from is shared, not an overlap"
 
 
+def test_a_page_holding_a_whole_reference_context_is_placed_on_it_though_its_rarest_words_are_elsewhere():
+    """The tester's case: without a corpus the documents are the reference contexts, and a system's whole page holding
+    one of them word for word was unmapped: the page's rarest words picked four other documents as candidates. A
+    document the text may hold whole (its own rarest word is in the text) is a candidate too."""
+    reference = _words(1, 20)
+    decoys = {f"d{n}.md": f"z{n} " + " ".join(f"w{i}" for i in range(20, 0, -1)) for n in range(7)}
+    locator = Locator(Documents.of({"ref.md": reference, **decoys}))
+    page = f"z0 z1 z2 z3 z4 z5 z6 {reference} {' '.join(f'x{n}' for n in range(40))}"
+    assert locator.locate(page, part=True) == Location(Span("ref.md", 0, len(reference)), "part", 0.2985)
+
+
 def test_a_stub_document_or_a_footer_several_documents_share_places_no_context():
     """A review's cases: a context holding a whole document of three words, and one that is a system's own words
     and a footer six documents end with, were placed (the second on whichever document came first)."""
