@@ -840,15 +840,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def domain_error(exc: BaseException) -> RagAssetsError | None:
-    """``exc`` when the project raised it, or the project's error one of Dagster's wrappers was raised from: Dagster
+    """``exc`` when the project raised it, or the project's error Dagster's own exceptions were raised from: Dagster
     wraps a setting an instance's defs.yaml is refused for (``instance library: system: k must be ...``) in a
     ``ComponentTreeException`` while it builds the definitions (which printed a traceback and exited 1), and user
-    code that fails in a step or a resource's init in a ``DagsterUserCodeExecutionError``. Only those are unwrapped:
-    any other exception raised from a project error is a bug, and keeps its traceback."""
-    from dagster.components.core.component_tree import ComponentTreeException
-
+    code that fails in a step or a resource's init in a ``DagsterUserCodeExecutionError``. Only Dagster's are
+    unwrapped (told by their package, as the first of them is not public API): any other exception raised from a
+    project error is a bug, and keeps its traceback."""
     cause: BaseException | None = exc
-    while isinstance(cause, (ComponentTreeException, dg.DagsterUserCodeExecutionError)):
+    while cause is not None and type(cause).__module__.split(".", 1)[0] == "dagster":
         cause = cause.__cause__
     return cause if isinstance(cause, RagAssetsError) else None
 

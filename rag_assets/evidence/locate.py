@@ -59,6 +59,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import Match, SequenceMatcher
+from functools import cached_property
 
 from rag_assets.evidence.documents import Document, Documents
 from rag_assets.evidence.spans import Span
@@ -139,10 +140,9 @@ def _window_ends(window: Sequence[str], words: Sequence[str]) -> tuple[Match, Ma
     placed on all of them, while a few words past the text's end that it holds earlier (its front matter's title) are
     left out."""
     text = list(words)
-    blocks = [block for block in SequenceMatcher(None, window, text, autojunk=False).get_matching_blocks()
-              if block.size]
-    first, last = blocks[0], blocks[-1]
     matcher = SequenceMatcher(None, window, text, autojunk=False)
+    blocks = [block for block in matcher.get_matching_blocks() if block.size]
+    first, last = blocks[0], blocks[-1]
     while (run := matcher.find_longest_match(last.a + last.size, len(window), 0, len(text))).size >= MIN_COPY_WORDS:
         last = run
     while (run := matcher.find_longest_match(0, first.a, 0, len(text))).size >= MIN_COPY_WORDS:
@@ -190,8 +190,6 @@ class Locator:
             raise ValueError(f"min_score must be in (0, 1], got {min_score}")
         self.documents, self.min_score = documents, min_score
         self._normal: dict[str, tuple[str, list[int]]] = {}
-        self._postings: dict[str, set[str]] | None = None
-        self._rarest: dict[str, str] = {}  # per document, its rarest word (built with the index)
 
     def locate(self, text: str, path: str | None = None, *, part: bool = False) -> Location | None:
         """Where ``text`` is in the documents (``path`` tried first), or None; with ``part``, failing that, the
@@ -250,7 +248,7 @@ class Locator:
         first = [path] if path is not None and path in self.documents else []
         if len(self.documents) == len(first):
             return first, []
-        postings = self._index()
+        postings = self._postings
         rare = sorted({w for w in words if w in postings}, key=lambda w: (len(postings[w]), w))[:_RARE_WORDS]
         counts = Counter(p for word in rare for p in postings[word] if p not in first)
         candidates = first + [p for p, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:_CANDIDATES]]
@@ -260,16 +258,21 @@ class Locator:
         holders = sorted(p for p, n in counts.items() if n == len(rare) and p not in candidates) if rare else []
         return candidates, holders
 
-    def _index(self) -> dict[str, set[str]]:
-        if self._postings is None:
-            postings: defaultdict[str, set[str]] = defaultdict(set)
-            for path, document in self.documents.items():
-                for word in set(tokenize(document.body)):
-                    postings[word].add(path)
-            self._postings = dict(postings)
-            self._rarest = {path: min(words, key=lambda w: (len(postings[w]), w))
-                            for path, document in self.documents.items() if (words := set(document.words))}
-        return self._postings
+    @cached_property
+    def _postings(self) -> dict[str, set[str]]:
+        """Per word, the documents holding it (built on first need)."""
+        postings: defaultdict[str, set[str]] = defaultdict(set)
+        for path, document in self.documents.items():
+            for word in set(tokenize(document.body)):
+                postings[word].add(path)
+        return dict(postings)
+
+    @cached_property
+    def _rarest(self) -> dict[str, str]:
+        """Per document, its rarest word: a text holding a document whole holds that word."""
+        postings = self._postings
+        return {path: min(words, key=lambda w: (len(postings[w]), w))
+                for path, document in self.documents.items() if (words := set(document.words))}
 
     def _whole(self, document: Document, wanted: str) -> list[Location]:
         """Every place the text is in ``document`` as it is, else every place it is normalised."""

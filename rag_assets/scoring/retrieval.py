@@ -116,14 +116,13 @@ def _found_ranks(ranks: Sequence[tuple[Span, ...]], evidence: Sequence[EvidenceS
     """For each relevant (grade > 0) evidence span the contexts of ``ranks`` find (by index), the rank at which
     it is found: the first by which the contexts so far cover ``min_overlap`` of its text."""
     found: dict[int, int] = {}
-    for index, piece in enumerate(evidence):
-        if piece.grade <= 0:
-            continue
-        length = min(place.length for place in piece.places)
-        for rank in range(1, len(ranks) + 1):
-            if _covered(piece.places, [place for places in ranks[:rank] for place in places]) >= min_overlap * length:
+    so_far: list[Span] = []
+    for rank, places in enumerate(ranks, start=1):
+        so_far.extend(places)
+        for index, piece in enumerate(evidence):
+            if piece.grade > 0 and index not in found and _covered(piece.places, so_far) >= min_overlap * min(
+                    place.length for place in piece.places):
                 found[index] = rank
-                break
     return found
 
 
